@@ -1,0 +1,6 @@
+# The project's commands. Standard library only: nothing to install.
+PYTHON ?= python3
+
+.PHONY: test
+test:  ## run the whole unittest suite; the last line reads "N passed, N failed, N skipped"
+	$(PYTHON) tests/run.py

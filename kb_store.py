@@ -1,0 +1,381 @@
+"""Knowledge-base store: osFoundry's four knowledge-base agent tools, reconstructed on sqlite.
+
+Layer: a store. Agents reach it only through `call_tool` (search_knowledge_base,
+read_knowledge_article, edit_knowledge_article, poll_resource_events); people
+reach it through plain methods (create_article, save_article, unpublish_article,
+publish_article). Names, required arguments, limits and annotations are the
+published ones (SPEC §1.1); result shapes are this reconstruction's own.
+
+Glossary:
+  knowledge base   a collection of articles with one event log; IDs are strings
+  article          title + content + status (draft, published or unpublished)
+  version          an article's updated_at: RFC 3339 UTC with microseconds, strictly
+                   increasing per article, changed by every save (publish and unpublish too)
+  citation         {knowledge_base_id, article_id, updated_at}: where an answer came from and
+                   which version it saw; its updated_at is also the edit's expected_version
+  visible          published: the only articles search and read see
+  grant            the knowledge-base IDs this caller may use; others look absent
+
+Events: every save of a published article writes `updated` (or `renamed` when the
+title changed); publishing writes `published` (`created` for an article created
+published); unpublishing writes `unpublished`. Saves of drafts and of unpublished
+articles write none: agents cannot see those articles, so the log, which agents
+read, does not show them either.
+
+    >>> store = connect()
+    >>> store.create_knowledge_base("kb-support")
+    >>> store.create_article("kb-support", "Reset a password", "Open Settings, then Security.")["article_id"]
+    'art-00001'
+"""
+
+import json
+import re
+import sqlite3
+from typing import Any, Callable, Dict, Iterable, Optional
+
+from plumbing import (
+    BUSY_TIMEOUT_SECONDS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, AgentTools, Database, EventLog, NotFound,
+    Tool, VersionConflict, format_time, idempotent, integer, next_time_version, object_schema, parse_time,
+    show, string, unsupported_resource_type, wall_clock,
+)
+
+SEARCH_LIMIT_DEFAULT = 10
+TITLE_MAX_CHARACTERS = 200
+CONTENT_MAX_CHARACTERS = 100_000
+TITLE_WEIGHT = 4.0  # bm25 weight of a title match against 1.0 for a content match
+SNIPPET_TOKENS = 16
+
+# ---------------------------------------------------------------------------
+# The tools, as data: listed as is and enforced on every call.
+
+_KB_ID = string(1, 128, "A knowledge base ID you were granted.")
+_ARTICLE_ID = string(1, 128, "An article ID, as a search result or citation gives it.")
+_VERSION = {"type": "string", "format": "date-time",
+            "description": "An article's updated_at, RFC 3339 UTC with microseconds."}
+CITATION_SCHEMA = object_schema(
+    {"knowledge_base_id": {"type": "string"}, "article_id": {"type": "string"}, "updated_at": _VERSION},
+    ["knowledge_base_id", "article_id", "updated_at"])
+
+SEARCH_KNOWLEDGE_BASE = Tool(
+    name="search_knowledge_base",
+    title="Search a knowledge base",
+    description=(
+        "Search current published articles in one granted knowledge base. Results cite the article ID and "
+        "updated time; this is a live database read. The query is read as plain words: articles holding more "
+        "of them, and rarer ones, rank first, a title match above a content match. Keep each result's "
+        "citation with your answer; its updated_at later shows whether the article changed since you read it."
+    ),
+    input_schema=object_schema({
+        "knowledge_base_id": _KB_ID,
+        "query": string(2, 200, "Words to look for, as a person would type them."),
+        "limit": integer(1, 20, "At most this many results.", default=SEARCH_LIMIT_DEFAULT),
+    }, ["knowledge_base_id", "query"]),
+    output_schema=object_schema({"results": {"type": "array", "items": object_schema({
+        "article_id": {"type": "string"},
+        "title": {"type": "string"},
+        "updated_at": _VERSION,
+        "snippet": {"type": "string"},
+        "citation": CITATION_SCHEMA,
+    }, ["article_id", "title", "updated_at", "snippet", "citation"])}}, ["results"]),
+    annotations={"readOnlyHint": True},
+)
+
+READ_KNOWLEDGE_ARTICLE = Tool(
+    name="read_knowledge_article",
+    title="Read a knowledge article",
+    description=(
+        "Read one current published article by ID from a granted knowledge base and return a stable citation. "
+        "The citation's updated_at is the article's version: compare it later to tell whether the article "
+        "changed, and pass it as expected_version to edit_knowledge_article right after this read. Drafts and "
+        "unpublished articles answer not_found, like missing ones."
+    ),
+    input_schema=object_schema({"knowledge_base_id": _KB_ID, "article_id": _ARTICLE_ID},
+                               ["knowledge_base_id", "article_id"]),
+    output_schema=object_schema({
+        "article_id": {"type": "string"},
+        "title": {"type": "string"},
+        "content": {"type": "string"},
+        "updated_at": _VERSION,
+        "citation": CITATION_SCHEMA,
+    }, ["article_id", "title", "content", "updated_at", "citation"]),
+    annotations={"readOnlyHint": True},
+)
+
+EDIT_KNOWLEDGE_ARTICLE = Tool(
+    name="edit_knowledge_article",
+    title="Edit a knowledge article",
+    description=(
+        "Replace article content and optionally its title. Supply the version from read_knowledge_article; "
+        "concurrent changes are rejected. Call read_knowledge_article right before editing and pass its "
+        "updated_at (the version in its citation) as expected_version: a version taken from an older citation "
+        "is often stale and is rejected with version_conflict, in which case read again, re-apply your change "
+        "to the current content and edit with the new version. The edit is saved for every assistant and "
+        "search in the workspace. Give each intended change its own idempotency_key; resending the same call "
+        "with the same key returns the first result (replay: true) and saves nothing twice."
+    ),
+    input_schema=object_schema({
+        "knowledge_base_id": _KB_ID,
+        "article_id": _ARTICLE_ID,
+        "content": string(1, CONTENT_MAX_CHARACTERS, "The article's whole new content; it replaces the old."),
+        "title": string(1, TITLE_MAX_CHARACTERS, "A new title; leave out to keep the current one."),
+        "expected_version": dict(_VERSION, description=(
+            "The updated_at from your read_knowledge_article just before this edit.")),
+        "idempotency_key": string(1, 255, "A fresh unique string for this change, e.g. a UUID."),
+    }, ["knowledge_base_id", "article_id", "content", "expected_version", "idempotency_key"]),
+    output_schema=object_schema({"citation": CITATION_SCHEMA, "replay": {"type": "boolean"}},
+                                ["citation", "replay"]),
+    annotations={"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True},
+)
+
+# ---------------------------------------------------------------------------
+# Storage.
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS knowledge_bases (
+    id   TEXT PRIMARY KEY,
+    name TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS articles (
+    number            INTEGER PRIMARY KEY,  -- the article's row in article_index too
+    knowledge_base_id TEXT NOT NULL REFERENCES knowledge_bases (id),
+    id                TEXT NOT NULL,
+    title             TEXT NOT NULL,
+    content           TEXT NOT NULL,
+    status            TEXT NOT NULL CHECK (status IN ('draft', 'published', 'unpublished')),
+    updated_at        TEXT NOT NULL,        -- the version
+    UNIQUE (knowledge_base_id, id)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS article_index USING fts5(
+    title, content, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+# article_index holds exactly the published articles, so ranking statistics count only what agents can find.
+
+SELECT_ARTICLE = "SELECT * FROM articles WHERE knowledge_base_id = ? AND id = ?"
+UPDATE_ARTICLE = ("UPDATE articles SET title = ?, content = ?, status = ?, updated_at = ? "
+                  "WHERE number = ? AND updated_at = ?")
+SEARCH = f"""
+SELECT a.id, a.title, a.updated_at, snippet(article_index, 1, '', '', '…', {SNIPPET_TOKENS}) AS snippet
+FROM article_index JOIN articles AS a ON a.number = article_index.rowid
+WHERE article_index MATCH ? AND a.knowledge_base_id = ? AND a.status = 'published'
+ORDER BY bm25(article_index, {TITLE_WEIGHT}, 1.0), a.id
+LIMIT ?
+"""
+_WORD = re.compile(r"\w+")
+
+
+def match_expression(query: str) -> Optional[str]:
+    """The query as an FTS5 expression of quoted words joined by OR; None when it holds no word.
+
+    Quoting every word makes operators, quotes, '*', ':', '-' and parentheses plain text,
+    so no query can raise an FTS5 syntax error.
+    """
+    words = _WORD.findall(query)
+    return " OR ".join(f'"{word}"' for word in words) if words else None
+
+
+def citation(knowledge_base_id: str, article_id: str, updated_at: str) -> Dict[str, str]:
+    """The citation of one version of one article."""
+    return {"knowledge_base_id": knowledge_base_id, "article_id": article_id, "updated_at": updated_at}
+
+
+def event_for(before: Optional[str], after: str, renamed: bool) -> Optional[str]:
+    """The event a save writes, from the status before (None: new) and after it; None for invisible saves."""
+    if after == "published":
+        if before is None:
+            return "created"
+        if before != "published":
+            return "published"
+        return "renamed" if renamed else "updated"
+    return "unpublished" if before == "published" else None
+
+
+def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
+            clock: Optional[Callable[[], Any]] = None,
+            busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> "KnowledgeBaseStore":
+    """Open a knowledge-base store on `path` (":memory:" or a file several processes may share)."""
+    return KnowledgeBaseStore(Database(path, SCHEMA, busy_timeout=busy_timeout),
+                              granted=granted, clock=clock or wall_clock)
+
+
+class KnowledgeBaseStore(AgentTools):
+    """Knowledge bases and their articles: agent tools through call_tool, people's actions as methods."""
+
+    TOOLS = (SEARCH_KNOWLEDGE_BASE, READ_KNOWLEDGE_ARTICLE, EDIT_KNOWLEDGE_ARTICLE, POLL_RESOURCE_EVENTS)
+    EVENTS = EventLog(subject_key="article_id", version_key="updated_at")
+
+    def __init__(self, database: Database, *, granted: Optional[Iterable[str]], clock: Callable[[], Any]) -> None:
+        if isinstance(granted, str):
+            raise TypeError("granted is a set of knowledge-base IDs, not one string")
+        self.database = database
+        self.granted = None if granted is None else frozenset(granted)
+        self.clock = clock
+
+    def __enter__(self) -> "KnowledgeBaseStore":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self.database.close()
+
+    # -- the agent side ------------------------------------------------------
+
+    def _tool_search_knowledge_base(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        kb = arguments["knowledge_base_id"]
+        expression = match_expression(arguments["query"])
+        with self.database.read() as connection:
+            self._require_granted(connection, kb)
+            rows = [] if expression is None else connection.execute(
+                SEARCH, (expression, kb, arguments.get("limit", SEARCH_LIMIT_DEFAULT))).fetchall()
+        return {"results": [{"article_id": r["id"], "title": r["title"], "updated_at": r["updated_at"],
+                             "snippet": r["snippet"], "citation": citation(kb, r["id"], r["updated_at"])}
+                            for r in rows]}
+
+    def _tool_read_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
+        with self.database.read() as connection:
+            self._require_granted(connection, kb)
+            row = self._visible(connection, kb, article_id)
+        return {"article_id": row["id"], "title": row["title"], "content": row["content"],
+                "updated_at": row["updated_at"], "citation": citation(kb, row["id"], row["updated_at"])}
+
+    def _tool_edit_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        expected = format_time(parse_time(arguments["expected_version"]))  # one spelling of each instant
+        arguments = dict(arguments, expected_version=expected)
+        with self.database.write() as connection:
+            self._require_granted(connection, arguments["knowledge_base_id"])
+            now = self.clock()
+            return idempotent(connection, EDIT_KNOWLEDGE_ARTICLE.name, arguments, format_time(now),
+                              lambda: self._compare_and_swap(connection, arguments, now))
+
+    def _compare_and_swap(self, connection: sqlite3.Connection, arguments: Dict[str, Any], now: Any) -> Dict[str, Any]:
+        kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
+        row = self._visible(connection, kb, article_id)
+        if row["updated_at"] != arguments["expected_version"]:
+            raise _conflict(article_id, arguments["expected_version"])
+        version = self._save(connection, row, now, title=arguments.get("title"), content=arguments["content"])
+        return {"citation": citation(kb, article_id, version)}
+
+    def _tool_poll_resource_events(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        if arguments["resource_type"] != "knowledge_base":
+            raise unsupported_resource_type(arguments["resource_type"], "knowledge_base")
+        with self.database.read() as connection:
+            self._require_granted(connection, arguments["resource_id"])
+            return self.EVENTS.poll(connection, arguments["resource_id"], arguments.get("after_sequence", 0),
+                                    arguments.get("limit", POLL_LIMIT_DEFAULT))
+
+    def _require_granted(self, connection: sqlite3.Connection, kb: str) -> None:
+        """NotFound unless the knowledge base exists and is granted; both failures read the same."""
+        granted = self.granted is None or kb in self.granted
+        if not granted or connection.execute("SELECT 1 FROM knowledge_bases WHERE id = ?", (kb,)).fetchone() is None:
+            raise NotFound(f"knowledge base {json.dumps(show(kb))} was not found among the knowledge bases granted "
+                           "to you. Check the knowledge_base_id; IDs are case-sensitive.")
+
+    @staticmethod
+    def _visible(connection: sqlite3.Connection, kb: str, article_id: str) -> sqlite3.Row:
+        """The article if agents may see it (published); NotFound, worded alike, for every other case."""
+        row = connection.execute(SELECT_ARTICLE, (kb, article_id)).fetchone()
+        if row is None or row["status"] != "published":
+            raise NotFound(f"article {json.dumps(show(article_id))} was not found among the published articles of "
+                           f"knowledge base {json.dumps(kb)}. Use search_knowledge_base to find current articles.")
+        return row
+
+    # -- the people side -----------------------------------------------------
+
+    def create_knowledge_base(self, knowledge_base_id: str, name: Optional[str] = None) -> None:
+        """Add an empty knowledge base."""
+        with self.database.write() as connection:
+            connection.execute("INSERT INTO knowledge_bases (id, name) VALUES (?, ?)",
+                               (knowledge_base_id, name or knowledge_base_id))
+
+    def create_article(self, knowledge_base_id: str, title: str, content: str, *, published: bool = True,
+                       article_id: Optional[str] = None) -> Dict[str, str]:
+        """Add an article, published or as a draft; returns its citation."""
+        status = "published" if published else "draft"
+        with self.database.write() as connection:
+            if connection.execute("SELECT 1 FROM knowledge_bases WHERE id = ?", (knowledge_base_id,)).fetchone() is None:
+                raise NotFound(f"knowledge base {knowledge_base_id!r} does not exist")
+            (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM articles").fetchone()
+            article_id = article_id or f"art-{number:05d}"
+            version = format_time(self.clock())
+            connection.execute("INSERT INTO articles (number, knowledge_base_id, id, title, content, status, "
+                               "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               (number, knowledge_base_id, article_id, title, content, status, version))
+            self._index(connection, number, title, content, status)
+            self._log(connection, knowledge_base_id, article_id, event_for(None, status, False), version)
+        return citation(knowledge_base_id, article_id, version)
+
+    def save_article(self, knowledge_base_id: str, article_id: str, *, content: Optional[str] = None,
+                     title: Optional[str] = None) -> Dict[str, str]:
+        """A person saves new content and/or a new title (last writer wins); returns the new citation."""
+        if content is None and title is None:
+            raise ValueError("save_article needs new content, a new title, or both")
+        return self._change(knowledge_base_id, article_id, title=title, content=content)
+
+    def unpublish_article(self, knowledge_base_id: str, article_id: str) -> Dict[str, str]:
+        """Take a published article away from agents; returns the new citation."""
+        return self._change(knowledge_base_id, article_id, status="unpublished", needs="published")
+
+    def publish_article(self, knowledge_base_id: str, article_id: str) -> Dict[str, str]:
+        """Make a draft or unpublished article visible to agents; returns the new citation."""
+        return self._change(knowledge_base_id, article_id, status="published", needs="draft or unpublished")
+
+    def article(self, knowledge_base_id: str, article_id: str) -> Dict[str, str]:
+        """The stored article whatever its status: the ground truth simulations check against."""
+        with self.database.read() as connection:
+            row = connection.execute(SELECT_ARTICLE, (knowledge_base_id, article_id)).fetchone()
+        if row is None:
+            raise NotFound(f"no article {article_id!r} in knowledge base {knowledge_base_id!r}")
+        return {"knowledge_base_id": knowledge_base_id, "article_id": article_id, "title": row["title"],
+                "content": row["content"], "status": row["status"], "updated_at": row["updated_at"]}
+
+    def _change(self, kb: str, article_id: str, *, needs: Optional[str] = None, **changes: Optional[str]) -> Dict[str, str]:
+        with self.database.write() as connection:
+            row = connection.execute(SELECT_ARTICLE, (kb, article_id)).fetchone()
+            if row is None:
+                raise NotFound(f"no article {article_id!r} in knowledge base {kb!r}")
+            if needs is not None and row["status"] not in needs.split(" or "):
+                raise ValueError(f"article {article_id!r} is {row['status']}, not {needs}")
+            version = self._save(connection, row, self.clock(), **changes)
+        return citation(kb, article_id, version)
+
+    # -- one save, whoever makes it --------------------------------------------
+
+    def _save(self, connection: sqlite3.Connection, row: sqlite3.Row, now: Any, *, title: Optional[str] = None,
+              content: Optional[str] = None, status: Optional[str] = None) -> str:
+        """Inside a write: compare-and-swap the row to a new version, re-index it, log its event."""
+        title = row["title"] if title is None else title
+        content = row["content"] if content is None else content
+        status = row["status"] if status is None else status
+        version = next_time_version(row["updated_at"], now)
+        swapped = connection.execute(UPDATE_ARTICLE, (title, content, status, version, row["number"],
+                                                      row["updated_at"])).rowcount
+        if swapped != 1:
+            raise _conflict(row["id"], row["updated_at"])
+        self._index(connection, row["number"], title, content, status)
+        self._log(connection, row["knowledge_base_id"], row["id"],
+                  event_for(row["status"], status, title != row["title"]), version)
+        return version
+
+    @staticmethod
+    def _index(connection: sqlite3.Connection, number: int, title: str, content: str, status: str) -> None:
+        connection.execute("DELETE FROM article_index WHERE rowid = ?", (number,))
+        if status == "published":
+            connection.execute("INSERT INTO article_index (rowid, title, content) VALUES (?, ?, ?)",
+                               (number, title, content))
+
+    def _log(self, connection: sqlite3.Connection, kb: str, article_id: str, event: Optional[str],
+             version: str) -> None:
+        if event is not None:
+            self.EVENTS.append(connection, kb, event, article_id, version)
+
+
+def _conflict(article_id: str, expected: str) -> VersionConflict:
+    return VersionConflict(
+        f"article {json.dumps(article_id)} has changed since version {expected}; nothing was saved. Call "
+        "read_knowledge_article again, re-apply your change to the content it returns, and edit with its "
+        "updated_at as expected_version (you may keep the same idempotency_key).",
+        article_id=article_id, expected_version=expected)

@@ -1,0 +1,618 @@
+"""Plumbing both stores share: tools as data, argument checks, errors, transactions, idempotency, events.
+
+Layer: below kb_store.py and record_store.py, above sqlite3. Nothing here knows
+what an article or a record item is; a store hands in its tools, its SQL and
+its handlers, and gets back one `call_tool` entry point that checks every call
+against the same inputSchema it lists.
+
+Glossary (the words mean exactly this in both stores):
+  tool             a definition an agent can list and call: name, title, description,
+                   inputSchema, outputSchema, annotations (and securitySchemes where published)
+  rejection        a tool error: a dict {"error": code, "message": text, ...}; it writes nothing
+  version          what a compare-and-swap compares; an agent sends it back as expected_version
+  idempotency key  an agent's name for one intended write; the same key with the same
+                   arguments replays the first result instead of writing twice
+  event            one row of a resource's log: {sequence, type, <subject>, <version>}
+  sequence         an event's position in its resource's log: 1, 2, 3 ... with no gaps
+  cursor           the last sequence an agent has seen; it polls with after_sequence=cursor
+  grant            the set of resource IDs a caller may use; anything else looks absent
+
+Left out on purpose: authentication (a store is opened for one caller, with its
+grant) and pruning of old idempotency keys (Stripe keeps them 24 hours; a
+reconstruction run never lives that long).
+"""
+
+import contextlib
+import dataclasses
+import datetime
+import hashlib
+import json
+import logging
+import math
+import re
+import sqlite3
+import threading
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+
+log = logging.getLogger("osfoundry")
+
+BUSY_TIMEOUT_SECONDS = 10.0
+SHOWN_VALUE_CHARACTERS = 80  # how much of a bad value a rejection quotes back
+
+# ---------------------------------------------------------------------------
+# Rejections: small exception classes inside, dicts at the tool boundary.
+
+
+class Rejection(Exception):
+    """A tool call the store refuses; becomes {"error": code, "message": ...} at call_tool."""
+
+    code = "rejected"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def as_result(self) -> Dict[str, Any]:
+        """The JSON an agent receives."""
+        return {"error": self.code, "message": self.message, **self.details}
+
+
+class InvalidArguments(Rejection):
+    """An argument breaks the tool's inputSchema; the details name the argument, rule and value."""
+
+    code = "invalid_arguments"
+
+
+class NotFound(Rejection):
+    """The resource does not exist, is not granted, or is not visible to agents."""
+
+    code = "not_found"
+
+
+class VersionConflict(Rejection):
+    """expected_version is not the current version: someone saved in between."""
+
+    code = "version_conflict"
+
+
+class IdempotencyKeyReused(Rejection):
+    """The idempotency key was already used for a different call."""
+
+    code = "idempotency_key_reused"
+
+
+class UnsupportedResourceType(Rejection):
+    """poll_resource_events was asked for a resource type this store does not serve."""
+
+    code = "unsupported_resource_type"
+
+
+class UnknownTool(Rejection):
+    """No tool has this name."""
+
+    code = "unknown_tool"
+
+
+class Forbidden(Rejection):
+    """The caller lacks the OAuth scope the tool requires."""
+
+    code = "forbidden"
+
+
+class Busy(Rejection):
+    """Other writers held the database longer than the busy timeout."""
+
+    code = "busy"
+
+
+# ---------------------------------------------------------------------------
+# Clock helpers: versions that are times are RFC 3339 UTC with microseconds.
+
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+ONE_MICROSECOND = datetime.timedelta(microseconds=1)
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
+)
+
+
+def wall_clock() -> datetime.datetime:
+    """The default clock: the only place a store reads wall time."""
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def format_time(moment: datetime.datetime) -> str:
+    """An aware datetime as RFC 3339 UTC with microseconds, e.g. 2026-11-09T09:15:02.123456Z."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("the clock must return an aware datetime (UTC), got a naive one")
+    return moment.astimezone(datetime.timezone.utc).strftime(TIME_FORMAT)
+
+
+def parse_time(text: str) -> Optional[datetime.datetime]:
+    """An RFC 3339 date-time (Z or an offset, up to microseconds) as aware UTC; None if it is not one."""
+    match = _RFC3339.fullmatch(text)
+    if not match:
+        return None
+    *fields, fraction, zone = match.groups()
+    try:
+        year, month, day, hour, minute, second = (int(f) for f in fields)
+        offset = datetime.timedelta(0)
+        if zone not in ("Z", "z"):
+            sign = 1 if zone[0] == "+" else -1
+            offset = sign * datetime.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
+        moment = datetime.datetime(
+            year, month, day, hour, minute, second, int((fraction or "0").ljust(6, "0")),
+            tzinfo=datetime.timezone(offset),
+        )
+        return moment.astimezone(datetime.timezone.utc)
+    except (ValueError, OverflowError):
+        return None
+
+
+def next_time_version(previous: Optional[str], now: datetime.datetime) -> str:
+    """The clock's time as a version, moved one microsecond past `previous` if it would not exceed it."""
+    candidate = format_time(now)
+    if previous is not None and candidate <= previous:
+        earlier = parse_time(previous)
+        assert earlier is not None, f"stored version is not a time: {previous!r}"
+        candidate = format_time(earlier + ONE_MICROSECOND)
+    return candidate
+
+
+# ---------------------------------------------------------------------------
+# Tools as data, and the argument check that enforces what they list.
+
+
+@dataclasses.dataclass(frozen=True)
+class Tool:
+    """One agent tool, exactly as listed to clients and enforced on every call."""
+
+    name: str
+    title: str
+    description: str
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any]
+    annotations: Mapping[str, Any]
+    security_schemes: Tuple[Mapping[str, Any], ...] = ()
+
+    def listing(self) -> Dict[str, Any]:
+        """The tool as an MCP tools/list entry."""
+        entry = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "outputSchema": self.output_schema,
+            "annotations": dict(self.annotations),
+        }
+        if self.security_schemes:
+            entry["securitySchemes"] = [dict(s) for s in self.security_schemes]
+        return entry
+
+
+def object_schema(properties: Mapping[str, Any], required: List[str]) -> Dict[str, Any]:
+    """A closed JSON Schema object: the listed properties, these required, nothing else."""
+    return {
+        "type": "object",
+        "properties": dict(properties),
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+def string(min_length: int, max_length: int, description: str, **extra: Any) -> Dict[str, Any]:
+    """A JSON Schema string with length bounds."""
+    return {"type": "string", "minLength": min_length, "maxLength": max_length,
+            "description": description, **extra}
+
+
+def integer(minimum: int, maximum: Optional[int], description: str, **extra: Any) -> Dict[str, Any]:
+    """A JSON Schema integer with bounds (maximum None: unbounded above)."""
+    schema = {"type": "integer", "minimum": minimum, "description": description, **extra}
+    if maximum is not None:
+        schema["maximum"] = maximum
+    return schema
+
+
+_JSON_TYPES = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "null": lambda v: v is None,
+}
+_ARTICLES = {"string": "a string", "integer": "an integer", "number": "a finite number",
+             "boolean": "true or false", "object": "an object", "array": "an array", "null": "null"}
+_TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+               list: "an array", dict: "an object", type(None): "null"}
+
+
+def describe(schema: Mapping[str, Any]) -> str:
+    """What a schema accepts, in words an agent can act on."""
+    if "enum" in schema:
+        return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
+    kinds = schema.get("type", "object")
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    words = " or ".join(_ARTICLES[k] for k in kinds)
+    if schema.get("format") == "date-time":
+        return words + " holding an RFC 3339 date-time such as 2026-11-09T09:15:02.123456Z"
+    low, high = schema.get("minLength"), schema.get("maxLength")
+    if low is not None and high is not None:
+        return f"{words} of {low} to {high} characters"
+    if low is not None:
+        return f"{words} of at least {low} character{'s' if low != 1 else ''}"
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if low is not None and high is not None:
+        return f"{words} from {low} to {high}"
+    if low is not None:
+        return f"{words} of at least {low}"
+    return words
+
+
+def show(value: Any) -> Any:
+    """A bad value as a rejection quotes it: strict JSON, valid Unicode, and cut when long."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return repr(value)[:SHOWN_VALUE_CHARACTERS]
+    text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate becomes "?"
+    value = json.loads(text)
+    if len(text) <= SHOWN_VALUE_CHARACTERS:
+        return value
+    if isinstance(value, str):
+        return value[:SHOWN_VALUE_CHARACTERS] + f"… ({len(value)} characters)"
+    return text[:SHOWN_VALUE_CHARACTERS] + "…"
+
+
+def _reject(path: str, rule: str, schema: Mapping[str, Any], value: Any, why: str = "") -> InvalidArguments:
+    given = show(value)
+    if rule == "type" and value is not None:
+        why = f" ({_TYPE_NAMES.get(type(value), type(value).__name__)})" + why
+    message = (f'argument "{path}" must be {describe(schema)}; got {json.dumps(given, ensure_ascii=False)}'
+               f"{why}. Fix this argument and call again.")
+    return InvalidArguments(message, argument=path, rule=rule, got=given)
+
+
+def _characters(text: str) -> str:
+    return f", which has {len(text)} character{'' if len(text) == 1 else 's'}"
+
+
+def check(schema: Mapping[str, Any], value: Any, path: str = "arguments") -> None:
+    """Raise InvalidArguments unless `value` satisfies `schema` (the subset of JSON Schema the tools use)."""
+    kinds = schema.get("type")
+    if kinds is not None:
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        if not any(_JSON_TYPES[k](value) for k in kinds):
+            raise _reject(path, "type", schema, value)
+    if isinstance(value, str):
+        _check_string(schema, value, path)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        _check_number(schema, value, path)
+    elif isinstance(value, dict):
+        _check_object(schema, value, path)
+    elif isinstance(value, list) and "items" in schema:
+        for index, item in enumerate(value):
+            check(schema["items"], item, f"{path}[{index}]")
+    if "enum" in schema and value not in schema["enum"]:
+        raise _reject(path, "enum", schema, value)
+
+
+def _check_string(schema: Mapping[str, Any], value: str, path: str) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _reject(path, "encoding", schema, value, ", which is not valid Unicode text") from None
+    if len(value) < schema.get("minLength", 0):
+        raise _reject(path, "minLength", schema, value, _characters(value))
+    if len(value) > schema.get("maxLength", math.inf):
+        raise _reject(path, "maxLength", schema, value, _characters(value))
+    if schema.get("format") == "date-time" and parse_time(value) is None:
+        raise _reject(path, "format", schema, value)
+
+
+def _check_number(schema: Mapping[str, Any], value: float, path: str) -> None:
+    if value < schema.get("minimum", -math.inf):
+        raise _reject(path, "minimum", schema, value)
+    if value > schema.get("maximum", math.inf):
+        raise _reject(path, "maximum", schema, value)
+
+
+def _check_object(schema: Mapping[str, Any], value: Mapping[str, Any], path: str) -> None:
+    properties = schema.get("properties", {})
+    prefix = "" if path == "arguments" else path + "."
+    if schema.get("additionalProperties") is False:
+        for key in value:
+            if key not in properties:
+                allowed = ", ".join(properties) or "no arguments"
+                raise InvalidArguments(
+                    f'unknown argument "{prefix}{key}": this takes only {allowed}. Remove it and call again.',
+                    argument=prefix + key, rule="additionalProperties", got=show(value[key]))
+    for key in schema.get("required", ()):
+        if key not in value:
+            raise InvalidArguments(
+                f'missing required argument "{prefix}{key}": it must be {describe(properties[key])}.',
+                argument=prefix + key, rule="required")
+    for key, item in value.items():
+        if key in properties:
+            check(properties[key], item, prefix + key)
+
+
+# ---------------------------------------------------------------------------
+# The agent side of a store: list the tools, check each call, turn failures into rejections.
+
+
+class AgentTools:
+    """Mixin giving a store `list_tools` and `call_tool`; the store supplies TOOLS and `_tool_<name>` methods."""
+
+    TOOLS: Tuple[Tool, ...] = ()
+
+    def list_tools(self) -> List[Dict[str, Any]]:
+        """Every tool as an MCP tools/list entry, from the same definitions call_tool enforces."""
+        return [tool.listing() for tool in self.TOOLS]
+
+    def tool(self, name: str) -> Tool:
+        """The definition of one tool; UnknownTool if this store has none by that name."""
+        for tool in self.TOOLS:
+            if tool.name == name:
+                return tool
+        names = ", ".join(t.name for t in self.TOOLS)
+        raise UnknownTool(f"there is no tool named {json.dumps(show(name))}; this store has {names}.")
+
+    def call_tool(self, name: str, arguments: Any) -> Dict[str, Any]:
+        """Run one tool call as an agent would: JSON in, a JSON-serialisable dict out, never an exception."""
+        try:
+            tool = self.tool(name)
+            check(tool.input_schema, arguments)
+            return getattr(self, "_tool_" + tool.name)(arguments)
+        except Rejection as rejection:
+            return rejection.as_result()
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) and "busy" not in str(error):
+                return _internal_error(name, error)
+            return Busy("other writers held the database past the busy timeout; nothing was saved. "
+                        "Wait a moment and send the same call again, with the same idempotency_key.").as_result()
+        except Exception as error:  # a bug must still reach the agent as a rejection, not a traceback
+            return _internal_error(name, error)
+
+
+def _internal_error(name: Any, error: Exception) -> Dict[str, Any]:
+    log.exception("tool %r failed", name)
+    return {"error": "internal_error",
+            "message": f"the store failed ({type(error).__name__}: {error}); nothing was saved. "
+                       "Retrying will probably fail the same way: report it to a person."}
+
+
+# ---------------------------------------------------------------------------
+# The database: one connection, every write through one BEGIN IMMEDIATE helper.
+
+
+class Database:
+    """One sqlite connection in autocommit mode whose transactions are opened explicitly."""
+
+    def __init__(self, path: str, schema: str, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+        self.path = path
+        self.connection = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None,
+                                          check_same_thread=False)
+        self.connection.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        self._mode: Optional[str] = None  # None, "read" or "write": the open transaction, if any
+        self._savepoints = 0
+        self.connection.execute("PRAGMA foreign_keys = ON")
+        if path != ":memory:" and not path.startswith("file::memory:"):
+            self.connection.execute("PRAGMA journal_mode = WAL")
+            self.connection.execute("PRAGMA synchronous = NORMAL")
+        with self.write() as connection:
+            for statement in _statements(schema + EVENT_LOG_SCHEMA + IDEMPOTENCY_SCHEMA):
+                connection.execute(statement)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.connection.close()
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK and re-raise; nested, a SAVEPOINT."""
+        with self._lock:
+            if self._mode == "read":
+                raise RuntimeError("a write cannot start inside a read transaction")
+            if self._mode == "write":
+                with self._savepoint() as connection:
+                    yield connection
+                return
+            self.connection.execute("BEGIN IMMEDIATE")
+            self._mode = "write"
+            try:
+                yield self.connection
+                self.connection.execute("COMMIT")
+            except BaseException:
+                if self.connection.in_transaction:  # a failed COMMIT may have rolled back already
+                    self.connection.execute("ROLLBACK")
+                raise
+            finally:
+                self._mode = None
+
+    @contextlib.contextmanager
+    def _savepoint(self) -> Iterator[sqlite3.Connection]:
+        """A nested write: a SAVEPOINT that rolls back alone on error."""
+        self._savepoints += 1
+        name = f"nested_{self._savepoints}"
+        self.connection.execute(f"SAVEPOINT {name}")
+        try:
+            yield self.connection
+            self.connection.execute(f"RELEASE {name}")
+        except BaseException:
+            self.connection.execute(f"ROLLBACK TO {name}")
+            self.connection.execute(f"RELEASE {name}")
+            raise
+        finally:
+            self._savepoints -= 1
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for several SELECTs; inside a write, that write's view."""
+        with self._lock:
+            if self._mode is not None:
+                yield self.connection
+                return
+            self.connection.execute("BEGIN")
+            self._mode = "read"
+            try:
+                yield self.connection
+            finally:
+                self._mode = None
+                self.connection.execute("COMMIT")
+
+
+def _statements(script: str) -> List[str]:
+    """Split a schema script into statements (ours hold no semicolons inside strings)."""
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+# ---------------------------------------------------------------------------
+# Idempotency: the first result of a keyed write, replayed for the same call.
+
+IDEMPOTENCY_SCHEMA = """;
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+    tool        TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,   -- sha256 of the call's canonical JSON arguments
+    result      TEXT NOT NULL,   -- the first result, replayed with "replay": true
+    created_at  TEXT NOT NULL,
+    PRIMARY KEY (tool, key)
+) WITHOUT ROWID;
+"""
+
+
+def fingerprint(arguments: Mapping[str, Any]) -> str:
+    """A digest of the call's arguments that ignores key order."""
+    canonical = json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def idempotent(connection: sqlite3.Connection, tool: str, arguments: Mapping[str, Any],
+               created_at: str, write: Callable[[], Dict[str, Any]]) -> Dict[str, Any]:
+    """Inside an open write transaction: replay the stored result for this key, or run `write` and store it.
+
+    A rejection raised by `write` escapes before anything is stored, so the key stays free.
+    """
+    key, digest = arguments["idempotency_key"], fingerprint(arguments)
+    row = connection.execute("SELECT fingerprint, result FROM idempotency_keys WHERE tool = ? AND key = ?",
+                             (tool, key)).fetchone()
+    if row is not None:
+        if row["fingerprint"] != digest:
+            raise IdempotencyKeyReused(
+                f"idempotency_key {json.dumps(show(key))} was already used for a different {tool} call; "
+                "nothing was saved. Use a new key for a new change; reuse a key only to resend the very same call.",
+                idempotency_key=show(key))
+        return dict(json.loads(row["result"]), replay=True)
+    result = dict(write(), replay=False)
+    connection.execute("INSERT INTO idempotency_keys (tool, key, fingerprint, result, created_at) "
+                       "VALUES (?, ?, ?, ?, ?)", (tool, key, digest, json.dumps(result), created_at))
+    return result
+
+
+# ---------------------------------------------------------------------------
+# The event log: per resource, sequence 1, 2, 3 ... in commit order, and its poll.
+
+EVENT_LOG_SCHEMA = """;
+CREATE TABLE IF NOT EXISTS events (
+    resource_id TEXT    NOT NULL,
+    sequence    INTEGER NOT NULL,
+    type        TEXT    NOT NULL,
+    subject_id  TEXT    NOT NULL,  -- the article or item the event is about
+    version             NOT NULL,  -- its version after the event (text or integer, as the store keeps it)
+    PRIMARY KEY (resource_id, sequence)
+) WITHOUT ROWID;
+"""
+
+POLL_LIMIT_DEFAULT = 100
+
+
+@dataclasses.dataclass(frozen=True)
+class EventLog:
+    """How a store names an event's subject and version in what agents receive."""
+
+    subject_key: str  # "article_id" or "item_id"
+    version_key: str  # "updated_at" or "version"
+
+    def append(self, connection: sqlite3.Connection, resource_id: str, event_type: str,
+               subject_id: str, version: Any) -> int:
+        """Inside an open write transaction: add the next event; gap-free because writers are serialized."""
+        (last,) = connection.execute("SELECT COALESCE(MAX(sequence), 0) FROM events WHERE resource_id = ?",
+                                     (resource_id,)).fetchone()
+        connection.execute("INSERT INTO events (resource_id, sequence, type, subject_id, version) "
+                           "VALUES (?, ?, ?, ?, ?)", (resource_id, last + 1, event_type, subject_id, version))
+        return last + 1
+
+    def poll(self, connection: sqlite3.Connection, resource_id: str, after_sequence: int,
+             limit: int) -> Dict[str, Any]:
+        """Events with sequence > after_sequence, oldest first, at most `limit`, and where to resume."""
+        rows = connection.execute(
+            "SELECT sequence, type, subject_id, version FROM events "
+            "WHERE resource_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+            (resource_id, after_sequence, limit + 1)).fetchall()
+        events = [{"sequence": r["sequence"], "type": r["type"], self.subject_key: r["subject_id"],
+                   self.version_key: r["version"]} for r in rows[:limit]]
+        if events:
+            cursor = events[-1]["sequence"]
+        else:  # nothing new: stay put, or come back to the head if the agent was past it
+            (head,) = connection.execute("SELECT COALESCE(MAX(sequence), 0) FROM events WHERE resource_id = ?",
+                                         (resource_id,)).fetchone()
+            cursor = min(after_sequence, head)
+        return {"events": events, "last_sequence": cursor, "has_more": len(rows) > limit}
+
+
+RESOURCE_TYPES = ["channel", "note", "knowledge_base", "record", "session"]
+
+_EVENT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "sequence": {"type": "integer", "minimum": 1},
+        "type": {"type": "string"},
+        "article_id": {"type": "string", "description": "knowledge_base events: the article"},
+        "updated_at": {"type": "string", "format": "date-time",
+                       "description": "knowledge_base events: the article's version after the event"},
+        "item_id": {"type": "string", "description": "record events: the item"},
+        "version": {"type": "integer", "description": "record events: the item's version after the event"},
+    },
+    "required": ["sequence", "type"],
+    "additionalProperties": False,
+}
+
+POLL_RESOURCE_EVENTS = Tool(
+    name="poll_resource_events",
+    title="Poll resource events",
+    description=(
+        "Resume from an event sequence for one granted channel, Note, knowledge base, record, or session. "
+        "Pass the last_sequence of your previous poll as after_sequence (0 the first time): you get every "
+        "event after it, oldest first, and a new last_sequence to keep. One integer replaces re-reading "
+        "everything you cited; re-read only the articles or items the events name. An 'unpublished' event "
+        "means a cited article is gone, not merely changed. If has_more is true, poll again at once."
+    ),
+    input_schema=object_schema({
+        "resource_type": {"type": "string", "enum": RESOURCE_TYPES,
+                          "description": "knowledge_base for a knowledge base's log, record for a record channel's"},
+        "resource_id": string(1, 128, "The knowledge base ID or record channel ID."),
+        "after_sequence": integer(0, None, "Return events after this sequence; your last last_sequence.",
+                                  default=0),
+        "limit": integer(1, 100, "At most this many events.", default=POLL_LIMIT_DEFAULT),
+    }, ["resource_type", "resource_id"]),
+    output_schema=object_schema({
+        "events": {"type": "array", "items": _EVENT_SCHEMA},
+        "last_sequence": {"type": "integer", "minimum": 0},
+        "has_more": {"type": "boolean"},
+    }, ["events", "last_sequence", "has_more"]),
+    annotations={"readOnlyHint": True},
+)
+
+
+def unsupported_resource_type(resource_type: str, served: str) -> UnsupportedResourceType:
+    """The rejection for a poll of a resource type another store serves."""
+    return UnsupportedResourceType(
+        f'this store keeps event logs for resource_type "{served}" only, not "{resource_type}"; '
+        f'poll with resource_type "{served}" and its ID, or ask the server that holds the {resource_type}.',
+        served=[served])

@@ -1,0 +1,1 @@
+"""The unittest suite; `make test` runs it through tests/run.py."""

@@ -1,0 +1,98 @@
+"""Fixtures the store tests share: a clock moved by hand, a small support knowledge base, a database snapshot."""
+
+import datetime
+import json
+import os
+import sys
+from typing import Any, Dict, List, Tuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+import kb_store  # noqa: E402  (needs ROOT on the path)
+
+UTC = datetime.timezone.utc
+KB = "kb-support"
+OTHER_KB = "kb-billing"
+
+ARTICLES = [  # (title, content): the published articles of KB, in creation order
+    ("Reset a password", "Open Settings, then Security, and choose Reset password. A link arrives by email."),
+    ("Export invoices", "Invoices can be exported as PDF from the Billing page, one month at a time."),
+    ("Invite a teammate", "Admins invite teammates from the Members page; the invitation lasts seven days."),
+]
+
+
+class ManualClock:
+    """A clock that stands still until a test moves it."""
+
+    def __init__(self, start: datetime.datetime = datetime.datetime(2026, 11, 9, 9, 0, tzinfo=UTC)) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime.datetime:
+        return self.now
+
+    def advance(self, seconds: float = 1.0) -> None:
+        self.now += datetime.timedelta(seconds=seconds)
+
+
+def support_store(path: str = ":memory:", **options: Any) -> Tuple[kb_store.KnowledgeBaseStore, ManualClock, List[str]]:
+    """A store with KB (three published articles, one draft, one unpublished) and OTHER_KB (one article).
+
+    Returns the store, its clock and the IDs of KB's published articles.
+    """
+    clock = options.pop("clock", None) or ManualClock()
+    store = kb_store.connect(path, clock=clock, **options)
+    store.create_knowledge_base(KB, "Support")
+    store.create_knowledge_base(OTHER_KB, "Billing")
+    ids = []
+    for title, content in ARTICLES:
+        clock.advance()
+        ids.append(store.create_article(KB, title, content)["article_id"])
+    store.create_article(KB, "Password policy draft", "Passwords will need twelve characters.",
+                         published=False, article_id="draft-1")
+    store.create_article(KB, "Old password page", "Passwords were reset by phone.", article_id="gone-1")
+    store.unpublish_article(KB, "gone-1")
+    store.create_article(OTHER_KB, "Refunds", "Refunds take five days.", article_id="refund-1")
+    clock.advance()
+    return store, clock, ids
+
+
+def snapshot(store: kb_store.KnowledgeBaseStore) -> Dict[str, List[Tuple[Any, ...]]]:
+    """Every row of every table, the search index included: compare two to prove nothing was written."""
+    connection = store.database.connection
+    tables = [row[0] for row in connection.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    return {table: sorted((tuple(row) for row in connection.execute(f'SELECT * FROM "{table}"')), key=repr)
+            for table in tables}
+
+
+def poll_all(store: kb_store.KnowledgeBaseStore, kb: str = KB, after: int = 0) -> List[Dict[str, Any]]:
+    """Every event of a knowledge base after `after`, following has_more."""
+    events = []
+    while True:
+        page = store.call_tool("poll_resource_events", {"resource_type": "knowledge_base", "resource_id": kb,
+                                                        "after_sequence": after})
+        assert "error" not in page, page
+        events += page["events"]
+        after = page["last_sequence"]
+        if not page["has_more"]:
+            return events
+
+
+def read(store: kb_store.KnowledgeBaseStore, article_id: str, kb: str = KB) -> Dict[str, Any]:
+    """read_knowledge_article as an agent calls it."""
+    return store.call_tool("read_knowledge_article", {"knowledge_base_id": kb, "article_id": article_id})
+
+
+def edit(store: kb_store.KnowledgeBaseStore, article_id: str, version: str, key: str, content: str = "New text.",
+         kb: str = KB, **more: Any) -> Dict[str, Any]:
+    """edit_knowledge_article as an agent calls it."""
+    return store.call_tool("edit_knowledge_article", dict(
+        knowledge_base_id=kb, article_id=article_id, content=content, expected_version=version,
+        idempotency_key=key, **more))
+
+
+def as_json(result: Dict[str, Any]) -> str:
+    """A result as an MCP client receives it; raises if it is not strict JSON."""
+    return json.dumps(result, allow_nan=False)

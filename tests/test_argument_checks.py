@@ -1,0 +1,136 @@
+"""The argument check: the subset of JSON Schema the tools use, and rejections that name argument, rule and value."""
+
+import json
+import sqlite3
+import unittest
+
+from tests import helpers  # noqa: F401
+from plumbing import AgentTools, InvalidArguments, Tool, check, describe, integer, object_schema, show, string
+
+SCHEMA = object_schema({
+    "name": string(2, 5, "a name"),
+    "count": integer(1, 20, "a count"),
+    "when": {"type": "string", "format": "date-time"},
+    "kind": {"type": "string", "enum": ["a", "b"]},
+    "values": {"type": "object"},
+    "tags": {"type": "array", "items": {"type": "string"}},
+    "ratio": {"type": ["number", "null"]},
+}, ["name"])
+
+
+def rejection(value):
+    try:
+        check(SCHEMA, value)
+    except InvalidArguments as error:
+        return error.as_result()
+    return None
+
+
+class CheckTest(unittest.TestCase):
+    def assertRejected(self, arguments, argument, rule):
+        result = rejection(arguments)
+        self.assertIsNotNone(result, f"{arguments!r} was accepted")
+        self.assertEqual((result["error"], result["argument"], result["rule"]),
+                         ("invalid_arguments", argument, rule), result)
+        json.dumps(result, allow_nan=False)
+        return result
+
+    def test_valid_arguments_pass(self):
+        self.assertIsNone(rejection({"name": "ab", "count": 20, "when": "2026-11-09T09:15:02Z", "kind": "b",
+                                     "values": {"x": [1]}, "tags": ["t"], "ratio": None}))
+
+    def test_a_bool_is_not_an_integer(self):
+        self.assertRejected({"name": "ab", "count": True}, "count", "type")
+
+    def test_a_float_is_not_an_integer_even_when_whole(self):
+        self.assertRejected({"name": "ab", "count": 1.0}, "count", "type")
+
+    def test_a_string_of_digits_is_not_an_integer(self):
+        result = self.assertRejected({"name": "ab", "count": "5"}, "count", "type")
+        self.assertIn('got "5" (a string)', result["message"])
+
+    def test_nan_and_infinity_are_not_numbers_and_are_quoted_as_strict_json(self):
+        for value in (float("nan"), float("inf"), float("-inf")):
+            result = self.assertRejected({"name": "ab", "ratio": value}, "ratio", "type")
+            self.assertEqual(result["got"], str(value))
+
+    def test_bounds_are_inclusive(self):
+        self.assertIsNone(rejection({"name": "ab", "count": 1}))
+        self.assertRejected({"name": "ab", "count": 0}, "count", "minimum")
+        self.assertRejected({"name": "ab", "count": 21}, "count", "maximum")
+
+    def test_string_lengths_count_characters_not_bytes(self):
+        self.assertIsNone(rejection({"name": "ééééé"}))
+        self.assertRejected({"name": "a"}, "name", "minLength")
+        self.assertRejected({"name": "abcdef"}, "name", "maxLength")
+
+    def test_a_lone_surrogate_is_rejected_before_it_reaches_sqlite(self):
+        self.assertRejected({"name": "a\ud800b"}, "name", "encoding")
+
+    def test_missing_required_and_unknown_arguments_are_named(self):
+        result = self.assertRejected({}, "name", "required")
+        self.assertIn("a string of 2 to 5 characters", result["message"])
+        result = self.assertRejected({"name": "ab", "colour": 1}, "colour", "additionalProperties")
+        self.assertIn("name, count, when, kind, values, tags, ratio", result["message"])
+
+    def test_enum_and_format(self):
+        result = self.assertRejected({"name": "ab", "kind": "c"}, "kind", "enum")
+        self.assertIn('one of "a", "b"', result["message"])
+        self.assertRejected({"name": "ab", "when": "Friday"}, "when", "format")
+
+    def test_array_items_are_checked_with_their_index(self):
+        self.assertRejected({"name": "ab", "tags": ["ok", 3]}, "tags[1]", "type")
+
+    def test_arguments_that_are_not_an_object_are_rejected(self):
+        for value in (None, [], "x", 3):
+            self.assertRejected(value, "arguments", "type")
+
+    def test_long_values_are_quoted_cut(self):
+        self.assertEqual(show("x" * 500), "x" * 80 + "… (500 characters)")
+        self.assertEqual(show(5), 5)
+
+    def test_descriptions_read_as_words(self):
+        self.assertEqual(describe(integer(1, 20, "")), "an integer from 1 to 20")
+        self.assertEqual(describe(integer(0, None, "")), "an integer of at least 0")
+        self.assertEqual(describe(string(1, 9, "")), "a string of 1 to 9 characters")
+
+
+class Echo(AgentTools):
+    TOOLS = (Tool("echo", "Echo", "Echo.", object_schema({"n": integer(0, 9, "")}, ["n"]),
+                  object_schema({}, []), {"readOnlyHint": True}),)
+
+    def __init__(self, failure=None):
+        self.failure = failure
+
+    def _tool_echo(self, arguments):
+        if self.failure:
+            raise self.failure
+        return {"n": arguments["n"]}
+
+
+class CallToolTest(unittest.TestCase):
+    def test_a_valid_call_reaches_the_handler(self):
+        self.assertEqual(Echo().call_tool("echo", {"n": 3}), {"n": 3})
+
+    def test_an_unknown_tool_is_a_rejection_naming_the_tools(self):
+        result = Echo().call_tool("ech", {"n": 3})
+        self.assertEqual(result["error"], "unknown_tool")
+        self.assertIn("echo", result["message"])
+
+    def test_a_tool_name_that_is_not_a_string_is_an_unknown_tool(self):
+        self.assertEqual(Echo().call_tool(None, {"n": 3})["error"], "unknown_tool")
+
+    def test_a_locked_database_becomes_a_busy_rejection(self):
+        result = Echo(sqlite3.OperationalError("database is locked")).call_tool("echo", {"n": 3})
+        self.assertEqual(result["error"], "busy")
+        self.assertIn("same idempotency_key", result["message"])
+
+    def test_a_bug_becomes_an_internal_error_not_a_traceback(self):
+        with self.assertLogs("osfoundry", "ERROR"):
+            result = Echo(ZeroDivisionError("division by zero")).call_tool("echo", {"n": 3})
+        self.assertEqual(result["error"], "internal_error")
+        self.assertIn("ZeroDivisionError", result["message"])
+
+
+if __name__ == "__main__":
+    unittest.main()

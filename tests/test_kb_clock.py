@@ -1,0 +1,58 @@
+"""The store reads time only through its clock: the default is the wall clock, and nothing else reads it."""
+
+import ast
+import datetime
+import os
+import re
+import unittest
+
+from tests import helpers
+from tests.helpers import KB, ROOT, ManualClock, edit, read, support_store
+import kb_store
+import plumbing
+
+WALL_TIME_CALLS = {"now", "utcnow", "today", "time", "time_ns", "monotonic", "perf_counter", "localtime", "gmtime"}
+
+
+class ClockTest(unittest.TestCase):
+    def test_every_stored_time_comes_from_the_injected_clock(self):
+        clock = ManualClock(datetime.datetime(2001, 2, 3, 4, 5, 6, tzinfo=datetime.timezone.utc))
+        store, clock, ids = support_store(clock=clock)
+        edit(store, ids[0], read(store, ids[0])["updated_at"], "k1")
+        dump = repr(helpers.snapshot(store))
+        times = re.findall(r"\d{4}-\d{2}-\d{2}T[\d:.]+Z", dump)
+        self.assertGreater(len(times), 10)
+        self.assertEqual({t[:10] for t in times}, {"2001-02-03"})
+
+    def test_the_default_clock_is_the_wall_clock_in_utc(self):
+        store = kb_store.connect()
+        store.create_knowledge_base(KB)
+        before = datetime.datetime.now(datetime.timezone.utc)
+        version = store.create_article(KB, "T", "C")["updated_at"]
+        after = datetime.datetime.now(datetime.timezone.utc)
+        self.assertLessEqual(plumbing.format_time(before), version)
+        self.assertLessEqual(version, plumbing.format_time(after))
+
+    def test_a_naive_clock_is_refused_before_anything_is_written(self):
+        store = kb_store.connect(clock=lambda: datetime.datetime(2026, 1, 1))
+        store.create_knowledge_base(KB)
+        with self.assertRaisesRegex(ValueError, "aware"):
+            store.create_article(KB, "T", "C")
+        self.assertEqual(helpers.snapshot(store)["articles"], [])
+
+    def test_only_the_default_clock_calls_wall_time(self):
+        for module in ("plumbing.py", "kb_store.py"):
+            with open(os.path.join(ROOT, module), encoding="utf-8") as source:
+                tree = ast.parse(source.read())
+            callers = set()
+            for function in ast.walk(tree):
+                if isinstance(function, ast.FunctionDef):
+                    for node in ast.walk(function):
+                        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                                and node.func.attr in WALL_TIME_CALLS:
+                            callers.add(function.name)
+            self.assertLessEqual(callers, {"wall_clock"}, module)
+
+
+if __name__ == "__main__":
+    unittest.main()

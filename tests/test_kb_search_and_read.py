@@ -1,0 +1,153 @@
+"""Search and read: published articles only, citations that carry the version, queries of any content."""
+
+import re
+import unittest
+
+from tests import helpers
+from tests.helpers import KB, OTHER_KB, support_store
+
+CITATION_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")
+
+
+def search(store, query, kb=KB, **more):
+    return store.call_tool("search_knowledge_base", dict(knowledge_base_id=kb, query=query, **more))
+
+
+def found(result):
+    return [hit["article_id"] for hit in result["results"]]
+
+
+class CitationTest(unittest.TestCase):
+    def setUp(self):
+        self.store, self.clock, self.ids = support_store()
+
+    def test_read_returns_the_article_and_a_citation_of_its_version(self):
+        result = helpers.read(self.store, self.ids[0])
+        self.assertEqual(set(result), {"article_id", "title", "content", "updated_at", "citation"})
+        self.assertEqual((result["title"], result["content"]), helpers.ARTICLES[0])
+        self.assertEqual(result["citation"], {"knowledge_base_id": KB, "article_id": self.ids[0],
+                                              "updated_at": result["updated_at"]})
+        self.assertRegex(result["updated_at"], CITATION_TIME)
+
+    def test_a_citation_time_is_the_injected_clock_in_rfc3339_utc_with_microseconds(self):
+        self.clock.advance(0.123456)
+        version = self.store.save_article(KB, self.ids[0], content="Changed.")["updated_at"]
+        self.assertEqual(version, self.clock.now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+        self.assertTrue(version.endswith(".123456Z"), version)
+
+    def test_saves_in_the_same_microsecond_still_get_increasing_versions(self):
+        versions = [self.store.save_article(KB, self.ids[0], content=f"v{n}")["updated_at"] for n in range(3)]
+        self.assertEqual(len(set(versions)), 3)
+        self.assertEqual(versions, sorted(versions))
+        self.assertEqual(helpers.read(self.store, self.ids[0])["updated_at"], versions[-1])
+
+    def test_search_results_carry_the_same_citation_a_read_gives(self):
+        hit = search(self.store, "reset password")["results"][0]
+        self.assertEqual(set(hit), {"article_id", "title", "updated_at", "snippet", "citation"})
+        self.assertEqual(hit["citation"], helpers.read(self.store, hit["article_id"])["citation"])
+        self.assertIn("Reset password", hit["snippet"])
+
+
+class PublishedOnlyTest(unittest.TestCase):
+    def setUp(self):
+        self.store, self.clock, self.ids = support_store()
+
+    def test_search_never_returns_a_draft_or_an_unpublished_article(self):
+        hits = found(search(self.store, "password passwords phone twelve characters", limit=20))
+        self.assertIn(self.ids[0], hits)
+        self.assertNotIn("draft-1", hits)
+        self.assertNotIn("gone-1", hits)
+
+    def test_draft_unpublished_and_missing_articles_read_as_the_same_not_found(self):
+        messages = set()
+        for article_id in ("draft-1", "gone-1", "no-such-article"):
+            result = helpers.read(self.store, article_id)
+            self.assertEqual(result["error"], "not_found")
+            messages.add(result["message"].replace(article_id, "ID"))
+        self.assertEqual(len(messages), 1, messages)
+
+    def test_an_unpublished_article_disappears_from_search_and_read_at_once(self):
+        self.assertIn(self.ids[1], found(search(self.store, "invoices")))
+        self.store.unpublish_article(KB, self.ids[1])
+        self.assertNotIn(self.ids[1], found(search(self.store, "invoices")))
+        self.assertEqual(helpers.read(self.store, self.ids[1])["error"], "not_found")
+
+    def test_a_published_draft_becomes_searchable(self):
+        self.store.publish_article(KB, "draft-1")
+        self.assertIn("draft-1", found(search(self.store, "twelve characters")))
+
+    def test_a_save_reindexes_the_article(self):
+        self.store.save_article(KB, self.ids[2], content="Teammates join through single sign-on.")
+        self.assertEqual(found(search(self.store, "single sign-on"))[0], self.ids[2])
+        self.assertNotIn(self.ids[2], found(search(self.store, "seven days")))
+
+    def test_search_stays_inside_the_knowledge_base_asked_for(self):
+        self.assertEqual(found(search(self.store, "refunds")), [])
+        self.assertEqual(found(search(self.store, "refunds", kb=OTHER_KB)), ["refund-1"])
+
+    def test_an_article_id_from_another_knowledge_base_is_not_found(self):
+        self.assertEqual(helpers.read(self.store, "refund-1")["error"], "not_found")
+
+
+class RankingTest(unittest.TestCase):
+    def setUp(self):
+        self.store, self.clock, self.ids = support_store()
+
+    def test_a_title_match_ranks_above_a_content_match(self):
+        self.store.create_article(KB, "Security keys", "Add a hardware key for email sign-in.", article_id="keys")
+        self.store.create_article(KB, "Email settings", "Choose which notices you receive.", article_id="mail")
+        hits = found(search(self.store, "email"))
+        self.assertEqual(hits[0], "mail")
+        self.assertEqual(set(hits), {"mail", "keys", self.ids[0]})
+
+    def test_articles_matching_more_words_rank_first(self):
+        self.assertEqual(found(search(self.store, "how do I reset my password by email"))[0], self.ids[0])
+
+    def test_ties_break_by_article_id(self):
+        for article_id in ("tie-c", "tie-a", "tie-b"):
+            self.store.create_article(KB, "Zebra", "Zebra.", article_id=article_id)
+        self.assertEqual(found(search(self.store, "zebra")), ["tie-a", "tie-b", "tie-c"])
+
+    def test_limit_bounds_the_results(self):
+        for n in range(25):
+            self.store.create_article(KB, f"Quota {n}", "Quota limits.", article_id=f"quota-{n:02d}")
+        self.assertEqual(len(search(self.store, "quota")["results"]), 10)
+        self.assertEqual(len(search(self.store, "quota", limit=20)["results"]), 20)
+        self.assertEqual(len(search(self.store, "quota", limit=1)["results"]), 1)
+
+    def test_words_match_through_stemming_and_accents(self):
+        self.assertIn(self.ids[2], found(search(self.store, "inviting teammate")))
+        self.store.create_article(KB, "Café menu", "Crème brûlée.", article_id="cafe")
+        self.assertIn("cafe", found(search(self.store, "cafe creme")))
+
+
+class QueryTextTest(unittest.TestCase):
+    """Search text of any content is read as words and never raises a sqlite error."""
+
+    QUERIES = ['""', '" ', '""""', "a OR", "OR OR", "AND", "NOT x", "multi-agent", "c++*", "x:y", "( ", "((", ") ",
+               "title:reset", "NEAR(reset password)", "reset*", "^reset", "-password", "+password", "{a b}",
+               "password'; DROP TABLE articles; --", "パスワード リセット", "пароль", "🔑🔑", "🔑 password",
+               "\\x00", "a\u0000b", "\t\n ", "  ", "!!", "%_%", "[x]", "\\\\", "' ", "x" * 200]
+
+    def test_no_query_raises_or_fails(self):
+        store, _, ids = support_store()
+        for query in self.QUERIES:
+            result = search(store, query)
+            with self.subTest(query=query):
+                self.assertIn("results", result, result)
+
+    def test_operators_are_plain_words(self):
+        store, _, ids = support_store()
+        self.assertEqual(found(search(store, "-password"))[0], ids[0])
+        self.assertEqual(found(search(store, "title:reset"))[0], ids[0])
+        self.assertEqual(found(search(store, "password'; DROP TABLE articles; --"))[0], ids[0])
+        self.assertEqual(len(helpers.poll_all(store)), 5)  # nothing was dropped
+
+    def test_a_query_with_no_word_matches_nothing(self):
+        store, _, _ = support_store()
+        for query in ["!!", "  ", "🔑🔑", "()"]:
+            self.assertEqual(search(store, query), {"results": []}, query)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,132 @@
+"""The four knowledge-base tools are listed as published, and the listing is what every call is checked against."""
+
+import json
+import unittest
+
+from tests import helpers
+from tests.helpers import KB, support_store
+from plumbing import check
+import kb_store
+
+# The trimmed tools/list of 2026-11-08, as the articles publish it (SPEC §1.1).
+PUBLISHED = json.loads("""[
+ {"name": "search_knowledge_base", "description": "Search current published articles in one granted knowledge base. Results cite the article ID and updated time; this is a live database read.", "inputSchema": {"required": ["knowledge_base_id", "query"], "properties": {"query": {"type": "string", "minLength": 2, "maxLength": 200}, "limit": {"type": "integer", "minimum": 1, "maximum": 20}}}, "annotations": {"readOnlyHint": true}},
+ {"name": "read_knowledge_article", "description": "Read one current published article by ID from a granted knowledge base and return a stable citation.", "inputSchema": {"required": ["knowledge_base_id", "article_id"]}, "annotations": {"readOnlyHint": true}},
+ {"name": "edit_knowledge_article", "description": "Replace article content and optionally its title. Supply the version from read_knowledge_article; concurrent changes are rejected.", "inputSchema": {"required": ["knowledge_base_id", "article_id", "content", "expected_version", "idempotency_key"]}, "annotations": {"readOnlyHint": false, "destructiveHint": true, "openWorldHint": true}},
+ {"name": "poll_resource_events", "description": "Resume from an event sequence for one granted channel, Note, knowledge base, record, or session.", "inputSchema": {"required": ["resource_type", "resource_id"], "properties": {"after_sequence": {"type": "integer", "minimum": 0}, "limit": {"type": "integer", "minimum": 1, "maximum": 100}}}, "annotations": {"readOnlyHint": true}}
+]""")
+
+
+class PublishedDefinitionsTest(unittest.TestCase):
+    def setUp(self):
+        self.listed = {tool["name"]: tool for tool in kb_store.connect().list_tools()}
+
+    def test_the_store_lists_exactly_the_four_published_tools(self):
+        self.assertEqual(list(self.listed), [tool["name"] for tool in PUBLISHED])
+
+    def test_required_arguments_are_the_published_ones(self):
+        for published in PUBLISHED:
+            schema = self.listed[published["name"]]["inputSchema"]
+            self.assertEqual(schema["required"], published["inputSchema"]["required"], published["name"])
+
+    def test_published_limits_are_kept_word_for_word(self):
+        for published in PUBLISHED:
+            properties = self.listed[published["name"]]["inputSchema"]["properties"]
+            for name, rules in published["inputSchema"].get("properties", {}).items():
+                self.assertLessEqual(rules.items(), properties[name].items(), f"{published['name']}.{name}")
+
+    def test_annotations_are_exactly_the_published_ones(self):
+        for published in PUBLISHED:
+            self.assertEqual(self.listed[published["name"]]["annotations"], published["annotations"])
+
+    def test_descriptions_open_with_the_published_sentence(self):
+        for published in PUBLISHED:
+            self.assertTrue(self.listed[published["name"]]["description"].startswith(published["description"]))
+
+    def test_the_edit_description_says_to_reread_and_that_the_version_is_the_citations_updated_at(self):
+        description = self.listed["edit_knowledge_article"]["description"]
+        self.assertIn("read_knowledge_article right before editing", description)
+        self.assertIn("updated_at (the version in its citation)", description)
+
+    def test_the_edit_tool_takes_an_optional_title(self):
+        schema = self.listed["edit_knowledge_article"]["inputSchema"]
+        self.assertIn("title", schema["properties"])
+        self.assertNotIn("title", schema["required"])
+
+    def test_expected_version_is_a_date_time_as_osfoundrys_client_types_it(self):
+        version = self.listed["edit_knowledge_article"]["inputSchema"]["properties"]["expected_version"]
+        self.assertEqual((version["type"], version["format"]), ("string", "date-time"))
+
+    def test_every_argument_has_a_type_and_no_other_argument_is_accepted(self):
+        for tool in self.listed.values():
+            schema = tool["inputSchema"]
+            self.assertEqual((schema["type"], schema["additionalProperties"]), ("object", False), tool["name"])
+            self.assertLessEqual(set(schema["required"]), set(schema["properties"]))
+            for name, rules in schema["properties"].items():
+                self.assertIn("type", rules, f"{tool['name']}.{name}")
+                self.assertTrue(rules.get("description"), f"{tool['name']}.{name}")
+
+    def test_the_listing_is_plain_json(self):
+        self.assertEqual(json.loads(json.dumps(list(self.listed.values()))), list(self.listed.values()))
+
+
+def boundary_cases(schema):
+    """(name, value, accepted) at every listed bound of every argument."""
+    for name, rules in schema["properties"].items():
+        if rules["type"] == "integer":
+            yield name, rules["minimum"], True
+            yield name, rules["minimum"] - 1, False
+            if "maximum" in rules:
+                yield name, rules["maximum"], True
+                yield name, rules["maximum"] + 1, False
+        if rules["type"] == "string" and "maxLength" in rules:
+            yield name, "w" * rules["maxLength"], True
+            yield name, "w" * (rules["maxLength"] + 1), False
+            yield name, "w" * rules["minLength"], True
+            yield name, "w" * (rules["minLength"] - 1), False
+
+
+class OneDefinitionTest(unittest.TestCase):
+    """Every bound the listing shows is the bound call_tool enforces: move one, and these fail."""
+
+    def test_every_listed_bound_is_enforced_at_the_edge(self):
+        store, _, ids = support_store()
+        version = helpers.read(store, ids[0])["updated_at"]
+        base = {
+            "search_knowledge_base": {"knowledge_base_id": KB, "query": "password"},
+            "read_knowledge_article": {"knowledge_base_id": KB, "article_id": ids[0]},
+            "edit_knowledge_article": {"knowledge_base_id": KB, "article_id": ids[0], "content": "x",
+                                       "expected_version": version, "idempotency_key": "k"},
+            "poll_resource_events": {"resource_type": "knowledge_base", "resource_id": KB},
+        }
+        for tool in store.list_tools():
+            for name, value, accepted in boundary_cases(tool["inputSchema"]):
+                arguments = dict(base[tool["name"]], **{name: value})
+                result = store.call_tool(tool["name"], arguments)
+                rejected_here = result.get("error") == "invalid_arguments" and result.get("argument") == name
+                with self.subTest(tool=tool["name"], argument=name, size=len(value) if isinstance(value, str) else value):
+                    self.assertEqual(rejected_here, not accepted, result)
+
+
+class OutputSchemaTest(unittest.TestCase):
+    def test_every_successful_result_conforms_to_its_output_schema(self):
+        store, clock, ids = support_store()
+        version = helpers.read(store, ids[1])["updated_at"]
+        calls = [
+            ("search_knowledge_base", {"knowledge_base_id": KB, "query": "password email"}),
+            ("read_knowledge_article", {"knowledge_base_id": KB, "article_id": ids[0]}),
+            ("edit_knowledge_article", {"knowledge_base_id": KB, "article_id": ids[1], "content": "PDF only.",
+                                        "title": "Invoices", "expected_version": version, "idempotency_key": "k"}),
+            ("edit_knowledge_article", {"knowledge_base_id": KB, "article_id": ids[1], "content": "PDF only.",
+                                        "title": "Invoices", "expected_version": version, "idempotency_key": "k"}),
+            ("poll_resource_events", {"resource_type": "knowledge_base", "resource_id": KB, "limit": 2}),
+        ]
+        for name, arguments in calls:
+            result = store.call_tool(name, arguments)
+            self.assertNotIn("error", result, result)
+            check(store.tool(name).output_schema, result, "result")
+            helpers.as_json(result)
+
+
+if __name__ == "__main__":
+    unittest.main()

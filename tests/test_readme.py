@@ -1,0 +1,32 @@
+"""The README's Python example runs as pasted and prints what the README says it prints."""
+
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+from tests.helpers import ROOT
+
+
+def readme_blocks(language):
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as readme:
+        return re.findall(rf"```{language}\n(.*?)```", readme.read(), re.S)
+
+
+class ReadmeTest(unittest.TestCase):
+    def test_the_python_example_prints_the_output_shown_after_it(self):
+        (example,), (output,) = readme_blocks("python"), readme_blocks("text")
+        run = subprocess.run([sys.executable], input=example, cwd=ROOT, capture_output=True, text=True,
+                             timeout=60)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(run.stdout, output)
+
+    def test_the_readme_shows_the_two_commands(self):
+        (commands,) = readme_blocks("sh")
+        self.assertIn("python3 sim.py --seeds 1-5", commands)
+        self.assertIn("make test", commands)
+
+
+if __name__ == "__main__":
+    unittest.main()

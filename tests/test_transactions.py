@@ -1,0 +1,101 @@
+"""The one transaction helper: BEGIN IMMEDIATE, COMMIT, or ROLLBACK and re-raise; nested writes as SAVEPOINTs."""
+
+import os
+import sqlite3
+import tempfile
+import unittest
+
+from tests import helpers  # noqa: F401  (puts the project on the path)
+from plumbing import Database
+
+SCHEMA = "CREATE TABLE IF NOT EXISTS notes (text TEXT NOT NULL)"
+
+
+def texts(database):
+    return [row[0] for row in database.connection.execute("SELECT text FROM notes ORDER BY rowid")]
+
+
+class TransactionHelperTest(unittest.TestCase):
+    def setUp(self):
+        self.database = Database(":memory:", SCHEMA)
+
+    def tearDown(self):
+        self.database.close()
+
+    def test_write_commits_when_the_body_returns(self):
+        with self.database.write() as connection:
+            connection.execute("INSERT INTO notes VALUES ('kept')")
+        self.assertFalse(self.database.connection.in_transaction)
+        self.assertEqual(texts(self.database), ["kept"])
+
+    def test_write_rolls_back_and_reraises_the_original_error(self):
+        with self.assertRaisesRegex(KeyError, "boom"):
+            with self.database.write() as connection:
+                connection.execute("INSERT INTO notes VALUES ('lost')")
+                raise KeyError("boom")
+        self.assertFalse(self.database.connection.in_transaction)
+        self.assertEqual(texts(self.database), [])
+
+    def test_nested_write_rolls_back_to_its_savepoint_only(self):
+        with self.database.write() as connection:
+            connection.execute("INSERT INTO notes VALUES ('outer')")
+            with self.assertRaises(ValueError):
+                with self.database.write() as inner:
+                    inner.execute("INSERT INTO notes VALUES ('inner')")
+                    raise ValueError
+            with self.database.write() as inner:
+                inner.execute("INSERT INTO notes VALUES ('second inner')")
+        self.assertEqual(texts(self.database), ["outer", "second inner"])
+
+    def test_an_error_after_a_nested_write_rolls_back_everything(self):
+        with self.assertRaises(RuntimeError):
+            with self.database.write() as connection:
+                with self.database.write() as inner:
+                    inner.execute("INSERT INTO notes VALUES ('inner')")
+                raise RuntimeError
+        self.assertEqual(texts(self.database), [])
+
+    def test_a_write_inside_a_read_is_refused(self):
+        with self.database.read():
+            with self.assertRaisesRegex(RuntimeError, "inside a read"):
+                with self.database.write():
+                    pass
+        self.assertFalse(self.database.connection.in_transaction)
+
+    def test_a_constraint_failure_leaves_no_open_transaction(self):
+        with self.assertRaises(sqlite3.IntegrityError):
+            with self.database.write() as connection:
+                connection.execute("INSERT INTO notes VALUES ('first')")
+                connection.execute("INSERT INTO notes VALUES (NULL)")
+        self.assertFalse(self.database.connection.in_transaction)
+        self.assertEqual(texts(self.database), [])
+
+
+class FileDatabaseTest(unittest.TestCase):
+    def test_a_file_database_uses_wal_and_a_busy_timeout(self):
+        with tempfile.TemporaryDirectory() as folder:
+            database = Database(os.path.join(folder, "t.db"), SCHEMA, busy_timeout=3.5)
+            try:
+                mode = database.connection.execute("PRAGMA journal_mode").fetchone()[0]
+                timeout = database.connection.execute("PRAGMA busy_timeout").fetchone()[0]
+            finally:
+                database.close()
+        self.assertEqual(mode, "wal")
+        self.assertEqual(timeout, 3500)
+
+    def test_write_takes_the_write_lock_at_begin(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "t.db")
+            database = Database(path, SCHEMA)
+            other = sqlite3.connect(path, timeout=0, isolation_level=None)
+            try:
+                with database.write():
+                    with self.assertRaisesRegex(sqlite3.OperationalError, "locked"):
+                        other.execute("BEGIN IMMEDIATE")
+            finally:
+                other.close()
+                database.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
