@@ -31,7 +31,7 @@ read, does not show them either.
 import json
 import re
 import sqlite3
-from typing import Any, Callable, Dict, Iterable, Optional
+from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, AgentTools, Database, EventLog, NotFound,
@@ -39,6 +39,7 @@ from plumbing import (
     show, string, unsupported_resource_type, wall_clock,
 )
 
+STATUSES = ("draft", "published", "unpublished")
 SEARCH_LIMIT_DEFAULT = 10
 TITLE_MAX_CHARACTERS = 200
 CONTENT_MAX_CHARACTERS = 100_000
@@ -62,8 +63,9 @@ SEARCH_KNOWLEDGE_BASE = Tool(
     description=(
         "Search current published articles in one granted knowledge base. Results cite the article ID and "
         "updated time; this is a live database read. The query is read as plain words: articles holding more "
-        "of them, and rarer ones, rank first, a title match above a content match. Keep each result's "
-        "citation with your answer; its updated_at later shows whether the article changed since you read it."
+        "of them, and rarer ones, rank first, and a word in the title counts more than one in the text. Keep "
+        "each result's citation with your answer; its updated_at later shows whether the article changed "
+        "since you read it."
     ),
     input_schema=object_schema({
         "knowledge_base_id": _KB_ID,
@@ -251,7 +253,8 @@ class KnowledgeBaseStore(AgentTools):
             return idempotent(connection, EDIT_KNOWLEDGE_ARTICLE.name, arguments, format_time(now),
                               lambda: self._compare_and_swap(connection, arguments, now))
 
-    def _compare_and_swap(self, connection: sqlite3.Connection, arguments: Dict[str, Any], now: Any) -> Dict[str, Any]:
+    def _compare_and_swap(self, connection: sqlite3.Connection, arguments: Dict[str, Any],
+                          now: Any) -> Dict[str, Any]:
         kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
         row = self._visible(connection, kb, article_id)
         if row["updated_at"] != arguments["expected_version"]:
@@ -270,9 +273,9 @@ class KnowledgeBaseStore(AgentTools):
     def _require_granted(self, connection: sqlite3.Connection, kb: str) -> None:
         """NotFound unless the knowledge base exists and is granted; both failures read the same."""
         granted = self.granted is None or kb in self.granted
-        if not granted or connection.execute("SELECT 1 FROM knowledge_bases WHERE id = ?", (kb,)).fetchone() is None:
-            raise NotFound(f"knowledge base {json.dumps(show(kb))} was not found among the knowledge bases granted "
-                           "to you. Check the knowledge_base_id; IDs are case-sensitive.")
+        if not granted or not _exists(connection, kb):
+            raise NotFound(f"knowledge base {json.dumps(show(kb))} was not found among the knowledge bases "
+                           "granted to you. Check the knowledge_base_id; IDs are case-sensitive.")
 
     @staticmethod
     def _visible(connection: sqlite3.Connection, kb: str, article_id: str) -> sqlite3.Row:
@@ -296,7 +299,7 @@ class KnowledgeBaseStore(AgentTools):
         """Add an article, published or as a draft; returns its citation."""
         status = "published" if published else "draft"
         with self.database.write() as connection:
-            if connection.execute("SELECT 1 FROM knowledge_bases WHERE id = ?", (knowledge_base_id,)).fetchone() is None:
+            if not _exists(connection, knowledge_base_id):
                 raise NotFound(f"knowledge base {knowledge_base_id!r} does not exist")
             (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM articles").fetchone()
             article_id = article_id or f"art-{number:05d}"
@@ -317,11 +320,11 @@ class KnowledgeBaseStore(AgentTools):
 
     def unpublish_article(self, knowledge_base_id: str, article_id: str) -> Dict[str, str]:
         """Take a published article away from agents; returns the new citation."""
-        return self._change(knowledge_base_id, article_id, status="unpublished", needs="published")
+        return self._change(knowledge_base_id, article_id, status="unpublished", needs=("published",))
 
     def publish_article(self, knowledge_base_id: str, article_id: str) -> Dict[str, str]:
         """Make a draft or unpublished article visible to agents; returns the new citation."""
-        return self._change(knowledge_base_id, article_id, status="published", needs="draft or unpublished")
+        return self._change(knowledge_base_id, article_id, status="published", needs=("draft", "unpublished"))
 
     def article(self, knowledge_base_id: str, article_id: str) -> Dict[str, str]:
         """The stored article whatever its status: the ground truth simulations check against."""
@@ -332,13 +335,15 @@ class KnowledgeBaseStore(AgentTools):
         return {"knowledge_base_id": knowledge_base_id, "article_id": article_id, "title": row["title"],
                 "content": row["content"], "status": row["status"], "updated_at": row["updated_at"]}
 
-    def _change(self, kb: str, article_id: str, *, needs: Optional[str] = None, **changes: Optional[str]) -> Dict[str, str]:
+    def _change(self, kb: str, article_id: str, *, needs: Tuple[str, ...] = STATUSES,
+                **changes: Optional[str]) -> Dict[str, str]:
+        """One person's save, allowed only from the statuses in `needs`."""
         with self.database.write() as connection:
             row = connection.execute(SELECT_ARTICLE, (kb, article_id)).fetchone()
             if row is None:
                 raise NotFound(f"no article {article_id!r} in knowledge base {kb!r}")
-            if needs is not None and row["status"] not in needs.split(" or "):
-                raise ValueError(f"article {article_id!r} is {row['status']}, not {needs}")
+            if row["status"] not in needs:
+                raise ValueError(f"article {article_id!r} is {row['status']}, not {' or '.join(needs)}")
             version = self._save(connection, row, self.clock(), **changes)
         return citation(kb, article_id, version)
 
@@ -371,6 +376,10 @@ class KnowledgeBaseStore(AgentTools):
              version: str) -> None:
         if event is not None:
             self.EVENTS.append(connection, kb, event, article_id, version)
+
+
+def _exists(connection: sqlite3.Connection, kb: str) -> bool:
+    return connection.execute("SELECT 1 FROM knowledge_bases WHERE id = ?", (kb,)).fetchone() is not None
 
 
 def _conflict(article_id: str, expected: str) -> VersionConflict:

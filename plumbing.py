@@ -94,12 +94,6 @@ class UnknownTool(Rejection):
     code = "unknown_tool"
 
 
-class Forbidden(Rejection):
-    """The caller lacks the OAuth scope the tool requires."""
-
-    code = "forbidden"
-
-
 class Busy(Rejection):
     """Other writers held the database longer than the busy timeout."""
 
@@ -402,7 +396,7 @@ class Database:
         self._mode: Optional[str] = None  # None, "read" or "write": the open transaction, if any
         self._savepoints = 0
         self.connection.execute("PRAGMA foreign_keys = ON")
-        if path != ":memory:" and not path.startswith("file::memory:"):
+        if path not in (":memory:", ""):  # both are private in-memory databases
             self.connection.execute("PRAGMA journal_mode = WAL")
             self.connection.execute("PRAGMA synchronous = NORMAL")
         with self.write() as connection:
@@ -506,7 +500,8 @@ def idempotent(connection: sqlite3.Connection, tool: str, arguments: Mapping[str
         if row["fingerprint"] != digest:
             raise IdempotencyKeyReused(
                 f"idempotency_key {json.dumps(show(key))} was already used for a different {tool} call; "
-                "nothing was saved. Use a new key for a new change; reuse a key only to resend the very same call.",
+                "nothing was saved. Use a new key for a new change; reuse a key only to resend the very same "
+                "call.",
                 idempotency_key=show(key))
         return dict(json.loads(row["result"]), replay=True)
     result = dict(write(), replay=False)
@@ -594,8 +589,8 @@ POLL_RESOURCE_EVENTS = Tool(
         "means a cited article is gone, not merely changed. If has_more is true, poll again at once."
     ),
     input_schema=object_schema({
-        "resource_type": {"type": "string", "enum": RESOURCE_TYPES,
-                          "description": "knowledge_base for a knowledge base's log, record for a record channel's"},
+        "resource_type": {"type": "string", "enum": RESOURCE_TYPES, "description":
+                          "knowledge_base for a knowledge base's log, record for a record channel's"},
         "resource_id": string(1, 128, "The knowledge base ID or record channel ID."),
         "after_sequence": integer(0, None, "Return events after this sequence; your last last_sequence.",
                                   default=0),

@@ -6,8 +6,14 @@ Exits 1 on any failure or error (errors count as failed), 0 otherwise.
 import os
 import sys
 import unittest
+from unittest.suite import _ErrorHolder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_ids(pairs: list) -> set:
+    """The IDs of the tests in (test, reason) pairs; a test with several failing subtests counts once."""
+    return {getattr(test, "test_case", test).id() for test, _ in pairs}
 
 
 def main() -> int:
@@ -15,11 +21,13 @@ def main() -> int:
     sys.path.insert(0, ROOT)
     suite = unittest.defaultTestLoader.discover(os.path.join(ROOT, "tests"), top_level_dir=ROOT)
     result = unittest.TextTestRunner(verbosity=int(os.environ.get("VERBOSE", "1"))).run(suite)
-    skipped = len(result.skipped)
-    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
-    passed = result.testsRun - failed - skipped - len(result.expectedFailures)
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 0 if failed == 0 and result.testsRun > 0 else 1
+    problems = result.failures + result.errors + [(test, "") for test in result.unexpectedSuccesses]
+    failed = test_ids(problems)
+    not_run = {test.id() for test, _ in problems if isinstance(test, _ErrorHolder)}  # setUpClass and the like
+    skipped = test_ids(result.skipped) - failed
+    passed = result.testsRun - len(failed - not_run) - len(skipped) - len(result.expectedFailures)
+    print(f"{passed} passed, {len(failed)} failed, {len(skipped)} skipped")
+    return 0 if not failed and result.testsRun > 0 else 1
 
 
 if __name__ == "__main__":

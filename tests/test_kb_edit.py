@@ -4,6 +4,8 @@ import unittest
 
 from tests import helpers
 from tests.helpers import KB, edit, poll_all, read, snapshot, support_store
+from plumbing import VersionConflict
+import kb_store
 
 
 class CompareAndSwapTest(unittest.TestCase):
@@ -71,6 +73,23 @@ class CompareAndSwapTest(unittest.TestCase):
         self.assertEqual((first["replay"], second["error"]), (False, "version_conflict"))
         self.assertEqual(len(poll_all(self.store)), events + 1)
         self.assertEqual(read(self.store, self.article)["content"], "A")
+
+
+    def test_the_clock_is_read_inside_the_write_transaction_so_versions_follow_commit_order(self):
+        modes = []
+        clock = self.clock
+        self.store.clock = lambda: (modes.append(self.store.database._mode), clock())[1]
+        edit(self.store, self.article, read(self.store, self.article)["updated_at"], "k1")
+        self.assertEqual(modes, ["write"])
+
+    def test_the_save_underneath_is_itself_a_compare_and_swap(self):
+        with self.store.database.write() as connection:
+            row = connection.execute(kb_store.SELECT_ARTICLE, (KB, self.article)).fetchone()
+        self.store.save_article(KB, self.article, content="A person got there first.")
+        with self.assertRaises(VersionConflict):
+            with self.store.database.write() as connection:
+                self.store._save(connection, row, self.clock(), content="Built on the old row.")
+        self.assertEqual(self.store.article(KB, self.article)["content"], "A person got there first.")
 
 
 class IdempotencyTest(unittest.TestCase):

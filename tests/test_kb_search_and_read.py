@@ -100,6 +100,27 @@ class RankingTest(unittest.TestCase):
         self.assertEqual(hits[0], "mail")
         self.assertEqual(set(hits), {"mail", "keys", self.ids[0]})
 
+    def test_a_title_word_weighs_more_than_a_content_word_even_in_a_longer_field(self):
+        # with equal weights bm25 puts the short content first: the title's weight is what turns it round
+        self.store.create_article(KB, "Account email settings and notification preferences for every teammate",
+                                  "Choose which notices you receive each week.", article_id="title")
+        self.store.create_article(KB, "Keys", "Email sign-in.", article_id="content")
+        hits = found(search(self.store, "email"))
+        self.assertLess(hits.index("title"), hits.index("content"))
+
+    def test_drafts_and_unpublished_articles_do_not_weigh_in_the_ranking(self):
+        # bm25 favours rare words; words common only in hidden articles must not look common
+        store, _, _ = support_store()
+        for n in range(6):
+            store.create_article(KB, f"Hidden {n}", "alpha alpha alpha", published=False, article_id=f"hidden-{n}")
+        store.create_article(KB, "Gone", "alpha", article_id="gone-alpha")
+        store.unpublish_article(KB, "gone-alpha")
+        for n in range(6):
+            store.create_article(KB, f"Common {n}", "beta and more words here", article_id=f"common-{n}")
+        store.create_article(KB, "First", "alpha and more words here", article_id="a-alpha")
+        store.create_article(KB, "Second", "beta and more words here", article_id="a-beta")
+        self.assertEqual(found(search(store, "alpha beta"))[0], "a-alpha")
+
     def test_articles_matching_more_words_rank_first(self):
         self.assertEqual(found(search(self.store, "how do I reset my password by email"))[0], self.ids[0])
 
