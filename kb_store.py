@@ -171,6 +171,11 @@ def match_expression(query: str) -> Optional[str]:
 
     Quoting every word makes operators, quotes, '*', ':', '-' and parentheses plain text,
     so no query can raise an FTS5 syntax error.
+
+    >>> match_expression('reset -"my" password* OR')
+    '"reset" OR "my" OR "password" OR "OR"'
+    >>> match_expression("?!") is None
+    True
     """
     words = _WORD.findall(query)
     return " OR ".join(f'"{word}"' for word in words) if words else None

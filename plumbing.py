@@ -23,6 +23,7 @@ reconstruction run never lives that long).
 """
 
 import contextlib
+import copy
 import dataclasses
 import datetime
 import hashlib
@@ -144,7 +145,12 @@ def parse_time(text: str) -> Optional[datetime.datetime]:
 
 
 def next_time_version(previous: Optional[str], now: datetime.datetime) -> str:
-    """The clock's time as a version, moved one microsecond past `previous` if it would not exceed it."""
+    """The clock's time as a version, moved one microsecond past `previous` if it would not exceed it.
+
+    >>> still = datetime.datetime(2026, 11, 9, 9, 15, 2, 123456, tzinfo=datetime.timezone.utc)
+    >>> next_time_version("2026-11-09T09:15:02.123456Z", still)
+    '2026-11-09T09:15:02.123457Z'
+    """
     candidate = format_time(now)
     if previous is not None and candidate <= previous:
         earlier = parse_time(previous)
@@ -170,18 +176,18 @@ class Tool:
     security_schemes: Tuple[Mapping[str, Any], ...] = ()
 
     def listing(self) -> Dict[str, Any]:
-        """The tool as an MCP tools/list entry."""
+        """The tool as an MCP tools/list entry: a copy, so no caller can loosen what call_tool enforces."""
         entry = {
             "name": self.name,
             "title": self.title,
             "description": self.description,
             "inputSchema": self.input_schema,
             "outputSchema": self.output_schema,
-            "annotations": dict(self.annotations),
+            "annotations": self.annotations,
         }
         if self.security_schemes:
-            entry["securitySchemes"] = [dict(s) for s in self.security_schemes]
-        return entry
+            entry["securitySchemes"] = list(self.security_schemes)
+        return copy.deepcopy(entry)
 
 
 def object_schema(properties: Mapping[str, Any], required: List[str]) -> Dict[str, Any]:
@@ -224,7 +230,11 @@ _TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a 
 
 
 def describe(schema: Mapping[str, Any]) -> str:
-    """What a schema accepts, in words an agent can act on."""
+    """What a schema accepts, in words an agent can act on.
+
+    >>> describe({"type": "integer", "minimum": 1, "maximum": 20})
+    'an integer from 1 to 20'
+    """
     if "enum" in schema:
         return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
     kinds = schema.get("type", "object")

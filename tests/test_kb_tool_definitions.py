@@ -108,6 +108,16 @@ class OneDefinitionTest(unittest.TestCase):
                     self.assertEqual(rejected_here, not accepted, result)
 
 
+    def test_changing_a_listing_does_not_change_what_is_enforced(self):
+        store, _, _ = support_store()
+        listed = store.list_tools()
+        listed[0]["inputSchema"]["properties"]["limit"]["maximum"] = 1000
+        listed[0]["inputSchema"]["additionalProperties"] = True
+        result = store.call_tool("search_knowledge_base", {"knowledge_base_id": KB, "query": "pw", "limit": 500})
+        self.assertEqual(result["rule"], "maximum")
+        self.assertEqual(store.list_tools()[0]["inputSchema"]["properties"]["limit"]["maximum"], 20)
+
+
 class OutputSchemaTest(unittest.TestCase):
     def test_every_successful_result_conforms_to_its_output_schema(self):
         store, clock, ids = support_store()
