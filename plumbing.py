@@ -410,7 +410,7 @@ class Database:
             self.connection.execute("PRAGMA journal_mode = WAL")
             self.connection.execute("PRAGMA synchronous = NORMAL")
         with self.write() as connection:
-            for statement in _statements(schema + EVENT_LOG_SCHEMA + IDEMPOTENCY_SCHEMA):
+            for statement in _statements(";".join((schema, EVENT_LOG_SCHEMA, IDEMPOTENCY_SCHEMA))):
                 connection.execute(statement)
 
     def close(self) -> None:
@@ -479,7 +479,7 @@ def _statements(script: str) -> List[str]:
 # ---------------------------------------------------------------------------
 # Idempotency: the first result of a keyed write, replayed for the same call.
 
-IDEMPOTENCY_SCHEMA = """;
+IDEMPOTENCY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS idempotency_keys (
     tool        TEXT NOT NULL,
     key         TEXT NOT NULL,
@@ -523,7 +523,7 @@ def idempotent(connection: sqlite3.Connection, tool: str, arguments: Mapping[str
 # ---------------------------------------------------------------------------
 # The event log: per resource, sequence 1, 2, 3 ... in commit order, and its poll.
 
-EVENT_LOG_SCHEMA = """;
+EVENT_LOG_SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     resource_id TEXT    NOT NULL,
     sequence    INTEGER NOT NULL,
