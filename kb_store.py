@@ -211,23 +211,6 @@ class KnowledgeBaseStore(AgentTools):
     TOOLS = (SEARCH_KNOWLEDGE_BASE, READ_KNOWLEDGE_ARTICLE, EDIT_KNOWLEDGE_ARTICLE, POLL_RESOURCE_EVENTS)
     EVENTS = EventLog(subject_key="article_id", version_key="updated_at")
 
-    def __init__(self, database: Database, *, granted: Optional[Iterable[str]], clock: Callable[[], Any]) -> None:
-        if isinstance(granted, str):
-            raise TypeError("granted is a set of knowledge-base IDs, not one string")
-        self.database = database
-        self.granted = None if granted is None else frozenset(granted)
-        self.clock = clock
-
-    def __enter__(self) -> "KnowledgeBaseStore":
-        return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close the database connection."""
-        self.database.close()
-
     # -- the agent side ------------------------------------------------------
 
     def _tool_search_knowledge_base(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
@@ -277,8 +260,7 @@ class KnowledgeBaseStore(AgentTools):
 
     def _require_granted(self, connection: sqlite3.Connection, kb: str) -> None:
         """NotFound unless the knowledge base exists and is granted; both failures read the same."""
-        granted = self.granted is None or kb in self.granted
-        if not granted or not _exists(connection, kb):
+        if not self.is_granted(kb) or not _exists(connection, kb):
             raise NotFound(f"knowledge base {json.dumps(show(kb))} was not found among the knowledge bases "
                            "granted to you. Check the knowledge_base_id; IDs are case-sensitive.")
 

@@ -33,7 +33,7 @@ import math
 import re
 import sqlite3
 import threading
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 log = logging.getLogger("osfoundry")
 
@@ -81,6 +81,12 @@ class IdempotencyKeyReused(Rejection):
     """The idempotency key was already used for a different call."""
 
     code = "idempotency_key_reused"
+
+
+class Forbidden(Rejection):
+    """The caller lacks the OAuth scope this tool needs."""
+
+    code = "forbidden"
 
 
 class UnsupportedResourceType(Rejection):
@@ -217,12 +223,21 @@ def integer(minimum: int, maximum: Optional[int], description: str, **extra: Any
 _JSON_TYPES = {
     "string": lambda v: isinstance(v, str),
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and _finite(v),
     "boolean": lambda v: isinstance(v, bool),
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
     "null": lambda v: v is None,
 }
+
+
+def _finite(number: float) -> bool:
+    try:
+        return math.isfinite(number)
+    except OverflowError:  # an integer too large for a float
+        return False
+
+
 _ARTICLES = {"string": "a string", "integer": "an integer", "number": "a finite number",
              "boolean": "true or false", "object": "an object", "array": "an array", "null": "null"}
 _TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
@@ -270,6 +285,11 @@ def show(value: Any) -> Any:
     if isinstance(value, str):
         return value[:SHOWN_VALUE_CHARACTERS] + f"… ({len(value)} characters)"
     return text[:SHOWN_VALUE_CHARACTERS] + "…"
+
+
+def quote(value: Any) -> str:
+    """A value as a message quotes it: its JSON text, cut when long, non-ASCII kept as is."""
+    return json.dumps(show(value), ensure_ascii=False)
 
 
 def _reject(path: str, rule: str, schema: Mapping[str, Any], value: Any, why: str = "") -> InvalidArguments:
@@ -350,9 +370,33 @@ def _check_object(schema: Mapping[str, Any], value: Mapping[str, Any], path: str
 
 
 class AgentTools:
-    """Mixin giving a store `list_tools` and `call_tool`; the store supplies TOOLS and `_tool_<name>` methods."""
+    """The base of a store: its database, grant and clock, `list_tools` and `call_tool`.
+
+    A store supplies TOOLS and one `_tool_<name>` method per tool.
+    """
 
     TOOLS: Tuple[Tool, ...] = ()
+
+    def __init__(self, database: "Database", *, granted: Optional[Iterable[str]], clock: Callable[[], Any]) -> None:
+        if isinstance(granted, str):
+            raise TypeError("granted is a collection of resource IDs, not one string")
+        self.database = database
+        self.granted = None if granted is None else frozenset(granted)
+        self.clock = clock
+
+    def is_granted(self, resource_id: str) -> bool:
+        """Whether this caller may use the resource (None as the grant: every resource)."""
+        return self.granted is None or resource_id in self.granted
+
+    def __enter__(self) -> "AgentTools":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self.database.close()
 
     def list_tools(self) -> List[Dict[str, Any]]:
         """Every tool as an MCP tools/list entry, from the same definitions call_tool enforces."""
@@ -535,6 +579,7 @@ CREATE TABLE IF NOT EXISTS events (
 """
 
 POLL_LIMIT_DEFAULT = 100
+SQLITE_INTEGER_MAX = 2 ** 63 - 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -556,6 +601,7 @@ class EventLog:
     def poll(self, connection: sqlite3.Connection, resource_id: str, after_sequence: int,
              limit: int) -> Dict[str, Any]:
         """Events with sequence > after_sequence, oldest first, at most `limit`, and where to resume."""
+        after_sequence = min(after_sequence, SQLITE_INTEGER_MAX)  # no sequence is larger; sqlite takes no more
         rows = connection.execute(
             "SELECT sequence, type, subject_id, version FROM events "
             "WHERE resource_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",

@@ -58,7 +58,7 @@ def support_store(path: str = ":memory:", **options: Any) -> Tuple[kb_store.Know
     return store, clock, ids
 
 
-def snapshot(store: kb_store.KnowledgeBaseStore) -> Dict[str, List[Tuple[Any, ...]]]:
+def snapshot(store: Any) -> Dict[str, List[Tuple[Any, ...]]]:
     """Every row of every table, the search index included: compare two to prove nothing was written."""
     connection = store.database.connection
     tables = [row[0] for row in connection.execute(
@@ -67,17 +67,22 @@ def snapshot(store: kb_store.KnowledgeBaseStore) -> Dict[str, List[Tuple[Any, ..
             for table in tables}
 
 
-def poll_all(store: kb_store.KnowledgeBaseStore, kb: str = KB, after: int = 0) -> List[Dict[str, Any]]:
-    """Every event of a knowledge base after `after`, following has_more."""
+def poll_events(store: Any, resource_type: str, resource_id: str, after: int = 0) -> List[Dict[str, Any]]:
+    """Every event of one resource after `after`, following has_more, as an agent would poll."""
     events = []
     while True:
-        page = store.call_tool("poll_resource_events", {"resource_type": "knowledge_base", "resource_id": kb,
+        page = store.call_tool("poll_resource_events", {"resource_type": resource_type, "resource_id": resource_id,
                                                         "after_sequence": after})
         assert "error" not in page, page
         events += page["events"]
         after = page["last_sequence"]
         if not page["has_more"]:
             return events
+
+
+def poll_all(store: kb_store.KnowledgeBaseStore, kb: str = KB, after: int = 0) -> List[Dict[str, Any]]:
+    """Every event of a knowledge base after `after`."""
+    return poll_events(store, "knowledge_base", kb, after)
 
 
 def read(store: kb_store.KnowledgeBaseStore, article_id: str, kb: str = KB) -> Dict[str, Any]:

@@ -54,6 +54,10 @@ class CheckTest(unittest.TestCase):
             result = self.assertRejected({"name": "ab", "ratio": value}, "ratio", "type")
             self.assertEqual(result["got"], str(value))
 
+    def test_an_integer_too_large_for_a_float_is_not_a_number(self):
+        self.assertRejected({"name": "ab", "ratio": 10 ** 400}, "ratio", "type")
+        self.assertIsNone(rejection({"name": "ab", "ratio": 10 ** 300}))
+
     def test_bounds_are_inclusive(self):
         self.assertIsNone(rejection({"name": "ab", "count": 1}))
         self.assertRejected({"name": "ab", "count": 0}, "count", "minimum")

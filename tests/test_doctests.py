@@ -5,9 +5,11 @@ import doctest
 from tests import helpers  # noqa: F401
 import kb_store
 import plumbing
+import record_fields
+import record_store
 
 
 def load_tests(loader, tests, ignore):
-    for module in (kb_store, plumbing):
+    for module in (kb_store, plumbing, record_fields, record_store):
         tests.addTests(doctest.DocTestSuite(module))
     return tests

@@ -1,147 +1,21 @@
-"""Several processes on one file: compare-and-swap forms one chain, one key writes once, a killed writer leaves nothing."""
+"""Several processes on one knowledge-base file: the shared concurrency cases, editing one article."""
 
-import json
-import os
-import select
-import signal
-import sqlite3
-import subprocess
-import sys
-import tempfile
-import threading
-import time
 import unittest
 
-from tests import helpers
-from tests.helpers import KB, ROOT, edit, poll_all, read, snapshot, support_store
-import kb_store
-
-WORKER = os.path.join(ROOT, "tests", "kb_worker.py")
-WRITERS = 4
-SUCCESSES_EACH = 12
-SECONDS = 60
+from tests.concurrency_cases import ConcurrencyCases
+from tests.helpers import poll_all, support_store
+from tests.store_worker import KnowledgeBaseSide
 
 
-def run_workers(argument_lists):
-    """Start one worker per argument list, wait for all (bounded), return each one's stdout lines."""
-    processes = [subprocess.Popen([sys.executable, WORKER, *map(str, arguments)], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True) for arguments in argument_lists]
-    outputs = []
-    for process in processes:
-        out, err = process.communicate(timeout=SECONDS + 30)
-        if process.returncode != 0:
-            raise AssertionError(f"worker failed: {err}")
-        outputs.append([json.loads(line) for line in out.splitlines()])
-    return outputs
+class KnowledgeBaseConcurrencyTest(ConcurrencyCases, unittest.TestCase):
+    KIND, SIDE, VERSION_KEY = "kb", KnowledgeBaseSide, "updated_at"
 
+    def make_store(self, path):
+        store, _, ids = support_store(path)
+        return store, ids[0]
 
-class FileStoreTest(unittest.TestCase):
-    def setUp(self):
-        folder = tempfile.TemporaryDirectory()
-        self.addCleanup(folder.cleanup)
-        self.path = os.path.join(folder.name, "kb.db")
-        self.store, _, self.ids = support_store(self.path)
-        self.addCleanup(self.store.close)
-        self.article = self.ids[0]
-
-
-class CompareAndSwapChainTest(FileStoreTest):
-    def test_concurrent_writers_form_one_chain_of_versions(self):
-        start = read(self.store, self.article)["updated_at"]
-        sequence_before = len(poll_all(self.store))
-        start_at = time.time() + 1.5  # all writers start together, after their interpreters are up
-        outputs = run_workers([("cas", self.path, self.article, f"w{n}", SUCCESSES_EACH, SECONDS, start_at)
-                               for n in range(WRITERS)])
-        attempts = [line for lines in outputs for line in lines]
-        wins = [a for a in attempts if "error" not in a["result"]]
-        errors = {a["result"]["error"] for a in attempts if "error" in a["result"]}
-        self.assertLessEqual(errors, {"version_conflict"}, "losers must get version_conflict, never busy")
-        self.assertEqual(len(wins), WRITERS * SUCCESSES_EACH)
-
-        # each expected version was used by exactly one success, and the successes chain from the start
-        successor = {}
-        for win in wins:
-            self.assertNotIn(win["expected"], successor, "two writes succeeded from one version")
-            successor[win["expected"]] = (win["result"]["citation"]["updated_at"], win["content"])
-        chain, version, content = [], start, None
-        while version in successor:
-            version, content = successor[version]
-            chain.append(version)
-        self.assertEqual(len(chain), len(wins), "a success is missing from the chain: a lost update")
-        now = read(self.store, self.article)
-        self.assertEqual((now["updated_at"], now["content"]), (version, content))
-
-        # one event per success, gap-free, in chain order, each with its write's version
-        events = poll_all(self.store, after=sequence_before)
-        self.assertEqual([e["sequence"] for e in events],
-                         list(range(sequence_before + 1, sequence_before + len(wins) + 1)))
-        self.assertEqual([e["updated_at"] for e in events], chain)
-        self.assertEqual({e["type"] for e in events}, {"updated"})
-
-    def test_one_key_sent_by_several_processes_at_once_writes_once(self):
-        version = read(self.store, self.article)["updated_at"]
-        events_before = len(poll_all(self.store))
-        start_at = time.time() + 1.5
-        results = [lines[0] for lines in run_workers([("same-key", self.path, self.article, version, start_at)
-                                                      for _ in range(WRITERS)])]
-        self.assertEqual(sorted(r["replay"] for r in results), [False] + [True] * (WRITERS - 1))
-        self.assertEqual(len({json.dumps(r["citation"]) for r in results}), 1)
-        self.assertEqual(len(poll_all(self.store)), events_before + 1)
-
-
-class LockTest(FileStoreTest):
-    def hold_write_lock(self, seconds):
-        """Another connection takes the write lock now and releases it after `seconds`."""
-        other = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        other.execute("BEGIN IMMEDIATE")
-        release = threading.Timer(seconds, lambda: (other.execute("COMMIT"), other.close()))
-        release.start()
-        self.addCleanup(release.join)
-
-    def test_a_write_waits_for_a_brief_lock_and_succeeds(self):
-        version = read(self.store, self.article)["updated_at"]
-        self.hold_write_lock(0.3)
-        self.assertEqual(edit(self.store, self.article, version, "k1")["replay"], False)
-
-    def test_a_lock_held_past_the_busy_timeout_is_a_busy_rejection_that_writes_nothing(self):
-        store = kb_store.connect(self.path, busy_timeout=0.1)
-        self.addCleanup(store.close)
-        version = read(store, self.article)["updated_at"]
-        before = snapshot(store)
-        self.hold_write_lock(0.6)
-        result = edit(store, self.article, version, "k1")
-        self.assertEqual(result["error"], "busy")
-        self.assertIn("same idempotency_key", result["message"])
-        time.sleep(0.7)
-        self.assertEqual(snapshot(store), before)
-        self.assertEqual(edit(store, self.article, version, "k1")["replay"], False)
-
-
-@unittest.skipUnless(hasattr(signal, "SIGKILL"), "needs SIGKILL")
-class CrashTest(FileStoreTest):
-    def test_a_writer_killed_inside_its_transaction_leaves_a_sound_database_without_the_edit(self):
-        version = read(self.store, self.article)["updated_at"]
-        before, events_before = snapshot(self.store), len(poll_all(self.store))
-        worker = subprocess.Popen([sys.executable, WORKER, "crash", self.path, self.article, version],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            ready, _, _ = select.select([worker.stdout], [], [], 30)
-            self.assertTrue(ready, "the worker never reached its transaction")
-            self.assertEqual(worker.stdout.readline().strip(), "inside")
-        finally:
-            worker.send_signal(signal.SIGKILL)
-            worker.communicate(timeout=30)
-        self.assertEqual(worker.returncode, -signal.SIGKILL)
-
-        survivor = kb_store.connect(self.path)
-        self.addCleanup(survivor.close)
-        self.assertEqual(survivor.database.connection.execute("PRAGMA integrity_check").fetchone()[0], "ok")
-        self.assertEqual(snapshot(survivor), before)
-        retry = edit(survivor, self.article, version, "crash-key", "Never committed.")
-        self.assertEqual(retry["replay"], False)
-        self.assertEqual(edit(survivor, self.article, version, "crash-key", "Never committed."),
-                         dict(retry, replay=True))
-        self.assertEqual(len(poll_all(survivor)), events_before + 1)
+    def events(self, store, after=0):
+        return poll_all(store, after=after)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import unittest
 
 from tests import helpers
 from tests.helpers import KB, support_store
+from tests.schema_cases import boundary_cases
 from plumbing import check
 import kb_store
 
@@ -68,22 +69,6 @@ class PublishedDefinitionsTest(unittest.TestCase):
 
     def test_the_listing_is_plain_json(self):
         self.assertEqual(json.loads(json.dumps(list(self.listed.values()))), list(self.listed.values()))
-
-
-def boundary_cases(schema):
-    """(name, value, accepted) at every listed bound of every argument."""
-    for name, rules in schema["properties"].items():
-        if rules["type"] == "integer":
-            yield name, rules["minimum"], True
-            yield name, rules["minimum"] - 1, False
-            if "maximum" in rules:
-                yield name, rules["maximum"], True
-                yield name, rules["maximum"] + 1, False
-        if rules["type"] == "string" and "maxLength" in rules:
-            yield name, "w" * rules["maxLength"], True
-            yield name, "w" * (rules["maxLength"] + 1), False
-            yield name, "w" * rules["minLength"], True
-            yield name, "w" * (rules["minLength"] - 1), False
 
 
 class OneDefinitionTest(unittest.TestCase):

@@ -1,4 +1,4 @@
-"""The README's Python example runs as pasted and prints what the README says it prints."""
+"""The README's Python examples run as pasted and print what the README says they print."""
 
 import os
 import re
@@ -15,12 +15,16 @@ def readme_blocks(language):
 
 
 class ReadmeTest(unittest.TestCase):
-    def test_the_python_example_prints_the_output_shown_after_it(self):
-        (example,), (output,) = readme_blocks("python"), readme_blocks("text")
-        run = subprocess.run([sys.executable], input=example, cwd=ROOT, capture_output=True, text=True,
-                             timeout=60)
-        self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertEqual(run.stdout, output)
+    def test_each_python_example_prints_the_output_shown_after_it(self):
+        examples, outputs = readme_blocks("python"), readme_blocks("text")
+        self.assertEqual(len(examples), len(outputs))
+        self.assertGreaterEqual(len(examples), 2)
+        for example, output in zip(examples, outputs):
+            run = subprocess.run([sys.executable], input=example, cwd=ROOT, capture_output=True, text=True,
+                                 timeout=60)
+            with self.subTest(example=example[:60]):
+                self.assertEqual(run.returncode, 0, run.stderr)
+                self.assertEqual(run.stdout, output)
 
     def test_the_readme_shows_the_two_commands(self):
         (commands,) = readme_blocks("sh")

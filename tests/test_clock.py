@@ -1,4 +1,4 @@
-"""The store reads time only through its clock: the default is the wall clock, and nothing else reads it."""
+"""The stores read time only through their clock: the default is the wall clock, and nothing else reads it."""
 
 import ast
 import datetime
@@ -6,7 +6,7 @@ import os
 import re
 import unittest
 
-from tests import helpers
+from tests import helpers, record_helpers
 from tests.helpers import KB, ROOT, ManualClock, edit, read, support_store
 import kb_store
 import plumbing
@@ -40,8 +40,18 @@ class ClockTest(unittest.TestCase):
             store.create_article(KB, "T", "C")
         self.assertEqual(helpers.snapshot(store)["articles"], [])
 
+    def test_record_times_and_formulas_come_from_the_injected_clock(self):
+        clock = ManualClock(datetime.datetime(2001, 2, 3, 4, 5, 6, tzinfo=datetime.timezone.utc))
+        store, clock, ids = record_helpers.bug_store(clock=clock)
+        clock.advance(2 * 86400)
+        store.edit_item(record_helpers.BUGS, ids[0], {"points": 2})
+        times = re.findall(r"\d{4}-\d{2}-\d{2}T[\d:.]+Z", repr(helpers.snapshot(store)))
+        self.assertGreater(len(times), 8)
+        self.assertEqual({t[:8] for t in times}, {"2001-02-"})
+        self.assertEqual(record_helpers.read(store, ids[0])["values"]["age_days"], 2)
+
     def test_only_the_default_clock_calls_wall_time(self):
-        for module in ("plumbing.py", "kb_store.py"):
+        for module in ("plumbing.py", "kb_store.py", "record_store.py", "record_fields.py"):
             with open(os.path.join(ROOT, module), encoding="utf-8") as source:
                 tree = ast.parse(source.read())
             callers = set()

@@ -1,0 +1,424 @@
+"""Record-channel fields: the 16 types, what each accepts, and the rejection an agent reads when a value fails.
+
+Layer: used by record_store.py, knows nothing of sqlite. A channel's schema is a
+list of `Field`s; `check_value` judges one value against one field and returns a
+`Failure` (or None); `rejection` turns a list of failures into the JSON an agent
+receives, at one of four levels of detail.
+
+Glossary:
+  field       key, label, type, is_required, is_unique and the type's config
+              (max_length, min/max, max_stars, options, related_channel_id, expression)
+  option      {value, label, color} of a select or multi_select: the value is stored,
+              the label is what people see; a label is never accepted as a value
+  failure     one field's reason to refuse an edit: its key, a message naming
+              `values.<key>`, and what is allowed (option values and labels, or a range)
+  rejection   {"error": "validation_failed", ...}: every failure of one edit at once
+  detail      how much a rejection says: terse, field, values or labels
+
+Nothing here converts or clamps: "In progress" is not `in_progress`, 20 is not 13.
+
+    >>> points = Field.from_definition({"key": "points", "label": "Points", "type": "number", "min": 0, "max": 13})
+    >>> check_value(points, 20).message
+    'values.points must be between 0 and 13, got 20'
+    >>> check_value(points, 8) is None
+    True
+"""
+
+import dataclasses
+import datetime
+import json
+import math
+import re
+import urllib.parse
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from plumbing import quote, show
+
+FIELD_TYPES = ("text", "number", "date", "boolean", "email", "phone", "url", "select", "multi_select",
+               "currency", "percentage", "rating", "relation", "file", "json", "formula")
+DETAILS = ("terse", "field", "values", "labels")
+
+TEXT_MAX_CHARACTERS = 100_000  # a text field without max_length
+JSON_MAX_CHARACTERS = 10_000   # a json field's value, serialised
+FILES_MAX = 20                 # attachments in one file field
+RELATIONS_MAX = 100            # related items in one relation field
+STARS_DEFAULT = 5
+PHONE_DIGITS = (7, 15)
+
+_CONFIG = {  # the config keys each type takes: a definition with any other key is refused
+    "text": ("max_length",), "number": ("min", "max"), "currency": ("min", "max"),
+    "percentage": ("min", "max"), "rating": ("max_stars",), "select": ("options",),
+    "multi_select": ("options",), "relation": ("related_channel_id",), "formula": ("expression",),
+}
+_UNIQUE_TYPES = ("text", "number", "date", "email", "phone", "url", "select", "currency", "percentage", "rating")
+_BASIC_KEYS = ("key", "label", "type", "is_required", "is_unique")
+_KEY = re.compile(r"[a-z][a-z0-9_]{0,63}", re.ASCII)
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+_EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(\.[^@\s.]+)+")
+_PHONE = re.compile(r"\+?[0-9 ().\-]+", re.ASCII)
+_FORMULA = re.compile(r"(days_since|days_until)\((\w+)\)", re.ASCII)
+ITEM_TIMES = ("created_at", "updated_at")  # what a formula may name besides the channel's date fields
+
+
+# ---------------------------------------------------------------------------
+# A field, as people define it and as the schema in every page shows it.
+
+
+@dataclasses.dataclass(frozen=True)
+class Field:
+    """One field of a channel's schema."""
+
+    key: str
+    label: str
+    type: str
+    is_required: bool = False
+    is_unique: bool = False
+    config: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def from_definition(cls, definition: Mapping[str, Any]) -> "Field":
+        """A field from its JSON definition; ValueError naming the problem if the definition is unsound."""
+        definition = dict(definition)
+        key, kind = definition.get("key"), definition.get("type")
+        if not isinstance(key, str) or not _KEY.fullmatch(key):
+            raise ValueError(f"field key {key!r} must be 1-64 lowercase letters, digits or _, starting with a letter")
+        if kind not in FIELD_TYPES:
+            raise ValueError(f"field {key!r} has type {kind!r}; the types are {', '.join(FIELD_TYPES)}")
+        allowed = _BASIC_KEYS + _CONFIG.get(kind, ())
+        unknown = [name for name in definition if name not in allowed]
+        if unknown:
+            raise ValueError(f"field {key!r} ({kind}) takes only {', '.join(allowed)}, not {', '.join(unknown)}")
+        field = cls(key=key, label=str(definition.get("label") or key), type=kind,
+                    is_required=bool(definition.get("is_required", False)),
+                    is_unique=bool(definition.get("is_unique", False)),
+                    config={name: definition[name] for name in _CONFIG.get(kind, ()) if name in definition})
+        field._check_config()
+        return field
+
+    def _check_config(self) -> None:
+        config, key = self.config, self.key
+        if self.is_unique and self.type not in _UNIQUE_TYPES:
+            raise ValueError(f"field {key!r}: a {self.type} field cannot be unique")
+        if self.type == "formula" and (self.is_required or self.is_unique):
+            raise ValueError(f"field {key!r}: a formula is computed, so it is neither required nor unique")
+        if self.type in ("select", "multi_select"):
+            values = [option.get("value") for option in config.get("options", ())]
+            if not values or len(set(values)) != len(values) or not all(isinstance(v, str) for v in values):
+                raise ValueError(f"field {key!r}: options must be {{value, label, color}} with distinct string values")
+        if self.type == "relation" and not isinstance(config.get("related_channel_id"), str):
+            raise ValueError(f"field {key!r}: a relation needs related_channel_id")
+        if self.type == "formula" and not _FORMULA.fullmatch(str(config.get("expression", ""))):
+            raise ValueError(f"field {key!r}: expression must be days_since(<time>) or days_until(<date field>)")
+        for name in ("min", "max", "max_length", "max_stars"):
+            if name in config and not _is_number(config[name]):
+                raise ValueError(f"field {key!r}: {name} must be a number")
+
+    def definition(self) -> Dict[str, Any]:
+        """The field as the schema in a listing page shows it."""
+        return {"key": self.key, "label": self.label, "type": self.type, "is_required": self.is_required,
+                "is_unique": self.is_unique, **self.config}
+
+    @property
+    def writable(self) -> bool:
+        return self.type != "formula"
+
+    def bounds(self) -> Tuple[Optional[float], Optional[float]]:
+        """The inclusive range of a numeric field (None: open), after its type's defaults."""
+        if self.type == "rating":
+            return 1, self.config.get("max_stars", STARS_DEFAULT)
+        if self.type == "percentage":
+            return self.config.get("min", 0), self.config.get("max", 100)
+        return self.config.get("min"), self.config.get("max")
+
+    def options(self) -> List[Mapping[str, Any]]:
+        return list(self.config.get("options", ()))
+
+
+def parse_schema(definitions: Sequence[Mapping[str, Any]]) -> Tuple[Field, ...]:
+    """A channel's fields from their definitions; ValueError for a bad one or a repeated key."""
+    fields = tuple(Field.from_definition(d) for d in definitions)
+    keys = [f.key for f in fields]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise ValueError(f"field keys must be distinct; repeated: {', '.join(repeated)}")
+    dates = {f.key for f in fields if f.type == "date"}
+    for field in fields:
+        if field.type == "formula":
+            function, argument = _FORMULA.fullmatch(field.config["expression"]).groups()
+            names = ITEM_TIMES if function == "days_since" else ()
+            if argument not in names and argument not in dates:
+                raise ValueError(f"field {field.key!r}: {field.config['expression']} names neither a date field "
+                                 f"nor one of {', '.join(ITEM_TIMES)}")
+    return fields
+
+
+# ---------------------------------------------------------------------------
+# Failures, and the rejection they make at each level of detail.
+
+
+@dataclasses.dataclass(frozen=True)
+class Failure:
+    """Why one field refuses its value: a message for the agent and what the field allows."""
+
+    key: str
+    message: str
+    allowed: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # "allowed" values, or "min"/"max"
+    labels: Optional[Mapping[str, str]] = None  # option value -> label, shown at the labels level
+
+
+def rejection(failures: Sequence[Failure], detail: str) -> Dict[str, Any]:
+    """The validation_failed result an agent receives, at the given detail.
+
+    >>> owner = Failure("owner", 'values.owner must be one of the option values, got "Aiko"',
+    ...                 {"allowed": ["aiko"]}, {"aiko": "Aiko"})
+    >>> rejection([owner], "field")
+    {'error': 'validation_failed', 'fields': [{'key': 'owner'}]}
+    >>> rejection([owner], "labels")["fields"][0]["labels"]
+    {'aiko': 'Aiko'}
+    """
+    if detail not in DETAILS:
+        raise ValueError(f"rejection detail must be one of {', '.join(DETAILS)}, not {detail!r}")
+    if detail == "terse":
+        return {"error": "validation_failed"}
+    fields = []
+    for failure in failures:
+        entry: Dict[str, Any] = {"key": failure.key}
+        if detail in ("values", "labels"):
+            entry.update(message=failure.message, **failure.allowed)
+        if detail == "labels" and failure.labels is not None:
+            entry["labels"] = dict(failure.labels)
+        fields.append(entry)
+    return {"error": "validation_failed", "fields": fields}
+
+
+def got(value: Any) -> str:
+    """A value as a message quotes it: JSON, cut when long; NaN and infinities as JSON5 spells them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return quote(value)
+
+
+def _fail(field: Field, text: str, value: Any = None, quote: bool = True, **allowed: Any) -> Failure:
+    message = f"values.{field.key} {text}" + (f", got {got(value)}" if quote else "")
+    return Failure(field.key, message, allowed)
+
+
+def unknown_field(key: str, writable: Sequence[str]) -> Failure:
+    """A key the channel has no field for."""
+    return Failure(show(key), f"values.{show(key)} is not a field of this channel", {"allowed": list(writable)})
+
+
+def not_unique(field: Field, value: Any, holder: str) -> Failure:
+    """A unique field's value that another item already holds."""
+    message = f"values.{field.key} must be unique in this channel, got {got(value)}, which item {holder} already has"
+    return Failure(field.key, message)
+
+
+def missing_relations(field: Field, missing: Sequence[str]) -> Failure:
+    """Relation IDs that name no live item of the related channel."""
+    channel = field.config["related_channel_id"]
+    shown = missing[0] if len(missing) == 1 else list(missing)
+    return _fail(field, f"must name items that exist in record channel {json.dumps(channel)}", shown)
+
+
+# ---------------------------------------------------------------------------
+# One value against one field.
+
+
+def check_value(field: Field, value: Any) -> Optional[Failure]:
+    """The failure of `value` for `field`, or None if it may be saved (None clears an optional field)."""
+    if not field.writable:
+        return Failure(field.key, f"values.{field.key} is a formula field and is computed, not written")
+    if value is None or value == "" or value == []:
+        if field.is_required:
+            return _fail(field, "is required and cannot be cleared", quote=False)
+        return None
+    return _CHECKS[field.type](field, value)
+
+
+def _text(field: Field, value: Any) -> Optional[Failure]:
+    limit = field.config.get("max_length", TEXT_MAX_CHARACTERS)
+    if not isinstance(value, str):
+        return _fail(field, "must be text", value)
+    if not _is_unicode(value):
+        return _fail(field, "must be valid Unicode text", value)
+    if len(value) > limit:
+        return _fail(field, f"must be at most {limit} characters, got {len(value)}", quote=False,
+                     max_length=limit)
+    return None
+
+
+def _number(field: Field, value: Any) -> Optional[Failure]:
+    low, high = field.bounds()
+    allowed = {name: bound for name, bound in (("min", low), ("max", high)) if bound is not None}
+    if not _is_number(value):
+        return _fail(field, "must be a number" + _range_words(low, high, " "), value, **allowed)
+    if (low is not None and value < low) or (high is not None and value > high):
+        return _fail(field, "must be" + _range_words(low, high, " "), value, **allowed)
+    if field.type == "currency" and round(value, 2) != value:
+        return _fail(field, "must be an amount with at most 2 decimal places", value)
+    return None
+
+
+def _rating(field: Field, value: Any) -> Optional[Failure]:
+    low, high = field.bounds()
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        return _fail(field, f"must be a whole number of stars from {low} to {high}", value, min=low, max=high)
+    return None
+
+
+def _range_words(low: Optional[float], high: Optional[float], lead: str) -> str:
+    if low is not None and high is not None:
+        return f"{lead}between {low} and {high}"
+    if low is not None:
+        return f"{lead}at least {low}"
+    if high is not None:
+        return f"{lead}at most {high}"
+    return ""
+
+
+def _date(field: Field, value: Any) -> Optional[Failure]:
+    if isinstance(value, str) and _DATE.fullmatch(value):
+        try:
+            datetime.date.fromisoformat(value)
+            return None
+        except ValueError:
+            pass
+    return _fail(field, "must be a date as YYYY-MM-DD", value)
+
+
+def _boolean(field: Field, value: Any) -> Optional[Failure]:
+    return None if isinstance(value, bool) else _fail(field, "must be true or false", value)
+
+
+def _email(field: Field, value: Any) -> Optional[Failure]:
+    if isinstance(value, str) and len(value) <= 254 and _is_unicode(value) and _EMAIL.fullmatch(value):
+        return None
+    return _fail(field, "must be an email address such as name@example.com", value)
+
+
+def _phone(field: Field, value: Any) -> Optional[Failure]:
+    if isinstance(value, str) and _PHONE.fullmatch(value):
+        digits = sum(c.isdigit() for c in value)
+        if PHONE_DIGITS[0] <= digits <= PHONE_DIGITS[1]:
+            return None
+    low, high = PHONE_DIGITS
+    return _fail(field, f"must be a phone number of {low} to {high} digits such as +81 3 1234 5678", value)
+
+
+def _url(field: Field, value: Any) -> Optional[Failure]:
+    return None if _is_url(value) else _fail(field, "must be an http or https URL", value)
+
+
+def _select(field: Field, value: Any) -> Optional[Failure]:
+    if isinstance(value, str) and value in _option_values(field):
+        return None
+    return _option_failure(field, "must be one of the option values", value)
+
+
+def _multi_select(field: Field, value: Any) -> Optional[Failure]:
+    values = _option_values(field)
+    if not isinstance(value, list):
+        return _option_failure(field, "must be a list of option values", value)
+    strangers = [v for v in value if not isinstance(v, str) or v not in values]
+    if strangers:
+        return _option_failure(field, "must hold only option values",
+                               strangers[0] if len(strangers) == 1 else strangers)
+    if len(set(value)) != len(value):
+        return _option_failure(field, "must not repeat an option", value)
+    return None
+
+
+def _option_values(field: Field) -> List[str]:
+    return [option["value"] for option in field.options()]
+
+
+def _option_failure(field: Field, text: str, value: Any) -> Failure:
+    failure = _fail(field, text, value, allowed=_option_values(field))
+    labels = {option["value"]: option.get("label", option["value"]) for option in field.options()}
+    return dataclasses.replace(failure, labels=labels)
+
+
+def _relation(field: Field, value: Any) -> Optional[Failure]:
+    if isinstance(value, list) and len(value) <= RELATIONS_MAX and len(set(map(str, value))) == len(value) \
+            and all(isinstance(v, str) and 0 < len(v) <= 128 for v in value):
+        return None  # whether the items exist is the store's question
+    channel = json.dumps(field.config["related_channel_id"])
+    return _fail(field, f"must be a list of at most {RELATIONS_MAX} distinct item IDs from record channel {channel}",
+                 value)
+
+
+def _file(field: Field, value: Any) -> Optional[Failure]:
+    def sound(item: Any) -> bool:
+        return (isinstance(item, dict) and set(item) == {"name", "url"} and isinstance(item["name"], str)
+                and 0 < len(item["name"]) <= 255 and _is_unicode(item["name"]) and _is_url(item["url"]))
+    if isinstance(value, list) and len(value) <= FILES_MAX and all(sound(item) for item in value):
+        return None
+    return _fail(field, f'must be a list of at most {FILES_MAX} files, each {{"name": text, "url": an http or '
+                        'https URL}', value)
+
+
+def _json(field: Field, value: Any) -> Optional[Failure]:
+    try:
+        text = json.dumps(value, allow_nan=False, ensure_ascii=False)
+        text.encode("utf-8")
+    except (TypeError, ValueError, UnicodeEncodeError):
+        return _fail(field, "must be strict JSON (no NaN or infinities)", value)
+    if len(text) > JSON_MAX_CHARACTERS:
+        return _fail(field, f"must be JSON of at most {JSON_MAX_CHARACTERS} characters, got {len(text)}",
+                     quote=False)
+    return None
+
+
+_CHECKS: Dict[str, Callable[[Field, Any], Optional[Failure]]] = {
+    "text": _text, "number": _number, "currency": _number, "percentage": _number, "rating": _rating,
+    "date": _date, "boolean": _boolean, "email": _email, "phone": _phone, "url": _url, "select": _select,
+    "multi_select": _multi_select, "relation": _relation, "file": _file, "json": _json,
+}
+
+
+def _is_number(value: Any) -> bool:
+    """A JSON number a float can hold: not a bool, not NaN or an infinity, not an integer past 1.8e308."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+def _is_url(value: Any) -> bool:
+    if not isinstance(value, str) or len(value) > 2048 or not _is_unicode(value) or any(c.isspace() for c in value):
+        return False
+    try:
+        parts = urllib.parse.urlsplit(value)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+# ---------------------------------------------------------------------------
+# Formulas: computed on every read from the item's times and the store's clock.
+
+
+def formula_value(field: Field, values: Mapping[str, Any], times: Mapping[str, datetime.datetime],
+                  now: datetime.datetime) -> Optional[int]:
+    """days_since(created_at | updated_at | a date field) or days_until(a date field), in whole days."""
+    function, argument = _FORMULA.fullmatch(field.config["expression"]).groups()
+    if argument in times:
+        moment = times[argument]
+    elif values.get(argument) is not None:
+        day = datetime.date.fromisoformat(values[argument])
+        moment = datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.timezone.utc)
+    else:
+        return None
+    days = (now - moment) // datetime.timedelta(days=1)
+    return days if function == "days_since" else -days

@@ -1,0 +1,561 @@
+"""Record-channel store: osFoundry's record tools for agents (list, read, edit, poll), reconstructed on sqlite.
+
+Layer: a store. Agents reach it only through `call_tool` (list_record_items,
+read_record_item, edit_record_item, poll_resource_events with resource_type
+"record"); people reach it through plain methods (create_channel, create_item,
+edit_item, delete_item). Names, required arguments, limits, annotations and the
+edit tool's securitySchemes are the published ones (SPEC §1.2); result shapes,
+previews and validation rules are this reconstruction's own. Field types and
+rejections live in record_fields.py.
+
+Glossary:
+  record channel  a table people define: a schema of typed fields and its items
+  schema          the channel's fields, returned with every listing page
+  item            one row: an ID, a version and its values
+  version         an integer, 1 at creation, +1 on every save (people's and agents') and on deletion
+  preview         an item in a listing: ID, version and values, text cut at 120 characters
+  cursor          before_id: the ID of the last item of the previous page; a stable position,
+                  even if that item was deleted since, so inserts and deletes never shift a page
+  rejection       validation_failed: every field that failed, at the store's rejection detail
+
+Events: `created` when people add an item, `updated` on every save, `deleted` when
+people delete one; each carries the item's version after it.
+
+    >>> store = connect()
+    >>> store.create_channel("bugs", "Bugs", BUG_TRACKER_FIELDS)
+    >>> store.create_item("bugs", {"ticket": "BUG-1", "title": "Login fails", "status": "new"})
+    {'item_id': 'itm-00001', 'version': 1}
+"""
+
+import datetime
+import functools
+import json
+import sqlite3
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+
+from plumbing import (
+    BUSY_TIMEOUT_SECONDS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, AgentTools, Database, EventLog, Forbidden,
+    InvalidArguments, NotFound, Rejection, Tool, VersionConflict, format_time, idempotent, integer,
+    object_schema, parse_time, quote, show, string, unsupported_resource_type, wall_clock,
+)
+from record_fields import (
+    DETAILS, FIELD_TYPES, Failure, Field, check_value, formula_value, missing_relations, not_unique,
+    parse_schema, rejection, unknown_field,
+)
+
+WRITE_SCOPE = "osfoundry:write"
+PAGE_LIMIT_DEFAULT = 50
+PREVIEW_CHARACTERS = 120
+CUT_MARK = "…"
+
+# ---------------------------------------------------------------------------
+# The tools, as data: listed as is and enforced on every call.
+
+_CHANNEL_ID = string(1, 128, "A record channel ID you were granted.")
+_ITEM_ID = string(1, 128, "An item ID, as list_record_items gives it.")
+_VERSION = {"type": "integer", "minimum": 1, "description": "An item's version: 1 when created, +1 on every save."}
+_VALUES = {"type": "object", "description": "Field key -> value, one entry per field of the channel's schema."}
+_OPTION = object_schema({"value": {"type": "string"}, "label": {"type": "string"}, "color": {"type": "string"}},
+                        ["value", "label"])
+_FIELD = object_schema({
+    "key": {"type": "string"}, "label": {"type": "string"}, "type": {"type": "string", "enum": list(FIELD_TYPES)},
+    "is_required": {"type": "boolean"}, "is_unique": {"type": "boolean"},
+    "max_length": {"type": "integer"}, "min": {"type": "number"}, "max": {"type": "number"},
+    "max_stars": {"type": "integer"}, "options": {"type": "array", "items": _OPTION},
+    "related_channel_id": {"type": "string"}, "expression": {"type": "string"},
+}, ["key", "label", "type", "is_required", "is_unique"])
+CHANNEL_SCHEMA = object_schema({
+    "record_channel_id": {"type": "string"}, "name": {"type": "string"},
+    "fields": {"type": "array", "items": _FIELD},
+}, ["record_channel_id", "name", "fields"])
+ITEM_SCHEMA = object_schema({"item_id": {"type": "string"}, "version": _VERSION, "values": _VALUES},
+                            ["item_id", "version", "values"])
+
+LIST_RECORD_ITEMS = Tool(
+    name="list_record_items",
+    title="List record items",
+    description=(
+        "List the schema and a bounded page of item previews from one granted record channel. Use "
+        "read_record_item for the complete values. Items come newest first. The schema on every page gives "
+        "each field's key, type and rules, and for select fields the allowed option values with their labels: "
+        "edits must send option values, never labels. Previews cut text at 120 characters. For the next page "
+        "pass next_before_id as before_id; null means there is no older item."
+    ),
+    input_schema=object_schema({
+        "record_channel_id": _CHANNEL_ID,
+        "before_id": string(1, 128, "The next_before_id of the previous page; leave out to start at the newest."),
+        "limit": integer(1, 50, "At most this many previews.", default=PAGE_LIMIT_DEFAULT),
+    }, ["record_channel_id"]),
+    output_schema=object_schema({
+        "schema": CHANNEL_SCHEMA,
+        "items": {"type": "array", "items": ITEM_SCHEMA},
+        "next_before_id": {"type": ["string", "null"]},
+    }, ["schema", "items", "next_before_id"]),
+    annotations={"readOnlyHint": True},
+)
+
+READ_RECORD_ITEM = Tool(
+    name="read_record_item",
+    title="Read a record item",
+    description=(
+        "Read one item by ID from a granted record channel and return its current version. Values are complete "
+        "(formula fields computed now). Pass the version as expected_version to edit_record_item right after "
+        "this read."
+    ),
+    input_schema=object_schema({"record_channel_id": _CHANNEL_ID, "item_id": _ITEM_ID},
+                               ["record_channel_id", "item_id"]),
+    output_schema=ITEM_SCHEMA,
+    annotations={"readOnlyHint": True},
+)
+
+EDIT_RECORD_ITEM = Tool(
+    name="edit_record_item",
+    title="Edit a record item",
+    description=(
+        "Update validated fields in one record item. Supply the version from read_record_item; concurrent "
+        "changes are rejected. values holds only the fields to change (null clears an optional field); write "
+        "option values from the schema that list_record_items returns, never labels. If one field fails, "
+        "nothing is saved and the rejection lists every failed field: fix those you can from what it allows, "
+        "and ask a person about the rest rather than guessing. On version_conflict, read the item again and "
+        "re-apply only what is still needed. Give each intended change its own idempotency_key; resending the "
+        "same call with the same key returns the first result (replay: true) and saves nothing twice."
+    ),
+    input_schema=object_schema({
+        "record_channel_id": _CHANNEL_ID,
+        "item_id": _ITEM_ID,
+        "values": {"type": "object"},
+        "expected_version": dict(_VERSION, description="The version from your read_record_item just before."),
+        "idempotency_key": string(1, 255, "A fresh unique string for this change, e.g. a UUID."),
+    }, ["record_channel_id", "item_id", "values", "expected_version", "idempotency_key"]),
+    output_schema=object_schema({"item_id": {"type": "string"}, "version": _VERSION, "replay": {"type": "boolean"}},
+                                ["item_id", "version", "replay"]),
+    annotations={"readOnlyHint": False, "destructiveHint": True},
+    security_schemes=({"type": "oauth2", "scopes": [WRITE_SCOPE]},),
+)
+
+# ---------------------------------------------------------------------------
+# Storage.
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS channels (
+    id     TEXT PRIMARY KEY,
+    name   TEXT NOT NULL,
+    fields TEXT NOT NULL              -- the schema: a JSON list of field definitions
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS items (
+    number     INTEGER PRIMARY KEY,   -- creation order: newest first is number descending
+    channel_id TEXT    NOT NULL REFERENCES channels (id),
+    id         TEXT    NOT NULL,
+    version    INTEGER NOT NULL CHECK (version >= 1),
+    fields     TEXT    NOT NULL,      -- a JSON object of the set values (formulas are never stored)
+    created_at TEXT    NOT NULL,
+    updated_at TEXT    NOT NULL,
+    deleted_at TEXT,                  -- kept as a tombstone, so a cursor naming it still has a place
+    UNIQUE (channel_id, id)
+);
+CREATE INDEX IF NOT EXISTS items_by_page ON items (channel_id, number);
+CREATE TABLE IF NOT EXISTS unique_values (
+    channel_id  TEXT    NOT NULL,
+    field_key   TEXT    NOT NULL,
+    value       TEXT    NOT NULL,     -- canonical JSON
+    item_number INTEGER NOT NULL REFERENCES items (number),
+    PRIMARY KEY (channel_id, field_key, value)
+) WITHOUT ROWID;
+"""
+
+SELECT_ITEM = "SELECT * FROM items WHERE channel_id = ? AND id = ?"
+UPDATE_ITEM = "UPDATE items SET fields = ?, version = ?, updated_at = ? WHERE number = ? AND version = ?"
+PAGE = ("SELECT * FROM items WHERE channel_id = ? AND number < ? AND deleted_at IS NULL "
+        "ORDER BY number DESC LIMIT ?")
+
+# The bug tracker of the experiments (SPEC §3): 11 fields with the published options.
+BUG_TRACKER_FIELDS = [
+    {"key": "ticket", "label": "Ticket", "type": "text", "is_required": True, "is_unique": True, "max_length": 20},
+    {"key": "title", "label": "Title", "type": "text", "is_required": True, "max_length": 200},
+    {"key": "description", "label": "Description", "type": "text", "max_length": 8000},
+    {"key": "status", "label": "Status", "type": "select", "is_required": True, "options": [
+        {"value": "new", "label": "New", "color": "gray"},
+        {"value": "triaged", "label": "Triaged", "color": "blue"},
+        {"value": "in_progress", "label": "In progress", "color": "yellow"},
+        {"value": "fixed", "label": "Fixed", "color": "green"},
+        {"value": "wont_fix", "label": "Won't fix", "color": "red"}]},
+    {"key": "owner", "label": "Owner", "type": "select", "options": [
+        {"value": "aiko", "label": "Aiko", "color": "purple"},
+        {"value": "mika", "label": "Mika", "color": "teal"},
+        {"value": "ren", "label": "Ren", "color": "orange"}]},
+    {"key": "severity", "label": "Severity", "type": "select", "options": [
+        {"value": "s1", "label": "S1 Critical", "color": "red"},
+        {"value": "s2", "label": "S2 Major", "color": "orange"},
+        {"value": "s3", "label": "S3 Minor", "color": "yellow"},
+        {"value": "s4", "label": "S4 Trivial", "color": "gray"}]},
+    {"key": "points", "label": "Points", "type": "number", "min": 0, "max": 13},
+    {"key": "area", "label": "Area", "type": "select", "options": [
+        {"value": "api", "label": "API", "color": "blue"},
+        {"value": "web", "label": "Web", "color": "teal"},
+        {"value": "mobile", "label": "Mobile", "color": "purple"},
+        {"value": "billing", "label": "Billing", "color": "green"},
+        {"value": "auth", "label": "Auth", "color": "orange"}]},
+    {"key": "due", "label": "Due", "type": "date"},
+    {"key": "reporter", "label": "Reporter", "type": "email"},
+    {"key": "age_days", "label": "Age (days)", "type": "formula", "expression": "days_since(created_at)"},
+]
+
+
+class Channel(NamedTuple):
+    """A record channel as the store works with it."""
+
+    id: str
+    name: str
+    fields: Tuple[Field, ...]
+
+    def field(self, key: str) -> Optional[Field]:
+        return next((f for f in self.fields if f.key == key), None)
+
+    def schema(self) -> Dict[str, Any]:
+        """The schema as every listing page returns it."""
+        return {"record_channel_id": self.id, "name": self.name, "fields": [f.definition() for f in self.fields]}
+
+
+@functools.lru_cache(maxsize=64)
+def _fields(definitions: str) -> Tuple[Field, ...]:
+    return parse_schema(json.loads(definitions))
+
+
+class ValidationFailed(Rejection):
+    """An edit with at least one field that fails; the result is the rejection at the store's detail."""
+
+    code = "validation_failed"
+
+    def __init__(self, failures: Sequence[Failure], detail: str) -> None:
+        super().__init__("; ".join(f.message for f in failures))
+        self.failures = list(failures)
+        self.detail = detail
+
+    def as_result(self) -> Dict[str, Any]:
+        return rejection(self.failures, self.detail)
+
+
+class InvalidValues(ValueError):
+    """A person's create or edit with values that fail; `failures` lists them (the people's side raises)."""
+
+    def __init__(self, failures: Sequence[Failure]) -> None:
+        super().__init__("; ".join(f.message for f in failures))
+        self.failures = list(failures)
+
+
+def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
+            scopes: Iterable[str] = (WRITE_SCOPE,), rejection_detail: str = "labels",
+            clock: Optional[Callable[[], Any]] = None,
+            busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> "RecordStore":
+    """Open a record store on `path` (":memory:" or a file several processes may share).
+
+    granted: the record-channel IDs this caller may use (None: all); scopes: the OAuth scopes it holds;
+    rejection_detail: how much a validation rejection says, one of terse, field, values, labels.
+    """
+    return RecordStore(Database(path, SCHEMA, busy_timeout=busy_timeout), granted=granted, scopes=scopes,
+                       rejection_detail=rejection_detail, clock=clock or wall_clock)
+
+
+class RecordStore(AgentTools):
+    """Record channels and their items: agent tools through call_tool, people's actions as methods."""
+
+    TOOLS = (LIST_RECORD_ITEMS, READ_RECORD_ITEM, EDIT_RECORD_ITEM, POLL_RESOURCE_EVENTS)
+    EVENTS = EventLog(subject_key="item_id", version_key="version")
+
+    def __init__(self, database: Database, *, granted: Optional[Iterable[str]], scopes: Iterable[str],
+                 rejection_detail: str, clock: Callable[[], Any]) -> None:
+        super().__init__(database, granted=granted, clock=clock)
+        if isinstance(scopes, str):
+            raise TypeError("scopes is a collection of OAuth scopes, not one string")
+        if rejection_detail not in DETAILS:
+            raise ValueError(f"rejection_detail must be one of {', '.join(DETAILS)}, not {rejection_detail!r}")
+        self.scopes = frozenset(scopes)
+        self.rejection_detail = rejection_detail
+
+    # -- the agent side ------------------------------------------------------
+
+    def _tool_list_record_items(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        limit = arguments.get("limit", PAGE_LIMIT_DEFAULT)
+        with self.database.read() as connection:
+            channel = self._granted_channel(connection, arguments["record_channel_id"])
+            start = self._cursor(connection, channel, arguments.get("before_id"))
+            rows = connection.execute(PAGE, (channel.id, start, limit + 1)).fetchall()
+            now = self.clock()
+        items = [self._shown(channel, row, now, preview=True) for row in rows[:limit]]
+        more = len(rows) > limit
+        return {"schema": channel.schema(), "items": items, "next_before_id": items[-1]["item_id"] if more else None}
+
+    def _tool_read_record_item(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        with self.database.read() as connection:
+            channel = self._granted_channel(connection, arguments["record_channel_id"])
+            row = self._live_item(connection, channel, arguments["item_id"])
+            now = self.clock()
+        return self._shown(channel, row, now, preview=False)
+
+    def _tool_edit_record_item(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        if WRITE_SCOPE not in self.scopes:
+            raise Forbidden(f"edit_record_item needs the OAuth scope {WRITE_SCOPE}, which this connection was not "
+                            "granted; nothing was saved. Do not retry: tell the person what you wanted to change, "
+                            "or ask them to reconnect with write access.", required_scope=WRITE_SCOPE)
+        _require_values(arguments["values"])
+        with self.database.write() as connection:
+            channel = self._granted_channel(connection, arguments["record_channel_id"])
+            now = self.clock()
+            return idempotent(connection, EDIT_RECORD_ITEM.name, arguments, format_time(now),
+                              lambda: self._compare_and_swap(connection, channel, arguments, now))
+
+    def _compare_and_swap(self, connection: sqlite3.Connection, channel: Channel, arguments: Dict[str, Any],
+                          now: Any) -> Dict[str, Any]:
+        row = self._live_item(connection, channel, arguments["item_id"])
+        if row["version"] != arguments["expected_version"]:
+            raise _conflict(row["id"], arguments["expected_version"])
+        failures = self._failures(connection, channel, arguments["values"], row["number"])
+        if failures:
+            raise ValidationFailed(failures, self.rejection_detail)
+        version = self._save(connection, channel, row, _merge(json.loads(row["fields"]), arguments["values"]), now)
+        return {"item_id": row["id"], "version": version}
+
+    def _tool_poll_resource_events(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        if arguments["resource_type"] != "record":
+            raise unsupported_resource_type(arguments["resource_type"], "record")
+        with self.database.read() as connection:
+            channel = self._granted_channel(connection, arguments["resource_id"])
+            return self.EVENTS.poll(connection, channel.id, arguments.get("after_sequence", 0),
+                                    arguments.get("limit", POLL_LIMIT_DEFAULT))
+
+    def _granted_channel(self, connection: sqlite3.Connection, channel_id: str) -> Channel:
+        """The channel if it exists and is granted; NotFound, worded alike, for both failures."""
+        row = None
+        if self.is_granted(channel_id):
+            row = connection.execute("SELECT * FROM channels WHERE id = ?", (channel_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"record channel {quote(channel_id)} was not found among the record channels "
+                           "granted to you. Check the record_channel_id; IDs are case-sensitive.")
+        return Channel(row["id"], row["name"], _fields(row["fields"]))
+
+    @staticmethod
+    def _live_item(connection: sqlite3.Connection, channel: Channel, item_id: str) -> sqlite3.Row:
+        row = connection.execute(SELECT_ITEM, (channel.id, item_id)).fetchone()
+        if row is None or row["deleted_at"] is not None:
+            raise NotFound(f"item {quote(item_id)} was not found in record channel "
+                           f"{json.dumps(channel.id)}. Use list_record_items to find current items.")
+        return row
+
+    @staticmethod
+    def _cursor(connection: sqlite3.Connection, channel: Channel, before_id: Optional[str]) -> float:
+        """The position before_id names (deleted items keep theirs); infinity for the first page."""
+        if before_id is None:
+            return float("inf")
+        row = connection.execute(SELECT_ITEM, (channel.id, before_id)).fetchone()
+        if row is None:
+            raise InvalidArguments(
+                f"before_id {quote(before_id)} is not an item of record channel {json.dumps(channel.id)}; "
+                "pass the next_before_id of the previous page unchanged, or leave before_id out to start at the "
+                "newest item.", argument="before_id", rule="cursor", got=show(before_id))
+        return row["number"]
+
+    def _shown(self, channel: Channel, row: sqlite3.Row, now: Any, *, preview: bool) -> Dict[str, Any]:
+        """An item as agents see it: every field in schema order, formulas computed, unset ones null."""
+        stored = json.loads(row["fields"])
+        times = {"created_at": parse_time(row["created_at"]), "updated_at": parse_time(row["updated_at"])}
+        values = {}
+        for field in channel.fields:
+            value = formula_value(field, stored, times, now) if field.type == "formula" else stored.get(field.key)
+            values[field.key] = _cut(value) if preview else value
+        return {"item_id": row["id"], "version": row["version"], "values": values}
+
+    def _failures(self, connection: sqlite3.Connection, channel: Channel, values: Mapping[str, Any],
+                  number: Optional[int]) -> List[Failure]:
+        """Every field of `values` that may not be saved, in schema order, then unknown keys as sent."""
+        failed: Dict[str, Failure] = {}
+        unknown = []
+        for key, value in values.items():
+            field = channel.field(key)
+            if field is None:
+                unknown.append(unknown_field(key, [f.key for f in channel.fields if f.writable]))
+                continue
+            failure = check_value(field, value) or self._stored_rule(connection, channel, field, value, number)
+            if failure is not None:
+                failed[key] = failure
+        return [failed[f.key] for f in channel.fields if f.key in failed] + unknown
+
+    @staticmethod
+    def _stored_rule(connection: sqlite3.Connection, channel: Channel, field: Field, value: Any,
+                     number: Optional[int]) -> Optional[Failure]:
+        """The rules only the database can judge: unique values and related items that exist."""
+        if value is None or value == "" or value == []:
+            return None
+        if field.is_unique:
+            holder = connection.execute(
+                "SELECT i.id FROM unique_values AS u JOIN items AS i ON i.number = u.item_number "
+                "WHERE u.channel_id = ? AND u.field_key = ? AND u.value = ? AND u.item_number IS NOT ?",
+                (channel.id, field.key, _canonical(value), number)).fetchone()
+            if holder is not None:
+                return not_unique(field, value, holder["id"])
+        if field.type == "relation":
+            related = field.config["related_channel_id"]
+            marks = ", ".join("?" * len(value))
+            live = {r["id"] for r in connection.execute(
+                f"SELECT id FROM items WHERE channel_id = ? AND deleted_at IS NULL AND id IN ({marks})",
+                (related, *value))}
+            missing = [item_id for item_id in value if item_id not in live]
+            if missing:
+                return missing_relations(field, missing)
+        return None
+
+    # -- the people side -----------------------------------------------------
+
+    def create_channel(self, channel_id: str, name: str, fields: Sequence[Mapping[str, Any]]) -> None:
+        """Add a record channel with its schema; ValueError if a field definition is unsound."""
+        definitions = json.dumps([Field.from_definition(d).definition() for d in fields])
+        parsed = _fields(definitions)
+        with self.database.write() as connection:
+            for field in parsed:
+                related = field.config.get("related_channel_id")
+                if field.type == "relation" and related != channel_id and connection.execute(
+                        "SELECT 1 FROM channels WHERE id = ?", (related,)).fetchone() is None:
+                    raise ValueError(f"field {field.key!r} relates to record channel {related!r}, which does not exist")
+            connection.execute("INSERT INTO channels (id, name, fields) VALUES (?, ?, ?)",
+                               (channel_id, name, definitions))
+
+    def create_item(self, channel_id: str, values: Mapping[str, Any], *,
+                    item_id: Optional[str] = None) -> Dict[str, Any]:
+        """A person adds an item; InvalidValues if a value fails or a required field is missing."""
+        with self.database.write() as connection:
+            channel = self._channel(connection, channel_id)
+            missing = [f for f in channel.fields if f.is_required and f.key not in values]
+            failures = self._failures(connection, channel, values, None) + [
+                Failure(f.key, f"values.{f.key} is required") for f in missing]
+            if failures:
+                raise InvalidValues(failures)
+            (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM items").fetchone()
+            item_id = item_id or f"itm-{number:05d}"
+            now = format_time(self.clock())
+            stored = _merge({}, values)
+            connection.execute("INSERT INTO items (number, channel_id, id, version, fields, created_at, updated_at) "
+                               "VALUES (?, ?, ?, 1, ?, ?, ?)", (number, channel_id, item_id, json.dumps(stored),
+                                                                now, now))
+            self._index_unique(connection, channel, number, stored)
+            self.EVENTS.append(connection, channel_id, "created", item_id, 1)
+        return {"item_id": item_id, "version": 1}
+
+    def edit_item(self, channel_id: str, item_id: str, values: Mapping[str, Any]) -> int:
+        """A person saves some fields (last writer wins, validated like an agent's edit); returns the new version."""
+        with self.database.write() as connection:
+            channel = self._channel(connection, channel_id)
+            row = self._live_item(connection, channel, item_id)
+            failures = self._failures(connection, channel, values, row["number"])
+            if failures:
+                raise InvalidValues(failures)
+            return self._save(connection, channel, row, _merge(json.loads(row["fields"]), values), self.clock())
+
+    def delete_item(self, channel_id: str, item_id: str) -> int:
+        """A person deletes an item: agents no longer see it, its event is `deleted`; returns its last version."""
+        with self.database.write() as connection:
+            channel = self._channel(connection, channel_id)
+            row = self._live_item(connection, channel, item_id)
+            now = format_time(self.clock())
+            version = row["version"] + 1
+            connection.execute("UPDATE items SET version = ?, updated_at = ?, deleted_at = ? WHERE number = ?",
+                               (version, now, now, row["number"]))
+            connection.execute("DELETE FROM unique_values WHERE item_number = ?", (row["number"],))
+            self.EVENTS.append(connection, channel_id, "deleted", item_id, version)
+        return version
+
+    def item(self, channel_id: str, item_id: str) -> Dict[str, Any]:
+        """The stored item whatever its state: the ground truth simulations check against."""
+        with self.database.read() as connection:
+            row = connection.execute(SELECT_ITEM, (channel_id, item_id)).fetchone()
+        if row is None:
+            raise NotFound(f"no item {item_id!r} in record channel {channel_id!r}")
+        return {"item_id": row["id"], "version": row["version"], "values": json.loads(row["fields"]),
+                "deleted": row["deleted_at"] is not None}
+
+    def item_ids(self, channel_id: str) -> List[str]:
+        """The IDs of the channel's live items, newest first: ground truth for the simulations."""
+        with self.database.read() as connection:
+            return [r["id"] for r in connection.execute(
+                "SELECT id FROM items WHERE channel_id = ? AND deleted_at IS NULL ORDER BY number DESC",
+                (channel_id,))]
+
+    def schema(self, channel_id: str) -> Dict[str, Any]:
+        """The channel's schema exactly as a listing page carries it."""
+        with self.database.read() as connection:
+            return self._channel(connection, channel_id).schema()
+
+    def _channel(self, connection: sqlite3.Connection, channel_id: str) -> Channel:
+        row = connection.execute("SELECT * FROM channels WHERE id = ?", (channel_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no record channel {channel_id!r}")
+        return Channel(row["id"], row["name"], _fields(row["fields"]))
+
+    # -- one save, whoever makes it --------------------------------------------
+
+    def _save(self, connection: sqlite3.Connection, channel: Channel, row: sqlite3.Row,
+              stored: Dict[str, Any], now: datetime.datetime) -> int:
+        """Inside a write: compare-and-swap the row to version + 1, index its unique values, log `updated`."""
+        version = row["version"] + 1
+        swapped = connection.execute(UPDATE_ITEM, (json.dumps(stored), version, format_time(now), row["number"],
+                                                   row["version"])).rowcount
+        if swapped != 1:
+            raise _conflict(row["id"], row["version"])
+        self._index_unique(connection, channel, row["number"], stored)
+        self.EVENTS.append(connection, channel.id, "updated", row["id"], version)
+        return version
+
+    @staticmethod
+    def _index_unique(connection: sqlite3.Connection, channel: Channel, number: int,
+                      stored: Mapping[str, Any]) -> None:
+        connection.execute("DELETE FROM unique_values WHERE item_number = ?", (number,))
+        connection.executemany(
+            "INSERT INTO unique_values (channel_id, field_key, value, item_number) VALUES (?, ?, ?, ?)",
+            [(channel.id, f.key, _canonical(stored[f.key]), number)
+             for f in channel.fields if f.is_unique and stored.get(f.key) not in (None, "")])
+
+
+def _require_values(values: Mapping[str, Any]) -> None:
+    """values must name at least one field and be plain JSON (NaN is judged later, by its field)."""
+    if not values:
+        raise InvalidArguments('argument "values" must hold at least one field to change; got {}. Add the fields '
+                               "to change, as keys of the channel's schema, and call again.",
+                               argument="values", rule="minProperties", got={})
+    try:
+        json.dumps(values)
+    except (TypeError, ValueError):
+        raise InvalidArguments('argument "values" must be a JSON object of field values. Fix it and call again.',
+                               argument="values", rule="type", got=show(values)) from None
+
+
+def _merge(stored: Mapping[str, Any], values: Mapping[str, Any]) -> Dict[str, Any]:
+    """Stored values with `values` applied: null, "" and [] clear a field."""
+    merged = dict(stored)
+    for key, value in values.items():
+        if value is None or value == "" or value == []:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _canonical(value: Any) -> str:
+    """One spelling per unique value: 3 and 3.0 collide, key order does not matter."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _cut(value: Any) -> Any:
+    """A value as a preview shows it: text (or the JSON of a list or object) cut at 120 characters."""
+    text = value if isinstance(value, str) else None
+    if isinstance(value, (list, dict)):
+        text = json.dumps(value, ensure_ascii=False)
+    if text is None or len(text) <= PREVIEW_CHARACTERS:
+        return value
+    return text[:PREVIEW_CHARACTERS - len(CUT_MARK)] + CUT_MARK
+
+
+def _conflict(item_id: str, expected: int) -> VersionConflict:
+    return VersionConflict(
+        f"item {json.dumps(item_id)} has changed since version {expected}; nothing was saved. Call "
+        "read_record_item again, check which of your changes are still needed, and edit with its version as "
+        "expected_version (you may keep the same idempotency_key).", item_id=item_id, expected_version=expected)
