@@ -1,0 +1,453 @@
+"""sim.py: rerun the knowledge-base experiments of SPEC §2 and write them beside the published figures.
+
+    python3 sim.py --seeds 1-5        # writes results/knowledge_base.md and results/knowledge_base.svg
+
+Layer: a client (see ARCHITECTURE.md). One seed is one support day, simulated by
+sim_day.py on kb_store.py; this file holds the scenario, the published figures,
+the command line, the runs over seeds and the verdicts; sim_report.py writes them.
+
+Glossary:
+  figure    one published number (or K1 cell), keyed like "K2.h8.stale"
+  ours      the figure measured over the main seeds (1-5 unless --seeds says otherwise)
+  range     the 2.5%-97.5% spread of the figure over --ranges further groups of five seeds
+  verdict   exact | inside range | outside range (with its reason) | no range (--ranges 0)
+  reading   how the published "stale" column is counted: per citation, or per distinct
+            (article_id, updated_at) citation (SPEC §2, reading note)
+"""
+
+import argparse
+import multiprocessing
+import os
+import re
+import sys
+import time
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import sim_day
+import sim_report
+
+# ---------------------------------------------------------------------------
+# The scenario (SPEC §2), every constant overridable from the command line.
+
+ARTICLES = 400
+QUESTIONS = 120  # per seed, at uniform random times of the day
+SAVES = 300  # by people, at uniform random times of the day
+HOURS = 8  # the day; the agent checks every citation at the end of each hour
+ZIPF_S = 0.9  # popularity of articles, the same ranking for questions and saves
+SAVE_MIX = (0.85, 0.10, 0.05)  # content / content and title / unpublish
+DELAYS = (20, 15 * 60, 60 * 60, 4 * 60 * 60)  # seconds from an answer to its K4 edit
+# How the articles are written (our design; SPEC is silent). Two are calibrated to the published sizes:
+VOCABULARY = 3000  # made-up subject words per seed
+WORD_ZIPF_S = 0.5  # how unevenly topics share subject words
+TOPIC_WORDS = 8  # subject words per article
+TITLE_WORDS = 3
+TOPIC_SHARE = 0.25  # share of an article's words taken from its topic
+ARTICLE_WORDS = 270  # calibrated: a read of an article then weighs about the published 1.5 KiB
+SEARCH_LIMIT = 4  # calibrated: a search of a cited title then weighs about the published 1.4 KiB
+
+MAIN_SEEDS = "1-5"
+RANGE_GROUPS = 40  # groups of five seeds after the main seeds, for the 95% ranges
+GROUP_SIZE = 5
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+# ---------------------------------------------------------------------------
+# The published figures (SPEC §2, from the articles 000-002), keyed by figure.
+
+PUBLISHED_K1 = {  # citation form -> (survives a title change, shows the content changed, usable as edit version)
+    "article title": ("no", "no", "no"),
+    "article ID": ("yes", "no", "no"),
+    "article ID + updated time": ("yes", "yes", "yes, if recent"),
+}
+PUBLISHED = {
+    "top10.analytic": 36.7, "top10.questions": 36.7, "top10.saves": 36.7,
+    "K2.h1.citations": 152, "K2.h1.stale": 24, "K2.h1.stale_pct": 15.8, "K2.h1.answers_pct": 56.6, "K2.h1.title": 5,
+    "K2.h2.citations": 298, "K2.h2.stale": 61, "K2.h2.stale_pct": 20.5, "K2.h2.answers_pct": 61.7, "K2.h2.title": 17,
+    "K2.h4.citations": 580, "K2.h4.stale": 165, "K2.h4.stale_pct": 28.4, "K2.h4.answers_pct": 72.1, "K2.h4.title": 56,
+    "K2.h6.citations": 914, "K2.h6.stale": 250, "K2.h6.stale_pct": 27.4, "K2.h6.answers_pct": 69.4, "K2.h6.title": 84,
+    "K2.h8.citations": 1200, "K2.h8.stale": 369, "K2.h8.stale_pct": 30.8, "K2.h8.answers_pct": 80.2,
+    "K2.h8.title": 152,
+    "control.stale": 167, "control.stale_pct": 13.9, "control.answers": 280, "control.answers_pct": 46.7,
+    "title.share_pct": 41.2,
+    "K3.title.calls": 2426, "K3.title.kib": 3342, "K3.title.calls_per_check": 60.6, "K3.title.kib_per_check": 83.5,
+    "K3.reread.calls": 2264, "K3.reread.kib": 3445, "K3.reread.calls_per_check": 56.6,
+    "K3.reread.kib_per_check": 86.1,
+    "K3.poll.calls": 40, "K3.poll.kib": 153, "K3.poll.calls_per_check": 1.0, "K3.poll.kib_per_check": 3.8,
+    "K4.d0.conflicts": 0, "K4.d0.conflicts_pct": 0.0, "K4.d0.gone": 0,
+    "K4.d1.conflicts": 30, "K4.d1.conflicts_pct": 20.0, "K4.d1.gone": 2, "K4.d1.retries_saved": 30,
+    "K4.d2.conflicts": 57, "K4.d2.conflicts_pct": 38.0, "K4.d2.gone": 3, "K4.d2.retries_saved": 57,
+    "K4.d3.conflicts": 85, "K4.d3.conflicts_pct": 56.7, "K4.d3.gone": 14, "K4.d3.retries_saved": 85,
+    "K4.edits": 600, "K4.replays": 409, "K4.gone": 19,
+    "wall.seconds": 25.7,  # the full run, seeds 1-5, Python 3.9.6, Apple M1: reported, never judged
+}
+PUBLISHED_HOURS = (1, 2, 4, 6, 8)
+TIMING_MARK = "<!-- timing -->"  # ends every line that reports a wall time; the only lines that may differ
+
+
+# ---------------------------------------------------------------------------
+# Figures: how each is computed from the summed counts of a group of seeds.
+
+
+def percent(part: float, whole: float) -> float:
+    """part of whole in percent; 0 for an empty whole."""
+    return 100.0 * part / whole if whole else 0.0
+
+
+def k2_figures(hour: int, reading: str) -> Dict[str, Callable[[Dict[str, Any]], float]]:
+    """K2 at one hour under one reading: 'citation' counts stale citations, 'distinct' distinct ones."""
+    stale, title = ("stale", "title_found") if reading == "citation" else ("stale_distinct", "title_found_distinct")
+    at = lambda t: t["zipf"]["hours"][hour - 1]  # noqa: E731
+    return {
+        f"K2.h{hour}.citations": lambda t: at(t)["citations"],
+        f"K2.h{hour}.stale": lambda t: at(t)[stale],
+        f"K2.h{hour}.stale_pct": lambda t: percent(at(t)[stale], at(t)["citations"]),
+        f"K2.h{hour}.answers_pct": lambda t: percent(at(t)["answers_stale"], at(t)["answers"]),
+        f"K2.h{hour}.title": lambda t: at(t)[title],
+    }
+
+
+def control_figures(reading: str) -> Dict[str, Callable[[Dict[str, Any]], float]]:
+    """The control run at the end of the day, and the title-only share, under one reading."""
+    stale, title = ("stale", "title_found") if reading == "citation" else ("stale_distinct", "title_found_distinct")
+    end = lambda t, run: t[run]["hours"][-1]  # noqa: E731
+    return {
+        "control.stale": lambda t: end(t, "uniform")[stale],
+        "control.stale_pct": lambda t: percent(end(t, "uniform")[stale], end(t, "uniform")["citations"]),
+        "control.answers": lambda t: end(t, "uniform")["answers_stale"],
+        "control.answers_pct": lambda t: percent(end(t, "uniform")["answers_stale"], end(t, "uniform")["answers"]),
+        "title.share_pct": lambda t: percent(end(t, "zipf")[title], end(t, "zipf")[stale]),
+    }
+
+
+def k3_figures(strategy: str) -> Dict[str, Callable[[Dict[str, Any]], float]]:
+    """Calls and KiB of one checking strategy over the day, in all and per check."""
+    calls = lambda t: t["zipf"]["hours"][-1]["costs"][strategy][0]  # noqa: E731
+    kib = lambda t: t["zipf"]["hours"][-1]["costs"][strategy][1] / 1024  # noqa: E731
+    checks = lambda t: len(t["zipf"]["hours"]) * t["seeds"]  # noqa: E731
+    return {
+        f"K3.{strategy}.calls": calls,
+        f"K3.{strategy}.kib": kib,
+        f"K3.{strategy}.calls_per_check": lambda t: calls(t) / checks(t),
+        f"K3.{strategy}.kib_per_check": lambda t: kib(t) / checks(t),
+    }
+
+
+def k4_figures(delay: int) -> Dict[str, Callable[[Dict[str, Any]], float]]:
+    """The edits of one delay: rejections by cause and the retries after a re-read."""
+    d = lambda t: t["edits"]["delays"][delay]  # noqa: E731
+    return {
+        f"K4.d{delay}.edits": lambda t: d(t)["edits"],
+        f"K4.d{delay}.conflicts": lambda t: d(t)["conflicts"],
+        f"K4.d{delay}.conflicts_pct": lambda t: percent(d(t)["conflicts"], d(t)["edits"]),
+        f"K4.d{delay}.gone": lambda t: d(t)["gone"],
+        f"K4.d{delay}.rejected_pct": lambda t: percent(d(t)["conflicts"] + d(t)["gone"], d(t)["edits"]),
+        f"K4.d{delay}.retries_saved": lambda t: d(t)["retries_saved"],
+        f"K4.d{delay}.conflicts_agent_only": lambda t: d(t)["conflicts_agent_only"],
+    }
+
+
+def all_figures(scenario: sim_day.Scenario) -> Dict[str, Dict[str, Callable[[Dict[str, Any]], float]]]:
+    """Every figure, per reading ('citation' and 'distinct' differ only in K2, the control and the title share)."""
+    hours = [h for h in PUBLISHED_HOURS if h <= scenario.hours]
+    figures = {}
+    for reading in ("citation", "distinct"):
+        table = {
+            "top10.questions": lambda t: percent(t["questions_top10"], t["questions"]),
+            "top10.saves": lambda t: percent(t["saves_top10"], t["saves"]),
+            "K4.replays": lambda t: sum(d["replays"] for d in t["edits"]["delays"]),
+            "K4.saved": lambda t: sum(d["saved"] for d in t["edits"]["delays"]),
+            "K4.gone": lambda t: sum(d["gone"] for d in t["edits"]["delays"]),
+            "K4.edits": lambda t: sum(d["edits"] for d in t["edits"]["delays"]),
+        }
+        for hour in hours:
+            table.update(k2_figures(hour, reading))
+        table.update(control_figures(reading))
+        for strategy in sim_day.STRATEGIES:
+            table.update(k3_figures(strategy))
+        for delay in range(len(scenario.delays)):
+            table.update(k4_figures(delay))
+        figures[reading] = table
+    return figures
+
+
+# ---------------------------------------------------------------------------
+# Running seeds and summing them.
+
+
+def add(total: Any, part: Any) -> Any:
+    """Sum two results of the same shape: numbers add, dicts by key, lists by position."""
+    if isinstance(part, dict):
+        return {key: add(total[key], value) for key, value in part.items()}
+    if isinstance(part, list):
+        return [add(a, b) for a, b in zip(total, part)]
+    return total + part
+
+
+def group_totals(results: Sequence[Dict[str, Any]], scenario: sim_day.Scenario) -> Dict[str, Any]:
+    """The counts of a group of seeds, summed, with what the figures divide by."""
+    total = results[0]
+    for result in results[1:]:
+        total = add(total, result)
+    return dict(total, seeds=len(results), questions=scenario.questions * len(results),
+                saves=scenario.saves * len(results))
+
+
+def _run_one(job: Tuple[int, sim_day.Scenario]) -> Dict[str, Any]:
+    seed, scenario = job
+    result = sim_day.run_seed(seed, scenario)
+    result.pop("seed")
+    return result
+
+
+def run_seeds(seeds: Sequence[int], scenario: sim_day.Scenario, jobs: int,
+              progress: Callable[[int], None]) -> List[Dict[str, Any]]:
+    """One result per seed, in the order of `seeds` whatever the processes' timing."""
+    work = [(seed, scenario) for seed in seeds]
+    if jobs <= 1 or len(seeds) == 1:
+        results = []
+        for job in work:
+            results.append(_run_one(job))
+            progress(len(results))
+        return results
+    with multiprocessing.get_context().Pool(jobs) as pool:
+        results = []
+        for result in pool.imap(_run_one, work, chunksize=max(1, len(work) // (jobs * 8))):
+            results.append(result)
+            progress(len(results))
+        return results
+
+
+def range_groups(main: Sequence[int], groups: int) -> List[List[int]]:
+    """`groups` disjoint groups of five consecutive seeds, starting after the largest main seed."""
+    first = max(main) + 1
+    return [list(range(first + GROUP_SIZE * g, first + GROUP_SIZE * (g + 1))) for g in range(groups)]
+
+
+def spread(values: Sequence[float]) -> Tuple[float, float]:
+    """The central 95% of values: drop floor(2.5%) of them at each end (1 of 40), keep min and max of the rest."""
+    ordered = sorted(values)
+    cut = int(len(ordered) * 0.025)
+    return ordered[cut], ordered[len(ordered) - 1 - cut]
+
+
+def verdict(published: float, ours: float, low: Optional[float], high: Optional[float], decimals: int) -> str:
+    """exact, inside range or outside range, comparing at the published figure's precision."""
+    if round(ours, decimals) == published:
+        return "exact"
+    if low is None:
+        return "no range (--ranges 0)"
+    if round(low, decimals) <= published <= round(high, decimals):
+        return "inside range"
+    return "outside range"
+
+
+def decimals_of(key: str) -> int:
+    """Published precision: one decimal for percentages and per-check figures, whole numbers otherwise."""
+    return 1 if key.endswith(("_pct", "_per_check")) or key.startswith("top10") else 0
+
+
+def measure(figures: Dict[str, Callable[[Dict[str, Any]], float]], main: Dict[str, Any],
+            groups: Sequence[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
+    """Per figure: ours, the range over the groups (None without groups), and the verdict where published."""
+    rows = {}
+    for key, compute in figures.items():
+        ours = compute(main)
+        low, high = spread([compute(g) for g in groups]) if groups else (None, None)
+        row = {"ours": ours, "low": low, "high": high, "decimals": decimals_of(key)}
+        if key in PUBLISHED:
+            row["published"] = PUBLISHED[key]
+            row["verdict"] = verdict(PUBLISHED[key], ours, low, high, row["decimals"])
+        rows[key] = row
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# The command line.
+
+
+def parse_seeds(text: str) -> List[int]:
+    """'1-5' or '1,3,8-10' as a sorted list of distinct positive seeds."""
+    seeds = set()
+    for part in text.split(","):
+        match = re.fullmatch(r"\s*(\d+)(?:\s*-\s*(\d+))?\s*", part)
+        if not match:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a seed list such as 1-5 or 1,3,8-10")
+        low, high = int(match.group(1)), int(match.group(2) or match.group(1))
+        if low < 1 or high < low:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a range of seeds from 1 upwards")
+        seeds.update(range(low, high + 1))
+    return sorted(seeds)
+
+
+def positive(text: str) -> int:
+    """An integer of at least 1."""
+    return _bounded(int, text, 1, None)
+
+
+def non_negative(text: str) -> int:
+    """An integer of at least 0."""
+    return _bounded(int, text, 0, None)
+
+
+def share(text: str) -> float:
+    """A number from 0 to 1."""
+    return _bounded(float, text, 0.0, 1.0)
+
+
+def exponent(text: str) -> float:
+    """A number of at least 0."""
+    return _bounded(float, text, 0.0, None)
+
+
+def _bounded(kind: type, text: str, low: Any, high: Any) -> Any:
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value < low or (high is not None and value > high) or value != value:
+        bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number {bounds}")
+    return value
+
+
+def save_mix(text: str) -> Tuple[float, float, float]:
+    """'85/10/5': percentages of content saves, content-and-title saves and unpublishes, summing to 100."""
+    parts = text.split("/")
+    try:
+        numbers = tuple(float(p) for p in parts)
+    except ValueError:
+        numbers = ()
+    if len(numbers) != 3 or any(n < 0 for n in numbers) or abs(sum(numbers) - 100) > 1e-9:
+        raise argparse.ArgumentTypeError(f"{text!r} is not three percentages summing to 100, such as 85/10/5")
+    return tuple(n / 100 for n in numbers)  # type: ignore[return-value]
+
+
+UNITS = {"s": 1, "m": 60, "h": 3600}
+
+
+def delays(text: str) -> Tuple[int, ...]:
+    """'20s,15m,1h,4h': the K4 delays, each a whole number of seconds, minutes or hours."""
+    values = []
+    for part in text.split(","):
+        match = re.fullmatch(r"\s*(\d+)\s*([smh])\s*", part)
+        if not match:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a list of delays such as 20s,15m,1h,4h")
+        values.append(int(match.group(1)) * UNITS[match.group(2)])
+    return tuple(values)
+
+
+def show_delay(seconds: int) -> str:
+    """20 -> '20 s', 900 -> '15 min', 3600 -> '1 h'."""
+    if seconds % 3600 == 0:
+        return f"{seconds // 3600} h"
+    if seconds % 60 == 0:
+        return f"{seconds // 60} min"
+    return f"{seconds} s"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad option costs one line of stderr (and exit status 2), not the whole usage."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (python3 {self.prog} --help explains every option)\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line; every scenario constant above has its option."""
+    p = OneLineParser(
+        prog="sim.py", description="Rerun the knowledge-base experiments (SPEC §2) and write "
+        "results/knowledge_base.md and results/knowledge_base.svg beside the published figures.")
+    p.add_argument("--seeds", type=parse_seeds, default=parse_seeds(MAIN_SEEDS), metavar="LIST",
+                   help=f"the seeds the 'ours' column sums, e.g. 1-5 or 1,3,8-10 (default {MAIN_SEEDS})")
+    p.add_argument("--ranges", type=non_negative, default=RANGE_GROUPS, metavar="N",
+                   help=f"groups of {GROUP_SIZE} further seeds, after the largest of --seeds, for the 95%% ranges; "
+                   f"0 skips them (default {RANGE_GROUPS})")
+    p.add_argument("--jobs", type=positive, default=os.cpu_count() or 1, metavar="N",
+                   help="processes to run seeds in; results do not depend on it (default: the CPU count)")
+    p.add_argument("--out", default=OUT, metavar="DIR", help="where to write the results (default results/)")
+    day = p.add_argument_group("the day (SPEC §2)")
+    day.add_argument("--articles", type=positive, default=ARTICLES, help=f"articles in the knowledge base "
+                     f"(default {ARTICLES})")
+    day.add_argument("--questions", type=positive, default=QUESTIONS, help=f"questions per day (default {QUESTIONS})")
+    day.add_argument("--saves", type=non_negative, default=SAVES, help=f"people's saves per day (default {SAVES})")
+    day.add_argument("--hours", type=positive, default=HOURS, help=f"length of the day; one check per hour "
+                     f"(default {HOURS})")
+    day.add_argument("--zipf-s", type=exponent, default=ZIPF_S, metavar="S",
+                     help=f"Zipf exponent of article popularity, for questions and saves (default {ZIPF_S})")
+    day.add_argument("--save-mix", type=save_mix, default=SAVE_MIX, metavar="C/T/U",
+                     help="percent of saves that change content / content and title / unpublish (default 85/10/5)")
+    day.add_argument("--delays", type=delays, default=DELAYS, metavar="LIST",
+                     help="K4 delays from an answer to its edit; answers take them in turn (default 20s,15m,1h,4h)")
+    text = p.add_argument_group("how the articles are written (our design)")
+    text.add_argument("--vocabulary", type=positive, default=VOCABULARY, help=f"made-up subject words "
+                      f"(default {VOCABULARY})")
+    text.add_argument("--word-zipf-s", type=exponent, default=WORD_ZIPF_S, metavar="S",
+                      help=f"how unevenly topics share subject words (default {WORD_ZIPF_S})")
+    text.add_argument("--topic-words", type=positive, default=TOPIC_WORDS,
+                      help=f"subject words per article (default {TOPIC_WORDS})")
+    text.add_argument("--title-words", type=positive, default=TITLE_WORDS,
+                      help=f"words per title, at most --topic-words (default {TITLE_WORDS})")
+    text.add_argument("--topic-share", type=share, default=TOPIC_SHARE,
+                      help=f"share of an article's words from its topic (default {TOPIC_SHARE})")
+    text.add_argument("--article-words", type=positive, default=ARTICLE_WORDS,
+                      help=f"words per article; calibrated to the published size of a read (default {ARTICLE_WORDS})")
+    text.add_argument("--search-limit", type=lambda t: _bounded(int, t, 2, 20), default=SEARCH_LIMIT,
+                      help=f"the agent's search limit, 2-20; calibrated to the published size of a title search "
+                      f"(default {SEARCH_LIMIT})")
+    return p
+
+
+def scenario_from(options: argparse.Namespace) -> sim_day.Scenario:
+    """The Scenario the options describe."""
+    return sim_day.Scenario(
+        articles=options.articles, questions=options.questions, saves=options.saves, hours=options.hours,
+        zipf_s=options.zipf_s, save_mix=options.save_mix, delays=options.delays, vocabulary=options.vocabulary,
+        word_zipf_s=options.word_zipf_s, topic_words=options.topic_words, title_words=options.title_words,
+        article_words=options.article_words, topic_share=options.topic_share, search_limit=options.search_limit)
+
+
+def check_options(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
+    """What argparse cannot check alone; exits with status 2 and one line, like argparse."""
+    if options.title_words > options.topic_words:
+        p.error("--title-words must not exceed --topic-words")
+    if options.topic_words + 1 > options.vocabulary:
+        p.error("--vocabulary must hold more words than --topic-words")
+    if options.articles < 10:
+        p.error("--articles must be at least 10 (the top-10 share needs them)")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the seeds, measure every figure, write the markdown and the chart."""
+    p = parser()
+    options = p.parse_args(argv)
+    check_options(p, options)
+    scenario = scenario_from(options)
+    started = time.perf_counter()
+    seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
+    extra = [seed for group in groups for seed in group]
+    total = len(seeds) + len(extra)
+    say = lambda done: print(f"\rsim.py: {done}/{total} seeds", end="", file=sys.stderr, flush=True)  # noqa: E731
+    main_results = run_seeds(seeds, scenario, options.jobs, say)
+    main_seconds = time.perf_counter() - started
+    extra_results = run_seeds(extra, scenario, options.jobs, lambda done: say(len(seeds) + done)) if extra else []
+    print(file=sys.stderr)
+    main_totals = group_totals(main_results, scenario)
+    group_list = [group_totals(extra_results[i * GROUP_SIZE:(i + 1) * GROUP_SIZE], scenario)
+                  for i in range(len(groups))]
+    rows = {reading: measure(figures, main_totals, group_list)
+            for reading, figures in all_figures(scenario).items()}
+    k1 = sim_day.citation_forms()
+    seconds = time.perf_counter() - started
+    report = sim_report.Report(scenario=scenario, seeds=seeds, groups=groups, rows=rows, main=main_totals,
+                               k1=k1, published_k1=PUBLISHED_K1, published=PUBLISHED,
+                               timing=(main_seconds, seconds, options.jobs))
+    os.makedirs(options.out, exist_ok=True)
+    for name, text in (("knowledge_base.md", sim_report.markdown(report)),
+                       ("knowledge_base.svg", sim_report.chart(report))):
+        with open(os.path.join(options.out, name), "w", encoding="utf-8", newline="\n") as file:
+            file.write(text)
+    print(f"sim.py: wrote {options.out}/knowledge_base.md and .svg in {seconds:.1f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

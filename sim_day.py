@@ -1,0 +1,759 @@
+"""One simulated support day on the knowledge-base store: the plan, the people, the scripted agent.
+
+Layer: a client of kb_store.py, used by sim.py. People act through the store's
+plain methods; the agent acts only through `call_tool`, as a model would. The
+one exception is ground truth (`store.article`), read only to compare the
+agent's checks against.
+
+Glossary:
+  plan       everything one seed draws before its day runs: articles, questions, people's saves
+  replica    one run of a plan on a fresh store: "zipf" (K2, K3), "uniform" (the control run),
+             "edits" (K4: the same day again, with the agent's delayed edits)
+  rank       an article's place in popularity, 0 the most popular; questions and saves draw it
+  citation   what the agent keeps per cited article: the store's citation, plus the title
+             and content it read
+  stale      a citation whose article's current version differs from the cited updated_at
+  check      the agent's hourly look at every citation so far, three ways (strategies):
+             "title" re-searches each cited title, "reread" re-reads each cited article,
+             "poll" resumes the event log from its cursor
+  cursor     the last sequence the agent has seen in the knowledge base's event log
+  cost       calls and bytes of one strategy; bytes are BYTES_OF each tool result
+
+Times inside a day are integer microseconds since the day began.
+"""
+
+import dataclasses
+import datetime
+import heapq
+import itertools
+import json
+import math
+import random
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import kb_store
+
+KB = "kb-support"
+DAY_START = datetime.datetime(2026, 11, 9, 9, 0, tzinfo=datetime.timezone.utc)
+SECOND = 1_000_000  # microseconds
+CONSONANTS = "bdfgklmnprtvz"
+VOWELS = "aiou"
+FILLER = ("the", "a", "to", "and", "of", "in", "is", "you", "your", "it", "for", "on", "with", "this",
+          "can", "when", "then", "if", "or", "not", "be", "will", "from", "by", "at", "as", "are", "that")
+OPENERS = ("how do i", "why does my", "what happened", "help", "problem", "fix my")  # no FILLER word
+
+STRATEGIES = ("title", "reread", "poll")
+SAVE_KINDS = ("content", "content+title", "unpublish")
+BACKGROUND = 0.03  # share of non-topic words that are subject words of any topic
+AREA_SIZE = 5  # articles per subject area; every topic holds its area's word
+TEMPLATES = 400  # sentence shapes a plan writes its articles from
+TOPIC, ANY = "<topic word>", "<any subject word>"  # the words a template leaves open
+NO_CURSOR_YET = 2 ** 53 - 1  # an after_sequence past any log: the poll answers with the newest sequence
+# Event order at one instant: people first, then the agent, then the hourly check.
+SAVE, QUESTION, EDIT, CHECK = range(4)
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+    """The day's setup; sim.py fills it from its named constants and the command line."""
+
+    articles: int
+    questions: int
+    saves: int
+    hours: int
+    zipf_s: float
+    save_mix: Tuple[float, float, float]  # shares of SAVE_KINDS
+    delays: Tuple[int, ...]  # seconds between an answer and its K4 edit
+    vocabulary: int  # subject words the articles are written from
+    word_zipf_s: float  # how unevenly topics share subject words (Zipf exponent over the vocabulary)
+    topic_words: int  # subject words per article
+    title_words: int
+    article_words: int  # words of content per article (calibrated: sets the size of a read)
+    topic_share: float  # share of an article's words taken from its topic
+    search_limit: int  # the agent's search limit (calibrated: sets the size of a search result)
+
+
+# ---------------------------------------------------------------------------
+# Popularity.
+
+
+def zipf_weights(n: int, s: float) -> List[float]:
+    """Zipf weights 1/k^s of ranks 1..n, unnormalised."""
+    return [1.0 / k ** s for k in range(1, n + 1)]
+
+
+def top_share(n: int, s: float, top: int = 10) -> float:
+    """The analytic share of the `top` most popular of n articles under Zipf(s)."""
+    weights = zipf_weights(n, s)
+    return sum(weights[:top]) / sum(weights)
+
+
+def popularity(scenario: "Scenario") -> List[float]:
+    """Each article's share of questions and of saves, most popular first."""
+    weights = zipf_weights(scenario.articles, scenario.zipf_s)
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+# ---------------------------------------------------------------------------
+# What the popularity law alone predicts: the yardsticks "Where and why we differ" measures against.
+
+
+def expected_cited_per_check(scenario: "Scenario", citations_per_answer: int) -> float:
+    """Distinct articles cited by the end of an hour, averaged over the hourly checks, if each answer's
+    citations were independent popularity draws (1: the targets alone; 2: both citations)."""
+    shares = popularity(scenario)
+    per_check = []
+    for hour in range(1, scenario.hours + 1):
+        draws = citations_per_answer * scenario.questions * hour / scenario.hours
+        per_check.append(sum(1 - (1 - p) ** draws for p in shares))
+    return sum(per_check) / len(per_check)
+
+
+def expected_uniform_stale(scenario: "Scenario") -> float:
+    """Share of citations stale at the day's end when saves fall uniformly on the articles: a citation made at
+    a uniform time sees the rest of the day's saves, Poisson with mean saves/articles per day."""
+    mean = scenario.saves / scenario.articles
+    return 1 - (1 - math.exp(-mean)) / mean if mean else 0.0
+
+
+def expected_rejection(scenario: "Scenario", delay: int, day_ends: bool) -> float:
+    """Share of delayed edits whose article a person saved (or unpublished) within the delay, when the article
+    and every save are popularity draws and answers come at uniform times; with `day_ends`, no save comes
+    after the last hour, as in our day."""
+    shares, day = popularity(scenario), scenario.hours * 3600
+    rate = scenario.saves / day  # saves per second
+    steps = 480
+    total = 0.0
+    for step in range(steps):
+        asked = (step + 0.5) * day / steps
+        window = min(delay, day - asked) if day_ends else delay
+        total += sum(p * (1 - math.exp(-rate * p * window)) for p in shares)
+    return total / steps
+
+
+# ---------------------------------------------------------------------------
+# The plan: articles written from a seeded vocabulary, questions, people's saves.
+
+
+@dataclasses.dataclass(frozen=True)
+class Article:
+    """One article as first published, with the subject words it is about."""
+
+    title: str
+    content: str
+    topic: Tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Question:
+    """A person's question at `time` about the article of popularity `rank`, and the agent's K4 addition."""
+
+    time: int
+    rank: int
+    query: str
+    addition: str  # the sentence the agent adds to the article it cited first (K4)
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """What one save does to one article: a kind of SAVE_KINDS, and new text where it has some."""
+
+    rank: int
+    kind: str
+    content: Optional[str]
+    title: Optional[str]
+
+
+@dataclasses.dataclass(frozen=True)
+class Save:
+    """A person's save at `time`: the change on a popular article, and the control run's uniform one."""
+
+    time: int
+    zipf: Change
+    uniform: Change
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """Everything one seed draws before the day runs; every replica replays it."""
+
+    articles: Tuple[Article, ...]  # by popularity rank
+    creation_order: Tuple[int, ...]  # ranks in the order the articles were created (so IDs say nothing of rank)
+    questions: Tuple[Question, ...]  # in time order
+    saves: Tuple[Save, ...]  # in time order
+
+
+def subject_words(rng: random.Random, size: int) -> List[str]:
+    """`size` distinct made-up words of two to four consonant-vowel syllables."""
+    words: Dict[str, None] = {}
+    while len(words) < size:
+        syllables = rng.choice((2, 3, 4))
+        words["".join(rng.choice(CONSONANTS) + rng.choice(VOWELS) for _ in range(syllables))] = None
+    return list(words)
+
+
+class Writer:
+    """Writes titles, contents and questions from a plan's vocabulary; keeps every title unique."""
+
+    def __init__(self, rng: random.Random, scenario: Scenario) -> None:
+        self.rng = rng
+        self.scenario = scenario
+        self.words = subject_words(rng, scenario.vocabulary)
+        areas = max(1, scenario.articles // AREA_SIZE)  # the first words name the areas, drawn for no topic
+        self.word_weights = [0.0] * areas + list(itertools.accumulate(
+            zipf_weights(len(self.words) - areas, scenario.word_zipf_s)))
+        self.titles: set = set()
+        self.templates = [self.template() for _ in range(TEMPLATES)]
+
+    def topic(self, number: int) -> Tuple[str, ...]:
+        """Article `number`'s subject: its area's word, then distinct words, common ones shared by many articles.
+
+        Areas hold AREA_SIZE articles each, so every article shares its area's word with a few others.
+        """
+        areas = max(1, self.scenario.articles // AREA_SIZE)
+        topic: Dict[str, None] = {self.words[number % areas]: None}
+        while len(topic) < self.scenario.topic_words:
+            topic[self.rng.choices(self.words, cum_weights=self.word_weights, k=1)[0]] = None
+        return tuple(topic)
+
+    def title(self, topic: Sequence[str]) -> str:
+        """A title of topic words never used before by any article (so a title names one version of one)."""
+        for _ in range(100):
+            words = self.rng.sample(list(topic[1:]), self.scenario.title_words)  # a title does not name the area
+            title = " ".join(words).capitalize()
+            if title not in self.titles:
+                break
+        else:  # every combination was taken: add a word from the whole vocabulary
+            title = f"{title} {self.rng.choice(self.words)}"
+        self.titles.add(title)
+        return title
+
+    def template(self) -> Tuple[Any, ...]:
+        """A sentence of 8 to 14 words: TOPIC and ANY mark the words each use of it draws anew."""
+        share = self.scenario.topic_share
+        kinds = self.rng.choices((TOPIC, ANY, None), (share, (1 - share) * BACKGROUND, (1 - share) * (1 - BACKGROUND)),
+                                 k=self.rng.randint(8, 14))
+        return tuple(self.rng.choice(FILLER) if kind is None else kind for kind in kinds)
+
+    def content(self, topic: Sequence[str], sentences: Optional[int] = None) -> str:
+        """An article's text: about article_words words in sentences drawn from the plan's templates."""
+        count = sentences or max(1, round(self.scenario.article_words / 11))
+        chosen = self.rng.choices(self.templates, k=count)
+        topic_words = iter(self.rng.choices(topic, k=sum(t.count(TOPIC) for t in chosen)))
+        any_words = iter(self.rng.choices(self.words, k=sum(t.count(ANY) for t in chosen)))
+        text = []
+        for template in chosen:
+            words = " ".join(next(topic_words) if w is TOPIC else next(any_words) if w is ANY else w for w in template)
+            text.append(words[0].upper() + words[1:] + ".")
+        return " ".join(text)
+
+    def question(self, article: Article, sharers: Dict[str, int]) -> str:
+        """What a person types about an article: an opener, a word of its title, two more of its topic.
+
+        One of the two is the topic word most other articles share (its area's, most often), so that the
+        search always finds a second article, even when the target itself is gone.
+        """
+        title_word = self.rng.choice(article.title.lower().split())
+        others = [w for w in article.topic if w != title_word]
+        shared = max(others, key=lambda w: (sharers[w], -others.index(w)))
+        words = [title_word, shared, self.rng.choice([w for w in others if w != shared])]
+        self.rng.shuffle(words)
+        return " ".join([self.rng.choice(OPENERS)] + words)
+
+
+def draw_plan(seed: int, scenario: Scenario) -> Plan:
+    """Every draw of one seed's day, from one random.Random(seed)."""
+    rng = random.Random(seed)
+    writer = Writer(rng, scenario)
+    articles = []
+    for number in range(scenario.articles):
+        topic = writer.topic(number)
+        articles.append(Article(writer.title(topic), writer.content(topic), topic))
+    sharers: Dict[str, int] = {}  # subject word -> articles whose topic holds it
+    for article in articles:
+        for word in article.topic:
+            sharers[word] = sharers.get(word, 0) + 1
+    creation_order = list(range(scenario.articles))
+    rng.shuffle(creation_order)
+    day = scenario.hours * 3600 * SECOND
+    ranks = list(itertools.accumulate(zipf_weights(scenario.articles, scenario.zipf_s)))
+    popular = lambda: rng.choices(range(scenario.articles), cum_weights=ranks)[0]  # noqa: E731
+    questions = []
+    for time in sorted(rng.randrange(day) for _ in range(scenario.questions)):
+        rank = popular()
+        questions.append(Question(time, rank, writer.question(articles[rank], sharers),
+                                  writer.content(articles[rank].topic, sentences=1)))
+    saves = []
+    for time, kind in zip(sorted(rng.randrange(day) for _ in range(scenario.saves)), save_kinds(rng, scenario)):
+        zipf, uniform = popular(), rng.randrange(scenario.articles)
+        saves.append(Save(time, draw_change(writer, articles, zipf, kind),
+                          draw_change(writer, articles, uniform, kind)))
+    return Plan(tuple(articles), tuple(creation_order), tuple(questions), tuple(saves))
+
+
+def save_kinds(rng: random.Random, scenario: Scenario) -> List[str]:
+    """The day's saves by kind, in exact proportion to save_mix (rounded; the rest change content), shuffled."""
+    counts = [round(share * scenario.saves) for share in scenario.save_mix[1:]]
+    kinds = [SAVE_KINDS[0]] * (scenario.saves - sum(counts))
+    for kind, count in zip(SAVE_KINDS[1:], counts):
+        kinds += [kind] * count
+    rng.shuffle(kinds)
+    return kinds
+
+
+def draw_change(writer: Writer, articles: Sequence[Article], rank: int, kind: str) -> Change:
+    """The new text a save of this kind brings to the article of this rank."""
+    topic = articles[rank].topic
+    if kind == "unpublish":
+        return Change(rank, kind, None, None)
+    title = writer.title(topic) if kind == "content+title" else None
+    return Change(rank, kind, writer.content(topic), title)
+
+
+# ---------------------------------------------------------------------------
+# The clock and the event loop.
+
+
+class SimClock:
+    """The simulated clock the store reads: DAY_START plus the loop's current time."""
+
+    def __init__(self) -> None:
+        self.time = 0  # microseconds since DAY_START
+
+    def __call__(self) -> datetime.datetime:
+        return DAY_START + datetime.timedelta(microseconds=self.time)
+
+
+class EventLoop:
+    """A discrete-event loop: actions run in (time, priority, counter) order on one SimClock."""
+
+    def __init__(self, clock: SimClock) -> None:
+        self.clock = clock
+        self.queue: List[Tuple[int, int, int, Callable[[], None]]] = []
+        self.counter = itertools.count()
+
+    def at(self, time: int, priority: int, action: Callable[[], None]) -> None:
+        """Schedule `action` at `time` (microseconds since the day began)."""
+        heapq.heappush(self.queue, (time, priority, next(self.counter), action))
+
+    def run(self) -> None:
+        """Run every action, including those scheduled while running, in order."""
+        while self.queue:
+            time, _, _, action = heapq.heappop(self.queue)
+            self.clock.time = time
+            action()
+
+
+# ---------------------------------------------------------------------------
+# The scripted agent: only call_tool, exactly as a model would.
+
+
+def bytes_of(result: Dict[str, Any]) -> int:
+    """A tool result's size as an MCP client receives it: UTF-8 of json.dumps(result, ensure_ascii=False)."""
+    return len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Citation:
+    """One citation the agent gave, with the title and content it read."""
+
+    answer: int
+    article_id: str
+    updated_at: str
+    title: str
+    content: str
+
+
+class Agent:
+    """Answers with two citations, checks them hourly three ways, edits with a citation's version."""
+
+    def __init__(self, store: kb_store.KnowledgeBaseStore, search_limit: int) -> None:
+        self.store = store
+        self.search_limit = search_limit
+        self.citations: List[Citation] = []
+        self.cursor = 0
+        self.latest: Dict[str, str] = {}  # article_id -> updated_at of its newest event seen
+        self.gone: set = set()  # article IDs whose newest event seen is "unpublished"
+        self.costs = {strategy: [0, 0] for strategy in STRATEGIES}  # calls, bytes
+        self.setup = [0, 0]  # calls, bytes of the first catch-up with the log
+        self.events_polled = 0  # events the poll strategy received, after the first catch-up
+
+    def call(self, name: str, arguments: Dict[str, Any], cost: Optional[List[int]] = None) -> Dict[str, Any]:
+        """One tool call; its call and bytes are added to `cost` when given."""
+        result = self.store.call_tool(name, arguments)
+        if cost is not None:
+            cost[0] += 1
+            cost[1] += bytes_of(result)
+        return result
+
+    def search(self, query: str, cost: Optional[List[int]] = None) -> List[Dict[str, Any]]:
+        """search_knowledge_base with the agent's limit."""
+        result = self.call("search_knowledge_base", {"knowledge_base_id": KB, "query": query,
+                                                    "limit": self.search_limit}, cost)
+        assert "error" not in result, result
+        return result["results"]
+
+    def read(self, article_id: str, cost: Optional[List[int]] = None) -> Dict[str, Any]:
+        """read_knowledge_article; a dict with "error" when the article is gone."""
+        return self.call("read_knowledge_article", {"knowledge_base_id": KB, "article_id": article_id}, cost)
+
+    def answer(self, query: str) -> List[Citation]:
+        """Search, read the top two results, keep both citations."""
+        number = len(self.citations) // 2
+        cited = []
+        for hit in self.search(query)[:2]:
+            page = self.read(hit["article_id"])
+            assert "error" not in page, page  # read at the instant of the search: still published
+            cited.append(Citation(number, page["article_id"], page["citation"]["updated_at"], page["title"],
+                                  page["content"]))
+        assert len(cited) == 2, f"the search for {query!r} returned fewer than two articles"
+        self.citations += cited
+        return cited
+
+    def poll(self, after: int, cost: Optional[List[int]] = None) -> Dict[str, Any]:
+        """One poll_resource_events page of this knowledge base's log."""
+        return self.call("poll_resource_events", {"resource_type": "knowledge_base", "resource_id": KB,
+                                                  "after_sequence": after}, cost)
+
+    def catch_up(self, cost: List[int]) -> int:
+        """Poll from the cursor until has_more is false, noting each article's newest version; returns the events."""
+        events = 0
+        while True:
+            page = self.poll(self.cursor, cost)
+            events += len(page["events"])
+            for event in page["events"]:
+                self.latest[event["article_id"]] = event["updated_at"]
+                if event["type"] == "unpublished":
+                    self.gone.add(event["article_id"])
+                else:
+                    self.gone.discard(event["article_id"])
+            self.cursor = page["last_sequence"]
+            if not page["has_more"]:
+                return events
+
+    # -- the three checks: each returns the indices of the citations it finds stale --
+
+    def check_by_title(self) -> set:
+        """Re-search each cited title; stale when no result carries that exact title (a renamed or gone article)."""
+        missing = set()
+        for title in dict.fromkeys(c.title for c in self.citations):
+            if all(hit["title"] != title for hit in self.search(title, self.costs["title"])):
+                missing.add(title)
+        return {i for i, c in enumerate(self.citations) if c.title in missing}
+
+    def check_by_reread(self) -> set:
+        """Re-read each cited article; stale when it is gone or its updated_at differs."""
+        current = {}
+        for article_id in dict.fromkeys(c.article_id for c in self.citations):
+            page = self.read(article_id, self.costs["reread"])
+            current[article_id] = page.get("updated_at")  # None: not found, i.e. gone
+        return {i for i, c in enumerate(self.citations) if current[c.article_id] != c.updated_at}
+
+    def check_by_poll(self) -> set:
+        """Resume the log from the cursor; stale when an event newer than the citation names its article."""
+        self.events_polled += self.catch_up(self.costs["poll"])
+        return {i for i, c in enumerate(self.citations) if self.latest.get(c.article_id, c.updated_at) != c.updated_at}
+
+    # -- K4: edit with the citation's version --
+
+    def edit(self, citation: Citation, content: str, version: str, key: str) -> Dict[str, Any]:
+        """edit_knowledge_article with the given version as expected_version."""
+        return self.call("edit_knowledge_article", {"knowledge_base_id": KB, "article_id": citation.article_id,
+                                                    "content": content,
+                                                    "expected_version": version, "idempotency_key": key})
+
+
+# ---------------------------------------------------------------------------
+# Replicas: one plan, run on a fresh store three ways.
+
+
+class Published:
+    """The knowledge base as people left it the day before: every article of the plan, published.
+
+    Each replica starts from a copy of it (sqlite's backup API, the people's side of the day before),
+    which is the same as creating the articles again and costs a fraction of it.
+    """
+
+    def __init__(self, plan: Plan) -> None:
+        clock = SimClock()
+        clock.time = -24 * 3600 * SECOND
+        self.store = kb_store.connect(clock=clock)
+        self.store.create_knowledge_base(KB, "Support")
+        self.ids = [""] * len(plan.articles)  # article IDs by rank
+        for rank in plan.creation_order:
+            article = plan.articles[rank]
+            self.ids[rank] = self.store.create_article(KB, article.title, article.content)["article_id"]
+
+    def copy(self, clock: SimClock) -> kb_store.KnowledgeBaseStore:
+        """A new store on `clock` holding exactly what this one holds."""
+        store = kb_store.connect(clock=clock)
+        self.store.database.connection.backup(store.database.connection)
+        return store
+
+
+class Day:
+    """One replica of a plan: a fresh store on a simulated clock, the people's saves, the agent's answers."""
+
+    def __init__(self, plan: Plan, scenario: Scenario, saves: str, published: "Published") -> None:
+        self.plan, self.scenario = plan, scenario
+        self.clock = SimClock()
+        self.loop = EventLoop(self.clock)
+        self.store = published.copy(self.clock)
+        self.agent = Agent(self.store, scenario.search_limit)
+        self.ids = published.ids
+        self.person_saved: Dict[str, int] = {}  # article_id -> time of the last person's save
+        self.eventless_saves = 0  # people's saves of articles already unpublished
+        for save in plan.saves:
+            change = save.zipf if saves == "zipf" else save.uniform
+            self.loop.at(save.time, SAVE, lambda change=change: self.save(change))
+
+    def save(self, change: Change) -> None:
+        """A person's save; an unpublish of an article already unpublished edits its content instead."""
+        article_id = self.ids[change.rank]
+        published = self.store.article(KB, article_id)["status"] == "published"  # ground truth, people's side
+        self.eventless_saves += not published  # agents cannot see the article, so the save writes no event
+        if change.kind == "unpublish" and published:
+            self.store.unpublish_article(KB, article_id)
+        else:
+            content = change.content if change.content is not None else self.plan.articles[change.rank].content
+            self.store.save_article(KB, article_id, content=content, title=change.title)
+        self.person_saved[article_id] = self.clock.time
+
+    def ask(self, question: Question) -> List[Citation]:
+        """The agent answers one question; returns its two citations."""
+        return self.agent.answer(question.query)
+
+    def truth(self) -> Dict[str, Dict[str, str]]:
+        """Ground truth: every cited article as stored, whatever its status."""
+        return {a: self.store.article(KB, a) for a in dict.fromkeys(c.article_id for c in self.agent.citations)}
+
+
+def stale_now(citations: Sequence[Citation], truth: Dict[str, Dict[str, str]]) -> set:
+    """The indices of the citations whose article's current version differs from the cited one."""
+    return {i for i, c in enumerate(citations) if truth[c.article_id]["updated_at"] != c.updated_at}
+
+
+def renamed_or_gone(citations: Sequence[Citation], truth: Dict[str, Dict[str, str]]) -> set:
+    """The indices of the citations whose article now has another title or is no longer published."""
+    return {i for i, c in enumerate(citations)
+            if truth[c.article_id]["status"] != "published" or truth[c.article_id]["title"] != c.title}
+
+
+def staleness(citations: Sequence[Citation], stale: set) -> Dict[str, int]:
+    """Counts of one hour's staleness, per citation and per distinct (article_id, updated_at)."""
+    answers = {c.answer for c in citations}
+    return {
+        "citations": len(citations),
+        "distinct_citations": len({(c.article_id, c.updated_at) for c in citations}),
+        "answers": len(answers),
+        "stale": len(stale),
+        "stale_distinct": len({(citations[i].article_id, citations[i].updated_at) for i in stale}),
+        "answers_stale": len({citations[i].answer for i in stale}),
+    }
+
+
+def run_zipf_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[str, Any]:
+    """K2 and K3: the day with popular saves, the three hourly checks, and how the search ranked targets."""
+    day = Day(plan, scenario, "zipf", published)
+    agent, hours, ranking = day.agent, [], {"first": 0, "second": 0, "seconds": []}
+    day.loop.at(0, QUESTION, lambda: agent.catch_up(agent.setup))
+
+    def ask(question: Question) -> None:
+        first, second = day.ask(question)
+        target = day.ids[question.rank]
+        ranking["first"] += first.article_id == target
+        ranking["second"] += second.article_id == target
+        ranking["seconds"].append(second.article_id)
+
+    def check() -> None:
+        truth = day.truth()
+        stale = stale_now(agent.citations, truth)
+        by_title, by_reread, by_poll = agent.check_by_title(), agent.check_by_reread(), agent.check_by_poll()
+        assert by_reread == stale, "re-reading each cited article disagrees with the ground truth"
+        assert by_poll == stale, "polling the event log disagrees with the ground truth"
+        title_truth = renamed_or_gone(agent.citations, truth)
+        found = staleness(agent.citations, by_title)
+        hour = dict(staleness(agent.citations, stale),
+                    title_found=found["stale"], title_found_distinct=found["stale_distinct"],
+                    title_mismatch=len(by_title ^ title_truth), title_outside_stale=len(by_title - stale),
+                    gone=sum(truth[agent.citations[i].article_id]["status"] != "published" for i in stale),
+                    costs={s: list(cost) for s, cost in agent.costs.items()}, events_polled=agent.events_polled)
+        hours.append(hour)
+
+    for question in plan.questions:
+        day.loop.at(question.time, QUESTION, lambda q=question: ask(q))
+    schedule_checks(day, scenario, check)
+    day.loop.run()
+    seconds = ranking.pop("seconds")
+    return {"hours": hours, "ranking": dict(ranking, **second_concentration(seconds, day.ids)),
+            "setup": list(agent.setup), "eventless_saves": day.eventless_saves}
+
+
+def schedule_checks(day: Day, scenario: Scenario, check: Callable[[], None]) -> None:
+    """The hourly check at the end of every hour of the day."""
+    for hour in range(1, scenario.hours + 1):
+        day.loop.at(hour * 3600 * SECOND, CHECK, check)
+
+
+def second_concentration(seconds: Sequence[str], ids: Sequence[str]) -> Dict[str, int]:
+    """How concentrated the second citations are: distinct articles, the ten most cited, the popular ten."""
+    counts: Dict[str, int] = {}
+    for article_id in seconds:
+        counts[article_id] = counts.get(article_id, 0) + 1
+    popular = set(ids[:10])
+    return {"seconds": len(seconds), "second_distinct": len(counts),
+            "second_top10": sum(sorted(counts.values(), reverse=True)[:10]),
+            "second_popular": sum(1 for a in seconds if a in popular)}
+
+
+def run_uniform_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[str, Any]:
+    """The control run: the same questions, the same saves spread uniformly over the articles."""
+    day = Day(plan, scenario, "uniform", published)
+    hours = []
+    for question in plan.questions:
+        day.loop.at(question.time, QUESTION, lambda q=question: day.ask(q))
+    schedule_checks(day, scenario, lambda: hours.append(
+        staleness(day.agent.citations, stale_now(day.agent.citations, day.truth()))))
+    day.loop.run()
+    return {"hours": hours}
+
+
+def run_edit_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[str, Any]:
+    """K4: the zipf day again; after each answer, after its delay, the agent edits the article it cited first."""
+    day = Day(plan, scenario, "zipf", published)
+    agent = day.agent
+    delays = [dict.fromkeys(("edits", "saved", "conflicts", "conflicts_agent_only", "gone", "retries_saved",
+                             "replays", "replay_new_events"), 0) for _ in scenario.delays]
+    agent_saved: Dict[str, int] = {}
+
+    def edit(number: int, cited: Citation, asked_at: int, addition: str) -> None:
+        counts = delays[number % len(scenario.delays)]
+        counts["edits"] += 1
+        key = f"answer-{number}"
+        first = agent.edit(cited, f"{cited.content} {addition}", cited.updated_at, key)
+        if "error" not in first:
+            counts["saved"] += 1
+            agent_saved[cited.article_id] = day.clock.time
+            replay(counts, cited, f"{cited.content} {addition}", cited.updated_at, key, first)
+        elif first["error"] == "version_conflict":
+            counts["conflicts"] += 1
+            counts["conflicts_agent_only"] += day.person_saved.get(cited.article_id, -1) < asked_at
+            counts["retries_saved"] += retry(cited, addition, key)
+        else:
+            assert first["error"] == "not_found", first
+            counts["gone"] += 1
+
+    def retry(cited: Citation, addition: str, key: str) -> bool:
+        """Re-read, re-apply the addition to what is there, edit with the new version."""
+        page = agent.read(cited.article_id)
+        result = agent.edit(cited, f"{page['content']} {addition}", page["updated_at"], key)
+        agent_saved[cited.article_id] = day.clock.time
+        return "error" not in result
+
+    def replay(counts: Dict[str, int], cited: Citation, content: str, version: str, key: str,
+               first: Dict[str, Any]) -> None:
+        """Send the successful edit again with the same key: the first result, marked replay, and no event."""
+        head = agent.poll(NO_CURSOR_YET)["last_sequence"]
+        again = agent.edit(cited, content, version, key)
+        counts["replays"] += again == dict(first, replay=True)
+        counts["replay_new_events"] += len(agent.poll(head)["events"])
+
+    def ask(number: int, question: Question) -> None:
+        cited = day.ask(question)[0]
+        delay = scenario.delays[number % len(scenario.delays)] * SECOND
+        day.loop.at(question.time + delay, EDIT, lambda: edit(number, cited, question.time, question.addition))
+
+    for number, question in enumerate(plan.questions):
+        day.loop.at(question.time, QUESTION, lambda n=number, q=question: ask(n, q))
+    day.loop.run()
+    return {"delays": delays}
+
+
+def run_seed(seed: int, scenario: Scenario) -> Dict[str, Any]:
+    """Everything one seed measures: its plan's popularity shares and its three replicas."""
+    plan = draw_plan(seed, scenario)
+    published = Published(plan)
+    return {
+        "seed": seed,
+        "questions_top10": sum(q.rank < 10 for q in plan.questions),
+        "saves_top10": sum(s.zipf.rank < 10 for s in plan.saves),
+        "zipf": run_zipf_day(plan, scenario, published),
+        "uniform": run_uniform_day(plan, scenario, published),
+        "edits": run_edit_day(plan, scenario, published),
+    }
+
+
+# ---------------------------------------------------------------------------
+# K1: what each form of citation lets the agent do, tried on a small store.
+
+CITATION_FORMS = {  # what the agent keeps of one read, per form
+    "article title": ("title",),
+    "article ID": ("article_id",),
+    "article ID + updated time": ("article_id", "updated_at"),
+}
+
+
+def _cited_article() -> Tuple[kb_store.KnowledgeBaseStore, SimClock, Agent, Dict[str, Any]]:
+    """A store with one published article and the agent's read of it."""
+    clock = SimClock()
+    store = kb_store.connect(clock=clock)
+    store.create_knowledge_base(KB, "Support")
+    store.create_article(KB, "Reset a password", "Open Settings, then Security, then Reset.")
+    store.create_article(KB, "Export invoices", "Invoices export as PDF from the Billing page.")
+    agent = Agent(store, 5)
+    clock.time += SECOND
+    return store, clock, agent, agent.read("art-00001")
+
+
+def look_up(agent: Agent, form: Dict[str, str]) -> Optional[Dict[str, Any]]:
+    """Find the cited article again from what the citation holds: by ID, or by searching its exact title."""
+    if "article_id" in form:
+        page = agent.read(form["article_id"])
+        return None if "error" in page else page
+    return next((hit for hit in agent.search(form["title"]) if hit["title"] == form["title"]), None)
+
+
+def citation_forms() -> Dict[str, Tuple[str, str, str]]:
+    """K1, measured: per form, (survives a title change, shows the content changed, usable as edit version)."""
+    table = {}
+    for name, fields in CITATION_FORMS.items():
+        table[name] = (_survives_rename(fields), _shows_content_change(fields), _usable_as_version(fields))
+    return table
+
+
+def _form(page: Dict[str, Any], fields: Sequence[str]) -> Dict[str, str]:
+    return {field: page[field] for field in fields}
+
+
+def _survives_rename(fields: Sequence[str]) -> str:
+    store, clock, agent, page = _cited_article()
+    form = _form(page, fields)
+    clock.time += SECOND
+    store.save_article(KB, page["article_id"], title="Reset your password")
+    return "yes" if look_up(agent, form) is not None else "no"
+
+
+def _shows_content_change(fields: Sequence[str]) -> str:
+    store, clock, agent, page = _cited_article()
+    form = _form(page, fields)
+    clock.time += SECOND
+    store.save_article(KB, page["article_id"], content="Use the reset link on the sign-in page.")
+    found = look_up(agent, form)
+    return "yes" if found is None or any(found[k] != v for k, v in form.items()) else "no"
+
+
+def _usable_as_version(fields: Sequence[str]) -> str:
+    """Edit right after the read and again after a person's save, passing what the citation holds as the version."""
+    outcomes = []
+    for person_saves_first in (False, True):
+        store, clock, agent, page = _cited_article()
+        form = _form(page, fields)
+        clock.time += SECOND
+        if person_saves_first:
+            store.save_article(KB, page["article_id"], content="A person's newer text.")
+        version = form.get("updated_at", form.get("article_id", form.get("title")))
+        cited = Citation(0, page["article_id"], version, page["title"], page["content"])
+        outcomes.append("error" not in agent.edit(cited, page["content"] + " More.", version, "k1"))
+    fresh, stale = outcomes
+    return "yes" if fresh and stale else "yes, if recent" if fresh else "no"

@@ -1,0 +1,228 @@
+"""sim.py: the exact identities of the experiments, determinism, the committed results, the command line."""
+
+import contextlib
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from tests.helpers import ROOT
+import sim
+import sim_day
+import sim_report
+
+SMALL = ["--articles", "60", "--questions", "16", "--saves", "40"]  # a day small enough to run many times
+
+
+def scenario(*argv):
+    """The Scenario the command line would build."""
+    return sim.scenario_from(sim.parser().parse_args(list(argv)))
+
+
+def run(*argv):
+    """sim.main quietly; returns its exit status."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        return sim.main(list(argv))
+
+
+def without_timing(path):
+    with open(path, encoding="utf-8") as file:
+        return [line for line in file.read().splitlines() if sim.TIMING_MARK not in line]
+
+
+class IdentitiesTest(unittest.TestCase):
+    """Facts that hold exactly in every seed of the default day (seed 1)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.scenario = scenario()
+        cls.result = sim_day.run_seed(1, cls.scenario)
+
+    def test_the_top_ten_share_of_zipf_0_9_over_400_articles_is_the_published_36_7_percent(self):
+        share = sim_day.top_share(400, 0.9)
+        self.assertEqual(round(100 * share, 1), 36.7)
+        self.assertAlmostEqual(share, 0.36697, delta=1e-5)
+
+    def test_citations_so_far_are_twice_the_answers_at_every_check(self):
+        for run_name in ("zipf", "uniform"):
+            for hour in self.result[run_name]["hours"]:
+                self.assertEqual(hour["citations"], 2 * hour["answers"])
+        self.assertEqual(self.result["zipf"]["hours"][-1]["answers"], self.scenario.questions)
+
+    def test_replays_equal_the_successful_first_edits_and_write_no_event(self):
+        for delay in self.result["edits"]["delays"]:
+            self.assertEqual(delay["replays"], delay["saved"])
+            self.assertEqual(delay["replay_new_events"], 0)
+            self.assertEqual(delay["saved"] + delay["conflicts"] + delay["gone"], delay["edits"])
+
+    def test_every_delay_gets_a_quarter_of_the_answers(self):
+        self.assertEqual([d["edits"] for d in self.result["edits"]["delays"]], [30, 30, 30, 30])
+
+    def test_title_only_finds_exactly_the_renamed_and_unpublished_and_nothing_fresh(self):
+        hours = self.result["zipf"]["hours"]
+        self.assertEqual([h["title_mismatch"] for h in hours], [0] * 8)
+        self.assertEqual([h["title_outside_stale"] for h in hours], [0] * 8)
+        self.assertGreater(hours[-1]["title_found"], 0)
+        self.assertLess(hours[-1]["title_found"], hours[-1]["stale"])  # content edits stay unseen
+
+    def test_polling_costs_one_call_per_check(self):
+        self.assertEqual([h["costs"]["poll"][0] for h in self.result["zipf"]["hours"]], list(range(1, 9)))
+
+    def test_k1_cells_measured_on_the_store_equal_the_published_table(self):
+        self.assertEqual(sim_day.citation_forms(), sim.PUBLISHED_K1)
+
+
+class StrategiesAgainstGroundTruthTest(unittest.TestCase):
+    """The run stops when an ID-based check disagrees with the ground truth."""
+
+    def test_a_poll_check_that_misses_one_stale_citation_stops_the_run(self):
+        original = sim_day.Agent.check_by_poll
+
+        def misses_one(agent):
+            found = original(agent)
+            return found - {min(found)} if found else found
+        sim_day.Agent.check_by_poll = misses_one
+        try:
+            with self.assertRaisesRegex(AssertionError, "polling"):
+                sim_day.run_seed(1, scenario(*SMALL))
+        finally:
+            sim_day.Agent.check_by_poll = original
+
+    def test_a_reread_check_that_sees_a_stale_citation_too_many_stops_the_run(self):
+        original = sim_day.Agent.check_by_reread
+        sim_day.Agent.check_by_reread = lambda agent: original(agent) | {0}
+        try:
+            with self.assertRaisesRegex(AssertionError, "re-reading"):
+                sim_day.run_seed(1, scenario(*SMALL))
+        finally:
+            sim_day.Agent.check_by_reread = original
+
+
+class DeterminismTest(unittest.TestCase):
+    def test_the_same_seeds_give_the_same_results_on_one_process_or_two_except_timing_lines(self):
+        with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:
+            self.assertEqual(run("--seeds", "1-2", "--ranges", "2", "--jobs", "1", "--out", one, *SMALL), 0)
+            self.assertEqual(run("--seeds", "1-2", "--ranges", "2", "--jobs", "2", "--out", two, *SMALL), 0)
+            for name in ("knowledge_base.md", "knowledge_base.svg"):
+                first = without_timing(os.path.join(one, name))
+                self.assertEqual(first, without_timing(os.path.join(two, name)))
+
+    def test_other_seeds_give_other_results(self):
+        with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:
+            run("--seeds", "1", "--ranges", "0", "--out", one, *SMALL)
+            run("--seeds", "2", "--ranges", "0", "--out", two, *SMALL)
+            self.assertNotEqual(without_timing(os.path.join(one, "knowledge_base.md")),
+                                without_timing(os.path.join(two, "knowledge_base.md")))
+
+
+class CommittedResultsTest(unittest.TestCase):
+    """results/ holds what a fresh default run writes, timing lines excepted."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.fresh = tempfile.TemporaryDirectory()
+        cls.status = run("--out", cls.fresh.name)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fresh.cleanup()
+
+    def test_the_committed_markdown_equals_a_fresh_default_run(self):
+        self.assertEqual(self.status, 0)
+        self.assertEqual(without_timing(os.path.join(ROOT, "results", "knowledge_base.md")),
+                         without_timing(os.path.join(self.fresh.name, "knowledge_base.md")))
+
+    def test_the_committed_chart_equals_a_fresh_default_run(self):
+        self.assertEqual(without_timing(os.path.join(ROOT, "results", "knowledge_base.svg")),
+                         without_timing(os.path.join(self.fresh.name, "knowledge_base.svg")))
+
+    def test_every_published_figure_has_a_row_with_a_verdict_and_every_outside_range_a_reason(self):
+        with open(os.path.join(ROOT, "results", "knowledge_base.md"), encoding="utf-8") as file:
+            text = file.read()
+        rows, in_figures = [], False
+        for line in text.splitlines():  # the rows of every table whose first column is "figure"
+            if line.startswith("| figure |"):
+                in_figures = True
+            elif not line.startswith("|"):
+                in_figures = False
+            elif in_figures and not line.startswith("|---"):
+                rows.append(line)
+        self.assertGreaterEqual(len(rows), len(sim.PUBLISHED) + 9)
+        for line in rows:
+            verdict = line.rstrip(" |").split(" | ")[-1]
+            with self.subTest(line=line):
+                self.assertRegex(verdict, r"^(exact|inside range|outside range: \w.+|—)$")
+        self.assertNotIn(sim_report.UNEXPLAINED, text)
+        self.assertIn("](knowledge_base.svg)", text)
+
+    def test_published_figures_appear_only_in_table_cells_never_in_the_prose(self):
+        with open(os.path.join(ROOT, "results", "knowledge_base.md"), encoding="utf-8") as file:
+            prose = "\n".join(line for line in file.read().splitlines() if not line.startswith("|"))
+        checked = 0
+        for key, value in sim.PUBLISHED.items():
+            decimals = 1 if key == "wall.seconds" else sim.decimals_of(key)
+            text = f"{value:,.{decimals}f}"
+            if decimals == 0 and value < 100 or key in ("K4.edits", "K2.h8.citations"):
+                continue  # small counts, and the day's own sizes, are ours as much as theirs
+            checked += 1
+            with self.subTest(figure=key):
+                self.assertNotRegex(prose, r"(?<![\d.,])" + re.escape(text) + r"(?![\d,]|\.\d)")
+        self.assertGreater(checked, 40)
+
+
+class SmokeTest(unittest.TestCase):
+    def test_one_seed_without_ranges_runs_from_the_command_line_and_writes_both_files(self):
+        with tempfile.TemporaryDirectory() as out:
+            done = subprocess.run([sys.executable, "sim.py", "--seeds", "1", "--ranges", "0", "--out", out],
+                                  cwd=ROOT, capture_output=True, text=True, timeout=120)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(os.path.join(out, "knowledge_base.md"), encoding="utf-8") as file:
+                text = file.read()
+            self.assertIn("| hour 8: citations so far | 1,200 | 240 |", text)
+            with open(os.path.join(out, "knowledge_base.svg"), encoding="utf-8") as file:
+                svg = file.read()
+            self.assertTrue(svg.startswith("<svg ") and svg.rstrip().endswith("</svg>"))
+            self.assertIn("prefers-color-scheme: dark", svg)
+
+
+class CommandLineTest(unittest.TestCase):
+    def test_seed_lists_and_ranges(self):
+        self.assertEqual(sim.parse_seeds("1,3,8-10"), [1, 3, 8, 9, 10])
+        self.assertEqual(sim.parse_seeds("1-5"), [1, 2, 3, 4, 5])
+
+    def test_range_groups_are_disjoint_fives_after_the_main_seeds(self):
+        groups = sim.range_groups([1, 2, 3, 4, 5], 40)
+        self.assertEqual((groups[0], groups[-1][-1], len(groups)), ([6, 7, 8, 9, 10], 205, 40))
+
+    def test_the_95_percent_range_drops_one_value_at_each_end_of_forty(self):
+        self.assertEqual(sim.spread(list(range(40))), (1, 38))
+        self.assertEqual(sim.spread([3.0, 1.0, 2.0]), (1.0, 3.0))
+
+    def test_verdicts_compare_at_the_published_precision(self):
+        self.assertEqual(sim.verdict(15.8, 15.84, 10.0, 20.0, 1), "exact")
+        self.assertEqual(sim.verdict(15.8, 12.0, 15.76, 20.0, 1), "inside range")
+        self.assertEqual(sim.verdict(15.8, 12.0, 15.9, 20.0, 1), "outside range")
+        self.assertEqual(sim.verdict(15.8, 12.0, None, None, 1), "no range (--ranges 0)")
+
+    def test_bad_options_exit_2_with_a_one_line_reason(self):
+        for argv in (["--seeds", "x"], ["--seeds", "5-1"], ["--ranges", "-1"], ["--save-mix", "80/10/5"],
+                     ["--delays", "5x"], ["--jobs", "0"], ["--title-words", "9"], ["--bogus"]):
+            with self.subTest(argv=argv):
+                done = subprocess.run([sys.executable, "sim.py", *argv, "--out", "/nonexistent/never"], cwd=ROOT,
+                                      capture_output=True, text=True, timeout=60)
+                self.assertEqual(done.returncode, 2)
+                self.assertRegex(done.stderr, r"^sim.py: error: \S[^\n]*\n$")
+
+    def test_help_explains_every_option(self):
+        text = sim.parser().format_help()
+        for action in sim.parser()._actions:
+            with self.subTest(option=action.option_strings):
+                self.assertTrue(action.help, action.option_strings)
+        self.assertIn("--zipf-s", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
