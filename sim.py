@@ -335,15 +335,6 @@ def delays(text: str) -> Tuple[int, ...]:
     return tuple(values)
 
 
-def show_delay(seconds: int) -> str:
-    """20 -> '20 s', 900 -> '15 min', 3600 -> '1 h'."""
-    if seconds % 3600 == 0:
-        return f"{seconds // 3600} h"
-    if seconds % 60 == 0:
-        return f"{seconds // 60} min"
-    return f"{seconds} s"
-
-
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a bad option costs one line of stderr (and exit status 2), not the whole usage."""
 

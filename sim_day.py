@@ -29,7 +29,7 @@ import itertools
 import json
 import math
 import random
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import kb_store
 
@@ -205,6 +205,7 @@ class Writer:
             zipf_weights(len(self.words) - areas, scenario.word_zipf_s)))
         self.titles: set = set()
         self.templates = [self.template() for _ in range(TEMPLATES)]
+        self.shapes = [_shape(t) for t in self.templates]
 
     def topic(self, number: int) -> Tuple[str, ...]:
         """Article `number`'s subject: its area's word, then distinct words, common ones shared by many articles.
@@ -239,12 +240,13 @@ class Writer:
     def content(self, topic: Sequence[str], sentences: Optional[int] = None) -> str:
         """An article's text: about article_words words in sentences drawn from the plan's templates."""
         count = sentences or max(1, round(self.scenario.article_words / 11))
-        chosen = self.rng.choices(self.templates, k=count)
-        topic_words = iter(self.rng.choices(topic, k=sum(t.count(TOPIC) for t in chosen)))
-        any_words = iter(self.rng.choices(self.words, k=sum(t.count(ANY) for t in chosen)))
+        chosen = self.rng.choices(self.shapes, k=count)
+        topic_words = iter(self.rng.choices(topic, k=sum(shape.topic_slots for shape in chosen)))
+        any_words = iter(self.rng.choices(self.words, k=sum(shape.any_slots for shape in chosen)))
         text = []
-        for template in chosen:
-            words = " ".join(next(topic_words) if w is TOPIC else next(any_words) if w is ANY else w for w in template)
+        for shape in chosen:
+            words = shape.text.format(*[next(topic_words) if slot is TOPIC else next(any_words)
+                                        for slot in shape.slots])
             text.append(words[0].upper() + words[1:] + ".")
         return " ".join(text)
 
@@ -260,6 +262,21 @@ class Writer:
         words = [title_word, shared, self.rng.choice([w for w in others if w != shared])]
         self.rng.shuffle(words)
         return " ".join([self.rng.choice(OPENERS)] + words)
+
+
+class Shape(NamedTuple):
+    """A template ready to fill: its text with {} where it leaves a word open, and what each {} takes."""
+
+    text: str
+    slots: Tuple[str, ...]
+    topic_slots: int
+    any_slots: int
+
+
+def _shape(template: Sequence[str]) -> Shape:
+    slots = tuple(word for word in template if word in (TOPIC, ANY))
+    text = " ".join("{}" if word in (TOPIC, ANY) else word for word in template)
+    return Shape(text, slots, slots.count(TOPIC), slots.count(ANY))
 
 
 def draw_plan(seed: int, scenario: Scenario) -> Plan:
@@ -378,9 +395,11 @@ class Agent:
         self.costs = {strategy: [0, 0] for strategy in STRATEGIES}  # calls, bytes
         self.setup = [0, 0]  # calls, bytes of the first catch-up with the log
         self.events_polled = 0  # events the poll strategy received, after the first catch-up
+        self.calls = {tool["name"]: 0 for tool in store.list_tools()}  # every call the agent made, by tool
 
     def call(self, name: str, arguments: Dict[str, Any], cost: Optional[List[int]] = None) -> Dict[str, Any]:
         """One tool call; its call and bytes are added to `cost` when given."""
+        self.calls[name] += 1
         result = self.store.call_tool(name, arguments)
         if cost is not None:
             cost[0] += 1
@@ -587,7 +606,7 @@ def run_zipf_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[s
     day.loop.run()
     seconds = ranking.pop("seconds")
     return {"hours": hours, "ranking": dict(ranking, **second_concentration(seconds, day.ids)),
-            "setup": list(agent.setup), "eventless_saves": day.eventless_saves}
+            "setup": list(agent.setup), "eventless_saves": day.eventless_saves, "calls": dict(agent.calls)}
 
 
 def schedule_checks(day: Day, scenario: Scenario, check: Callable[[], None]) -> None:
@@ -616,7 +635,7 @@ def run_uniform_day(plan: Plan, scenario: Scenario, published: Published) -> Dic
     schedule_checks(day, scenario, lambda: hours.append(
         staleness(day.agent.citations, stale_now(day.agent.citations, day.truth()))))
     day.loop.run()
-    return {"hours": hours}
+    return {"hours": hours, "calls": dict(day.agent.calls)}
 
 
 def run_edit_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[str, Any]:
@@ -667,7 +686,7 @@ def run_edit_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[s
     for number, question in enumerate(plan.questions):
         day.loop.at(question.time, QUESTION, lambda n=number, q=question: ask(n, q))
     day.loop.run()
-    return {"delays": delays}
+    return {"delays": delays, "calls": dict(agent.calls)}
 
 
 def run_seed(seed: int, scenario: Scenario) -> Dict[str, Any]:

@@ -521,8 +521,21 @@ def run_time(report: Report) -> List[str]:
              "—", f"no verdict {TIMING_MARK}"],
         ]),
         "",
-        "Wall time depends on the machine and on what the run does, so it is reported, not judged.",
+        "Wall time depends on the machine and on what the run does, so it is reported, not judged. What a "
+        f"seed does, in its three replicas of the day: {work_words(report)}.",
     ]
+
+
+def work_words(report: Report) -> str:
+    """The tool calls and people's saves of one seed, on average over the main seeds."""
+    m, seeds = report.main, report.main["seeds"]
+    calls: Dict[str, int] = {}
+    for run in ("zipf", "uniform", "edits"):
+        for name, count in m[run]["calls"].items():
+            calls[name] = calls.get(name, 0) + count
+    listed = ", ".join(f"{count / seeds:,.0f} `{name}`" for name, count in sorted(calls.items(), key=lambda c: -c[1]))
+    return (f"{sum(calls.values()) / seeds:,.0f} agent tool calls ({listed}) and "
+            f"{3 * report.scenario.saves + report.scenario.articles:,} people's saves and creations")
 
 
 def differences(report: Report) -> List[str]:

@@ -84,6 +84,13 @@ class PageTest(unittest.TestCase):
     def test_deleted_items_leave_the_pages(self):
         self.store.delete_item(BUGS, self.ids[3])
         self.assertEqual(walk(self.store, 2), [i for i in self.ids[::-1] if i != self.ids[3]])
+        self.assertEqual(self.store.item_ids(BUGS), walk(self.store, 50), "the ground truth agrees with the pages")
+
+    def test_a_store_used_as_a_context_manager_closes_its_database(self):
+        with record_store.connect() as store:
+            store.create_channel(BUGS, "Bugs", record_store.BUG_TRACKER_FIELDS)
+        with self.assertRaises(Exception):
+            store.database.connection.execute("SELECT 1")
 
 
 class CursorTest(unittest.TestCase):
