@@ -1,9 +1,11 @@
 """sim_report.py: write sim.py's measurements as results/knowledge_base.md and a hand-built SVG chart.
 
-Layer: below sim.py, beside sim_day.py; it computes nothing new, it only arranges
-what sim.py measured. Two tiny table helpers, the prose of each table (numbers in
-it come from the run), and the chart. Every line that reports a wall time ends
-with sim.TIMING_MARK; every other line depends only on the seeds and the options.
+Layer: below sim.py, beside sim_day.py; it measures nothing itself: it arranges
+what sim.py measured beside what sim_day's popularity law predicts, and gives the
+computed reason of each figure outside our range. Table helpers, the prose of each
+table (every number in it comes from the run or the law), and the chart. Every line
+that reports a wall time ends with TIMING_MARK; every other line depends only on the
+seeds and the options.
 """
 
 import dataclasses
