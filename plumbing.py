@@ -461,6 +461,11 @@ class Database:
         """Close the connection."""
         self.connection.close()
 
+    def copy_to(self, other: "Database") -> None:
+        """Replace everything in `other` with a consistent copy of this database (sqlite's backup API)."""
+        with self._lock:
+            self.connection.backup(other.connection)
+
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK and re-raise; nested, a SAVEPOINT."""

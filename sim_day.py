@@ -507,7 +507,7 @@ class Published:
     def copy(self, clock: SimClock) -> kb_store.KnowledgeBaseStore:
         """A new store on `clock` holding exactly what this one holds."""
         store = kb_store.connect(clock=clock)
-        self.store.database.connection.backup(store.database.connection)
+        self.store.database.copy_to(store.database)
         return store
 
 

@@ -97,5 +97,19 @@ class FileDatabaseTest(unittest.TestCase):
                 database.close()
 
 
+class CopyTest(unittest.TestCase):
+    def test_a_copy_holds_what_the_original_held_and_then_lives_apart(self):
+        original, copy = Database(":memory:", SCHEMA), Database(":memory:", SCHEMA)
+        with original.write() as connection:
+            connection.execute("INSERT INTO notes VALUES ('kept')")
+        with copy.write() as connection:
+            connection.execute("INSERT INTO notes VALUES ('replaced')")
+        original.copy_to(copy)
+        self.assertEqual(texts(copy), ["kept"])
+        with copy.write() as connection:
+            connection.execute("INSERT INTO notes VALUES ('only in the copy')")
+        self.assertEqual(texts(original), ["kept"])
+
+
 if __name__ == "__main__":
     unittest.main()
