@@ -34,9 +34,9 @@ import sqlite3
 from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
 from plumbing import (
-    BUSY_TIMEOUT_SECONDS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, AgentTools, Database, EventLog, NotFound,
-    Tool, VersionConflict, format_time, idempotent, integer, next_time_version, object_schema, parse_time,
-    show, string, unsupported_resource_type, wall_clock,
+    BUSY_TIMEOUT_SECONDS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, READ_ONLY, SHARED_WRITE, AgentTools, Database,
+    EventLog, NotFound, Tool, VersionConflict, format_time, idempotent, integer, next_time_version,
+    object_schema, parse_time, show, string, unsupported_resource_type, wall_clock,
 )
 
 STATUSES = ("draft", "published", "unpublished")
@@ -81,7 +81,7 @@ SEARCH_KNOWLEDGE_BASE = Tool(
         "snippet": {"type": "string"},
         "citation": CITATION_SCHEMA,
     }, ["article_id", "title", "updated_at", "snippet", "citation"])}}, ["results"]),
-    annotations={"readOnlyHint": True},
+    annotations=READ_ONLY,
 )
 
 READ_KNOWLEDGE_ARTICLE = Tool(
@@ -102,7 +102,7 @@ READ_KNOWLEDGE_ARTICLE = Tool(
         "updated_at": _VERSION,
         "citation": CITATION_SCHEMA,
     }, ["article_id", "title", "content", "updated_at", "citation"]),
-    annotations={"readOnlyHint": True},
+    annotations=READ_ONLY,
 )
 
 EDIT_KNOWLEDGE_ARTICLE = Tool(
@@ -128,7 +128,7 @@ EDIT_KNOWLEDGE_ARTICLE = Tool(
     }, ["knowledge_base_id", "article_id", "content", "expected_version", "idempotency_key"]),
     output_schema=object_schema({"citation": CITATION_SCHEMA, "replay": {"type": "boolean"}},
                                 ["citation", "replay"]),
-    annotations={"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True},
+    annotations=SHARED_WRITE,
 )
 
 # ---------------------------------------------------------------------------

@@ -196,6 +196,17 @@ class Tool:
         return copy.deepcopy(entry)
 
 
+# Every MCP hint set, since a client assumes the worst of a missing one (readOnlyHint false,
+# destructiveHint true, idempotentHint false, openWorldHint true). The published lists show
+# readOnlyHint true on the reads and readOnlyHint false, destructiveHint true (and, for
+# articles, openWorldHint true) on the edits; these keep every published value and fill
+# the rest. An edit is idempotent because its idempotency key is mandatory: the same call
+# again replays the first result. Its effect leaves the conversation (every other agent and
+# person sees the saved version next), which is the published reason for openWorldHint.
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+SHARED_WRITE = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": True}
+
+
 def object_schema(properties: Mapping[str, Any], required: List[str]) -> Dict[str, Any]:
     """A closed JSON Schema object: the listed properties, these required, nothing else."""
     return {
@@ -662,7 +673,7 @@ POLL_RESOURCE_EVENTS = Tool(
         "last_sequence": {"type": "integer", "minimum": 0},
         "has_more": {"type": "boolean"},
     }, ["events", "last_sequence", "has_more"]),
-    annotations={"readOnlyHint": True},
+    annotations=READ_ONLY,
 )
 
 

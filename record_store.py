@@ -34,9 +34,9 @@ import sqlite3
 from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from plumbing import (
-    BUSY_TIMEOUT_SECONDS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, AgentTools, Database, EventLog, Forbidden,
-    InvalidArguments, NotFound, Rejection, Tool, VersionConflict, format_time, idempotent, integer,
-    object_schema, parse_time, quote, show, string, unsupported_resource_type, wall_clock,
+    BUSY_TIMEOUT_SECONDS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, READ_ONLY, SHARED_WRITE, AgentTools, Database,
+    EventLog, Forbidden, InvalidArguments, NotFound, Rejection, Tool, VersionConflict, format_time, idempotent,
+    integer, object_schema, parse_time, quote, show, string, unsupported_resource_type, wall_clock,
 )
 from record_fields import (
     DETAILS, FIELD_TYPES, Failure, Field, check_value, formula_value, missing_relations, not_unique,
@@ -91,7 +91,7 @@ LIST_RECORD_ITEMS = Tool(
         "items": {"type": "array", "items": ITEM_SCHEMA},
         "next_before_id": {"type": ["string", "null"]},
     }, ["schema", "items", "next_before_id"]),
-    annotations={"readOnlyHint": True},
+    annotations=READ_ONLY,
 )
 
 READ_RECORD_ITEM = Tool(
@@ -105,7 +105,7 @@ READ_RECORD_ITEM = Tool(
     input_schema=object_schema({"record_channel_id": _CHANNEL_ID, "item_id": _ITEM_ID},
                                ["record_channel_id", "item_id"]),
     output_schema=ITEM_SCHEMA,
-    annotations={"readOnlyHint": True},
+    annotations=READ_ONLY,
 )
 
 EDIT_RECORD_ITEM = Tool(
@@ -129,7 +129,7 @@ EDIT_RECORD_ITEM = Tool(
     }, ["record_channel_id", "item_id", "values", "expected_version", "idempotency_key"]),
     output_schema=object_schema({"item_id": {"type": "string"}, "version": _VERSION, "replay": {"type": "boolean"}},
                                 ["item_id", "version", "replay"]),
-    annotations={"readOnlyHint": False, "destructiveHint": True},
+    annotations=SHARED_WRITE,
     security_schemes=({"type": "oauth2", "scopes": [WRITE_SCOPE]},),
 )
 

@@ -10,6 +10,8 @@ from plumbing import check
 import kb_store
 
 # The trimmed tools/list of 2026-11-08, as the articles publish it (SPEC §1.1).
+HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
 PUBLISHED = json.loads("""[
  {"name": "search_knowledge_base", "description": "Search current published articles in one granted knowledge base. Results cite the article ID and updated time; this is a live database read.", "inputSchema": {"required": ["knowledge_base_id", "query"], "properties": {"query": {"type": "string", "minLength": 2, "maxLength": 200}, "limit": {"type": "integer", "minimum": 1, "maximum": 20}}}, "annotations": {"readOnlyHint": true}},
  {"name": "read_knowledge_article", "description": "Read one current published article by ID from a granted knowledge base and return a stable citation.", "inputSchema": {"required": ["knowledge_base_id", "article_id"]}, "annotations": {"readOnlyHint": true}},
@@ -36,9 +38,20 @@ class PublishedDefinitionsTest(unittest.TestCase):
             for name, rules in published["inputSchema"].get("properties", {}).items():
                 self.assertLessEqual(rules.items(), properties[name].items(), f"{published['name']}.{name}")
 
-    def test_annotations_are_exactly_the_published_ones(self):
+    def test_every_published_annotation_is_kept(self):
         for published in PUBLISHED:
-            self.assertEqual(self.listed[published["name"]]["annotations"], published["annotations"])
+            self.assertLessEqual(published["annotations"].items(), self.listed[published["name"]]["annotations"].items())
+
+    def test_every_hint_is_set_explicitly_so_no_client_assumes_the_worst(self):
+        for name, listed in self.listed.items():
+            self.assertEqual(sorted(listed["annotations"]), sorted(HINTS), name)
+            self.assertTrue(all(isinstance(v, bool) for v in listed["annotations"].values()), name)
+
+    def test_only_the_edit_leaves_the_conversation_and_it_is_idempotent_by_its_key(self):
+        open_world = [name for name, listed in self.listed.items() if listed["annotations"]["openWorldHint"]]
+        self.assertEqual(open_world, ["edit_knowledge_article"])
+        self.assertTrue(self.listed["edit_knowledge_article"]["annotations"]["idempotentHint"])
+        self.assertFalse(self.listed["search_knowledge_base"]["annotations"]["destructiveHint"])
 
     def test_descriptions_open_with_the_published_sentence(self):
         for published in PUBLISHED:

@@ -40,7 +40,16 @@ class PublishedDefinitionsTest(unittest.TestCase):
             self.assertEqual(listed.get("securitySchemes"), published.get("securitySchemes"))
 
     def test_read_is_marked_read_only_where_the_trimmed_list_showed_no_annotation(self):
-        self.assertEqual(self.listed["read_record_item"]["annotations"], {"readOnlyHint": True})
+        self.assertEqual(self.listed["read_record_item"]["annotations"],
+                         {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
+                          "openWorldHint": False})
+
+    def test_every_hint_is_set_explicitly_and_the_edit_is_open_world_like_the_article_edit(self):
+        for name, listed in self.listed.items():
+            self.assertEqual(len(listed["annotations"]), 4, name)
+        self.assertEqual(self.listed["edit_record_item"]["annotations"],
+                         {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True,
+                          "openWorldHint": True})
 
     def test_descriptions_open_with_the_published_sentences(self):
         for published in PUBLISHED:
