@@ -16,15 +16,18 @@ Glossary:
 """
 
 import argparse
-import multiprocessing
 import os
 import re
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import sim_day
 import sim_report
+from experiments import (
+    GROUP_SIZE, OneLineParser, bounded, exponent, measure, non_negative, parse_seeds, percent, positive,
+    range_groups, run_seeds, share, total_of, write_text,
+)
 
 # ---------------------------------------------------------------------------
 # The scenario (SPEC §2), every constant overridable from the command line.
@@ -47,7 +50,6 @@ SEARCH_LIMIT = 4  # calibrated: a search of a cited title then weighs about the 
 
 MAIN_SEEDS = "1-5"
 RANGE_GROUPS = 40  # groups of five seeds after the main seeds, for the 95% ranges
-GROUP_SIZE = 5
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
 # ---------------------------------------------------------------------------
@@ -80,16 +82,10 @@ PUBLISHED = {
     "wall.seconds": 25.7,  # the full run, seeds 1-5, Python 3.9.6, Apple M1: reported, never judged
 }
 PUBLISHED_HOURS = (1, 2, 4, 6, 8)
-TIMING_MARK = sim_report.TIMING_MARK  # ends every line that reports a wall time; the only lines that may differ
 
 
 # ---------------------------------------------------------------------------
 # Figures: how each is computed from the summed counts of a group of seeds.
-
-
-def percent(part: float, whole: float) -> float:
-    """part of whole in percent; 0 for an empty whole."""
-    return 100.0 * part / whole if whole else 0.0
 
 
 def k2_figures(hour: int, reading: str) -> Dict[str, Callable[[Dict[str, Any]], float]]:
@@ -173,71 +169,18 @@ def all_figures(scenario: sim_day.Scenario) -> Dict[str, Dict[str, Callable[[Dic
 # Running seeds and summing them.
 
 
-def add(total: Any, part: Any) -> Any:
-    """Sum two results of the same shape: numbers add, dicts by key, lists by position."""
-    if isinstance(part, dict):
-        return {key: add(total[key], value) for key, value in part.items()}
-    if isinstance(part, list):
-        return [add(a, b) for a, b in zip(total, part)]
-    return total + part
-
-
 def group_totals(results: Sequence[Dict[str, Any]], scenario: sim_day.Scenario) -> Dict[str, Any]:
     """The counts of a group of seeds, summed, with what the figures divide by."""
-    total = results[0]
-    for result in results[1:]:
-        total = add(total, result)
-    return dict(total, seeds=len(results), questions=scenario.questions * len(results),
+    return dict(total_of(results), seeds=len(results), questions=scenario.questions * len(results),
                 saves=scenario.saves * len(results))
 
 
-def _run_one(job: Tuple[int, sim_day.Scenario]) -> Dict[str, Any]:
+def run_one(job: Tuple[int, sim_day.Scenario]) -> Dict[str, Any]:
+    """One seed's day (a module-level function, so worker processes can import it)."""
     seed, scenario = job
     result = sim_day.run_seed(seed, scenario)
     result.pop("seed")
     return result
-
-
-def run_seeds(seeds: Sequence[int], scenario: sim_day.Scenario, jobs: int,
-              progress: Callable[[int], None]) -> List[Dict[str, Any]]:
-    """One result per seed, in the order of `seeds` whatever the processes' timing."""
-    work = [(seed, scenario) for seed in seeds]
-    if jobs <= 1 or len(seeds) == 1:
-        results = []
-        for job in work:
-            results.append(_run_one(job))
-            progress(len(results))
-        return results
-    with multiprocessing.get_context().Pool(jobs) as pool:
-        results = []
-        for result in pool.imap(_run_one, work, chunksize=max(1, len(work) // (jobs * 8))):
-            results.append(result)
-            progress(len(results))
-        return results
-
-
-def range_groups(main: Sequence[int], groups: int) -> List[List[int]]:
-    """`groups` disjoint groups of five consecutive seeds, starting after the largest main seed."""
-    first = max(main) + 1
-    return [list(range(first + GROUP_SIZE * g, first + GROUP_SIZE * (g + 1))) for g in range(groups)]
-
-
-def spread(values: Sequence[float]) -> Tuple[float, float]:
-    """The central 95% of values: drop floor(2.5%) of them at each end (1 of 40), keep min and max of the rest."""
-    ordered = sorted(values)
-    cut = int(len(ordered) * 0.025)
-    return ordered[cut], ordered[len(ordered) - 1 - cut]
-
-
-def verdict(published: float, ours: float, low: Optional[float], high: Optional[float], decimals: int) -> str:
-    """exact, inside range or outside range, comparing at the published figure's precision."""
-    if round(ours, decimals) == published:
-        return "exact"
-    if low is None:
-        return "no range (--ranges 0)"
-    if round(low, decimals) <= published <= round(high, decimals):
-        return "inside range"
-    return "outside range"
 
 
 def decimals_of(key: str) -> int:
@@ -245,68 +188,8 @@ def decimals_of(key: str) -> int:
     return 1 if key.endswith(("_pct", "_per_check")) or key.startswith("top10") else 0
 
 
-def measure(figures: Dict[str, Callable[[Dict[str, Any]], float]], main: Dict[str, Any],
-            groups: Sequence[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
-    """Per figure: ours, the range over the groups (None without groups), and the verdict where published."""
-    rows = {}
-    for key, compute in figures.items():
-        ours = compute(main)
-        low, high = spread([compute(g) for g in groups]) if groups else (None, None)
-        row = {"ours": ours, "low": low, "high": high, "decimals": decimals_of(key)}
-        if key in PUBLISHED:
-            row["published"] = PUBLISHED[key]
-            row["verdict"] = verdict(PUBLISHED[key], ours, low, high, row["decimals"])
-        rows[key] = row
-    return rows
-
-
 # ---------------------------------------------------------------------------
 # The command line.
-
-
-def parse_seeds(text: str) -> List[int]:
-    """'1-5' or '1,3,8-10' as a sorted list of distinct positive seeds."""
-    seeds = set()
-    for part in text.split(","):
-        match = re.fullmatch(r"\s*(\d+)(?:\s*-\s*(\d+))?\s*", part)
-        if not match:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a seed list such as 1-5 or 1,3,8-10")
-        low, high = int(match.group(1)), int(match.group(2) or match.group(1))
-        if low < 1 or high < low:
-            raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a range of seeds from 1 upwards")
-        seeds.update(range(low, high + 1))
-    return sorted(seeds)
-
-
-def positive(text: str) -> int:
-    """An integer of at least 1."""
-    return _bounded(int, text, 1, None)
-
-
-def non_negative(text: str) -> int:
-    """An integer of at least 0."""
-    return _bounded(int, text, 0, None)
-
-
-def share(text: str) -> float:
-    """A number from 0 to 1."""
-    return _bounded(float, text, 0.0, 1.0)
-
-
-def exponent(text: str) -> float:
-    """A number of at least 0."""
-    return _bounded(float, text, 0.0, None)
-
-
-def _bounded(kind: type, text: str, low: Any, high: Any) -> Any:
-    try:
-        value = kind(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value < low or (high is not None and value > high) or value != value:
-        bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number {bounds}")
-    return value
 
 
 def save_mix(text: str) -> Tuple[float, float, float]:
@@ -333,13 +216,6 @@ def delays(text: str) -> Tuple[int, ...]:
             raise argparse.ArgumentTypeError(f"{text!r} is not a list of delays such as 20s,15m,1h,4h")
         values.append(int(match.group(1)) * UNITS[match.group(2)])
     return tuple(values)
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a bad option costs one line of stderr (and exit status 2), not the whole usage."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (python3 {self.prog} --help explains every option)\n")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -381,7 +257,7 @@ def parser() -> argparse.ArgumentParser:
                       help=f"share of an article's words from its topic (default {TOPIC_SHARE})")
     text.add_argument("--article-words", type=positive, default=ARTICLE_WORDS,
                       help=f"words per article; calibrated to the published size of a read (default {ARTICLE_WORDS})")
-    text.add_argument("--search-limit", type=lambda t: _bounded(int, t, 2, 20), default=SEARCH_LIMIT,
+    text.add_argument("--search-limit", type=lambda t: bounded(int, t, 2, 20), default=SEARCH_LIMIT,
                       help=f"the agent's search limit, 2-20; calibrated to the published size of a title search "
                       f"(default {SEARCH_LIMIT})")
     return p
@@ -417,14 +293,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     extra = [seed for group in groups for seed in group]
     total = len(seeds) + len(extra)
     say = lambda done: print(f"\rsim.py: {done}/{total} seeds", end="", file=sys.stderr, flush=True)  # noqa: E731
-    main_results = run_seeds(seeds, scenario, options.jobs, say)
+    main_results = run_seeds(run_one, [(seed, scenario) for seed in seeds], options.jobs, say)
     main_seconds = time.perf_counter() - started
-    extra_results = run_seeds(extra, scenario, options.jobs, lambda done: say(len(seeds) + done)) if extra else []
+    extra_results = run_seeds(run_one, [(seed, scenario) for seed in extra], options.jobs,
+                              lambda done: say(len(seeds) + done)) if extra else []
     print(file=sys.stderr)
     main_totals = group_totals(main_results, scenario)
     group_list = [group_totals(extra_results[i * GROUP_SIZE:(i + 1) * GROUP_SIZE], scenario)
                   for i in range(len(groups))]
-    rows = {reading: measure(figures, main_totals, group_list)
+    rows = {reading: measure(figures, main_totals, group_list, PUBLISHED, decimals_of)
             for reading, figures in all_figures(scenario).items()}
     k1 = sim_day.citation_forms()
     seconds = time.perf_counter() - started
@@ -434,8 +311,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     os.makedirs(options.out, exist_ok=True)
     for name, text in (("knowledge_base.md", sim_report.markdown(report)),
                        ("knowledge_base.svg", sim_report.chart(report))):
-        with open(os.path.join(options.out, name), "w", encoding="utf-8", newline="\n") as file:
-            file.write(text)
+        write_text(os.path.join(options.out, name), text)
     print(f"sim.py: wrote {options.out}/knowledge_base.md and .svg in {seconds:.1f} s", file=sys.stderr)
     return 0
 

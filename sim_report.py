@@ -9,13 +9,12 @@ seeds and the options.
 """
 
 import dataclasses
-import math
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import sim_day
+from experiments import TIMING_MARK, number, seeds_text, table
 
-TIMING_MARK = "<!-- timing -->"
 CHART = "knowledge_base.svg"
 
 MARGINAL = 0.25  # a miss by at most this share of the range's width is called marginal
@@ -39,28 +38,6 @@ class Report:
 
 # ---------------------------------------------------------------------------
 # Small helpers.
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> List[str]:
-    """A markdown table."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-
-
-def number(value: float, decimals: int, unit: str = "") -> str:
-    """A figure as the articles print it: thousands with commas, then the unit."""
-    return f"{value:,.{decimals}f}{unit}"
-
-
-def seeds_text(seeds: Sequence[int]) -> str:
-    """1-5, or 1, 3, 8-10."""
-    parts, start = [], None
-    for i, seed in enumerate(seeds):
-        start = seed if start is None else start
-        if i + 1 == len(seeds) or seeds[i + 1] != seed + 1:
-            parts.append(f"{start}" if start == seed else f"{start}–{seed}")
-            start = None
-    return ", ".join(parts)
 
 
 def reason(report: Report, key: str, reading: str) -> str:

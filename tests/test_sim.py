@@ -10,6 +10,7 @@ import tempfile
 import unittest
 
 from tests.helpers import ROOT
+import experiments
 import sim
 import sim_day
 import sim_report
@@ -30,7 +31,7 @@ def run(*argv):
 
 def without_timing(path):
     with open(path, encoding="utf-8") as file:
-        return [line for line in file.read().splitlines() if sim.TIMING_MARK not in line]
+        return [line for line in file.read().splitlines() if experiments.TIMING_MARK not in line]
 
 
 class IdentitiesTest(unittest.TestCase):
@@ -189,24 +190,6 @@ class SmokeTest(unittest.TestCase):
 
 
 class CommandLineTest(unittest.TestCase):
-    def test_seed_lists_and_ranges(self):
-        self.assertEqual(sim.parse_seeds("1,3,8-10"), [1, 3, 8, 9, 10])
-        self.assertEqual(sim.parse_seeds("1-5"), [1, 2, 3, 4, 5])
-
-    def test_range_groups_are_disjoint_fives_after_the_main_seeds(self):
-        groups = sim.range_groups([1, 2, 3, 4, 5], 40)
-        self.assertEqual((groups[0], groups[-1][-1], len(groups)), ([6, 7, 8, 9, 10], 205, 40))
-
-    def test_the_95_percent_range_drops_one_value_at_each_end_of_forty(self):
-        self.assertEqual(sim.spread(list(range(40))), (1, 38))
-        self.assertEqual(sim.spread([3.0, 1.0, 2.0]), (1.0, 3.0))
-
-    def test_verdicts_compare_at_the_published_precision(self):
-        self.assertEqual(sim.verdict(15.8, 15.84, 10.0, 20.0, 1), "exact")
-        self.assertEqual(sim.verdict(15.8, 12.0, 15.76, 20.0, 1), "inside range")
-        self.assertEqual(sim.verdict(15.8, 12.0, 15.9, 20.0, 1), "outside range")
-        self.assertEqual(sim.verdict(15.8, 12.0, None, None, 1), "no range (--ranges 0)")
-
     def test_bad_options_exit_2_with_a_one_line_reason(self):
         for argv in (["--seeds", "x"], ["--seeds", "5-1"], ["--ranges", "-1"], ["--save-mix", "80/10/5"],
                      ["--delays", "5x"], ["--jobs", "0"], ["--title-words", "9"], ["--bogus"]):

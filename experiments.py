@@ -1,0 +1,210 @@
+"""What the experiment scripts share: seeds, runs over processes, 95% ranges, verdicts, options, markdown.
+
+Layer: below sim.py and triage.py (and the one-line option errors of every
+command: mcp_server.py and bench_mcp.py use OneLineParser too), beside the stores,
+which it never imports.
+
+Glossary:
+  figure    one published number, keyed like "K2.h8.stale" or "R1.no.values.saved"
+  ours      the figure measured over the main seeds (1-5 unless --seeds says otherwise)
+  range     where 95% of the figure's values fall over groups of five seeds: sim.py takes the
+            2.5%-97.5% spread of 40 groups, triage.py mean ± 1.96 standard deviations of 12
+  verdict   exact | inside range | outside range (with its reason) | no range (--ranges 0)
+"""
+
+import argparse
+import multiprocessing
+import re
+import statistics
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+GROUP_SIZE = 5  # seeds per range group, as many as the main seeds 1-5
+TIMING_MARK = "<!-- timing -->"  # ends every results line that reports a wall time; the only lines that may differ
+
+Figures = Dict[str, Callable[[Dict[str, Any]], float]]
+
+# ---------------------------------------------------------------------------
+# Running seeds and summing them.
+
+
+def add(total: Any, part: Any) -> Any:
+    """Sum two results of the same shape: numbers add, dicts by key, lists by position."""
+    if isinstance(part, dict):
+        return {key: add(total[key], value) for key, value in part.items()}
+    if isinstance(part, list):
+        return [add(a, b) for a, b in zip(total, part)]
+    return total + part
+
+
+def total_of(results: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
+    """The results of a group of seeds, summed."""
+    total = results[0]
+    for result in results[1:]:
+        total = add(total, result)
+    return total
+
+
+def run_seeds(run_one: Callable[[Any], Dict[str, Any]], jobs: Sequence[Any], processes: int,
+              progress: Callable[[int], None]) -> List[Dict[str, Any]]:
+    """run_one(job) for each job, in the order of `jobs` whatever the processes' timing.
+
+    run_one must be a module-level function (the processes import it by name).
+    """
+    if processes <= 1 or len(jobs) == 1:
+        results = []
+        for job in jobs:
+            results.append(run_one(job))
+            progress(len(results))
+        return results
+    with multiprocessing.get_context().Pool(processes) as pool:
+        results = []
+        for result in pool.imap(run_one, jobs, chunksize=max(1, len(jobs) // (processes * 8))):
+            results.append(result)
+            progress(len(results))
+        return results
+
+
+def range_groups(main: Sequence[int], groups: int) -> List[List[int]]:
+    """`groups` disjoint groups of five consecutive seeds, starting after the largest main seed."""
+    first = max(main) + 1
+    return [list(range(first + GROUP_SIZE * g, first + GROUP_SIZE * (g + 1))) for g in range(groups)]
+
+
+def spread(values: Sequence[float]) -> Tuple[float, float]:
+    """The central 95% of values: drop floor(2.5%) of them at each end (1 of 40), keep min and max of the rest."""
+    ordered = sorted(values)
+    cut = int(len(ordered) * 0.025)
+    return ordered[cut], ordered[len(ordered) - 1 - cut]
+
+
+def normal_spread(values: Sequence[float]) -> Tuple[float, float]:
+    """mean ± 1.96 sample standard deviations: a 95% range from a few groups, for sums of many small draws.
+
+    A figure summed over a thousand bugs is close to normal, so a dozen groups place its 95% range about
+    as well as forty groups' order statistics, at a third of the run time.
+    """
+    if len(values) < 2:
+        return values[0], values[0]
+    mean, deviation = statistics.fmean(values), statistics.stdev(values)
+    return mean - 1.96 * deviation, mean + 1.96 * deviation
+
+
+def verdict(published: float, ours: float, low: Optional[float], high: Optional[float], decimals: int) -> str:
+    """exact, inside range or outside range, comparing at the published figure's precision."""
+    if round(ours, decimals) == published:
+        return "exact"
+    if low is None:
+        return "no range (--ranges 0)"
+    if round(low, decimals) <= published <= round(high, decimals):
+        return "inside range"
+    return "outside range"
+
+
+def measure(figures: Figures, main: Dict[str, Any], groups: Sequence[Dict[str, Any]],
+            published: Mapping[str, float], decimals_of: Callable[[str], int],
+            spread_of: Callable[[Sequence[float]], Tuple[float, float]] = spread) -> Dict[str, Dict[str, Any]]:
+    """Per figure: ours, the range over the groups (None without groups), and the verdict where published."""
+    rows = {}
+    for key, compute in figures.items():
+        ours = compute(main)
+        low, high = spread_of([compute(g) for g in groups]) if groups else (None, None)
+        row = {"ours": ours, "low": low, "high": high, "decimals": decimals_of(key)}
+        if key in published:
+            row["published"] = published[key]
+            row["verdict"] = verdict(published[key], ours, low, high, row["decimals"])
+        rows[key] = row
+    return rows
+
+
+def percent(part: float, whole: float) -> float:
+    """part of whole in percent; 0 for an empty whole."""
+    return 100.0 * part / whole if whole else 0.0
+
+
+# ---------------------------------------------------------------------------
+# The command line.
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad option costs one line of stderr (and exit status 2), not the whole usage."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (python3 {self.prog} --help explains every option)\n")
+
+
+def parse_seeds(text: str) -> List[int]:
+    """'1-5' or '1,3,8-10' as a sorted list of distinct positive seeds."""
+    seeds = set()
+    for part in text.split(","):
+        match = re.fullmatch(r"\s*(\d+)(?:\s*-\s*(\d+))?\s*", part)
+        if not match:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a seed list such as 1-5 or 1,3,8-10")
+        low, high = int(match.group(1)), int(match.group(2) or match.group(1))
+        if low < 1 or high < low:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a range of seeds from 1 upwards")
+        seeds.update(range(low, high + 1))
+    return sorted(seeds)
+
+
+def bounded(kind: type, text: str, low: Any, high: Any) -> Any:
+    """text as a `kind` from low to high (high None: no upper bound), or an argparse error saying so."""
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value < low or (high is not None and value > high) or value != value:
+        bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number {bounds}")
+    return value
+
+
+def positive(text: str) -> int:
+    """An integer of at least 1."""
+    return bounded(int, text, 1, None)
+
+
+def non_negative(text: str) -> int:
+    """An integer of at least 0."""
+    return bounded(int, text, 0, None)
+
+
+def share(text: str) -> float:
+    """A number from 0 to 1."""
+    return bounded(float, text, 0.0, 1.0)
+
+
+def exponent(text: str) -> float:
+    """A number of at least 0."""
+    return bounded(float, text, 0.0, None)
+
+
+# ---------------------------------------------------------------------------
+# Markdown.
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> List[str]:
+    """A markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+
+
+def number(value: float, decimals: int, unit: str = "") -> str:
+    """A figure as the articles print it: thousands with commas, then the unit."""
+    return f"{value:,.{decimals}f}{unit}"
+
+
+def seeds_text(seeds: Sequence[int]) -> str:
+    """1-5, or 1, 3, 8-10."""
+    parts, start = [], None
+    for i, seed in enumerate(seeds):
+        start = seed if start is None else start
+        if i + 1 == len(seeds) or seeds[i + 1] != seed + 1:
+            parts.append(f"{start}" if start == seed else f"{start}–{seed}")
+            start = None
+    return ", ".join(parts)
+
+
+def write_text(path: str, text: str) -> None:
+    """Write a results file with "\\n" line ends on every platform."""
+    with open(path, "w", encoding="utf-8", newline="\n") as file:
+        file.write(text)
