@@ -606,13 +606,11 @@ class EventLog:
     version_key: str  # "updated_at" or "version"
 
     def append(self, connection: sqlite3.Connection, resource_id: str, event_type: str,
-               subject_id: str, version: Any) -> int:
+               subject_id: str, version: Any) -> None:
         """Inside an open write transaction: add the next event; gap-free because writers are serialized."""
-        (last,) = connection.execute("SELECT COALESCE(MAX(sequence), 0) FROM events WHERE resource_id = ?",
-                                     (resource_id,)).fetchone()
         connection.execute("INSERT INTO events (resource_id, sequence, type, subject_id, version) "
-                           "VALUES (?, ?, ?, ?, ?)", (resource_id, last + 1, event_type, subject_id, version))
-        return last + 1
+                           "SELECT ?, COALESCE(MAX(sequence), 0) + 1, ?, ?, ? FROM events WHERE resource_id = ?",
+                           (resource_id, event_type, subject_id, version, resource_id))
 
     def poll(self, connection: sqlite3.Connection, resource_id: str, after_sequence: int,
              limit: int) -> Dict[str, Any]:

@@ -13,7 +13,7 @@ Glossary:
   schema          the channel's fields, returned with every listing page
   item            one row: an ID, a version and its values
   version         an integer, 1 at creation, +1 on every save (people's and agents') and on deletion
-  preview         an item in a listing: ID, version and values, text cut at 120 characters
+  preview         an item in a listing: ID, version and values, text cut at 120 characters (by default)
   cursor          before_id: the ID of the last item of the previous page; a stable position,
                   even if that item was deleted since, so inserts and deletes never shift a page
   rejection       validation_failed: every field that failed, at the store's rejection detail
@@ -78,7 +78,7 @@ LIST_RECORD_ITEMS = Tool(
         "List the schema and a bounded page of item previews from one granted record channel. Use "
         "read_record_item for the complete values. Items come newest first. The schema on every page gives "
         "each field's key, type and rules, and for select fields the allowed option values with their labels: "
-        "edits must send option values, never labels. Previews cut text at 120 characters. For the next page "
+        "edits must send option values, never labels. Previews cut long text, ending it with …. For the next page "
         "pass next_before_id as before_id; null means there is no older item."
     ),
     input_schema=object_schema({
@@ -245,15 +245,17 @@ class InvalidValues(ValueError):
 
 def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
             scopes: Iterable[str] = (WRITE_SCOPE,), rejection_detail: str = "labels",
-            clock: Optional[Callable[[], Any]] = None,
-            busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> "RecordStore":
+            clock: Optional[Callable[[], Any]] = None, busy_timeout: float = BUSY_TIMEOUT_SECONDS,
+            preview_characters: int = PREVIEW_CHARACTERS) -> "RecordStore":
     """Open a record store on `path` (":memory:" or a file several processes may share).
 
     granted: the record-channel IDs this caller may use (None: all); scopes: the OAuth scopes it holds;
-    rejection_detail: how much a validation rejection says, one of terse, field, values, labels.
+    rejection_detail: how much a validation rejection says, one of terse, field, values, labels;
+    preview_characters: where a listing cuts long text.
     """
     return RecordStore(Database(path, SCHEMA, busy_timeout=busy_timeout), granted=granted, scopes=scopes,
-                       rejection_detail=rejection_detail, clock=clock or wall_clock)
+                       rejection_detail=rejection_detail, clock=clock or wall_clock,
+                       preview_characters=preview_characters)
 
 
 class RecordStore(AgentTools):
@@ -263,7 +265,8 @@ class RecordStore(AgentTools):
     EVENTS = EventLog(subject_key="item_id", version_key="version")
 
     def __init__(self, database: Database, *, granted: Optional[Iterable[str]], scopes: Iterable[str],
-                 rejection_detail: str, clock: Callable[[], Any]) -> None:
+                 rejection_detail: str, clock: Callable[[], Any],
+                 preview_characters: int = PREVIEW_CHARACTERS) -> None:
         super().__init__(database, granted=granted, clock=clock)
         if isinstance(scopes, str):
             raise TypeError("scopes is a collection of OAuth scopes, not one string")
@@ -271,6 +274,9 @@ class RecordStore(AgentTools):
             raise ValueError(f"rejection_detail must be one of {', '.join(DETAILS)}, not {rejection_detail!r}")
         self.scopes = frozenset(scopes)
         self.rejection_detail = rejection_detail
+        if preview_characters <= len(CUT_MARK):
+            raise ValueError(f"preview_characters must exceed {len(CUT_MARK)}, not {preview_characters!r}")
+        self.preview_characters = preview_characters
 
     # -- the agent side ------------------------------------------------------
 
@@ -309,10 +315,11 @@ class RecordStore(AgentTools):
         row = self._live_item(connection, channel, arguments["item_id"])
         if row["version"] != arguments["expected_version"]:
             raise _conflict(row["id"], arguments["expected_version"])
-        failures = self._failures(connection, channel, arguments["values"], row["number"])
+        failures = self._validate(connection, channel, arguments["values"], row["number"])
         if failures:
             raise ValidationFailed(failures, self.rejection_detail)
-        version = self._save(connection, channel, row, _merge(json.loads(row["fields"]), arguments["values"]), now)
+        values = arguments["values"]
+        version = self._save(connection, channel, row, _merge(json.loads(row["fields"]), values), now, values)
         return {"item_id": row["id"], "version": version}
 
     def _tool_poll_resource_events(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
@@ -361,12 +368,15 @@ class RecordStore(AgentTools):
         values = {}
         for field in channel.fields:
             value = formula_value(field, stored, times, now) if field.type == "formula" else stored.get(field.key)
-            values[field.key] = _cut(value) if preview else value
+            values[field.key] = _cut(value, self.preview_characters) if preview else value
         return {"item_id": row["id"], "version": row["version"], "values": values}
 
-    def _failures(self, connection: sqlite3.Connection, channel: Channel, values: Mapping[str, Any],
+    def _validate(self, connection: sqlite3.Connection, channel: Channel, values: Mapping[str, Any],
                   number: Optional[int]) -> List[Failure]:
-        """Every field of `values` that may not be saved, in schema order, then unknown keys as sent."""
+        """Every field of `values` that may not be saved, in schema order, then unknown keys as sent.
+
+        The whole of validation, in one method, so triage.py (table R6) can stub it out to weigh it.
+        """
         failed: Dict[str, Failure] = {}
         unknown = []
         for key, value in values.items():
@@ -424,7 +434,7 @@ class RecordStore(AgentTools):
         with self.database.write() as connection:
             channel = self._channel(connection, channel_id)
             missing = [f for f in channel.fields if f.is_required and f.key not in values]
-            failures = self._failures(connection, channel, values, None) + [
+            failures = self._validate(connection, channel, values, None) + [
                 Failure(f.key, f"values.{f.key} is required") for f in missing]
             if failures:
                 raise InvalidValues(failures)
@@ -444,10 +454,11 @@ class RecordStore(AgentTools):
         with self.database.write() as connection:
             channel = self._channel(connection, channel_id)
             row = self._live_item(connection, channel, item_id)
-            failures = self._failures(connection, channel, values, row["number"])
+            failures = self._validate(connection, channel, values, row["number"])
             if failures:
                 raise InvalidValues(failures)
-            return self._save(connection, channel, row, _merge(json.loads(row["fields"]), values), self.clock())
+            return self._save(connection, channel, row, _merge(json.loads(row["fields"]), values), self.clock(),
+                              values)
 
     def delete_item(self, channel_id: str, item_id: str) -> int:
         """A person deletes an item: agents no longer see it, its event is `deleted`; returns its last version."""
@@ -492,14 +503,16 @@ class RecordStore(AgentTools):
     # -- one save, whoever makes it --------------------------------------------
 
     def _save(self, connection: sqlite3.Connection, channel: Channel, row: sqlite3.Row,
-              stored: Dict[str, Any], now: datetime.datetime) -> int:
-        """Inside a write: compare-and-swap the row to version + 1, index its unique values, log `updated`."""
+              stored: Dict[str, Any], now: datetime.datetime, changed: Mapping[str, Any]) -> int:
+        """Inside a write: compare-and-swap the row to version + 1, re-index its unique values if `changed`
+        names one, log `updated`."""
         version = row["version"] + 1
         swapped = connection.execute(UPDATE_ITEM, (json.dumps(stored), version, format_time(now), row["number"],
                                                    row["version"])).rowcount
         if swapped != 1:
             raise _conflict(row["id"], row["version"])
-        self._index_unique(connection, channel, row["number"], stored)
+        if any(f.is_unique and f.key in changed for f in channel.fields):
+            self._index_unique(connection, channel, row["number"], stored)
         self.EVENTS.append(connection, channel.id, "updated", row["id"], version)
         return version
 
@@ -544,14 +557,14 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def _cut(value: Any) -> Any:
-    """A value as a preview shows it: text (or the JSON of a list or object) cut at 120 characters."""
+def _cut(value: Any, characters: int) -> Any:
+    """A value as a preview shows it: text (or the JSON of a list or object) cut at `characters`."""
     text = value if isinstance(value, str) else None
     if isinstance(value, (list, dict)):
         text = json.dumps(value, ensure_ascii=False)
-    if text is None or len(text) <= PREVIEW_CHARACTERS:
+    if text is None or len(text) <= characters:
         return value
-    return text[:PREVIEW_CHARACTERS - len(CUT_MARK)] + CUT_MARK
+    return text[:characters - len(CUT_MARK)] + CUT_MARK
 
 
 def _conflict(item_id: str, expected: int) -> VersionConflict:

@@ -167,6 +167,18 @@ class StoredRulesTest(unittest.TestCase):
         self.store.delete_item(BUGS, self.ids[0])
         self.assertEqual(edit(self.store, self.ids[1], 1, "k2", ticket="BUG-1")["version"], 2)
 
+    def test_an_edit_that_changes_a_unique_value_frees_the_old_one_and_claims_the_new(self):
+        self.assertEqual(edit(self.store, self.ids[0], 1, "k1", ticket="BUG-900")["version"], 2)
+        self.assertEqual(edit(self.store, self.ids[1], 1, "k2", ticket="BUG-1")["version"], 2)
+        self.assertEqual(edit(self.store, self.ids[2], 1, "k3", ticket="BUG-900")["error"], "validation_failed")
+        self.store.edit_item(BUGS, self.ids[0], {"ticket": "BUG-901"})  # a person's save re-indexes too
+        self.assertEqual(edit(self.store, self.ids[2], 1, "k4", ticket="BUG-900")["version"], 2)
+
+    def test_an_edit_of_other_fields_keeps_the_items_claim_on_its_unique_value(self):
+        self.assertEqual(edit(self.store, self.ids[0], 1, "k1", status="triaged")["version"], 2)
+        self.store.edit_item(BUGS, self.ids[0], {"title": "Renamed"})
+        self.assertEqual(edit(self.store, self.ids[1], 1, "k2", ticket="BUG-1")["error"], "validation_failed")
+
     def test_unique_values_compare_numbers_by_value(self):
         self.store.create_channel("counted", "Counted", [{"key": "n", "label": "N", "type": "number",
                                                          "is_unique": True}])

@@ -66,6 +66,14 @@ class PageTest(unittest.TestCase):
         self.assertTrue(full.startswith(description[:-1]))
         self.assertEqual(preview["values"]["ticket"], "BUG-7", "short text is shown whole")
 
+    def test_the_preview_length_is_the_stores_to_choose_and_must_leave_room_for_the_cut_mark(self):
+        store, _, _ = bug_store(items=1, preview_characters=40)
+        description = page(store)["items"][0]["values"]["description"]
+        self.assertEqual((len(description), description[-1]), (40, "…"))
+        for bad in (0, 1):
+            with self.subTest(preview_characters=bad), self.assertRaises(ValueError):
+                record_store.connect(preview_characters=bad)
+
     def test_a_preview_holds_the_id_the_version_and_every_field_and_a_read_the_same_shape(self):
         self.store.edit_item(BUGS, self.ids[6], {"points": 5})
         preview = page(self.store, limit=1)["items"][0]
