@@ -3,21 +3,14 @@
 import json
 import unittest
 
+import triage
 from tests.helpers import snapshot
 from tests.record_helpers import BUGS, bug_store, edit, events, read
 
-# The values-level rejection as the records article prints it (SPEC §1.2). It is json.dumps output with
-# default separators except for one space after "fields": [ that line wrapping left; the tests remove it.
-PUBLISHED_VALUES_REJECTION = (
-    '{"error": "validation_failed", "fields": [ {"key": "status", "message": "values.status must be one of the '
-    'option values, got \\"In progress\\"", "allowed": ["new", "triaged", "in_progress", "fixed", "wont_fix"]}, '
-    '{"key": "owner", "message": "values.owner must be one of the option values, got \\"Aiko\\"", "allowed": '
-    '["aiko", "mika", "ren"]}, {"key": "points", "message": "values.points must be between 0 and 13, got 20", '
-    '"min": 0, "max": 13}, {"key": "due", "message": "values.due must be a date as YYYY-MM-DD, got \\"Friday\\""}, '
-    '{"key": "age_days", "message": "values.age_days is a formula field and is computed, not written"}]}'
-)
-# The inputs the published rejection answers: labels where values are due, 20 points, "Friday", a formula.
-PUBLISHED_INPUTS = {"status": "In progress", "owner": "Aiko", "points": 20, "due": "Friday", "age_days": 4}
+# The values-level rejection as the records article prints it (SPEC §1.2), kept once, in triage.py. It is
+# json.dumps output with default separators except for one space after "fields": [ that line wrapping left;
+# the tests remove it. PUBLISHED_INPUTS are what it answers: labels, 20 points, "Friday", a formula.
+PUBLISHED_VALUES_REJECTION, PUBLISHED_INPUTS = triage.PUBLISHED_VALUES_REJECTION, triage.PUBLISHED_INPUTS
 
 STATUS_LABELS = {"new": "New", "triaged": "Triaged", "in_progress": "In progress", "fixed": "Fixed",
                  "wont_fix": "Won't fix"}

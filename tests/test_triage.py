@@ -1,0 +1,234 @@
+"""triage.py: R3 exactly, the R1 identities, the published rejection, R4's 45, the committed results, the CLI."""
+
+import contextlib
+import datetime
+import io
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import record_store
+import triage
+import triage_report
+import triage_runs
+from tests.helpers import ROOT
+
+SCENARIO = triage.scenario_from(triage.parser().parse_args([]))
+
+
+def run(*argv):
+    """triage.main quietly; returns its exit status."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        return triage.main(list(argv))
+
+
+def without_timing(path):
+    with open(path, encoding="utf-8") as file:
+        return [line for line in file.read().splitlines() if triage_report.TIMING_MARK not in line]
+
+
+class R3Test(unittest.TestCase):
+    """Pagination while the channel changes: pure counting, so every figure must match exactly."""
+
+    @classmethod
+    def setUpClass(cls):
+        template = triage_runs.bug_store(random.Random(1), SCENARIO, SCENARIO.offset_items)
+        cls.passes = {(change, pagination): triage_runs.r3_pass(template, random.Random(2), SCENARIO, pagination,
+                                                                change)
+                      for change in ("create", "delete") for pagination in ("offset", "before_id")}
+
+    def test_each_run_is_one_fifth_of_the_published_five_runs(self):
+        for (change, pagination), counts in self.passes.items():
+            for name in ("pages", "reads", "twice", "never"):
+                with self.subTest(change=change, pagination=pagination, figure=name):
+                    self.assertEqual(5 * counts[name], triage.PUBLISHED[f"R3.{change}.{pagination}.{name}"])
+
+    def test_the_offset_store_pages_by_offset_and_lists_the_same_tools_otherwise(self):
+        store = triage_runs.copy_of(triage_runs.bug_store(random.Random(1), SCENARIO, 5), SCENARIO,
+                                    triage_runs.OffsetPagedStore)
+        page = store.call_tool("list_record_items", {"record_channel_id": "bugs", "offset": 3, "limit": 50})
+        self.assertEqual([item["item_id"] for item in page["items"]], store.item_ids("bugs")[3:])
+        names = [tool["name"] for tool in store.list_tools()]
+        self.assertEqual(names, [tool["name"] for tool in record_store.connect().list_tools()])
+        self.assertEqual(store.call_tool("list_record_items", {"record_channel_id": "bugs", "before_id": "x"})
+                         ["rule"], "additionalProperties")
+
+
+class R1Test(unittest.TestCase):
+    """One seed of R1: the identities the article's table rests on, whatever the draw."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.seed = triage_runs.run_seed(3, SCENARIO, with_r3=False)
+        cls.r1 = cls.seed["R1"]
+        cls.items = SCENARIO.items
+        cls.twenty = cls.r1["yes.values"]["twenty"]
+
+    def test_without_the_schema_a_terse_rejection_costs_seven_calls_and_which_field_two_less_nothing_left(self):
+        self.assertEqual(self.r1["no.terse"]["edit_calls"], 7 * self.items)
+        field = self.r1["no.field"]
+        self.assertEqual(field["edit_calls"], 2 * self.items - field["nothing_left"])
+        for row in ("no.values", "no.labels"):
+            self.assertEqual(self.r1[row]["edit_calls"], 2 * self.items, row)
+
+    def test_with_the_schema_calls_are_one_plus_six_p_terse_and_one_plus_p_otherwise(self):
+        self.assertGreater(self.twenty, 0)
+        self.assertEqual(self.r1["yes.terse"]["edit_calls"], self.items + 6 * self.twenty)
+        for row in ("yes.field", "yes.values", "yes.labels"):
+            self.assertEqual(self.r1[row]["edit_calls"], self.items + self.twenty, row)
+            self.assertEqual(self.r1[row]["first_failed"], self.twenty, row)
+
+    def test_the_ceiling_is_every_field_but_the_twenty_point_ones_and_labels_or_the_schema_reach_it(self):
+        ceiling = 6 * self.items - self.twenty
+        for row in ("no.labels", "yes.terse", "yes.field", "yes.values", "yes.labels"):
+            self.assertEqual(self.r1[row]["saved"], ceiling, row)
+        self.assertLess(self.r1["no.values"]["saved"], ceiling)
+        self.assertEqual(self.r1["no.terse"]["saved"], self.r1["no.field"]["saved"])
+
+    def test_every_field_is_saved_or_left_to_a_person_and_nothing_wrong_is_ever_stored(self):
+        for row, counts in self.r1.items():
+            with self.subTest(row=row):
+                self.assertEqual(counts["saved"] + counts["flagged"], 6 * self.items)
+                self.assertEqual(counts["wrong"], 0)
+                self.assertEqual(counts["flagged_by_field"]["points"], self.twenty, "never clamped")
+
+    def test_values_alone_cannot_match_wont_fix_or_a_bare_severity(self):
+        flagged = self.r1["no.values"]["flagged_by_field"]
+        self.assertEqual((flagged["owner"], flagged["area"], flagged["due"]), (0, 0, 0))
+        self.assertGreater(flagged["status"], 0)
+        self.assertGreater(flagged["severity"], 0)
+
+    def test_r4_both_strategies_find_exactly_the_changes_and_polling_costs_one_call(self):
+        r4 = self.seed["R4"]
+        self.assertEqual((r4["relist"]["found"], r4["poll"]["found"], r4["changes"]), (45, 45, 45))
+        self.assertEqual((r4["relist"]["calls"], r4["poll"]["calls"]), (9, 1))
+
+    def test_r5_reading_the_version_early_turns_every_move_into_a_conflict_and_overwrites_nothing(self):
+        r5 = self.seed["R5"]
+        self.assertGreater(r5["moved"], 0)
+        self.assertEqual(r5["from_read"], {"conflicts": r5["moved"], "overwritten": 0})
+        self.assertEqual(r5["reread"], {"conflicts": 0, "overwritten": r5["moved"]})
+
+
+class ValuesRejectionTest(unittest.TestCase):
+    def test_a_real_edit_with_the_published_inputs_returns_the_published_object_exactly(self):
+        ours = json.dumps(triage.the_values_rejection(SCENARIO))
+        self.assertEqual(ours, triage.PUBLISHED_VALUES_REJECTION.replace('"fields": [ {', '"fields": [{', 1))
+
+
+class StubTest(unittest.TestCase):
+    def test_the_r6_stub_really_skips_validation_and_the_real_store_does_not(self):
+        template = triage_runs.bug_store(random.Random(1), SCENARIO, 1)
+        arguments = {"record_channel_id": "bugs", "item_id": template.item_ids("bugs")[0],
+                     "values": {"points": 20}, "expected_version": 1, "idempotency_key": "k"}
+        self.assertEqual(template.call_tool("edit_record_item", arguments)["error"], "validation_failed")
+        stub = triage_runs.copy_of(template, SCENARIO, triage_runs.UnvalidatedStore)
+        self.assertEqual(stub.call_tool("edit_record_item", arguments)["version"], 2)
+
+    def test_timed_edits_are_all_valid_and_give_a_positive_median(self):
+        scenario = triage.scenario_from(triage.parser().parse_args(["--timed-edits", "20", "--timed-runs", "1",
+                                                                    "--items", "5"]))
+        timing = triage_runs.r6_timing(scenario)
+        self.assertEqual([len(timing["validated"]), len(timing["stubbed"])], [1, 1])
+        self.assertGreater(min(timing["validated"] + timing["stubbed"]), 0)
+
+
+class CommittedResultsTest(unittest.TestCase):
+    """results/record_channels.md holds what a fresh default run writes, timing lines excepted."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.fresh = tempfile.TemporaryDirectory()
+        cls.status = run("--out", cls.fresh.name)
+        with open(os.path.join(ROOT, "results", triage.RESULTS), encoding="utf-8") as file:
+            cls.text = file.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fresh.cleanup()
+
+    def test_the_committed_markdown_equals_a_fresh_default_run(self):
+        self.assertEqual(self.status, 0)
+        self.assertEqual(without_timing(os.path.join(ROOT, "results", triage.RESULTS)),
+                         without_timing(os.path.join(self.fresh.name, triage.RESULTS)))
+
+    def test_every_published_figure_has_a_row_with_a_verdict_and_every_outside_range_a_reason(self):
+        judged = set()
+        for line in self.text.splitlines():
+            cells = line.strip("| ").split(" | ")
+            if line.startswith("|") and len(cells) == 5 and cells[0] not in ("figure", "---|---|---|---|---"):
+                judged.add(cells[0])
+                with self.subTest(line=line):
+                    self.assertRegex(cells[-1], r"^(exact|inside range|outside range: \w.+|—)$")
+        self.assertGreaterEqual(len(judged), len(triage.PUBLISHED))
+        for phrase in (triage_report.UNEXPLAINED, "no range (--ranges 0)"):
+            self.assertFalse(phrase in self.text, phrase)
+        self.assertLessEqual(set(triage.PUBLISHED), set(triage.all_figures()), "a published figure is never measured")
+
+    def test_every_r3_figure_is_exact_and_the_published_rejection_is_reproduced(self):
+        for line in self.text.splitlines():
+            if "deterministic" in line:
+                self.assertTrue(line.endswith("| exact |"), line)
+        self.assertIn("Verdict: exact:", self.text)
+
+    def test_published_figures_appear_only_in_table_cells_never_in_the_prose(self):
+        prose = "\n".join(line for line in self.text.splitlines()
+                          if not line.startswith("|") and not line.startswith("{"))
+        checked = 0
+        for key, value in triage.PUBLISHED.items():
+            if value < 100 or key.startswith("R3.") and key.endswith(".reads") or value == SCENARIO.preview_characters:
+                continue  # small counts, pass sizes (600 x 5) and the preview length are ours as much as theirs
+            text = f"{value:,.{triage.decimals_of(key)}f}"
+            checked += 1
+            with self.subTest(figure=key):
+                found = re.search(r"(?<![\d.,])" + re.escape(text) + r"(?![\d,]|\.\d)", prose)
+                self.assertIsNone(found, found and prose[max(0, found.start() - 80):found.end() + 20])
+        self.assertGreater(checked, 20)
+
+
+class CommandLineTest(unittest.TestCase):
+    def test_a_small_run_writes_every_table(self):
+        with tempfile.TemporaryDirectory() as out:
+            done = subprocess.run([sys.executable, "triage.py", "--seeds", "1", "--ranges", "2", "--items", "30",
+                                   "--timed-runs", "1", "--timed-edits", "20", "--out", out],
+                                  cwd=ROOT, capture_output=True, text=True, timeout=120)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(os.path.join(out, triage.RESULTS), encoding="utf-8") as file:
+                text = file.read()
+        for heading in ("## R1", "## R2", "## R3", "## R4", "## R5", "## R6", "## Where we differ"):
+            self.assertIn(heading, text)
+        self.assertIn("| already-read items deleted, offset: never seen | 110 | 22 |", text)
+        self.assertIn("triage.py: 4/11 seeds", done.stderr)
+
+    def test_bad_options_exit_2_with_a_one_line_reason(self):
+        for argv in (["--seeds", "x"], ["--statuses", "open"], ["--points", "a,b"], ["--description", "10-9"],
+                     ["--changes", "300/100/101"], ["--weekday", "Someday"], ["--page-limit", "51"],
+                     ["--today", "tomorrow"], ["--bare-severity-share", "2"], ["--bogus"]):
+            with self.subTest(argv=argv):
+                done = subprocess.run([sys.executable, "triage.py", *argv, "--out", "/nonexistent/never"],
+                                      cwd=ROOT, capture_output=True, text=True, timeout=60)
+                self.assertEqual(done.returncode, 2)
+                self.assertRegex(done.stderr, r"^triage.py: error: \S[^\n]*\n$")
+
+    def test_help_explains_every_option(self):
+        for action in triage.parser()._actions:
+            with self.subTest(option=action.option_strings):
+                self.assertTrue(action.help, action.option_strings)
+
+    def test_the_scenario_constants_reach_the_run(self):
+        scenario = triage.scenario_from(triage.parser().parse_args(
+            ["--weekday", "monday", "--today", "2026-11-11", "--points", "21", "--items", "4"]))
+        self.assertEqual((scenario.weekday, scenario.today, scenario.points), ("Monday", datetime.date(2026, 11, 11),
+                                                                              (21,)))
+        wish = triage_runs.intent(random.Random(1), scenario)
+        self.assertEqual(wish.words["points"], 21)
+        self.assertIsNone(wish.meant["points"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,347 @@
+"""triage.py: rerun the record-channel experiments of SPEC §3 and write them beside the published figures.
+
+    python3 triage.py                 # seeds 1-5, writes results/record_channels.md
+
+Layer: a client (see ARCHITECTURE.md). triage_runs.py measures one seed of tables
+R1-R5 on record_store.py (its scripted agent is triage_agent.py) and times R6;
+this file holds the scenario, the published figures, the command line, the runs
+over seeds and the verdicts; triage_report.py writes them.
+
+Glossary (experiments.py has the shared words: figure, ours, range, verdict):
+  row       one R1 configuration, "<schema>.<detail>": did the agent read the schema
+            (yes/no), and how much the rejection says (terse/field/values/labels)
+  run       one seed of R3 and R4 (the article's "5 runs" are seeds 1-5)
+"""
+
+import argparse
+import datetime
+import os
+import random
+import sys
+import time
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+import record_store
+import triage_report
+import triage_runs
+from triage_agent import WEEKDAYS
+from experiments import (
+    GROUP_SIZE, Figures, OneLineParser, bounded, measure, non_negative, normal_spread, parse_seeds, percent,
+    positive, range_groups, run_seeds, share, total_of, write_text,
+)
+
+# ---------------------------------------------------------------------------
+# The scenario (SPEC §3), every constant overridable from the command line.
+
+ITEMS = 200  # New bugs per seed: 1,000 over seeds 1-5
+STATUSES = ("triaged", "in_progress", "fixed", "wont_fix")  # what a triage asks for; New is where bugs start
+BARE_SEVERITY_SHARE = 0.5  # our choice: SPEC says "S2 Major" or just "major", not how often each
+POINTS = (1, 2, 3, 5, 8, 13, 20)
+WEEKDAY_SHARE = 0.5  # "Friday" or an ISO date, about half each
+WEEKDAY = "Friday"
+DESCRIPTION = (300, 4000)  # characters
+PREVIEW_CHARACTERS = record_store.PREVIEW_CHARACTERS  # 120
+PAGE_LIMIT = 50
+OFFSET_ITEMS, OFFSET_CHANGES = 600, 2  # R3
+CHANGES_ITEMS, CHANGES = 400, (30, 12, 3)  # R4: modified, created, deleted
+MOVE_SHARE = 1 / 8  # R5
+TIMED_EDITS, TIMED_RUNS = 2000, 3  # R6
+TODAY = datetime.date(2026, 11, 9)  # the day the record tools were read (SPEC §1); our choice of date
+
+MAIN_SEEDS = "1-5"
+RANGE_GROUPS = 12  # groups of five seeds after the main seeds, for mean ± 1.96 sd (experiments.normal_spread)
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+RESULTS = "record_channels.md"
+
+# ---------------------------------------------------------------------------
+# The published figures (SPEC §3, from the article 001), keyed by figure.
+
+PUBLISHED_INPUTS = {"status": "In progress", "owner": "Aiko", "points": 20, "due": "Friday", "age_days": 4}
+PUBLISHED_VALUES_REJECTION = (  # verbatim, one line, with the stray space after "fields": [
+    '{"error": "validation_failed", "fields": [ {"key": "status", "message": "values.status must be one of the '
+    'option values, got \\"In progress\\"", "allowed": ["new", "triaged", "in_progress", "fixed", "wont_fix"]}, '
+    '{"key": "owner", "message": "values.owner must be one of the option values, got \\"Aiko\\"", "allowed": '
+    '["aiko", "mika", "ren"]}, {"key": "points", "message": "values.points must be between 0 and 13, got 20", '
+    '"min": 0, "max": 13}, {"key": "due", "message": "values.due must be a date as YYYY-MM-DD, got \\"Friday\\""}, '
+    '{"key": "age_days", "message": "values.age_days is a formula field and is computed, not written"}]}'
+)
+
+R1_ROWS = ("no.terse", "no.field", "no.values", "no.labels", "yes.terse", "yes.field", "yes.values", "yes.labels")
+_R1 = {  # row -> fields saved (of 6,000), saved %, left to a person, edit calls per item
+    "no.terse": (1363, 22.7, 4637, 7.00), "no.field": (1363, 22.7, 4637, 2.00),
+    "no.values": (5361, 89.3, 639, 2.00), "no.labels": (5857, 97.6, 143, 2.00),
+    "yes.terse": (5857, 97.6, 143, 1.86), "yes.field": (5857, 97.6, 143, 1.14),
+    "yes.values": (5857, 97.6, 143, 1.14), "yes.labels": (5857, 97.6, 143, 1.14),  # one published row for both
+}
+_R3 = {  # change.pagination -> pages, item reads, read twice, never seen (5 runs)
+    "create.offset": (65, 3120, 120, 0), "create.before_id": (60, 3000, 0, 0),
+    "delete.offset": (60, 2890, 0, 110), "delete.before_id": (60, 3000, 0, 0),
+}
+PUBLISHED: Dict[str, float] = {
+    **{f"R1.{row}.{name}": value for row, values in _R1.items()
+       for name, value in zip(("saved", "saved_pct", "left", "calls_per_item"), values)},
+    "R1.twenty": 143,
+    "R2.page_kib": 16.7, "R2.full_kib": 124.6, "R2.schema_bytes": 1705, "R2.schema_share_pct": 10,
+    **{f"R3.{run}.{name}": value for run, values in _R3.items()
+       for name, value in zip(("pages", "reads", "twice", "never"), values)},
+    "R4.relist.calls": 9.0, "R4.relist.kib": 135.8, "R4.relist.found": 45,
+    "R4.poll.calls": 1.0, "R4.poll.kib": 4.6, "R4.poll.found": 45,
+    "R5.from_read.conflicts": 131, "R5.from_read.overwritten": 0,
+    "R5.reread.conflicts": 0, "R5.reread.overwritten": 131,
+}
+PUBLISHED_R6 = {"validated": (72.8, 75.1), "stubbed": (41.9, 42.4)}  # µs per edit, three runs, Python 3.9.6, M1
+DETERMINISTIC = ("R3.",)  # figures the seeds cannot move: they must match exactly, and get no range
+
+
+# ---------------------------------------------------------------------------
+# Figures: how each is computed from the summed counts of a group of seeds.
+
+
+def r1_figures(row: str) -> Figures:
+    """One R1 row: fields saved (count and share), left to a person, edit calls per item, and why."""
+    r = lambda t: t["R1"][row]  # noqa: E731
+    return {
+        f"R1.{row}.saved": lambda t: r(t)["saved"],
+        f"R1.{row}.saved_pct": lambda t: percent(r(t)["saved"], len(triage_runs.TARGET_FIELDS) * r(t)["items"]),
+        f"R1.{row}.left": lambda t: r(t)["flagged"],
+        f"R1.{row}.calls_per_item": lambda t: r(t)["edit_calls"] / r(t)["items"],
+        f"R1.{row}.first_failed": lambda t: r(t)["first_failed"],
+        f"R1.{row}.nothing_left": lambda t: r(t)["nothing_left"],
+        f"R1.{row}.wrong": lambda t: r(t)["wrong"],
+    }
+
+
+def all_figures() -> Figures:
+    """Every figure of R1-R5 (R6 is timed apart: it is no count)."""
+    figures: Figures = {"R1.twenty": lambda t: t["R1"]["yes.values"]["twenty"]}
+    for row in R1_ROWS:
+        figures.update(r1_figures(row))
+    per_page = lambda t, name: t["R2"][name] / t["R2"]["pages"]  # noqa: E731
+    figures.update({
+        "R2.page_kib": lambda t: per_page(t, "page_bytes") / 1024,
+        "R2.full_kib": lambda t: per_page(t, "full_bytes") / 1024,
+        "R2.schema_bytes": lambda t: per_page(t, "schema_bytes"),
+        "R2.schema_share_pct": lambda t: percent(t["R2"]["schema_bytes"], t["R2"]["page_bytes"]),
+    })
+    for run in _R3:
+        for name in ("pages", "reads", "twice", "never"):
+            figures[f"R3.{run}.{name}"] = lambda t, run=run, name=name: t["R3"][run][name]
+    for strategy in ("relist", "poll"):
+        figures[f"R4.{strategy}.calls"] = lambda t, s=strategy: t["R4"][s]["calls"] / t["R4"]["runs"]
+        figures[f"R4.{strategy}.kib"] = lambda t, s=strategy: t["R4"][s]["bytes"] / t["R4"]["runs"] / 1024
+        figures[f"R4.{strategy}.found"] = lambda t, s=strategy: t["R4"][s]["found"] / t["R4"]["runs"]
+    for strategy in ("from_read", "reread"):
+        for name in ("conflicts", "overwritten"):
+            figures[f"R5.{strategy}.{name}"] = lambda t, s=strategy, n=name: t["R5"][s][n]
+    figures["R5.moved"] = lambda t: t["R5"]["moved"]
+    return figures
+
+
+def decimals_of(key: str) -> int:
+    """Published precision: two decimals for calls per item, one for shares, KiB and R4's calls."""
+    if key.endswith("calls_per_item"):
+        return 2
+    if key == "R2.schema_share_pct":
+        return 0  # "about 10%"
+    return 1 if key.endswith(("_pct", "kib", "R4.relist.calls", "R4.poll.calls")) else 0
+
+
+def measure_all(main: Dict[str, Any], groups: Sequence[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
+    """Every figure with its range and verdict; a deterministic figure's range is itself."""
+    figures = all_figures()
+    random_ones = {k: f for k, f in figures.items() if not k.startswith(DETERMINISTIC)}
+    fixed = {k: f for k, f in figures.items() if k.startswith(DETERMINISTIC)}
+    rows = measure(random_ones, main, groups, PUBLISHED, decimals_of, normal_spread)
+    rows.update(measure(fixed, main, [main], PUBLISHED, decimals_of))
+    for key in fixed:
+        rows[key]["deterministic"] = True
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# Runs.
+
+
+def run_one(job: Tuple[int, triage_runs.Scenario, bool]) -> Dict[str, Any]:
+    """One seed's tables (a module-level function, so worker processes can import it)."""
+    seed, scenario, with_r3 = job
+    return triage_runs.run_seed(seed, scenario, with_r3=with_r3)
+
+
+def the_values_rejection(scenario: triage_runs.Scenario) -> Dict[str, Any]:
+    """The published inputs sent by a real edit_record_item call at the values level: the rejection it returns."""
+    with triage_runs.bug_store(random.Random(0), scenario, 1, rejection_detail="values") as store:
+        (item_id,) = store.item_ids(triage_runs.CHANNEL)
+        return store.call_tool("edit_record_item", {
+            "record_channel_id": triage_runs.CHANNEL, "item_id": item_id, "values": PUBLISHED_INPUTS,
+            "expected_version": 1, "idempotency_key": "the-published-example"})
+
+
+# ---------------------------------------------------------------------------
+# The command line.
+
+
+def status_list(text: str) -> Tuple[str, ...]:
+    """'triaged,in_progress': status values of the bug tracker a triage may ask for."""
+    known = [o["value"] for o in triage_runs.options_of("status")]
+    values = tuple(part.strip() for part in text.split(","))
+    if not values or any(v not in known for v in values):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of status values from {', '.join(known)}")
+    return values
+
+
+def number_list(text: str) -> Tuple[int, ...]:
+    """'1,2,3,5,8,13,20': whole numbers of at least 0."""
+    try:
+        values = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        values = ()
+    if not values or any(v < 0 for v in values):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of whole numbers such as 1,2,3,5,8,13,20")
+    return values
+
+
+def length_range(text: str) -> Tuple[int, int]:
+    """'300-4000': a range of description lengths within the field's 8,000 characters."""
+    parts = text.split("-")
+    try:
+        low, high = (int(p) for p in parts)
+    except ValueError:
+        low = high = -1
+    if len(parts) != 2 or not 1 <= low <= high <= 8000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a range of lengths such as 300-4000, at most 8000")
+    return low, high
+
+
+def change_counts(text: str) -> Tuple[int, int, int]:
+    """'30/12/3': items people modify, create and delete after the first pass."""
+    try:
+        values = tuple(int(p) for p in text.split("/"))
+    except ValueError:
+        values = ()
+    if len(values) != 3 or any(v < 0 for v in values):
+        raise argparse.ArgumentTypeError(f"{text!r} is not three counts such as 30/12/3")
+    return values  # type: ignore[return-value]
+
+
+def weekday(text: str) -> str:
+    """A weekday's English name, as a person writes it."""
+    if text.strip().lower() not in WEEKDAYS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a weekday such as Friday")
+    return text.strip().capitalize()
+
+
+def iso_date(text: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date as YYYY-MM-DD") from None
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line; every scenario constant above has its option."""
+    p = OneLineParser(prog="triage.py", description="Rerun the record-channel experiments (SPEC §3) through "
+                      "record_store.py's agent tools and write results/record_channels.md beside the published "
+                      "figures.")
+    p.add_argument("--seeds", type=parse_seeds, default=parse_seeds(MAIN_SEEDS), metavar="LIST",
+                   help=f"the seeds the 'ours' column sums, e.g. 1-5 or 1,3,8-10 (default {MAIN_SEEDS})")
+    p.add_argument("--ranges", type=non_negative, default=RANGE_GROUPS, metavar="N",
+                   help=f"groups of {GROUP_SIZE} further seeds, after the largest of --seeds, for the 95%% ranges "
+                   f"(mean ± 1.96 standard deviations); 0 skips them (default {RANGE_GROUPS})")
+    p.add_argument("--jobs", type=positive, default=os.cpu_count() or 1, metavar="N",
+                   help="processes to run seeds in; results do not depend on it (default: the CPU count)")
+    p.add_argument("--out", default=OUT, metavar="DIR", help=f"where to write {RESULTS} (default results/)")
+    work = p.add_argument_group("the triage (SPEC §3; R1, R2, R5)")
+    work.add_argument("--items", type=positive, default=ITEMS, help=f"New bugs per seed (default {ITEMS})")
+    work.add_argument("--statuses", type=status_list, default=STATUSES, metavar="LIST",
+                      help=f"status values triage intents ask for (default {','.join(STATUSES)})")
+    work.add_argument("--bare-severity-share", type=share, default=BARE_SEVERITY_SHARE, metavar="P",
+                      help=f"share of severity intents written as a bare word like 'major' instead of the label "
+                      f"'S2 Major' (default {BARE_SEVERITY_SHARE}; not published)")
+    work.add_argument("--points", type=number_list, default=POINTS, metavar="LIST",
+                      help=f"points intents draw from, uniformly (default {','.join(map(str, POINTS))})")
+    work.add_argument("--weekday-share", type=share, default=WEEKDAY_SHARE, metavar="P",
+                      help=f"share of due intents written as a weekday instead of an ISO date "
+                      f"(default {WEEKDAY_SHARE})")
+    work.add_argument("--weekday", type=weekday, default=WEEKDAY, help=f"that weekday (default {WEEKDAY})")
+    work.add_argument("--description", type=length_range, default=DESCRIPTION, metavar="LOW-HIGH",
+                      help=f"characters of a bug's description, uniform (default {DESCRIPTION[0]}-{DESCRIPTION[1]})")
+    work.add_argument("--preview", type=lambda t: bounded(int, t, 2, None), default=PREVIEW_CHARACTERS,
+                      metavar="N", help=f"characters a preview keeps of a long text (default {PREVIEW_CHARACTERS})")
+    work.add_argument("--page-limit", type=lambda t: bounded(int, t, 1, 50), default=PAGE_LIMIT, metavar="N",
+                      help=f"previews per page the agent asks for, 1-50 (default {PAGE_LIMIT})")
+    work.add_argument("--today", type=iso_date, default=TODAY, metavar="DATE",
+                      help=f"the agent's today, from which a weekday becomes a date (default {TODAY})")
+    other = p.add_argument_group("the other tables")
+    other.add_argument("--offset-items", type=positive, default=OFFSET_ITEMS, metavar="N",
+                       help=f"R3: items of the channel paged through (default {OFFSET_ITEMS})")
+    other.add_argument("--offset-changes", type=non_negative, default=OFFSET_CHANGES, metavar="N",
+                       help=f"R3: items created, or deleted, after each page (default {OFFSET_CHANGES})")
+    other.add_argument("--changes-items", type=positive, default=CHANGES_ITEMS, metavar="N",
+                       help=f"R4: items of the first pass (default {CHANGES_ITEMS})")
+    other.add_argument("--changes", type=change_counts, default=CHANGES, metavar="M/C/D",
+                       help="R4: items people then modify, create and delete (default 30/12/3)")
+    other.add_argument("--move-share", type=share, default=MOVE_SHARE, metavar="P",
+                       help="R5: share of bugs a person moves between the agent's read and write (default 1/8)")
+    other.add_argument("--timed-edits", type=positive, default=TIMED_EDITS, metavar="N",
+                       help=f"R6: valid six-field edits per timed run (default {TIMED_EDITS})")
+    other.add_argument("--timed-runs", type=non_negative, default=TIMED_RUNS, metavar="N",
+                       help=f"R6: runs with and without validation; 0 skips R6 (default {TIMED_RUNS})")
+    return p
+
+
+def scenario_from(options: argparse.Namespace) -> triage_runs.Scenario:
+    """The Scenario the options describe."""
+    return triage_runs.Scenario(
+        items=options.items, statuses=options.statuses, bare_severity_share=options.bare_severity_share,
+        points=options.points, weekday_share=options.weekday_share, weekday=options.weekday,
+        description=options.description, preview_characters=options.preview, page_limit=options.page_limit,
+        offset_items=options.offset_items, offset_changes=options.offset_changes,
+        changes_items=options.changes_items, changes=options.changes, move_share=options.move_share,
+        timed_edits=options.timed_edits, timed_runs=options.timed_runs, today=options.today)
+
+
+def check_options(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
+    """What argparse cannot check alone; exits with status 2 and one line, like argparse."""
+    modified, _, deleted = options.changes
+    if modified + deleted > options.changes_items:
+        p.error("--changes: the items modified and deleted must not outnumber --changes-items")
+    if options.offset_items < options.page_limit:
+        p.error("--offset-items must fill at least one page of --page-limit")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the seeds, measure every figure, time R6, write the markdown."""
+    p = parser()
+    options = p.parse_args(argv)
+    check_options(p, options)
+    scenario = scenario_from(options)
+    started = time.perf_counter()
+    seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
+    extra = [seed for group in groups for seed in group]
+    total = len(seeds) + len(extra)
+    say = lambda done: print(f"\rtriage.py: {done}/{total} seeds", end="", file=sys.stderr, flush=True)  # noqa: E731
+    jobs = [(seed, scenario, True) for seed in seeds] + [(seed, scenario, False) for seed in extra]
+    results = run_seeds(run_one, jobs, options.jobs, say)  # one pool: no core idles between main and ranges
+    main_results, extra_results = results[:len(seeds)], results[len(seeds):]
+    print(file=sys.stderr)
+    seeds_seconds = time.perf_counter() - started
+    main_total = total_of(main_results)
+    group_totals = [total_of(extra_results[i * GROUP_SIZE:(i + 1) * GROUP_SIZE]) for i in range(len(groups))]
+    rows = measure_all(main_total, group_totals)
+    if options.timed_runs:
+        print("triage.py: timing R6 ...", file=sys.stderr, flush=True)
+    timing = triage_runs.r6_timing(scenario) if options.timed_runs else None
+    seconds = time.perf_counter() - started
+    report = triage_report.Report(
+        scenario=scenario, seeds=seeds, groups=groups, rows=rows, main=main_total, published=PUBLISHED,
+        published_r6=PUBLISHED_R6, r6=timing, rejection=the_values_rejection(scenario),
+        published_rejection=PUBLISHED_VALUES_REJECTION, timing=(seeds_seconds, seconds, options.jobs))
+    os.makedirs(options.out, exist_ok=True)
+    write_text(os.path.join(options.out, RESULTS), triage_report.markdown(report))
+    print(f"triage.py: wrote {options.out}/{RESULTS} in {seconds:.1f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,483 @@
+"""triage_report.py: write triage.py's measurements as results/record_channels.md.
+
+Layer: below triage.py, beside triage_runs.py; it measures nothing itself. It lays
+each published figure beside ours, with a range and a verdict, and gives every
+figure outside our range a reason computed from this run. Every number in the
+prose comes from the run (or is derived from published figures and says so);
+published figures appear only in columns headed "published". Every line that
+reports a wall time ends with TIMING_MARK; every other line depends only on the
+seeds and the options.
+"""
+
+import dataclasses
+import json
+import re
+import statistics
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import triage_runs
+from experiments import TIMING_MARK, number, seeds_text, table
+
+MARGINAL = 0.25  # a miss by at most this share of the range's width is called marginal
+UNEXPLAINED = "no reason written for this figure yet"
+FIGURE_HEADER = ("figure", "published", "ours", "our range", "verdict")
+PUBLISHED_RUNS = 5  # R3's published counts sum five runs
+
+
+@dataclasses.dataclass
+class Report:
+    """Everything triage.py hands over to be written."""
+
+    scenario: triage_runs.Scenario
+    seeds: Sequence[int]
+    groups: Sequence[Sequence[int]]
+    rows: Dict[str, Dict[str, Any]]  # figure key -> ours, low, high, decimals, published, verdict
+    main: Dict[str, Any]  # the summed counts of the main seeds
+    published: Dict[str, float]
+    published_r6: Dict[str, Tuple[float, float]]
+    r6: Optional[Dict[str, List[float]]]  # median µs per edit per run, validated and stubbed; None if skipped
+    rejection: Dict[str, Any]  # what our edit_record_item returned for the published inputs
+    published_rejection: str
+    timing: Tuple[float, float, int]  # seconds for the seeds, for the whole run, processes
+
+    def ours(self, key: str) -> float:
+        return self.rows[key]["ours"]
+
+    @property
+    def items(self) -> int:
+        return self.main["R1"]["no.terse"]["items"]
+
+    @property
+    def fields(self) -> int:
+        return self.items * len(triage_runs.TARGET_FIELDS)
+
+
+# ---------------------------------------------------------------------------
+# Rows and reasons.
+
+
+def figure_row(report: Report, label: str, key: str, unit: str = "") -> List[str]:
+    """label | published | ours | range | verdict, for one figure."""
+    row = report.rows[key]
+    shown = lambda v: number(v, row["decimals"], unit)  # noqa: E731
+    published = shown(row["published"]) if "published" in row else "—"
+    if row.get("deterministic"):
+        spread = "deterministic"
+    elif row["low"] is not None:
+        spread = f"{shown(row['low'])} – {shown(row['high'])}"
+    else:
+        spread = "—"
+    verdict = row.get("verdict", "—")
+    if verdict == "outside range":
+        verdict = f"outside range: {reason(report, key)}"
+    return [label, published, shown(row["ours"]), spread, verdict]
+
+
+def reason(report: Report, key: str) -> str:
+    """Why a figure lies outside our range: the cause where we know it, computed from this run."""
+    for pattern, cause in CAUSES:
+        if re.search(pattern, key):
+            text = cause(report, key)
+            if text:
+                return text
+    return marginal(report, key) or UNEXPLAINED
+
+
+def marginal(report: Report, key: str) -> Optional[str]:
+    """A miss by less than a quarter of the range's width: chance, most likely."""
+    row = report.rows[key]
+    if row["low"] is None or row.get("deterministic"):
+        return None
+    width = row["high"] - row["low"]
+    miss = max(row["low"] - row["published"], row["published"] - row["high"])
+    if width and miss <= MARGINAL * width:
+        return (f"marginal: {number(miss, row['decimals'])} outside a range {number(width, row['decimals'])} wide, "
+                "within what another draw of seeds could give")
+    return None
+
+
+def _nothing_left_cause(report: Report, key: str) -> Optional[str]:
+    row = report.main["R1"]["no.field"]
+    if not row["nothing_left"]:
+        return None
+    return (f"{row['nothing_left']} of our {row['items']:,} items had every field refused by the first edit "
+            f"(twenty points and a weekday due), so our agent had nothing left to send and stopped at one call. "
+            f"A published 2.00 means the original sent a second edit for those items too: an empty one, which our "
+            f"store refuses as invalid_arguments")
+
+
+def _values_cause(report: Report, key: str) -> Optional[str]:
+    flagged = report.main["R1"]["no.values"]["flagged_by_field"]
+    status, severity = flagged["status"], flagged["severity"]
+    implied = implied_bare_share(report)
+    return (f"how often people write \"Won't fix\" or a bare severity word is our choice, and neither can be matched "
+            f"from values alone: ours flagged {status} statuses (Won't fix is one of {len(report.scenario.statuses)} "
+            f"triage statuses) and {severity} bare severities ({report.scenario.bare_severity_share:.0%} of "
+            f"severity intents). With our status mix the published row implies bare severity words in about "
+            f"{implied:.0%} of intents; we kept ours, since nothing published gives the share")
+
+
+def implied_bare_share(report: Report) -> float:
+    """The share of bare severity words the published values row implies, with our status mix (derived)."""
+    left = report.published["R1.no.values.left"] - report.published["R1.twenty"]
+    wont_fix = report.main["R1"]["no.values"]["flagged_by_field"]["status"] / report.items
+    return max(0.0, left / (report.fields / len(triage_runs.TARGET_FIELDS)) - wont_fix)
+
+
+def _preview_cause(report: Report, key: str) -> str:
+    r2 = report.main["R2"]
+    nulls = (r2["page_bytes"] - r2["page_bytes_no_nulls"]) / r2["previews"]
+    preview = (r2["page_bytes"] - r2["schema_bytes"]) / r2["previews"]
+    trimmed = (r2["page_bytes_no_nulls"] - r2["schema_bytes"]) / r2["pages"] + report.published["R2.schema_bytes"]
+    return (f"our previews spell out every unset field as null, {nulls:,.0f} of each preview's {preview:,.0f} "
+            f"bytes, and our schema is larger (R2's schema row). Without the nulls, and with a schema of the "
+            f"published size, a page would weigh {trimmed / 1024:,.1f} KiB; the rest is our made-up titles, "
+            "e-mail addresses and the computed age_days")
+
+
+def _schema_cause(report: Report, key: str) -> str:
+    r2 = report.main["R2"]
+    per = lambda name: r2[name] / r2["pages"]  # noqa: E731
+    return (f"our schema names every option's colour and both flags of every field: without the colours it weighs "
+            f"{per('schema_bytes_no_colour'):,.0f} bytes, and {per('schema_bytes_plain'):,.0f} without false flags "
+            f"as well")
+
+
+def _full_cause(report: Report, key: str) -> str:
+    r2, (low, high) = report.main["R2"], report.scenario.description
+    ours = r2["description_characters"] / r2["previews"]
+    other_fields = r2["full_bytes"] / r2["previews"] - ours
+    implied = report.published["R2.full_kib"] * 1024 / report.scenario.page_limit - other_fields
+    mean, deviation = (low + high) / 2, (high - low) / 12 ** 0.5 / r2["previews"] ** 0.5
+    return (f"a full read is mostly its description. With our other fields, the published size implies "
+            f"descriptions averaging about {implied:,.0f} characters (derived), {(implied - mean) / deviation:.1f} "
+            f"standard deviations above the {mean:,.0f} that {r2['previews']} lengths drawn uniformly from {low:,} "
+            f"to {high:,} average (ours: {ours:,.0f}). Chance, if the article averaged as many pages as we do, or "
+            "lengths that were not uniform: SPEC gives only the bounds")
+
+
+def _event_cause(report: Report, key: str) -> str:
+    r4 = report.main["R4"]
+    ours = r4["poll"]["bytes"] / r4["changes"]
+    theirs = report.published["R4.poll.kib"] * 1024 / report.published["R4.poll.found"]
+    return (f"our events are {{sequence, type, item_id, version}}, {ours:,.0f} bytes each with the envelope; the "
+            f"published size works out to about {theirs:,.0f} bytes per event (derived), so theirs carried more")
+
+
+def _runs_cause(report: Report, key: str) -> str:
+    runs = report.main["R3"]["create.offset"]["runs"]
+    if runs != PUBLISHED_RUNS:
+        return (f"the published counts add up {PUBLISHED_RUNS} runs and this run made {runs}; per run ours is "
+                f"{report.ours(key) / runs:,.1f}")
+    return "a deterministic count that differs: the pagination or the counting has a bug"
+
+
+CAUSES: List[Tuple[str, Callable[[Report, str], Optional[str]]]] = [
+    (r"^R3\.", _runs_cause),
+    (r"^R1\.no\.field\.calls_per_item$", _nothing_left_cause),
+    (r"^R1\.no\.values\.(saved|saved_pct|left)$", _values_cause),
+    (r"^R2\.(page_kib)$|^R4\.relist\.kib$", _preview_cause),
+    (r"^R2\.schema_", _schema_cause),
+    (r"^R2\.full_kib$", _full_cause),
+    (r"^R4\.poll\.kib$", _event_cause),
+]
+
+
+# ---------------------------------------------------------------------------
+# The markdown.
+
+
+def markdown(report: Report) -> str:
+    """The whole of results/record_channels.md."""
+    sections = [header(report), values_example(report), r1(report), r2(report), r3(report), r4(report),
+                r5(report), r6(report), run_time(report), differences(report)]
+    return "\n\n".join("\n".join(section) for section in sections) + "\n"
+
+
+def header(report: Report) -> List[str]:
+    s = report.scenario
+    groups = len(report.groups)
+    lines = [
+        "# Record channels: the published figures beside ours",
+        "",
+        "Written by `python3 triage.py` (SPEC §3). A scripted agent triages a bug tracker through "
+        "`record_store.py`'s agent tools only (`list_record_items`, `read_record_item`, `edit_record_item`, "
+        "`poll_resource_events`, by `call_tool`); people act through the store's plain methods. Every count "
+        "comes from what the tools returned, or from the store's rows afterwards.",
+        "",
+        f"- **ours**: seeds {seeds_text(report.seeds)} summed ({len(report.seeds)} seeds, "
+        f"{report.items:,} bugs for R1 and R5; one R3 and R4 run per seed).",
+    ]
+    if groups:
+        lines.append(f"- **our range**: where 95% of such figures fall, estimated as the mean ± 1.96 standard "
+                     f"deviations of the same figure over {groups} further groups of five seeds (seeds "
+                     f"{report.groups[0][0]}–{report.groups[-1][-1]}). Each figure sums hundreds of independent "
+                     "bugs, so it is close to normal, and a dozen groups place the range well; `--ranges N` takes "
+                     "more.")
+    else:
+        lines.append("- **our range**: not computed (`--ranges 0`).")
+    lines += [
+        "- **verdict**: `exact` at the published precision, `inside range`, or `outside range` with the reason, "
+        "computed from this run. R3's counts cannot depend on the seed, so they have no range: they must be exact.",
+        "",
+        "The scenario (change any of it on the command line; `python3 triage.py --help`):",
+        "",
+    ]
+    lines += table(("constant", "value", "source"), [
+        ("New bugs per seed", f"{s.items:,}", "SPEC §3"),
+        ("status a triage asks for", ", ".join(s.statuses), "ours: the labels of every status but New"),
+        ("severity written as a bare word (\"major\")", f"{s.bare_severity_share:.0%}", "ours: not published"),
+        ("points drawn from", ", ".join(map(str, s.points)), "SPEC §3"),
+        (f"due written as \"{s.weekday}\" (else an ISO date)", f"{s.weekday_share:.0%}", "SPEC §3: about half"),
+        ("description characters", f"{s.description[0]:,}–{s.description[1]:,}, uniform", "SPEC §3"),
+        ("preview characters, previews per page", f"{s.preview_characters}, {s.page_limit}", "SPEC §1.2, §3"),
+        ("the agent's today", f"{s.today.isoformat()} ({s.today:%A})", "ours"),
+    ])
+    return lines
+
+
+def values_example(report: Report) -> List[str]:
+    ours = json.dumps(report.rejection)
+    published = report.published_rejection
+    same = ours == published.replace('"fields": [ {', '"fields": [{', 1)
+    verdict = ("exact: the same object, keys in the same order, the same messages; the texts differ only by the "
+               "published space after `\"fields\": [`" if same else
+               "different: see the two texts above")
+    return [
+        "## The published `values` rejection",
+        "",
+        "A real `edit_record_item` call, at the `values` detail level, with the inputs the article's message "
+        "names (`status` \"In progress\", `owner` \"Aiko\", `points` 20, `due` \"Friday\", and a value for the "
+        "formula `age_days`).",
+        "",
+        "Published:",
+        "",
+        "```json",
+        published,
+        "```",
+        "",
+        "Ours (`json.dumps` of the result):",
+        "",
+        "```json",
+        ours,
+        "```",
+        "",
+        f"Verdict: {verdict}.",
+    ]
+
+
+R1_LABELS = {
+    "no.terse": ("no", "nothing"), "no.field": ("no", "which field"),
+    "no.values": ("no", "field, reason, allowed values"), "no.labels": ("no", "field, reason, values and labels"),
+    "yes.terse": ("yes", "nothing"), "yes.field": ("yes", "which field"),
+    "yes.values": ("yes", "values"), "yes.labels": ("yes", "values and labels"),
+}
+
+
+def r1(report: Report) -> List[str]:
+    rows = []
+    for row, (schema, says) in R1_LABELS.items():
+        r = report.main["R1"][row]
+        rows.append((schema, says, f"{r['saved']:,} ({report.ours(f'R1.{row}.saved_pct'):.1f}%)",
+                     f"{r['flagged']:,}", f"{report.ours(f'R1.{row}.calls_per_item'):.2f}",
+                     f"{r['first_failed']:,}"))
+    lines = [
+        f"## R1: does the schema in the page matter? ({report.items:,} bugs, six target fields each)",
+        "",
+        "Ours, in the article's shape (the published row \"values, or values and labels\" is split in two):",
+        "",
+    ]
+    lines += table(("agent read the schema", "the rejection says", f"fields saved (of {report.fields:,})",
+                    "left to a person", "edit calls per item", "first edit refused"), rows)
+    lines += ["", "Each figure beside the published one:", ""]
+    figures = [figure_row(report, "bugs asking for 20 points", "R1.twenty")]
+    for row, (schema, says) in R1_LABELS.items():
+        name = f"schema {schema}, rejection says {says}"
+        figures += [figure_row(report, f"{name}: fields saved", f"R1.{row}.saved"),
+                    figure_row(report, f"{name}: saved", f"R1.{row}.saved_pct", "%"),
+                    figure_row(report, f"{name}: left to a person", f"R1.{row}.left"),
+                    figure_row(report, f"{name}: edit calls per item", f"R1.{row}.calls_per_item")]
+    lines += table(FIGURE_HEADER, figures)
+    lines += ["", *r1_prose(report)]
+    return lines
+
+
+def r1_prose(report: Report) -> List[str]:
+    main = report.main["R1"]
+    twenty = main["yes.values"]["twenty"]
+    p = twenty / report.items
+    wrong = sum(main[row]["wrong"] for row in main)
+    ceiling = report.fields - twenty
+    flagged = main["no.values"]["flagged_by_field"]
+    rows_at_ceiling = [row for row in main if main[row]["saved"] == ceiling]
+    return [
+        "What the run shows:",
+        "",
+        f"- The ceiling is {ceiling:,} fields: all but the {twenty} bugs whose person asked for 20 points, which "
+        f"the field stops at {triage_runs.points_max():g}. The agent never clamps, so those are refused and left "
+        f"to a person in every row; {len(rows_at_ceiling)} of the 8 rows reach the ceiling. Across all rows the "
+        f"store holds {wrong} value{'' if wrong == 1 else 's'} nobody asked for (a clamped number, a label stored "
+        f"as a value, a wrong option).",
+        f"- With the schema, the first edit is refused only for those {twenty} bugs (share p = {p:.3f}). "
+        f"Calls per item are then 1 + 6p = {1 + 6 * p:.2f} with a terse rejection (the agent splits the edit into "
+        f"six) and 1 + p = {1 + p:.2f} otherwise: measured "
+        f"{report.ours('R1.yes.terse.calls_per_item'):.2f} and {report.ours('R1.yes.field.calls_per_item'):.2f}.",
+        f"- Without it every first edit is refused (statuses, owners, severities and areas arrive as labels). A "
+        f"terse rejection costs 1 + 6 = 7 calls per item; \"which field\" lets the agent drop the named fields "
+        f"and send the rest once, but not fix anything, so both save only numbers and ISO dates. "
+        f"{main['no.field']['nothing_left']} bugs had nothing left to send after the first refusal.",
+        f"- Allowed values without labels fix \"In progress\", \"Aiko\", \"S2 Major\" and \"API\" (by spelling) "
+        f"and \"Friday\" (the message names the date format), but not \"Won't fix\" ({flagged['status']} here) "
+        f"or a bare \"major\" ({flagged['severity']}). With labels in the rejection the agent without the schema "
+        f"reaches the ceiling, at one extra call per item.",
+    ]
+
+
+def r2(report: Report) -> List[str]:
+    r = report.main["R2"]
+    per_preview = (r["page_bytes"] - r["schema_bytes"]) / r["previews"]
+    lines = ["## R2: what a page of previews weighs, against reading the items in full", ""]
+    lines += table(FIGURE_HEADER, [
+        figure_row(report, f"a page of {report.scenario.page_limit} previews", "R2.page_kib", " KiB"),
+        figure_row(report, "reading those items in full", "R2.full_kib", " KiB"),
+        figure_row(report, "the schema in the page", "R2.schema_bytes", " bytes"),
+        figure_row(report, "the schema's share of the page", "R2.schema_share_pct", "%"),
+    ])
+    lines += ["", f"Averaged over the first page of each seed. A preview weighs {per_preview:,.0f} bytes; reading "
+              f"the same items in full weighs {r['full_bytes'] / r['page_bytes']:.1f} times the page, since a "
+              f"preview keeps {report.scenario.preview_characters} characters of a description and a read keeps "
+              "all of it. The page is bounded (`limit` at most 50), so a big channel costs more calls, never a "
+              "bigger one."]
+    return lines
+
+
+R3_LABELS = {"create.offset": ("created", "offset"), "create.before_id": ("created", "before_id"),
+             "delete.offset": ("already-read items deleted", "offset"),
+             "delete.before_id": ("already-read items deleted", "before_id")}
+
+
+def r3(report: Report) -> List[str]:
+    s = report.scenario
+    runs = report.main["R3"]["create.offset"]["runs"]
+    lines = [f"## R3: offset against before_id ({s.offset_items:,} items by {s.page_limit}, newest first, "
+             f"{runs} runs; {s.offset_changes} items change after each page)", ""]
+    figures = []
+    for run, (change, pagination) in R3_LABELS.items():
+        for name, label in (("pages", "pages"), ("reads", "item reads"), ("twice", "read twice"),
+                            ("never", "never seen")):
+            figures.append(figure_row(report, f"{change}, {pagination}: {label}", f"R3.{run}.{name}"))
+    lines += table(FIGURE_HEADER, figures)
+    lines += ["", f"The offset pass is our counterfactual store (`triage_runs.OffsetPagedStore`: the same tools, "
+              f"`offset` in place of `before_id`). New bugs at the top push every item down, so each offset page "
+              f"starts on {s.offset_changes} items already read; deleting read items pulls everything up, so each "
+              f"page starts past {s.offset_changes} unread ones, which nobody lists although they existed from "
+              "start to finish. A `before_id` names the last item read, which stays put even when it is itself "
+              "deleted (the store keeps a tombstone). Bugs created during the pass appear on no page: the event "
+              "log is what finds them (R4)."]
+    return lines
+
+
+def r4(report: Report) -> List[str]:
+    s = report.scenario
+    r = report.main["R4"]
+    lines = [f"## R4: finding what changed since the last pass ({s.changes_items} items; then people modify "
+             f"{s.changes[0]}, create {s.changes[1]} and delete {s.changes[2]}; per run)", ""]
+    lines += table(FIGURE_HEADER, [
+        figure_row(report, "re-list every page, compare versions: calls", "R4.relist.calls"),
+        figure_row(report, "re-list: data returned", "R4.relist.kib", " KiB"),
+        figure_row(report, "re-list: changes found", "R4.relist.found"),
+        figure_row(report, "one poll_resource_events from the stored sequence: calls", "R4.poll.calls"),
+        figure_row(report, "poll: data returned", "R4.poll.kib", " KiB"),
+        figure_row(report, "poll: changes found", "R4.poll.found"),
+    ])
+    ratio = r["relist"]["bytes"] / r["poll"]["bytes"]
+    lines += ["", f"The run stops with an error unless both strategies find exactly the {r['changes'] // r['runs']} "
+              f"changed items, and nothing else, in every run. Polling returned {ratio:,.0f} times less data: it "
+              "costs what changed, re-listing costs the channel's size every time. Between runs the agent keeps "
+              "one integer, the last sequence."]
+    return lines
+
+
+def r5(report: Report) -> List[str]:
+    r = report.main["R5"]
+    lines = [f"## R5: the version check ({r['edits']:,} edits; a person moves a bug between the agent's read and "
+             f"write with probability {report.scenario.move_share:.3f})", ""]
+    lines += table(FIGURE_HEADER, [
+        figure_row(report, "version from the read: conflicts", "R5.from_read.conflicts"),
+        figure_row(report, "version from the read: people's changes overwritten", "R5.from_read.overwritten"),
+        figure_row(report, "version re-read just before writing: conflicts", "R5.reread.conflicts"),
+        figure_row(report, "re-read just before writing: people's changes overwritten", "R5.reread.overwritten"),
+        figure_row(report, "bugs a person moved (ours)", "R5.moved"),
+    ])
+    lines += ["", f"Both strategies meet the same {r['moved']} moves. With the version from the read, each move "
+              "becomes a conflict; the agent re-reads, sees the bug already in progress with an owner, and adds "
+              "only the severity. Re-reading the version just before writing passes every check and silently "
+              "writes over the person's status and owner: the check only protects what the agent actually read."]
+    return lines
+
+
+def r6(report: Report) -> List[str]:
+    s = report.scenario
+    runs = f"{s.timed_runs} run{'' if s.timed_runs == 1 else 's'}"
+    lines = [f"## R6: what validation costs ({s.timed_edits:,} valid six-field edits per run, {runs}, median per "
+             "edit)", ""]
+    if not report.r6:
+        return lines + ["Not timed in this run (`--timed-runs 0`)."]
+    pv, ps = report.published_r6["validated"], report.published_r6["stubbed"]
+    validated, stubbed = report.r6["validated"], report.r6["stubbed"]
+    ratios = [v / s_ for v, s_ in zip(validated, stubbed)]
+    published_ratio = (pv[0] / ps[1], pv[1] / ps[0])
+    ours_ratio = statistics.median(ratios)
+    inside = published_ratio[0] <= round(ours_ratio, 2) <= published_ratio[1]
+    verdict = "inside range" if inside else f"outside range: {_r6_cause(report)}"
+    span = lambda values, unit: f"{min(values):,.1f}–{max(values):,.1f}{unit}"  # noqa: E731
+    lines += table(("figure", "published (Python 3.9.6, Apple M1)", "ours (this machine)", "verdict"), [
+        ("µs per edit, with validation", f"{pv[0]}–{pv[1]}", span(validated, "") + " " + TIMING_MARK,
+         "— (another machine)"),
+        ("µs per edit, validation stubbed", f"{ps[0]}–{ps[1]}", span(stubbed, "") + " " + TIMING_MARK,
+         "— (another machine)"),
+        ("with / stubbed", f"{published_ratio[0]:.2f}–{published_ratio[1]:.2f} (derived)",
+         f"{ours_ratio:.2f} (runs {min(ratios):.2f}–{max(ratios):.2f}) {TIMING_MARK}", verdict + " " + TIMING_MARK),
+    ])
+    lines += ["", "The stub (`triage_runs.UnvalidatedStore`) replaces the store's `_validate`: the per-field checks "
+              "and the unique-value and relation queries. Every edit in both variants succeeds, so both do the same "
+              "writes. Timing lines end with a marker; the determinism test skips them."]
+    return lines
+
+
+def _r6_cause(report: Report) -> str:
+    validated = statistics.median(report.r6["validated"])  # type: ignore[index]
+    stubbed = statistics.median(report.r6["stubbed"])  # type: ignore[index]
+    return (f"validation costs us {validated - stubbed:,.1f} µs of a {validated:,.1f} µs edit; our stub keeps the "
+            "schema read, which the store needs anyway for the grant check and the merge, while the published "
+            "difference includes a schema query")
+
+
+def run_time(report: Report) -> List[str]:
+    seeds_seconds, seconds, jobs = report.timing
+    seeds = len(report.seeds) + sum(len(g) for g in report.groups)
+    return ["## Run time", "",
+            f"This run took {seconds:.1f} s on {jobs} process{'es' if jobs != 1 else ''}: {seeds_seconds:.1f} s for "
+            f"{seeds} seed{'' if seeds == 1 else 's'}, the rest for R6's timed edits and the report. {TIMING_MARK}"]
+
+
+def differences(report: Report) -> List[str]:
+    lines = ["## Where we differ, and why", ""]
+    outside = [key for key, row in report.rows.items() if row.get("verdict") == "outside range"]
+    unjudged = [key for key, row in report.rows.items() if str(row.get("verdict", "")).startswith("no range")]
+    if unjudged:
+        lines.append(f"- {len(unjudged)} figures have no range to be judged against (`--ranges 0`).")
+    if not outside and not unjudged:
+        lines.append("- Every published count is exact or inside our range.")
+    seen = set()
+    for key in outside:
+        text = reason(report, key)
+        if text in seen:
+            continue
+        seen.add(text)
+        names = [k for k in outside if reason(report, k) == text]
+        lines.append(f"- {', '.join(f'`{k}`' for k in names)}: {text}.")
+    if report.r6:
+        lines.append(f"- R6, the cost of validation (timed on this machine, so it moves from run to run): "
+                     f"{_r6_cause(report)}. {TIMING_MARK}")
+    return lines

@@ -1,0 +1,467 @@
+"""triage_runs.py: one seed of each record-channel experiment (SPEC §3, tables R1-R5) and the R6 timing.
+
+Layer: below triage.py, on record_store.py and triage_agent.py. People act through
+the store's plain methods (create_item, edit_item, delete_item); the agent only
+through call_tool. Every count is taken from what the tools returned or from the
+store's ground truth afterwards, never from what the script meant to happen.
+
+Glossary:
+  bug       an item of the bug tracker channel (record_store.BUG_TRACKER_FIELDS), created New
+  intent    what a person wrote to triage one bug: six words, and the values they mean
+  pass      the agent reading a whole channel page by page
+  offset    the pagination the article argues against, built here as a counterfactual store
+"""
+
+import dataclasses
+import datetime
+import gc
+import json
+import random
+import statistics
+import time
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+
+import record_store
+from plumbing import Tool, integer, object_schema
+from triage_agent import TriageAgent, resolve_date
+
+UTC = datetime.timezone.utc
+CHANNEL = "bugs"
+TARGET_FIELDS = ("status", "owner", "severity", "points", "due", "area")
+DETAILS = ("terse", "field", "values", "labels")
+UNTRIAGED = {"status": "new"}  # a New bug's target fields before triage; the others are unset
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+    """Every constant of the experiments; triage.py fills it from the command line."""
+
+    items: int  # New bugs per seed (R1, R2, R5)
+    statuses: Tuple[str, ...]  # the status values intents ask for
+    bare_severity_share: float  # of severity intents, the share written as a bare word ("major")
+    points: Tuple[int, ...]  # intents draw points uniformly from these
+    weekday_share: float  # of due intents, the share written as a weekday ("Friday")
+    weekday: str
+    description: Tuple[int, int]  # characters, uniform
+    preview_characters: int
+    page_limit: int
+    offset_items: int  # R3
+    offset_changes: int  # R3: items created, or already-read items deleted, after each page
+    changes_items: int  # R4: the channel of the first pass
+    changes: Tuple[int, int, int]  # R4: modified, created, deleted
+    move_share: float  # R5: share of items a person moves between the agent's read and write
+    timed_edits: int  # R6, per run
+    timed_runs: int  # R6
+    today: datetime.date
+
+    @property
+    def now(self) -> datetime.datetime:
+        return datetime.datetime.combine(self.today, datetime.time(9, 0), tzinfo=UTC)
+
+
+def fixed_clock(moment: datetime.datetime) -> Callable[[], datetime.datetime]:
+    """A clock that never moves: versions are integers, and age_days must not depend on the machine's speed."""
+    return lambda: moment
+
+
+def bytes_of(result: Any) -> int:
+    """A tool result's size as an MCP client receives it: UTF-8 of json.dumps(result, ensure_ascii=False)."""
+    return len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
+
+
+# ---------------------------------------------------------------------------
+# The workload: bugs people file, and the words they write to triage them.
+
+SYMPTOMS = ("fails", "hangs", "crashes", "shows a blank page", "returns a 500 error", "loses the draft",
+            "charges twice", "logs the user out", "is slow", "shows stale data")
+PLACES = ("checkout", "the invoice list", "sign-in", "the mobile app", "the settings page", "CSV export",
+          "the search box", "password reset", "the REST API", "file upload")
+TRIGGERS = ("after an update", "on Safari", "with two tabs open", "for new accounts", "on slow networks",
+            "at month end", "with a long name", "behind a proxy", "after a retry", "in dark mode")
+SENTENCES = ("I tried twice and cleared the cache; it happened again.", "Reported from a customer call.",
+             "Steps: sign in, open the page, change one field and save.", "Seen by two customers this week.",
+             "Expected the change to stay; it was gone after a reload.", "No error shows in the browser console.",
+             "The server log shows a timeout after 30 seconds.", "It started after Tuesday's release.",
+             "A screenshot is attached to the support ticket.", "Works on Chrome, not on Firefox.")
+PEOPLE = ("ana", "bo", "chen", "dara", "eli", "fumi", "gus", "hana")
+
+
+def description(rng: random.Random, opening: str, low: int, high: int) -> str:
+    """A made-up bug report that opens with `opening`, of a length drawn uniformly from low to high characters."""
+    length = rng.randint(low, high)
+    sentences, size = [opening], len(opening)
+    while size < length:
+        sentences.append(rng.choice([s for s in SENTENCES if s != sentences[-1]]))
+        size += len(sentences[-1]) + 1
+    return " ".join(sentences)[:length - 1].rstrip(" ;:,.").ljust(length - 1, ".") + "."
+
+
+def new_bug(rng: random.Random, number: int, characters: Tuple[int, int]) -> Dict[str, Any]:
+    """The values of one bug as a person files it: New, nothing triaged yet; `characters`: its description's."""
+    place, symptom, trigger = rng.choice(PLACES), rng.choice(SYMPTOMS), rng.choice(TRIGGERS)
+    title = f"{place[0].upper()}{place[1:]} {symptom} {trigger}"
+    return {"ticket": f"BUG-{number}", "title": title, "status": "new",
+            "description": description(rng, f"{title}.", *characters),
+            "reporter": f"{rng.choice(PEOPLE)}.{rng.choice(PEOPLE)}@example.com"}
+
+
+class Intent(NamedTuple):
+    """One person's triage of one bug: the words they wrote, and the values those words mean."""
+
+    words: Dict[str, Any]
+    meant: Dict[str, Any]  # field key -> the value to store; None where no value may be stored (20 points)
+
+
+def options_of(key: str) -> List[Dict[str, str]]:
+    """The options of one select field of the bug tracker."""
+    return next(f["options"] for f in record_store.BUG_TRACKER_FIELDS if f["key"] == key)
+
+
+def label_of(key: str, value: str) -> str:
+    return next(o["label"] for o in options_of(key) if o["value"] == value)
+
+
+def points_max() -> float:
+    return next(f["max"] for f in record_store.BUG_TRACKER_FIELDS if f["key"] == "points")
+
+
+def intent(rng: random.Random, scenario: Scenario) -> Intent:
+    """A person's six triage words: labels as people see them, a bare severity word or a weekday at times."""
+    status, owner = rng.choice(scenario.statuses), rng.choice([o["value"] for o in options_of("owner")])
+    severity, area = rng.choice([o["value"] for o in options_of("severity")]), rng.choice(
+        [o["value"] for o in options_of("area")])
+    points = rng.choice(scenario.points)
+    severity_word = label_of("severity", severity)
+    if rng.random() < scenario.bare_severity_share:
+        severity_word = severity_word.split()[-1].lower()  # "S2 Major" -> "major"
+    if rng.random() < scenario.weekday_share:
+        due_word = scenario.weekday
+        due = resolve_date(due_word, scenario.today)
+    else:
+        due = due_word = (scenario.today + datetime.timedelta(days=rng.randint(1, 30))).isoformat()
+    words = {"status": label_of("status", status), "owner": label_of("owner", owner), "severity": severity_word,
+             "points": points, "due": due_word, "area": label_of("area", area)}
+    meant = {"status": status, "owner": owner, "severity": severity, "points": points if points <= points_max()
+             else None, "due": due, "area": area}
+    return Intent(words, meant)
+
+
+def bug_store(rng: random.Random, scenario: Scenario, count: int, **options: Any) -> record_store.RecordStore:
+    """A fresh in-memory bug tracker with `count` New bugs, created by people."""
+    store = open_store(scenario, **options)
+    store.create_channel(CHANNEL, "Bug tracker", record_store.BUG_TRACKER_FIELDS)
+    for number in range(1, count + 1):
+        store.create_item(CHANNEL, new_bug(rng, number, scenario.description))
+    return store
+
+
+def open_store(scenario: Scenario, kind: type = record_store.RecordStore, **options: Any) -> record_store.RecordStore:
+    """An empty in-memory store of `kind` on the scenario's clock and preview length."""
+    settings = dict({"granted": None, "scopes": (record_store.WRITE_SCOPE,), "rejection_detail": "labels"}, **options)
+    return kind(record_store.Database(":memory:", record_store.SCHEMA), clock=fixed_clock(scenario.now),
+                preview_characters=scenario.preview_characters, **settings)
+
+
+def copy_of(template: record_store.RecordStore, scenario: Scenario, kind: type = record_store.RecordStore,
+            **options: Any) -> record_store.RecordStore:
+    """A fresh store of `kind` holding the template's channels and items (sqlite's backup: nothing re-created)."""
+    store = open_store(scenario, kind, **options)
+    template.database.copy_to(store.database)
+    return store
+
+
+# ---------------------------------------------------------------------------
+# R1: does the schema in the page matter? R2: what a page weighs.
+
+
+def r1_configuration(template: record_store.RecordStore, intents: Sequence[Intent], scenario: Scenario,
+                     reads_schema: bool, detail: str) -> Dict[str, Any]:
+    """One row of R1: the agent triages every bug of a copy of the template; counts from the store afterwards."""
+    with copy_of(template, scenario, rejection_detail=detail) as store:
+        agent = TriageAgent(store, CHANNEL, reads_schema=reads_schema, today=scenario.today)
+        schema, previews = agent.listing(scenario.page_limit)
+        for preview, wish in zip(reversed(previews), intents):  # oldest first: bug 1 gets intent 1
+            agent.triage(preview["item_id"], preview["version"], wish.words, schema)
+        saved, wrong = 0, 0
+        for preview, wish in zip(reversed(previews), intents):
+            stored = store.item(CHANNEL, preview["item_id"])["values"]
+            for key in TARGET_FIELDS:
+                if wish.meant[key] is not None and stored.get(key) == wish.meant[key]:
+                    saved += 1
+                elif stored.get(key) != UNTRIAGED.get(key):
+                    wrong += 1  # a value nobody asked for: a clamped number, a mismatched option
+    flagged_keys = {key: sum(1 for _, k in agent.flagged if k == key) for key in TARGET_FIELDS}
+    return {"items": len(intents), "saved": saved, "wrong": wrong, "flagged": len(agent.flagged),
+            "flagged_by_field": flagged_keys, "edit_calls": agent.calls.get("edit_record_item", 0),
+            "first_failed": agent.first_failed, "nothing_left": agent.nothing_left,
+            "twenty": sum(1 for wish in intents if wish.meant["points"] is None)}
+
+
+def r2_page(template: record_store.RecordStore, scenario: Scenario) -> Dict[str, Any]:
+    """The bytes of the first page of previews, of reading its items in full, and of its schema."""
+    page = template.call_tool("list_record_items", {"record_channel_id": CHANNEL, "limit": scenario.page_limit})
+    reads = [template.call_tool("read_record_item", {"record_channel_id": CHANNEL, "item_id": item["item_id"]})
+             for item in page["items"]]
+    plain = json.loads(json.dumps(page["schema"]))
+    for field in plain["fields"]:
+        for option in field.get("options", ()):
+            option.pop("color", None)
+    no_colour = bytes_of(plain)
+    for field in plain["fields"]:
+        for flag in ("is_required", "is_unique"):
+            if field[flag] is False:
+                del field[flag]
+    no_nulls = dict(page, items=[dict(item, values={k: v for k, v in item["values"].items() if v is not None})
+                                 for item in page["items"]])
+    return {"pages": 1, "page_bytes": bytes_of(page), "full_bytes": sum(bytes_of(r) for r in reads),
+            "schema_bytes": bytes_of(page["schema"]), "schema_bytes_no_colour": no_colour,
+            "schema_bytes_plain": bytes_of(plain), "page_bytes_no_nulls": bytes_of(no_nulls),
+            "previews": len(page["items"]),
+            "description_characters": sum(len(r["values"]["description"]) for r in reads)}
+
+
+# ---------------------------------------------------------------------------
+# R3: offset against before_id, while the channel changes under the pass.
+
+LIST_BY_OFFSET = dataclasses.replace(
+    record_store.LIST_RECORD_ITEMS,
+    title="List record items (by offset: the counterfactual of table R3)",
+    description="List a bounded page of item previews, newest first, skipping the first `offset` live items.",
+    input_schema=object_schema({
+        "record_channel_id": record_store.LIST_RECORD_ITEMS.input_schema["properties"]["record_channel_id"],
+        "offset": integer(0, None, "Live items to skip, newest first."),
+        "limit": record_store.LIST_RECORD_ITEMS.input_schema["properties"]["limit"],
+    }, ["record_channel_id"]),
+    output_schema=object_schema({
+        "schema": record_store.CHANNEL_SCHEMA,
+        "items": {"type": "array", "items": record_store.ITEM_SCHEMA},
+    }, ["schema", "items"]),
+)
+
+
+class OffsetPagedStore(record_store.RecordStore):
+    """The record store with list_record_items paged by offset instead of before_id: what R3 argues against."""
+
+    TOOLS: Tuple[Tool, ...] = (LIST_BY_OFFSET,) + record_store.RecordStore.TOOLS[1:]
+
+    def _tool_list_record_items(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        limit = arguments.get("limit", record_store.PAGE_LIMIT_DEFAULT)
+        with self.database.read() as connection:
+            channel = self._granted_channel(connection, arguments["record_channel_id"])
+            rows = connection.execute(
+                "SELECT * FROM items WHERE channel_id = ? AND deleted_at IS NULL ORDER BY number DESC "
+                "LIMIT ? OFFSET ?", (channel.id, limit, arguments.get("offset", 0))).fetchall()
+            now = self.clock()
+        return {"schema": channel.schema(), "items": [self._shown(channel, row, now, preview=True) for row in rows]}
+
+
+class UnvalidatedStore(record_store.RecordStore):
+    """The record store with validation stubbed out: what R6 weighs it against."""
+
+    def _validate(self, *arguments: Any) -> List[Any]:
+        return []
+
+
+def r3_pass(template: record_store.RecordStore, rng: random.Random, scenario: Scenario, pagination: str,
+            change: str) -> Dict[str, int]:
+    """One pass over the template's items by offset or before_id; after each page, bugs are created or deleted."""
+    kind = OffsetPagedStore if pagination == "offset" else record_store.RecordStore
+    with copy_of(template, scenario, kind) as store:
+        at_start = set(store.item_ids(CHANNEL))
+        deleted: Set[str] = set()
+        reads: Dict[str, int] = {}
+        pages, position, before_id, number = 0, 0, None, len(at_start)
+        while True:
+            arguments: Dict[str, Any] = {"record_channel_id": CHANNEL, "limit": scenario.page_limit}
+            if pagination == "offset":
+                arguments["offset"] = position
+            elif before_id is not None:
+                arguments["before_id"] = before_id
+            page = store.call_tool("list_record_items", arguments)
+            pages += 1
+            for item in page["items"]:
+                reads[item["item_id"]] = reads.get(item["item_id"], 0) + 1
+            position += len(page["items"])
+            before_id = page.get("next_before_id")
+            if (len(page["items"]) < scenario.page_limit) if pagination == "offset" else before_id is None:
+                break
+            for _ in range(scenario.offset_changes):
+                if change == "create":
+                    number += 1
+                    store.create_item(CHANNEL, new_bug(rng, number, scenario.description))
+                else:
+                    victim = rng.choice(sorted(set(reads) - deleted))
+                    store.delete_item(CHANNEL, victim)
+                    deleted.add(victim)
+    return {"pages": pages, "reads": sum(reads.values()), "twice": sum(n - 1 for n in reads.values()),
+            "never": len(at_start - deleted - set(reads)), "runs": 1}
+
+
+# ---------------------------------------------------------------------------
+# R4: what changed since the last pass. R5: the version check.
+
+
+def listing_cost(store: record_store.RecordStore, scenario: Scenario) -> Tuple[Dict[str, int], int, int]:
+    """Every page by before_id: item ID -> version, calls, bytes."""
+    versions: Dict[str, int] = {}
+    calls = size = 0
+    arguments: Dict[str, Any] = {"record_channel_id": CHANNEL, "limit": scenario.page_limit}
+    while True:
+        page = store.call_tool("list_record_items", arguments)
+        calls, size = calls + 1, size + bytes_of(page)
+        versions.update((item["item_id"], item["version"]) for item in page["items"])
+        if page["next_before_id"] is None:
+            return versions, calls, size
+        arguments = dict(arguments, before_id=page["next_before_id"])
+
+
+def polling_cost(store: record_store.RecordStore, after: int) -> Tuple[Set[str], int, int, int]:
+    """Poll from `after` until has_more is false: item IDs named, the new cursor, calls, bytes."""
+    named: Set[str] = set()
+    calls = size = 0
+    while True:
+        result = store.call_tool("poll_resource_events", {"resource_type": "record", "resource_id": CHANNEL,
+                                                          "after_sequence": after})
+        calls, size = calls + 1, size + bytes_of(result)
+        named.update(event["item_id"] for event in result["events"])
+        after = result["last_sequence"]
+        if not result["has_more"]:
+            return named, after, calls, size
+
+
+def r4_changes(rng: random.Random, scenario: Scenario) -> Dict[str, Any]:
+    """A pass, then people modify, create and delete; re-listing and one poll must each find exactly those."""
+    modified, created, deleted = scenario.changes
+    with bug_store(rng, scenario, scenario.changes_items) as store:
+        before, _, _ = listing_cost(store, scenario)
+        _, cursor, _, _ = polling_cost(store, 0)
+        ids = sorted(before)
+        touched = rng.sample(ids, modified + deleted)
+        for item_id in touched[:modified]:
+            store.edit_item(CHANNEL, item_id, {"status": "triaged"})
+        for item_id in touched[modified:]:
+            store.delete_item(CHANNEL, item_id)
+        new = [store.create_item(CHANNEL, new_bug(rng, len(ids) + n, scenario.description))["item_id"]
+               for n in range(1, created + 1)]
+        truth = set(touched) | set(new)
+        after, relist_calls, relist_bytes = listing_cost(store, scenario)
+        relisted = {i for i in set(before) | set(after) if before.get(i) != after.get(i)}
+        polled, _, poll_calls, poll_bytes = polling_cost(store, cursor)
+    for name, found in (("re-listing", relisted), ("polling", polled)):
+        if found != truth:
+            raise AssertionError(f"R4: {name} found {len(found & truth)} of the {len(truth)} changes "
+                                 f"and {len(found - truth)} that did not happen")
+    return {"runs": 1, "changes": len(truth), "relist": {"calls": relist_calls, "bytes": relist_bytes,
+                                                         "found": len(relisted & truth)},
+            "poll": {"calls": poll_calls, "bytes": poll_bytes, "found": len(polled & truth)}}
+
+
+def r5_version_check(template: record_store.RecordStore, rng: random.Random, scenario: Scenario) -> Dict[str, Any]:
+    """Each bug: the agent reads, a person moves 1 in 8 of them, the agent writes; two ways to get the version."""
+    owners = [o["value"] for o in options_of("owner")]
+    severities = [o["value"] for o in options_of("severity")]
+    ids = template.item_ids(CHANNEL)
+    plans = [{"status": "triaged", "owner": rng.choice(owners), "severity": rng.choice(severities)} for _ in ids]
+    moves = [{"status": "in_progress", "owner": rng.choice(owners)} if rng.random() < scenario.move_share else None
+             for _ in ids]
+    result = {"edits": len(ids), "moved": sum(1 for m in moves if m)}
+    for strategy in ("from_read", "reread"):
+        with copy_of(template, scenario) as store:
+            conflicts = 0
+            for number, (item_id, plan, move) in enumerate(zip(ids, plans, moves)):
+                conflicts += r5_edit(store, item_id, plan, move, strategy, f"{strategy}-{number}")
+            overwritten = sum(1 for item_id, move in zip(ids, moves) if move and any(
+                store.item(CHANNEL, item_id)["values"].get(k) != v for k, v in move.items()))
+        result[strategy] = {"conflicts": conflicts, "overwritten": overwritten}
+    return result
+
+
+def r5_edit(store: record_store.RecordStore, item_id: str, plan: Dict[str, Any], move: Optional[Dict[str, Any]],
+            strategy: str, key: str) -> int:
+    """One triage edit; returns 1 if it met a version conflict (then re-reads and adds only what is missing)."""
+    def read() -> Dict[str, Any]:
+        return store.call_tool("read_record_item", {"record_channel_id": CHANNEL, "item_id": item_id})
+
+    def edit(values: Dict[str, Any], version: int, suffix: str) -> Dict[str, Any]:
+        return store.call_tool("edit_record_item", {"record_channel_id": CHANNEL, "item_id": item_id,
+                                                    "values": values, "expected_version": version,
+                                                    "idempotency_key": key + suffix})
+
+    version = read()["version"]
+    if move:
+        store.edit_item(CHANNEL, item_id, move)
+    if strategy == "reread":
+        version = read()["version"]
+    result = edit(plan, version, "")
+    if result.get("error") != "version_conflict":
+        if "error" in result:
+            raise AssertionError(f"R5: unexpected rejection {result}")
+        return 0
+    fresh = read()
+    missing = {k: v for k, v in plan.items() if fresh["values"].get(k) == UNTRIAGED.get(k)}
+    if missing and "error" in edit(missing, fresh["version"], "-retry"):
+        raise AssertionError(f"R5: the retry of {item_id} was refused")
+    return 1
+
+
+# ---------------------------------------------------------------------------
+# One seed, and the R6 timing.
+
+
+def run_seed(seed: int, scenario: Scenario, *, with_r3: bool = True) -> Dict[str, Any]:
+    """Tables R1-R5 for one seed; each table draws from its own random stream, so one change moves no other.
+
+    R3's counts do not depend on the seed, so range groups leave it out (with_r3=False).
+    """
+    stream = lambda name: random.Random(f"{seed}:{name}")  # noqa: E731
+    template = bug_store(stream("bugs"), scenario, scenario.items)
+    intents_rng = stream("intents")
+    intents = [intent(intents_rng, scenario) for _ in range(scenario.items)]
+    r1 = {f"{'yes' if schema else 'no'}.{detail}": r1_configuration(template, intents, scenario, schema, detail)
+          for schema in (False, True) for detail in DETAILS}
+    result = {"R1": r1, "R2": r2_page(template, scenario), "R4": r4_changes(stream("r4"), scenario),
+              "R5": r5_version_check(template, stream("r5"), scenario)}
+    if with_r3:
+        r3_template = bug_store(stream("r3 bugs"), scenario, scenario.offset_items)
+        result["R3"] = {f"{change}.{pagination}": r3_pass(r3_template, stream(f"r3 {change}"), scenario,
+                                                          pagination, change)
+                        for change in ("create", "delete") for pagination in ("offset", "before_id")}
+    return result
+
+
+def r6_timing(scenario: Scenario, seed: int = 1) -> Dict[str, List[float]]:
+    """Median microseconds per valid six-field edit, per run, with validation and with it stubbed out.
+
+    Runs alternate between the two stores on copies of one channel, so both see the same machine load.
+    """
+    rng = random.Random(f"{seed}:r6")
+    template = bug_store(rng, scenario, scenario.items)
+    ids = template.item_ids(CHANNEL)
+    edits = []
+    for n in range(scenario.timed_edits):
+        wish = intent(rng, scenario).meant
+        wish["points"] = wish["points"] if wish["points"] is not None else 13
+        edits.append((ids[n % len(ids)], wish))
+    medians: Dict[str, List[float]] = {"validated": [], "stubbed": []}
+    for _ in range(scenario.timed_runs):
+        for variant, kind in (("validated", record_store.RecordStore), ("stubbed", UnvalidatedStore)):
+            with copy_of(template, scenario, kind) as store:
+                medians[variant].append(timed_edits(store, edits))
+    return medians
+
+
+def timed_edits(store: record_store.RecordStore, edits: Sequence[Tuple[str, Dict[str, Any]]]) -> float:
+    """The median wall time of one edit_record_item call, in microseconds; every edit must succeed."""
+    versions: Dict[str, int] = {}
+    samples = []
+    gc.collect()
+    for number, (item_id, values) in enumerate(edits):
+        arguments = {"record_channel_id": CHANNEL, "item_id": item_id, "values": values,
+                     "expected_version": versions.get(item_id, 1), "idempotency_key": f"r6-{number}"}
+        started = time.perf_counter()
+        result = store.call_tool("edit_record_item", arguments)
+        samples.append(time.perf_counter() - started)
+        if "error" in result:
+            raise AssertionError(f"R6: a valid edit was refused: {result}")
+        versions[item_id] = result["version"]
+    return statistics.median(samples) * 1e6
