@@ -5,5 +5,14 @@ PYTHON ?= python3
 test:  ## run the whole unittest suite; the last line reads "N passed, N failed, N skipped"
 	$(PYTHON) tests/run.py
 
-results:  ## regenerate results/ from the experiments (about a minute on two cores)
+results:  ## regenerate results/ from both experiments (about a minute and a half on two cores)
 	$(PYTHON) sim.py
+	$(PYTHON) triage.py
+
+# The real-client test: the official MCP SDK, in .venv only (the product and `make test` stay standard library).
+VENV ?= .venv
+.PHONY: conformance
+conformance:  ## install mcp==2.3.0 into .venv (Python >= 3.10) and run tests/test_mcp_sdk.py there; a skip fails
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q mcp==2.3.0
+	MCP_SDK_REQUIRED=1 $(VENV)/bin/python -m unittest -v tests.test_mcp_sdk

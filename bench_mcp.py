@@ -1,0 +1,139 @@
+"""Round trips over stdio: how long an MCP client waits for one tools/call, request written to answer read.
+
+Layer: a client of any stdio MCP server command (ours by default). It starts the
+server, does the handshake, sends a few warm-up calls, then times `count` calls
+one after another, each from writing the request line to reading its answer.
+A measurement, not a test: nothing here asserts a time.
+
+    python3 bench_mcp.py                       # 2000 reads of one demo article on mcp_server.py --demo
+    python3 bench_mcp.py --count 500 -- python3 other_server.py --flag
+"""
+
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import mcp_demo
+from experiments import OneLineParser
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_SERVER = [sys.executable, os.path.join(HERE, "mcp_server.py"), "--demo"]
+TOOL = "read_knowledge_article"
+COUNT = 2000
+WARM_UP = 50
+
+
+def demo_article() -> Dict[str, str]:
+    """The arguments of a read of the demo's first published article (default seed)."""
+    article = mcp_demo.draw_plan(mcp_demo.SEED).published()[0]
+    return {"knowledge_base_id": mcp_demo.KNOWLEDGE_BASE, "article_id": article.article_id}
+
+
+class Client:
+    """A bare stdio client: one request at a time, each answer read before the next request is sent."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self.process = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL)
+        self.next_id = 0
+
+    def send(self, method: str, params: Optional[Dict[str, Any]] = None, *, notify: bool = False) -> None:
+        message: Dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        if not notify:
+            self.next_id += 1
+            message["id"] = self.next_id
+        self.process.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
+        self.process.stdin.flush()
+
+    def receive(self) -> Dict[str, Any]:
+        """The next answer; RuntimeError if the server exited, or answered another id or with an error."""
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the server exited (status {self.process.wait()}) before answering")
+        answer = json.loads(line)
+        if answer.get("id") != self.next_id or "error" in answer:
+            raise RuntimeError(f"unexpected answer to request {self.next_id}: {line[:300]!r}")
+        return answer["result"]
+
+    def request(self, method: str, params: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        self.send(method, params)
+        return self.receive()
+
+    def handshake(self) -> Dict[str, Any]:
+        result = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                             "clientInfo": {"name": "bench_mcp", "version": "1"}})
+        self.send("notifications/initialized", notify=True)
+        return result
+
+    def close(self) -> int:
+        """Close stdin, as a client ends a session; the server's exit status."""
+        self.process.stdin.close()
+        status = self.process.wait(timeout=10)
+        self.process.stdout.close()
+        return status
+
+
+def round_trips(argv: Sequence[str], tool: str, arguments: Dict[str, Any], count: int, warm_up: int = WARM_UP,
+                clock: Callable[[], float] = time.perf_counter) -> List[float]:
+    """Seconds per tools/call round trip, `count` of them after `warm_up` untimed ones, on a fresh server."""
+    client = Client(argv)
+    try:
+        client.handshake()
+        samples = []
+        for number in range(warm_up + count):
+            started = clock()
+            result = client.request("tools/call", {"name": tool, "arguments": arguments})
+            elapsed = clock() - started
+            if result.get("isError"):
+                raise RuntimeError(f"{tool} failed: {result['content'][0]['text'][:300]}")
+            if number >= warm_up:
+                samples.append(elapsed)
+    finally:
+        status = client.close()
+    if status != 0:
+        raise RuntimeError(f"the server exited with status {status}")
+    return samples
+
+
+def percentile(samples: Sequence[float], share: float) -> float:
+    """The nearest-rank percentile: the smallest sample with at least `share` of the samples at or below it."""
+    ordered = sorted(samples)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def summary(samples: Sequence[float]) -> Dict[str, float]:
+    """Median, 99th percentile, min and max, in milliseconds."""
+    return {"median": 1000 * statistics.median(samples), "p99": 1000 * percentile(samples, 0.99),
+            "min": 1000 * min(samples), "max": 1000 * max(samples)}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = OneLineParser(prog="bench_mcp.py", description=(
+        f"Time tools/call {TOOL} round trips over stdio against a server command (default: mcp_server.py --demo)."))
+    p.add_argument("--count", type=int, default=COUNT, help=f"timed round trips (default {COUNT})")
+    p.add_argument("--tool", default=TOOL, help=f"the tool to call (default {TOOL})")
+    p.add_argument("--arguments", type=json.loads, help="its arguments as a JSON object (default: a read of the "
+                   "demo's first published article)")
+    p.add_argument("server", nargs="*", help="the server command after --, e.g. -- python3 mcp_server.py --demo")
+    options = p.parse_args(argv)
+    if options.count < 1:
+        p.error("--count must be at least 1")
+    server = options.server or DEFAULT_SERVER
+    arguments = demo_article() if options.arguments is None else options.arguments
+    figures = summary(round_trips(server, options.tool, arguments, options.count))
+    print(f"{options.count} round trips of tools/call {options.tool}: median {figures['median']:.3f} ms, "
+          f"p99 {figures['p99']:.3f} ms, min {figures['min']:.3f} ms, max {figures['max']:.3f} ms "
+          f"(Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.system()} {platform.machine()})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

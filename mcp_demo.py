@@ -1,0 +1,202 @@
+"""The demo workspace mcp_server.py serves with --demo, and the simulated colleague who keeps changing it.
+
+Layer: a client of the stores' people's side (plain methods), like sim_day.py; it
+never calls a tool. The knowledge base is written by the simulation's own article
+generator (sim_day.Writer with sim.py's text settings), so an agent searches the
+same kind of text the experiments measured. The bug tracker holds New items filed
+like triage.py's (triage_runs.new_bug), for an agent to triage.
+
+Glossary:
+  plan        what one seed draws before anything is written: the articles (with their
+              topics and statuses) and the bug reports; writing it twice writes the same
+  colleague   a background thread that, every few seconds, saves one published article and
+              moves one item (its status or owner), as people do while an agent works
+  move        one people's edit of an item: a new status or a new owner
+
+Left out on purpose: people creating or deleting things while the server runs (a save
+and a move are enough to meet a stale citation and a version conflict).
+"""
+
+import dataclasses
+import logging
+import random
+import threading
+from typing import Any, Dict, List, Optional, Tuple
+
+import kb_store
+import record_store
+import sim
+import sim_day
+import triage
+import triage_runs
+
+log = logging.getLogger("osfoundry.demo")
+
+SEED = 1  # the default seed of the demo's content
+KNOWLEDGE_BASE = sim_day.KB  # "kb-support", as in the simulation
+KNOWLEDGE_BASE_NAME = "Support"
+CHANNEL = "bugs"
+CHANNEL_NAME = "Bugs"
+ARTICLES = 80   # of which DRAFTS are drafts and UNPUBLISHED was published, then taken away
+DRAFTS = 6
+UNPUBLISHED = 1
+ITEMS = 60      # New bug reports
+TICKET_START = 1001
+PEOPLE = ("aiko", "mika", "ren")  # the bug tracker's owners, who also write the articles
+
+@dataclasses.dataclass(frozen=True)
+class DemoArticle:
+    """One article of the demo knowledge base as first written."""
+
+    article_id: str
+    title: str
+    content: str
+    topic: Tuple[str, ...]
+    status: str  # "published", "draft" or "unpublished"
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """Everything one seed draws: the articles, the bug reports, and the writer that wrote them."""
+
+    articles: Tuple[DemoArticle, ...]
+    items: Tuple[Dict[str, Any], ...]
+    writer: sim_day.Writer  # the colleague keeps writing with it, in the same vocabulary
+
+    def published(self) -> List[DemoArticle]:
+        """The articles written as published (people may unpublish nothing while the server runs)."""
+        return [a for a in self.articles if a.status == "published"]
+
+
+def scenario(articles: int = ARTICLES) -> sim_day.Scenario:
+    """A simulation scenario with sim.py's text settings; only the article generator reads it."""
+    return sim_day.Scenario(
+        articles=articles, questions=0, saves=0, hours=1, zipf_s=sim.ZIPF_S, save_mix=sim.SAVE_MIX, delays=(),
+        vocabulary=sim.VOCABULARY, word_zipf_s=sim.WORD_ZIPF_S, topic_words=sim.TOPIC_WORDS,
+        title_words=sim.TITLE_WORDS, article_words=sim.ARTICLE_WORDS, topic_share=sim.TOPIC_SHARE,
+        search_limit=sim.SEARCH_LIMIT)
+
+
+def draw_plan(seed: int) -> Plan:
+    """The demo's articles and bug reports, every draw from one random.Random(seed)."""
+    rng = random.Random(seed)
+    writer = sim_day.Writer(rng, scenario())
+    statuses = article_statuses(rng)
+    articles = []
+    for number, status in enumerate(statuses):
+        topic = writer.topic(number)
+        articles.append(DemoArticle(f"art-{number + 1:05d}", writer.title(topic), writer.content(topic), topic,
+                                    status))
+    items = tuple(triage_runs.new_bug(rng, TICKET_START + n, triage.DESCRIPTION) for n in range(ITEMS))
+    return Plan(tuple(articles), items, writer)
+
+
+def article_statuses(rng: random.Random) -> List[str]:
+    """ARTICLES statuses: DRAFTS drafts and UNPUBLISHED unpublished at random places, the rest published."""
+    statuses = ["draft"] * DRAFTS + ["unpublished"] * UNPUBLISHED
+    statuses += ["published"] * (ARTICLES - len(statuses))
+    rng.shuffle(statuses)
+    return statuses
+
+
+# ---------------------------------------------------------------------------
+# Writing the plan through the people's side.
+
+
+def write_knowledge_base(store: kb_store.KnowledgeBaseStore, plan: Plan) -> None:
+    """The demo knowledge base: every article created, drafts as drafts, the unpublished one taken away."""
+    store.create_knowledge_base(KNOWLEDGE_BASE, KNOWLEDGE_BASE_NAME)
+    for article in plan.articles:
+        store.create_article(KNOWLEDGE_BASE, article.title, article.content, article_id=article.article_id,
+                             published=article.status != "draft")
+        if article.status == "unpublished":
+            store.unpublish_article(KNOWLEDGE_BASE, article.article_id)
+
+
+def write_bug_tracker(store: record_store.RecordStore, plan: Plan) -> None:
+    """The demo bug tracker: the experiments' fields and the plan's New items."""
+    store.create_channel(CHANNEL, CHANNEL_NAME, record_store.BUG_TRACKER_FIELDS)
+    for values in plan.items:
+        store.create_item(CHANNEL, values)
+
+
+def option_values(key: str) -> List[str]:
+    """The option values of one select field of the bug tracker, from its definition."""
+    (field,) = [f for f in record_store.BUG_TRACKER_FIELDS if f["key"] == key]
+    return [option["value"] for option in field["options"]]
+
+
+# ---------------------------------------------------------------------------
+# The simulated colleague.
+
+
+class Colleague:
+    """People at work while an agent is connected: every `interval` seconds, one article save and one item move.
+
+    Every change runs under `lock`, the lock the server holds around each tool call, so a change and a
+    tool call never interleave. Changes are logged on stderr, never printed (stdout is the protocol's).
+    """
+
+    def __init__(self, kb: kb_store.KnowledgeBaseStore, records: record_store.RecordStore, plan: Plan,
+                 rng: random.Random, lock: threading.Lock, interval: float) -> None:
+        self.kb, self.records, self.plan = kb, records, plan
+        self.rng, self.lock, self.interval = rng, lock, interval
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.run, name="colleague", daemon=True)
+
+    def start(self) -> None:
+        """Begin changing things in the background."""
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Stop after the change in progress, if any."""
+        self.stopped.set()
+        if self.thread.ident is not None:  # started
+            self.thread.join()
+
+    def run(self) -> None:
+        """Until stopped: wait an interval, then save an article and move an item, each logged once done.
+
+        The log is written after the lock is released: a client slow to read stderr may hold up the
+        colleague, never a tool call.
+        """
+        while not self.stopped.wait(self.interval):
+            for change in (self.save_article, self.move_item):
+                try:
+                    with self.lock:
+                        done = change()
+                except Exception as error:  # a failed change must not end the colleague, nor the server
+                    done = f"a change failed ({type(error).__name__}: {error})"
+                if done:
+                    log.info("people: %s", done)
+
+    def save_article(self) -> Optional[str]:
+        """A person rewrites one published article (last writer wins: people do not compare versions)."""
+        article = self.rng.choice(self.plan.published())
+        if self.kb.article(KNOWLEDGE_BASE, article.article_id)["status"] != "published":
+            return None
+        person = self.rng.choice(PEOPLE).capitalize()
+        cited = self.kb.save_article(KNOWLEDGE_BASE, article.article_id,
+                                     content=self.plan.writer.content(article.topic))
+        return f"{person} saved article {article.article_id}, now version {cited['updated_at']}"
+
+    def move_item(self) -> Optional[str]:
+        """A person moves one live item: a new status or a new owner."""
+        item_ids = self.records.item_ids(CHANNEL)
+        if not item_ids:
+            return None
+        item_id = self.rng.choice(item_ids)
+        key = self.rng.choice(("status", "owner"))
+        current = self.records.item(CHANNEL, item_id)["values"].get(key)
+        value = self.rng.choice([v for v in option_values(key) if v != current])
+        person = self.rng.choice(PEOPLE).capitalize()
+        version = self.records.edit_item(CHANNEL, item_id, {key: value})
+        return f"{person} set {key} of item {item_id} to {value}, now version {version}"
+
+
+def describe(plan: Plan) -> str:
+    """What the demo holds, for the server's startup line."""
+    drafts = sum(a.status == "draft" for a in plan.articles)
+    gone = sum(a.status == "unpublished" for a in plan.articles)
+    return (f"knowledge base {KNOWLEDGE_BASE} ({len(plan.published())} published articles, {drafts} drafts, "
+            f"{gone} unpublished), record channel {CHANNEL} ({len(plan.items)} New items)")

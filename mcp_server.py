@@ -1,0 +1,481 @@
+"""An MCP server over stdio for the two stores: point Claude Code, Codex or any MCP client at the seven tools.
+
+Layer: a client of kb_store.py and record_store.py, like sim.py; it adds the
+protocol and nothing else. tools/list is the stores' own list_tools() (one source
+of truth), and tools/call is their call_tool(); a store's rejection becomes a
+result with isError true, whose text tells the agent what to do next.
+
+Glossary (MCP's words, as ../shared/MCP.md uses them):
+  message        one JSON-RPC 2.0 object on one line of stdin or stdout, UTF-8, ending in "\\n"
+  request        a message with an id (a string or an integer): always answered, with the same id
+  notification   a message without an id: never answered, not even when it is wrong
+  protocol error a JSON-RPC error (-32700 parse, -32600 invalid request, -32601 unknown method,
+                 -32602 invalid params, -32603 internal): the request itself was wrong
+  tool error     a tools/call result with isError true: the call was understood, the store refused it
+  workspace      the two stores, the lock around every call, and the simulated colleague if any
+
+Left out on purpose: resources, prompts, logging and progress (the stores have only
+tools); the stateless 2026-07-28 era (server/discover is answered -32601, so dual-era
+clients fall back to initialize at once); pagination of tools/list (seven tools fit).
+Requests are handled one at a time, in the order they arrive.
+"""
+
+import argparse
+import dataclasses
+import json
+import logging
+import os
+import random
+import sqlite3
+import sys
+import threading
+import time
+from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
+
+import kb_store
+import mcp_demo
+import plumbing
+import record_fields
+import record_store
+from experiments import OneLineParser
+
+log = logging.getLogger("osfoundry.mcp")
+
+PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+LATEST_VERSION = PROTOCOL_VERSIONS[0]
+MAX_LINE_BYTES = 4 * 1024 * 1024  # a longer line is answered -32600 and skipped; the largest call, 100,000
+#                                   characters of content, takes at most 600 KB even with every character escaped
+SERVER_INFO = {"name": "osfoundry-reconstruction", "title": "osFoundry tools, reconstructed", "version": "0.6.0"}
+INSTRUCTIONS = (
+    "Knowledge-base and record-channel tools on a shared workspace where people edit too. Keep each citation "
+    "(article_id and updated_at) with your answer. Right before an edit, read the article or item again and pass "
+    "its updated_at or version as expected_version; on version_conflict read again, re-apply your change and "
+    "edit again (the same idempotency_key is fine). To learn what changed, call poll_resource_events with the "
+    "last_sequence of your previous poll (0 the first time) instead of re-reading everything. Every "
+    "list_record_items page carries the channel's schema: read it there and send option values, never labels. "
+    "A result with isError true says what to do next."
+)
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+POLL = plumbing.POLL_RESOURCE_EVENTS.name
+LOGGED_CHARACTERS = 300  # of each message received, with --verbose
+
+
+class ProtocolError(Exception):
+    """A request answered with a JSON-RPC error instead of a result."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# ---------------------------------------------------------------------------
+# The tools: both stores' definitions listed once, each call routed to the store that serves it.
+
+
+class Tools:
+    """The stores' tools as one list; poll_resource_events goes to the store of its resource_type."""
+
+    def __init__(self, stores: Mapping[str, plumbing.AgentTools], lock: threading.Lock) -> None:
+        """`stores`: resource_type -> the store that keeps that type's event logs, in listing order."""
+        self.stores = dict(stores)
+        self.lock = lock
+        self.definitions: Dict[str, Dict[str, Any]] = {}
+        self.route: Dict[str, plumbing.AgentTools] = {}
+        for store in self.stores.values():
+            for definition in store.list_tools():
+                name = definition["name"]
+                if name in self.definitions:  # poll_resource_events: both stores list the very same definition
+                    if definition != self.definitions[name]:
+                        raise ValueError(f"two stores define the tool {name} differently; one definition is listed")
+                    continue
+                self.definitions[name] = definition
+                self.route[name] = store
+
+    def listing(self) -> List[Dict[str, Any]]:
+        """The tools/list entries, exactly as the stores define them."""
+        return list(self.definitions.values())
+
+    def call(self, name: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        """The store's answer to one call (a result or a rejection), under the workspace lock."""
+        store = self.route[name]
+        resource_type = arguments.get("resource_type")
+        if name == POLL and isinstance(resource_type, str):  # another type: the first store checks the arguments
+            store = self.stores.get(resource_type, store)
+        with self.lock:
+            answer = store.call_tool(name, arguments)
+        if answer.get("error") == "unsupported_resource_type":
+            answer = self.unsupported(arguments["resource_type"])
+        return answer
+
+    def unsupported(self, resource_type: str) -> Dict[str, Any]:
+        """The rejection of a poll for a resource type neither store keeps, naming both that are served."""
+        served = list(self.stores)
+        return plumbing.UnsupportedResourceType(
+            f"this server keeps event logs for resource_type {' and '.join(json.dumps(t) for t in served)} only, "
+            f"not {plumbing.quote(resource_type)}; poll a knowledge base with \"knowledge_base\" and its ID, or a "
+            "record channel with \"record\" and its ID.", served=served).as_result()
+
+
+def tool_result(answer: Dict[str, Any]) -> Dict[str, Any]:
+    """A store's answer as a CallToolResult: the JSON as text, and as structuredContent unless it is a rejection.
+
+    A rejection (isError true) travels as text only. The Python SDK checks structuredContent against the
+    tool's outputSchema only on success, but the TypeScript SDK's client (the Inspector's, other Node clients')
+    checks whatever structuredContent it finds, and a rejection never matches the success schema: the agent
+    would get "-32602 Structured content does not match the tool's output schema" instead of the rejection.
+    """
+    text = json.dumps(answer, ensure_ascii=False)
+    result: Dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": "error" in answer}
+    if not result["isError"]:
+        result["structuredContent"] = answer
+    return result
+
+
+# ---------------------------------------------------------------------------
+# The protocol: one message in, at most one message out.
+
+
+class Server:
+    """JSON-RPC 2.0 over MCP's lifecycle: initialize, ping, tools/list, tools/call; notifications unanswered."""
+
+    def __init__(self, tools: Tools, instructions: str = INSTRUCTIONS) -> None:
+        self.tools = tools
+        self.instructions = instructions
+        self.methods: Dict[str, Callable[[Dict[str, Any]], Dict[str, Any]]] = {
+            "initialize": self.initialize, "ping": lambda params: {},
+            "tools/list": self.list_tools, "tools/call": self.call_tool,
+        }
+
+    def handle_line(self, line: bytes) -> Optional[Dict[str, Any]]:
+        """The answer to one line of stdin, or None (a notification, a client's response, a blank line)."""
+        try:
+            text = line.decode("utf-8").strip()
+            if not text:  # a blank line carries no message and no id to answer
+                return None
+            log.debug("received %s", text[:LOGGED_CHARACTERS])
+            message = json.loads(text, parse_constant=_not_json)
+        except (ValueError, RecursionError) as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            return error_message(None, PARSE_ERROR, f"Parse error: the line is not one JSON text in UTF-8 ({error})")
+        return self.handle(message)
+
+    def handle(self, message: Any) -> Optional[Dict[str, Any]]:
+        """The answer to one parsed message, or None when nothing may be answered."""
+        if isinstance(message, list):
+            return error_message(None, INVALID_REQUEST, "Invalid Request: batches (JSON arrays) are not supported "
+                                 "since MCP 2025-06-18; send one message per line")
+        if not isinstance(message, dict):
+            return error_message(None, INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
+        if "id" not in message:
+            return self.notification(message)
+        request_id = message["id"]
+        if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+            return error_message(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
+        if "method" not in message and ("result" in message or "error" in message):
+            log.warning("ignored a response to id %r: this server sends no requests", request_id)
+            return None
+        try:
+            return {"jsonrpc": "2.0", "id": request_id, "result": self.request(message)}
+        except ProtocolError as error:
+            return error_message(request_id, error.code, error.message)
+        except Exception as error:  # a bug must reach the client as an error, and the server must go on
+            log.exception("request %r failed", request_id)
+            return error_message(request_id, INTERNAL_ERROR, f"Internal error: {type(error).__name__}: {error}")
+
+    def request(self, message: Dict[str, Any]) -> Dict[str, Any]:
+        """The result of a request, or ProtocolError."""
+        if message.get("jsonrpc") != "2.0":
+            raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
+        method, params = message.get("method"), message.get("params", {})
+        if not isinstance(method, str):
+            raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "method" must be a string')
+        if method not in self.methods:
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {plumbing.quote(method)}")
+        if not isinstance(params, dict):
+            raise ProtocolError(INVALID_PARAMS, f'Invalid params: "params" of {method} must be an object')
+        return self.methods[method](params)
+
+    def notification(self, message: Dict[str, Any]) -> None:
+        """Note a notification; never answer one, not even a malformed or unknown one."""
+        method, params = message.get("method"), message.get("params")
+        if method == "notifications/cancelled":
+            # Requests are answered one at a time before the next line is read, so a cancellation always
+            # names a request already answered (or none): there is nothing left to stop, and nothing to send.
+            cancelled = params.get("requestId") if isinstance(params, dict) else None
+            log.debug("cancellation of request %s: already answered", plumbing.quote(cancelled))
+        elif method != "notifications/initialized":
+            log.debug("ignored notification %s", plumbing.quote(method))
+
+    def initialize(self, params: Dict[str, Any]) -> Dict[str, Any]:
+        """Negotiate: echo a supported version, otherwise offer the latest (the client decides whether to go on)."""
+        asked = params.get("protocolVersion")
+        if not isinstance(asked, str):
+            raise ProtocolError(INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", a string '
+                                f'such as "{LATEST_VERSION}"')
+        version = asked if asked in PROTOCOL_VERSIONS else LATEST_VERSION
+        client = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
+        log.info("client %s (version %s) asked for MCP %s; speaking %s", plumbing.quote(client.get("name", "?")),
+                 plumbing.quote(client.get("version", "?")), asked, version)
+        return {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": dict(SERVER_INFO),
+                "instructions": self.instructions}
+
+    def list_tools(self, params: Dict[str, Any]) -> Dict[str, Any]:
+        """Every tool on one page."""
+        if params.get("cursor") is not None:
+            raise ProtocolError(INVALID_PARAMS, "Invalid params: unknown cursor; tools/list has one page, ask "
+                                "without a cursor")
+        return {"tools": self.tools.listing()}
+
+    def call_tool(self, params: Dict[str, Any]) -> Dict[str, Any]:
+        """One tool call; a wrong name or non-object arguments are protocol errors, the rest the store judges."""
+        name, arguments = params.get("name"), params.get("arguments", {})
+        if "name" not in params or not isinstance(name, str):
+            raise ProtocolError(INVALID_PARAMS, 'Invalid params: tools/call needs "name", a tool name from '
+                                "tools/list")
+        if name not in self.tools.definitions:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {plumbing.quote(name)}; tools/list names the "
+                                f"{len(self.tools.definitions)} tools")
+        if not isinstance(arguments, dict):
+            raise ProtocolError(INVALID_PARAMS, f'Invalid params: "arguments" of {name} must be an object')
+        return tool_result(self.tools.call(name, arguments))
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def error_message(request_id: Any, code: int, message: str) -> Dict[str, Any]:
+    """A JSON-RPC error response."""
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def too_long(limit: int) -> Dict[str, Any]:
+    """The answer to a line longer than the limit, whose id cannot be known."""
+    return error_message(None, INVALID_REQUEST, f"Invalid Request: a message may hold at most {limit} bytes; "
+                         "this line was longer and was skipped")
+
+
+# ---------------------------------------------------------------------------
+# The transport: newline-delimited messages on stdin and stdout.
+
+
+def read_lines(stream: BinaryIO, limit: int) -> Iterator[Optional[bytes]]:
+    """Each line of `stream` until EOF; None in place of a line over `limit` bytes (its end not counted), skipped."""
+    while True:
+        line = stream.readline(limit + 2)  # room for the longest line allowed and its "\r\n"
+        if not line:
+            return
+        if len(line.rstrip(b"\r\n")) <= limit:
+            yield line
+            continue
+        while line and not line.endswith(b"\n"):  # discard the rest of the line, a chunk at a time
+            line = stream.readline(65536)
+        yield None
+
+
+def write_message(stream: BinaryIO, message: Dict[str, Any]) -> None:
+    """One message as one line: compact JSON, "\\n", flushed."""
+    try:
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate the client sent, echoed back: escape everything instead
+        data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
+    stream.write(data + b"\n")
+    stream.flush()
+
+
+def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO, limit: int = MAX_LINE_BYTES) -> None:
+    """Answer every line of stdin on stdout until EOF."""
+    for line in read_lines(stdin, limit):
+        answer = too_long(limit) if line is None else server.handle_line(line)
+        if answer is None:
+            continue
+        try:
+            write_message(stdout, answer)
+        except (TypeError, ValueError) as error:  # a bug: an answer that is not JSON must not end the server
+            log.exception("the answer to request %r is not JSON", answer.get("id"))
+            write_message(stdout, error_message(answer.get("id"), INTERNAL_ERROR, f"Internal error: {error}"))
+
+
+# ---------------------------------------------------------------------------
+# The workspace: the stores the command line describes, and the colleague.
+
+
+@dataclasses.dataclass
+class Workspace:
+    """What one server process serves."""
+
+    kb: kb_store.KnowledgeBaseStore
+    records: record_store.RecordStore
+    lock: threading.Lock
+    colleague: Optional[mcp_demo.Colleague]
+    description: str  # for the startup line
+    instructions: str
+
+    def tools(self) -> Tools:
+        return Tools({"knowledge_base": self.kb, "record": self.records}, self.lock)
+
+    def close(self) -> None:
+        if self.colleague is not None:
+            self.colleague.stop()
+        self.kb.close()
+        self.records.close()
+
+
+def is_new(path: str) -> bool:
+    """Whether a database path holds nothing yet (in memory, absent, or an empty file)."""
+    return path == ":memory:" or not os.path.exists(path) or os.path.getsize(path) == 0
+
+
+def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumbing.wall_clock) -> Workspace:
+    """Open both stores as the options say; with --demo, write the demo into each database that is new."""
+    kb_path, records_path = options.kb_db or ":memory:", options.records_db or ":memory:"
+    fresh_kb, fresh_records = is_new(kb_path), is_new(records_path)
+    kb = kb_store.connect(kb_path, granted=options.grant_kb, clock=clock)
+    records = record_store.connect(records_path, granted=options.grant_channel, scopes=options.scopes,
+                                   rejection_detail=options.rejection_detail, clock=clock)
+    lock, colleague, plan = threading.Lock(), None, None
+    if options.demo:
+        plan = mcp_demo.draw_plan(options.seed)
+        if fresh_kb:
+            mcp_demo.write_knowledge_base(kb, plan)
+        if fresh_records:
+            mcp_demo.write_bug_tracker(records, plan)
+        if options.people_edit_every:
+            colleague = mcp_demo.Colleague(kb, records, plan, random.Random(options.seed), lock,
+                                           options.people_edit_every)
+    kept = [path for path, fresh in ((kb_path, fresh_kb), (records_path, fresh_records)) if not fresh]
+    description = describe(options, kb_path, records_path, plan, kept)
+    return Workspace(kb, records, lock, colleague, description, instructions_for(options))
+
+
+def describe(options: argparse.Namespace, kb_path: str, records_path: str, plan: Optional[mcp_demo.Plan],
+             kept: Sequence[str]) -> str:
+    """The startup line's account of what is served; `kept`: database files that already held something."""
+    parts = [f"knowledge bases in {kb_path}", f"record channels in {records_path}"]
+    if plan is not None:
+        demo = f"demo (seed {options.seed}): {mcp_demo.describe(plan)}"
+        parts.append(demo + (f", written only where new: {', '.join(kept)} served as found" if kept else ""))
+    parts.append("granted knowledge bases: " + (", ".join(options.grant_kb) if options.grant_kb else "all"))
+    parts.append("granted record channels: " + (", ".join(options.grant_channel) if options.grant_channel else "all"))
+    parts.append("scopes: " + (", ".join(options.scopes) or "none (edit_record_item answers forbidden)"))
+    parts.append(f"rejection detail: {options.rejection_detail}")
+    if options.people_edit_every:
+        parts.append(f"people save an article and move an item every {options.people_edit_every:g} s")
+    return "; ".join(parts)
+
+
+def instructions_for(options: argparse.Namespace) -> str:
+    """INSTRUCTIONS, plus the IDs an agent may use where the server knows them (no tool lists them)."""
+    kbs = options.grant_kb or ([mcp_demo.KNOWLEDGE_BASE] if options.demo else [])
+    channels = options.grant_channel or ([mcp_demo.CHANNEL] if options.demo else [])
+    known = [f"knowledge base IDs: {', '.join(kbs)}"] if kbs else []
+    known += [f"record channel IDs: {', '.join(channels)}"] if channels else []
+    return INSTRUCTIONS + (f" Served here: {'; '.join(known)}." if known else "")
+
+
+# ---------------------------------------------------------------------------
+# The command line.
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line, each option explained."""
+    p = OneLineParser(prog="mcp_server.py", description=(
+        "Serve the seven osFoundry tools (knowledge bases and record channels) over MCP on stdio: "
+        "newline-delimited JSON-RPC on stdin and stdout, logs on stderr. Give --demo, or a database file, "
+        "or both."))
+    p.add_argument("--demo", action="store_true", help=(
+        f"serve a demo workspace: knowledge base {mcp_demo.KNOWLEDGE_BASE} ({mcp_demo.ARTICLES} articles written "
+        f"like the simulation's, {mcp_demo.DRAFTS} drafts and {mcp_demo.UNPUBLISHED} unpublished among them) and "
+        f"the bug tracker channel {mcp_demo.CHANNEL} ({mcp_demo.ITEMS} New items); in memory, unless a database "
+        "file below is given, in which case the demo is written into it when the file is new and an existing "
+        "file is served as it is"))
+    p.add_argument("--kb-db", metavar="PATH", help="a knowledge-base database file, created if absent; several "
+                   "processes may share it (default: in memory)")
+    p.add_argument("--records-db", metavar="PATH", help="a record-channel database file, created if absent "
+                   "(default: in memory); must differ from --kb-db")
+    p.add_argument("--grant-kb", metavar="ID", action="append", help="a knowledge base the agent may use; "
+                   "repeat for several (default: all); others answer not_found, as if absent")
+    p.add_argument("--grant-channel", metavar="ID", action="append", help="a record channel the agent may use; "
+                   "repeat for several (default: all)")
+    p.add_argument("--no-write-scope", dest="scopes", action="store_const", const=(),
+                   default=(record_store.WRITE_SCOPE,), help=f"connect without the {record_store.WRITE_SCOPE} "
+                   "OAuth scope: edit_record_item then answers forbidden (reads need no scope)")
+    p.add_argument("--rejection-detail", choices=record_fields.DETAILS, default="labels", help=(
+        "how much a failed record edit says: terse (the code only), field (the keys), values (what each allows), "
+        "labels (also each option's label; the default)"))
+    p.add_argument("--people-edit-every", metavar="SECONDS", type=seconds, help=(
+        "with --demo: every SECONDS, a simulated colleague saves a random published article and moves a random "
+        "item (new status or owner), so the agent meets stale citations and version conflicts"))
+    p.add_argument("--seed", type=int, help=f"with --demo: the seed the demo's content is drawn from (default "
+                   f"{mcp_demo.SEED})")
+    p.add_argument("--verbose", action="store_true", help="log every message received on stderr")
+    return p
+
+
+def parse_options(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+    """The options, checked together; a bad one exits with status 2 and one line on stderr."""
+    p = parser()
+    options = p.parse_args(argv)
+    if not (options.demo or options.kb_db or options.records_db):
+        p.error("nothing to serve: give --demo, or --kb-db and/or --records-db")
+    if not options.demo and (options.people_edit_every or options.seed is not None):
+        p.error("--people-edit-every and --seed act on the demo workspace: add --demo")
+    for flag, path in (("--kb-db", options.kb_db), ("--records-db", options.records_db)):
+        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            p.error(f"{flag}: the folder of {path!r} does not exist")
+        if path and os.path.isdir(path):
+            p.error(f"{flag}: {path!r} is a folder, not a database file")
+    if options.kb_db and options.records_db and os.path.realpath(options.kb_db) == os.path.realpath(
+            options.records_db):
+        p.error("--kb-db and --records-db must be different files (each store keeps its own event logs)")
+    if options.seed is None:
+        options.seed = mcp_demo.SEED
+    return options
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Serve until stdin closes; 0 on EOF, 2 for bad options or a database that cannot be opened."""
+    options = parse_options(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if options.verbose else logging.INFO,
+                        format="mcp_server: %(message)s")
+    protocol_out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print() must never corrupt the protocol
+    started = time.perf_counter()
+    try:
+        workspace = open_workspace(options)
+    except sqlite3.DatabaseError as error:
+        print(f"mcp_server.py: error: cannot open the databases: {error}", file=sys.stderr)
+        return 2
+    tools = workspace.tools()
+    log.info("serving %d tools over stdio, MCP %s (and %s); %s; ready in %.2f s", len(tools.listing()),
+             LATEST_VERSION, ", ".join(PROTOCOL_VERSIONS[1:]), workspace.description, time.perf_counter() - started)
+    if workspace.colleague is not None:
+        workspace.colleague.start()
+    try:
+        serve(Server(tools, workspace.instructions), sys.stdin.buffer, protocol_out)
+        log.info("stdin closed: stopping")
+    except BrokenPipeError:  # the client closed our stdout: nobody is left to answer
+        os.dup2(os.open(os.devnull, os.O_WRONLY), protocol_out.fileno())  # so the exit's flush cannot fail
+        log.info("stdout closed: stopping")
+    finally:
+        workspace.close()
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl-C in a terminal: stop quietly
+        sys.exit(130)
