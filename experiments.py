@@ -16,6 +16,8 @@ import argparse
 import multiprocessing
 import re
 import statistics
+import sys
+import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 GROUP_SIZE = 5  # seeds per range group, as many as the main seeds 1-5
@@ -62,6 +64,30 @@ def run_seeds(run_one: Callable[[Any], Dict[str, Any]], jobs: Sequence[Any], pro
             results.append(result)
             progress(len(results))
         return results
+
+
+def run_main_and_ranges(prog: str, run_one: Callable[[Any], Dict[str, Any]], main_jobs: Sequence[Any],
+                        range_jobs: Sequence[Any], processes: int) -> Tuple[List[Dict[str, Any]],
+                                                                            List[List[Dict[str, Any]]], float]:
+    """Run the main seeds' jobs, then the range groups', in one pool, with progress on stderr.
+
+    Returns the main results, the range results in groups of GROUP_SIZE, and the seconds until the
+    main seeds' results were all in (they come first, so that is their own run time, give or take).
+    """
+    started = time.perf_counter()
+    main_done = []
+    total = len(main_jobs) + len(range_jobs)
+
+    def progress(done: int) -> None:
+        print(f"\r{prog}: {done}/{total} seeds", end="", file=sys.stderr, flush=True)
+        if done == len(main_jobs):
+            main_done.append(time.perf_counter() - started)
+
+    results = run_seeds(run_one, list(main_jobs) + list(range_jobs), processes, progress)
+    print(file=sys.stderr)
+    extra = results[len(main_jobs):]
+    groups = [extra[i:i + GROUP_SIZE] for i in range(0, len(extra), GROUP_SIZE)]
+    return results[:len(main_jobs)], groups, main_done[0]
 
 
 def range_groups(main: Sequence[int], groups: int) -> List[List[int]]:

@@ -26,7 +26,7 @@ import sim_day
 import sim_report
 from experiments import (
     GROUP_SIZE, OneLineParser, bounded, exponent, measure, non_negative, parse_seeds, percent, positive,
-    range_groups, run_seeds, share, total_of, write_text,
+    range_groups, run_main_and_ranges, share, total_of, write_text,
 )
 
 # ---------------------------------------------------------------------------
@@ -290,17 +290,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     scenario = scenario_from(options)
     started = time.perf_counter()
     seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
-    extra = [seed for group in groups for seed in group]
-    total = len(seeds) + len(extra)
-    say = lambda done: print(f"\rsim.py: {done}/{total} seeds", end="", file=sys.stderr, flush=True)  # noqa: E731
-    main_results = run_seeds(run_one, [(seed, scenario) for seed in seeds], options.jobs, say)
-    main_seconds = time.perf_counter() - started
-    extra_results = run_seeds(run_one, [(seed, scenario) for seed in extra], options.jobs,
-                              lambda done: say(len(seeds) + done)) if extra else []
-    print(file=sys.stderr)
+    main_results, group_results, main_seconds = run_main_and_ranges(
+        "sim.py", run_one, [(seed, scenario) for seed in seeds],
+        [(seed, scenario) for group in groups for seed in group], options.jobs)
     main_totals = group_totals(main_results, scenario)
-    group_list = [group_totals(extra_results[i * GROUP_SIZE:(i + 1) * GROUP_SIZE], scenario)
-                  for i in range(len(groups))]
+    group_list = [group_totals(results, scenario) for results in group_results]
     rows = {reading: measure(figures, main_totals, group_list, PUBLISHED, decimals_of)
             for reading, figures in all_figures(scenario).items()}
     k1 = sim_day.citation_forms()

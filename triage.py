@@ -27,7 +27,7 @@ import triage_runs
 from triage_agent import WEEKDAYS
 from experiments import (
     GROUP_SIZE, Figures, OneLineParser, bounded, measure, non_negative, normal_spread, parse_seeds, percent,
-    positive, range_groups, run_seeds, share, total_of, write_text,
+    positive, range_groups, run_main_and_ranges, share, total_of, write_text,
 )
 
 # ---------------------------------------------------------------------------
@@ -318,16 +318,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     scenario = scenario_from(options)
     started = time.perf_counter()
     seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
-    extra = [seed for group in groups for seed in group]
-    total = len(seeds) + len(extra)
-    say = lambda done: print(f"\rtriage.py: {done}/{total} seeds", end="", file=sys.stderr, flush=True)  # noqa: E731
-    jobs = [(seed, scenario, True) for seed in seeds] + [(seed, scenario, False) for seed in extra]
-    results = run_seeds(run_one, jobs, options.jobs, say)  # one pool: no core idles between main and ranges
-    main_results, extra_results = results[:len(seeds)], results[len(seeds):]
-    print(file=sys.stderr)
+    main_results, group_results, _ = run_main_and_ranges(
+        "triage.py", run_one, [(seed, scenario, True) for seed in seeds],
+        [(seed, scenario, False) for group in groups for seed in group], options.jobs)
     seeds_seconds = time.perf_counter() - started
     main_total = total_of(main_results)
-    group_totals = [total_of(extra_results[i * GROUP_SIZE:(i + 1) * GROUP_SIZE]) for i in range(len(groups))]
+    group_totals = [total_of(results) for results in group_results]
     rows = measure_all(main_total, group_totals)
     if options.timed_runs:
         print("triage.py: timing R6 ...", file=sys.stderr, flush=True)

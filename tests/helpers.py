@@ -11,6 +11,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import kb_store  # noqa: E402  (needs ROOT on the path)
+import record_store  # noqa: E402
 
 UTC = datetime.timezone.utc
 KB = "kb-support"
@@ -101,3 +102,9 @@ def edit(store: kb_store.KnowledgeBaseStore, article_id: str, version: str, key:
 def as_json(result: Dict[str, Any]) -> str:
     """A result as an MCP client receives it; raises if it is not strict JSON."""
     return json.dumps(result, allow_nan=False)
+
+
+def store_definitions() -> Dict[str, Dict[str, Any]]:
+    """The seven tool definitions by name, from the stores themselves (poll_resource_events once)."""
+    with kb_store.connect() as kb, record_store.connect() as records:
+        return {d["name"]: d for d in kb.list_tools() + records.list_tools()}

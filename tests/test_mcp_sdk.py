@@ -12,7 +12,7 @@ import sys
 import tempfile
 import unittest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, store_definitions
 
 try:
     import jsonschema
@@ -23,21 +23,11 @@ except ImportError as error:  # the SDK is optional: make conformance installs i
 else:
     SDK_MISSING = ""
 
-import kb_store
 import mcp_demo
-import record_store
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
 KB, CHANNEL = mcp_demo.KNOWLEDGE_BASE, mcp_demo.CHANNEL
 REQUIRED = os.environ.get("MCP_SDK_REQUIRED") == "1"
-
-
-def store_definitions():
-    kb, records = kb_store.connect(), record_store.connect()
-    definitions = {d["name"]: d for d in kb.list_tools() + records.list_tools()}
-    kb.close()
-    records.close()
-    return definitions
 
 
 def in_session(check, *server_args):

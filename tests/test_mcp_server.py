@@ -18,7 +18,7 @@ import threading
 import time
 import unittest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, store_definitions
 import bench_mcp
 import kb_store
 import mcp_demo
@@ -111,15 +111,6 @@ class ServerProcess:
         """Everything the server wrote on stderr so far."""
         self.stderr.seek(0)
         return self.stderr.read().decode("utf-8")
-
-
-def store_definitions():
-    """The seven tool definitions, from the stores themselves."""
-    kb, records = kb_store.connect(), record_store.connect()
-    definitions = {d["name"]: d for d in kb.list_tools() + records.list_tools()}
-    kb.close()
-    records.close()
-    return definitions
 
 
 def validate(schema, value):
