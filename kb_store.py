@@ -285,7 +285,7 @@ class KnowledgeBaseStore(AgentTools):
 
     def _tool_poll_resource_events(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         if arguments["resource_type"] != "knowledge_base":
-            raise unsupported_resource_type(arguments["resource_type"], "knowledge_base")
+            raise unsupported_resource_type(arguments["resource_type"], ["knowledge_base"])
         with self.database.read() as connection:
             self._require_granted(connection, arguments["resource_id"])
             return self.EVENTS.poll(connection, arguments["resource_id"], arguments.get("after_sequence", 0),

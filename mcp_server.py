@@ -99,22 +99,21 @@ class Tools:
     def call(self, name: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """The store's answer to one call (a result or a rejection), under the workspace lock."""
         store = self.route[name]
-        resource_type = arguments.get("resource_type")
-        if name == POLL and isinstance(resource_type, str):  # another type: the first store checks the arguments
-            store = self.stores.get(resource_type, store)
+        if name == POLL:
+            if arguments.get("resource_type") not in self.stores:
+                return self.unserved_poll(arguments)
+            store = self.stores[arguments["resource_type"]]
         with self.lock:
-            answer = store.call_tool(name, arguments)
-        if answer.get("error") == "unsupported_resource_type":
-            answer = self.unsupported(arguments["resource_type"])
-        return answer
+            return store.call_tool(name, arguments)
 
-    def unsupported(self, resource_type: str) -> Dict[str, Any]:
-        """The rejection of a poll for a resource type neither store keeps, naming both that are served."""
-        served = list(self.stores)
-        return plumbing.UnsupportedResourceType(
-            f"this server keeps event logs for resource_type {' and '.join(json.dumps(t) for t in served)} only, "
-            f"not {plumbing.quote(resource_type)}; poll a knowledge base with \"knowledge_base\" and its ID, or a "
-            "record channel with \"record\" and its ID.", served=served).as_result()
+    def unserved_poll(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        """A poll neither store serves: its arguments checked as a store checks them, then a rejection naming both."""
+        try:
+            plumbing.check(plumbing.POLL_RESOURCE_EVENTS.input_schema, arguments)
+        except plumbing.Rejection as rejection:
+            return rejection.as_result()
+        return plumbing.unsupported_resource_type(arguments["resource_type"], list(self.stores),
+                                                  "this server").as_result()
 
 
 def tool_result(answer: Dict[str, Any]) -> Dict[str, Any]:

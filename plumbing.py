@@ -33,7 +33,7 @@ import math
 import re
 import sqlite3
 import threading
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 log = logging.getLogger("osfoundry")
 
@@ -675,9 +675,11 @@ POLL_RESOURCE_EVENTS = Tool(
 )
 
 
-def unsupported_resource_type(resource_type: str, served: str) -> UnsupportedResourceType:
-    """The rejection for a poll of a resource type another store serves."""
+def unsupported_resource_type(resource_type: str, served: Sequence[str],
+                              holder: str = "this store") -> UnsupportedResourceType:
+    """The rejection for a poll of a resource type that `holder` keeps no event log for."""
+    kinds = [json.dumps(kind) for kind in served]
     return UnsupportedResourceType(
-        f'this store keeps event logs for resource_type "{served}" only, not "{resource_type}"; '
-        f'poll with resource_type "{served}" and its ID, or ask the server that holds the {resource_type}.',
-        served=[served])
+        f"{holder} keeps event logs for resource_type {' and '.join(kinds)} only, not {quote(resource_type)}; "
+        f"poll with resource_type {' or '.join(kinds)} and its ID, or ask the server that holds the {resource_type}.",
+        served=list(served))

@@ -324,7 +324,7 @@ class RecordStore(AgentTools):
 
     def _tool_poll_resource_events(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         if arguments["resource_type"] != "record":
-            raise unsupported_resource_type(arguments["resource_type"], "record")
+            raise unsupported_resource_type(arguments["resource_type"], ["record"])
         with self.database.read() as connection:
             channel = self._granted_channel(connection, arguments["resource_id"])
             return self.EVENTS.poll(connection, channel.id, arguments.get("after_sequence", 0),

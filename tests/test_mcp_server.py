@@ -457,6 +457,12 @@ class ProtocolTest(unittest.TestCase):
                 self.assertEqual(rejection(result)["error"], "unsupported_resource_type")
                 self.assertEqual(rejection(result)["served"], ["knowledge_base", "record"])
                 self.assertIn('"knowledge_base" and "record" only', rejection(result)["message"])
+        for arguments, argument in (({"resource_type": "note", "resource_id": KB, "limit": 0}, "limit"),
+                                    ({"resource_id": KB}, "resource_type"),
+                                    ({"resource_type": 7, "resource_id": KB}, "resource_type")):
+            with self.subTest(arguments=arguments):  # checked as a store checks them, before the type is judged
+                result = rejection(self.server.call("poll_resource_events", arguments))
+                self.assertEqual((result["error"], result["argument"]), ("invalid_arguments", argument))
 
 
 class LifecycleTest(unittest.TestCase):
