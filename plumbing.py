@@ -110,7 +110,6 @@ class Busy(Rejection):
 # ---------------------------------------------------------------------------
 # Clock helpers: versions that are times are RFC 3339 UTC with microseconds.
 
-TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 ONE_MICROSECOND = datetime.timedelta(microseconds=1)
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
@@ -126,7 +125,9 @@ def format_time(moment: datetime.datetime) -> str:
     """An aware datetime as RFC 3339 UTC with microseconds, e.g. 2026-11-09T09:15:02.123456Z."""
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("the clock must return an aware datetime (UTC), got a naive one")
-    return moment.astimezone(datetime.timezone.utc).strftime(TIME_FORMAT)
+    t = moment.astimezone(datetime.timezone.utc)  # by hand: about twice as fast as strftime, and every edit calls it
+    return (f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}."
+            f"{t.microsecond:06d}Z")
 
 
 def parse_time(text: str) -> Optional[datetime.datetime]:
@@ -319,10 +320,9 @@ def _characters(text: str) -> str:
 def check(schema: Mapping[str, Any], value: Any, path: str = "arguments") -> None:
     """Raise InvalidArguments unless `value` satisfies `schema` (the subset of JSON Schema the tools use)."""
     kinds = schema.get("type")
-    if kinds is not None:
-        kinds = [kinds] if isinstance(kinds, str) else kinds
-        if not any(_JSON_TYPES[k](value) for k in kinds):
-            raise _reject(path, "type", schema, value)
+    if kinds is not None and not (_JSON_TYPES[kinds](value) if isinstance(kinds, str) else
+                                  any(_JSON_TYPES[k](value) for k in kinds)):
+        raise _reject(path, "type", schema, value)
     if isinstance(value, str):
         _check_string(schema, value, path)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -558,12 +558,13 @@ def fingerprint(arguments: Mapping[str, Any]) -> str:
 
 
 def idempotent(connection: sqlite3.Connection, tool: str, arguments: Mapping[str, Any],
-               created_at: str, write: Callable[[], Dict[str, Any]]) -> Dict[str, Any]:
+               created_at: str, write: Callable[[], Dict[str, Any]], digest: Optional[str] = None) -> Dict[str, Any]:
     """Inside an open write transaction: replay the stored result for this key, or run `write` and store it.
 
-    A rejection raised by `write` escapes before anything is stored, so the key stays free.
+    digest: the arguments' fingerprint, if the caller already took it. A rejection raised by `write`
+    escapes before anything is stored, so the key stays free.
     """
-    key, digest = arguments["idempotency_key"], fingerprint(arguments)
+    key, digest = arguments["idempotency_key"], digest or fingerprint(arguments)
     row = connection.execute("SELECT fingerprint, result FROM idempotency_keys WHERE tool = ? AND key = ?",
                              (tool, key)).fetchone()
     if row is not None:

@@ -26,11 +26,12 @@ Nothing here converts or clamps: "In progress" is not `in_progress`, 20 is not 1
 
 import dataclasses
 import datetime
+import functools
 import json
 import math
 import re
 import urllib.parse
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from plumbing import quote, show
 
@@ -132,6 +133,11 @@ class Field:
 
     def options(self) -> List[Mapping[str, Any]]:
         return list(self.config.get("options", ()))
+
+    @functools.cached_property
+    def option_values(self) -> FrozenSet[str]:
+        """The values a select field accepts, for the membership test of every edit."""
+        return frozenset(option["value"] for option in self.config.get("options", ()))
 
 
 def parse_schema(definitions: Sequence[Mapping[str, Any]]) -> Tuple[Field, ...]:
@@ -311,13 +317,13 @@ def _url(field: Field, value: Any) -> Optional[Failure]:
 
 
 def _select(field: Field, value: Any) -> Optional[Failure]:
-    if isinstance(value, str) and value in _option_values(field):
+    if isinstance(value, str) and value in field.option_values:
         return None
     return _option_failure(field, "must be one of the option values", value)
 
 
 def _multi_select(field: Field, value: Any) -> Optional[Failure]:
-    values = _option_values(field)
+    values = field.option_values
     if not isinstance(value, list):
         return _option_failure(field, "must be a list of option values", value)
     strangers = [v for v in value if not isinstance(v, str) or v not in values]

@@ -27,7 +27,6 @@ people delete one; each carries the item's version after it.
     {'item_id': 'itm-00001', 'version': 1}
 """
 
-import datetime
 import functools
 import json
 import sqlite3
@@ -35,8 +34,8 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Opt
 
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, READ_ONLY, SHARED_WRITE, AgentTools, Database,
-    EventLog, Forbidden, InvalidArguments, NotFound, Rejection, Tool, VersionConflict, format_time, idempotent,
-    integer, object_schema, parse_time, quote, show, string, unsupported_resource_type, wall_clock,
+    EventLog, Forbidden, InvalidArguments, NotFound, Rejection, Tool, VersionConflict, fingerprint, format_time,
+    idempotent, integer, object_schema, parse_time, quote, show, string, unsupported_resource_type, wall_clock,
 )
 from record_fields import (
     DETAILS, FIELD_TYPES, Failure, Field, check_value, formula_value, missing_relations, not_unique,
@@ -161,10 +160,12 @@ CREATE TABLE IF NOT EXISTS unique_values (
     item_number INTEGER NOT NULL REFERENCES items (number),
     PRIMARY KEY (channel_id, field_key, value)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS unique_values_by_item ON unique_values (item_number);
 """
 
 SELECT_ITEM = "SELECT * FROM items WHERE channel_id = ? AND id = ?"
 UPDATE_ITEM = "UPDATE items SET fields = ?, version = ?, updated_at = ? WHERE number = ? AND version = ?"
+UNINDEX_ITEM = "DELETE FROM unique_values WHERE item_number = ?"  # a seek by unique_values_by_item, never a scan
 PAGE = ("SELECT * FROM items WHERE channel_id = ? AND number < ? AND deleted_at IS NULL "
         "ORDER BY number DESC LIMIT ?")
 
@@ -207,9 +208,15 @@ class Channel(NamedTuple):
     id: str
     name: str
     fields: Tuple[Field, ...]
+    by_key: Mapping[str, Field]
+
+    @classmethod
+    def of(cls, row: sqlite3.Row) -> "Channel":
+        """The channel a row of the channels table holds (its schema parsed once per distinct text)."""
+        return cls(row["id"], row["name"], _fields(row["fields"]), _fields_by_key(row["fields"]))
 
     def field(self, key: str) -> Optional[Field]:
-        return next((f for f in self.fields if f.key == key), None)
+        return self.by_key.get(key)
 
     def schema(self) -> Dict[str, Any]:
         """The schema as every listing page returns it."""
@@ -219,6 +226,11 @@ class Channel(NamedTuple):
 @functools.lru_cache(maxsize=64)
 def _fields(definitions: str) -> Tuple[Field, ...]:
     return parse_schema(json.loads(definitions))
+
+
+@functools.lru_cache(maxsize=64)
+def _fields_by_key(definitions: str) -> Mapping[str, Field]:
+    return {field.key: field for field in _fields(definitions)}
 
 
 class ValidationFailed(Rejection):
@@ -303,15 +315,15 @@ class RecordStore(AgentTools):
             raise Forbidden(f"edit_record_item needs the OAuth scope {WRITE_SCOPE}, which this connection was not "
                             "granted; nothing was saved. Do not retry: tell the person what you wanted to change, "
                             "or ask them to reconnect with write access.", required_scope=WRITE_SCOPE)
-        _require_values(arguments["values"])
+        digest = _fingerprint_with_values(arguments)
         with self.database.write() as connection:
             channel = self._granted_channel(connection, arguments["record_channel_id"])
-            now = self.clock()
-            return idempotent(connection, EDIT_RECORD_ITEM.name, arguments, format_time(now),
-                              lambda: self._compare_and_swap(connection, channel, arguments, now))
+            now = format_time(self.clock())
+            return idempotent(connection, EDIT_RECORD_ITEM.name, arguments, now,
+                              lambda: self._compare_and_swap(connection, channel, arguments, now), digest)
 
     def _compare_and_swap(self, connection: sqlite3.Connection, channel: Channel, arguments: Dict[str, Any],
-                          now: Any) -> Dict[str, Any]:
+                          now: str) -> Dict[str, Any]:
         row = self._live_item(connection, channel, arguments["item_id"])
         if row["version"] != arguments["expected_version"]:
             raise _conflict(row["id"], arguments["expected_version"])
@@ -338,7 +350,7 @@ class RecordStore(AgentTools):
         if row is None:
             raise NotFound(f"record channel {quote(channel_id)} was not found among the record channels "
                            "granted to you. Check the record_channel_id; IDs are case-sensitive.")
-        return Channel(row["id"], row["name"], _fields(row["fields"]))
+        return Channel.of(row)
 
     @staticmethod
     def _live_item(connection: sqlite3.Connection, channel: Channel, item_id: str) -> sqlite3.Row:
@@ -384,7 +396,9 @@ class RecordStore(AgentTools):
             if field is None:
                 unknown.append(unknown_field(key, [f.key for f in channel.fields if f.writable]))
                 continue
-            failure = check_value(field, value) or self._stored_rule(connection, channel, field, value, number)
+            failure = check_value(field, value)
+            if failure is None and (field.is_unique or field.type == "relation"):
+                failure = self._stored_rule(connection, channel, field, value, number)
             if failure is not None:
                 failed[key] = failure
         return [failed[f.key] for f in channel.fields if f.key in failed] + unknown
@@ -457,8 +471,8 @@ class RecordStore(AgentTools):
             failures = self._validate(connection, channel, values, row["number"])
             if failures:
                 raise InvalidValues(failures)
-            return self._save(connection, channel, row, _merge(json.loads(row["fields"]), values), self.clock(),
-                              values)
+            return self._save(connection, channel, row, _merge(json.loads(row["fields"]), values),
+                              format_time(self.clock()), values)
 
     def delete_item(self, channel_id: str, item_id: str) -> int:
         """A person deletes an item: agents no longer see it, its event is `deleted`; returns its last version."""
@@ -469,7 +483,7 @@ class RecordStore(AgentTools):
             version = row["version"] + 1
             connection.execute("UPDATE items SET version = ?, updated_at = ?, deleted_at = ? WHERE number = ?",
                                (version, now, now, row["number"]))
-            connection.execute("DELETE FROM unique_values WHERE item_number = ?", (row["number"],))
+            connection.execute(UNINDEX_ITEM, (row["number"],))
             self.EVENTS.append(connection, channel_id, "deleted", item_id, version)
         return version
 
@@ -498,16 +512,16 @@ class RecordStore(AgentTools):
         row = connection.execute("SELECT * FROM channels WHERE id = ?", (channel_id,)).fetchone()
         if row is None:
             raise NotFound(f"no record channel {channel_id!r}")
-        return Channel(row["id"], row["name"], _fields(row["fields"]))
+        return Channel.of(row)
 
     # -- one save, whoever makes it --------------------------------------------
 
     def _save(self, connection: sqlite3.Connection, channel: Channel, row: sqlite3.Row,
-              stored: Dict[str, Any], now: datetime.datetime, changed: Mapping[str, Any]) -> int:
-        """Inside a write: compare-and-swap the row to version + 1, re-index its unique values if `changed`
-        names one, log `updated`."""
+              stored: Dict[str, Any], now: str, changed: Mapping[str, Any]) -> int:
+        """Inside a write: compare-and-swap the row to version + 1 at time `now`, re-index its unique values
+        if `changed` names one, log `updated`."""
         version = row["version"] + 1
-        swapped = connection.execute(UPDATE_ITEM, (json.dumps(stored), version, format_time(now), row["number"],
+        swapped = connection.execute(UPDATE_ITEM, (json.dumps(stored), version, now, row["number"],
                                                    row["version"])).rowcount
         if swapped != 1:
             raise _conflict(row["id"], row["version"])
@@ -519,21 +533,25 @@ class RecordStore(AgentTools):
     @staticmethod
     def _index_unique(connection: sqlite3.Connection, channel: Channel, number: int,
                       stored: Mapping[str, Any]) -> None:
-        connection.execute("DELETE FROM unique_values WHERE item_number = ?", (number,))
+        connection.execute(UNINDEX_ITEM, (number,))
         connection.executemany(
             "INSERT INTO unique_values (channel_id, field_key, value, item_number) VALUES (?, ?, ?, ?)",
             [(channel.id, f.key, _canonical(stored[f.key]), number)
              for f in channel.fields if f.is_unique and stored.get(f.key) not in (None, "")])
 
 
-def _require_values(values: Mapping[str, Any]) -> None:
-    """values must name at least one field and be plain JSON (NaN is judged later, by its field)."""
+def _fingerprint_with_values(arguments: Mapping[str, Any]) -> str:
+    """The edit's idempotency fingerprint, once values is known to name a field and to be plain JSON.
+
+    (NaN passes here and is judged later, by its field.)
+    """
+    values = arguments["values"]
     if not values:
         raise InvalidArguments('argument "values" must hold at least one field to change; got {}. Add the fields '
                                "to change, as keys of the channel's schema, and call again.",
                                argument="values", rule="minProperties", got={})
     try:
-        json.dumps(values)
+        return fingerprint(arguments)
     except (TypeError, ValueError):
         raise InvalidArguments('argument "values" must be a JSON object of field values. Fix it and call again.',
                                argument="values", rule="type", got=show(values)) from None

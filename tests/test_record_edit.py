@@ -7,6 +7,15 @@ from tests.record_helpers import BUGS, EVERY_TYPE, bug_store, edit, events, read
 import record_store
 
 
+class QueryPlanTest(unittest.TestCase):
+    def test_an_items_unique_values_are_found_by_index_not_by_scanning_the_channel(self):
+        store, _, _ = bug_store()
+        plan = store.database.connection.execute("EXPLAIN QUERY PLAN " + record_store.UNINDEX_ITEM, (1,)).fetchall()
+        details = " ".join(row["detail"] for row in plan)
+        self.assertIn("unique_values_by_item", details)
+        self.assertNotIn("SCAN", details)
+
+
 class CompareAndSwapTest(unittest.TestCase):
     def setUp(self):
         self.store, self.clock, self.ids = bug_store()
