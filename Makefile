@@ -9,6 +9,10 @@ results:  ## regenerate results/ from both experiments (about a minute and a hal
 	$(PYTHON) sim.py
 	$(PYTHON) triage.py
 
+.PHONY: bench
+bench:  ## time the tools against the bare sqlite transaction and how cost grows; writes results/performance.md (about 5 min)
+	$(PYTHON) bench.py
+
 # The real-client test: the official MCP SDK, in .venv only (the product and `make test` stay standard library).
 VENV ?= .venv
 .PHONY: conformance

@@ -6,11 +6,13 @@ one after another, each from writing the request line to reading its answer.
 A measurement, not a test: nothing here asserts a time.
 
     python3 bench_mcp.py                       # 2000 reads of one demo article on mcp_server.py --demo
+    python3 bench_mcp.py --sdk                 # the same on bench_sdk_server.py, the official SDK's (needs mcp)
     python3 bench_mcp.py --count 500 -- python3 other_server.py --flag
 """
 
+import argparse
+import importlib.util
 import json
-import math
 import os
 import platform
 import statistics
@@ -20,10 +22,13 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import mcp_demo
+from bench_timing import percentile
 from experiments import OneLineParser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_SERVER = [sys.executable, os.path.join(HERE, "mcp_server.py"), "--demo"]
+SDK_SERVER = os.path.join(HERE, "bench_sdk_server.py")
+VENV_PYTHON = os.path.join(HERE, ".venv", *(("Scripts", "python.exe") if os.name == "nt" else ("bin", "python")))
 TOOL = "read_knowledge_article"
 COUNT = 2000
 WARM_UP = 50
@@ -33,6 +38,16 @@ def demo_article() -> Dict[str, str]:
     """The arguments of a read of the demo's first published article (default seed)."""
     article = mcp_demo.draw_plan(mcp_demo.SEED).published()[0]
     return {"knowledge_base_id": mcp_demo.KNOWLEDGE_BASE, "article_id": article.article_id}
+
+
+def sdk_server_command() -> Optional[List[str]]:
+    """bench_sdk_server.py under an interpreter that can import mcp (this one, else .venv's), or None."""
+    if importlib.util.find_spec("mcp") is not None:
+        return [sys.executable, SDK_SERVER]
+    if os.path.exists(VENV_PYTHON) and subprocess.run([VENV_PYTHON, "-c", "import mcp"], stdin=subprocess.DEVNULL,
+                                                      capture_output=True).returncode == 0:
+        return [VENV_PYTHON, SDK_SERVER]
+    return None
 
 
 class Client:
@@ -103,12 +118,6 @@ def round_trips(argv: Sequence[str], tool: str, arguments: Dict[str, Any], count
     return samples
 
 
-def percentile(samples: Sequence[float], share: float) -> float:
-    """The nearest-rank percentile: the smallest sample with at least `share` of the samples at or below it."""
-    ordered = sorted(samples)
-    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
-
-
 def summary(samples: Sequence[float]) -> Dict[str, float]:
     """Median, 99th percentile, min and max, in milliseconds."""
     return {"median": 1000 * statistics.median(samples), "p99": 1000 * percentile(samples, 0.99),
@@ -122,17 +131,30 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--tool", default=TOOL, help=f"the tool to call (default {TOOL})")
     p.add_argument("--arguments", type=json.loads, help="its arguments as a JSON object (default: a read of the "
                    "demo's first published article)")
+    p.add_argument("--sdk", action="store_true", help="time bench_sdk_server.py, the same read served by the "
+                   "official MCP SDK, instead (needs the mcp package here or in .venv: make conformance)")
     p.add_argument("server", nargs="*", help="the server command after --, e.g. -- python3 mcp_server.py --demo")
     options = p.parse_args(argv)
     if options.count < 1:
         p.error("--count must be at least 1")
-    server = options.server or DEFAULT_SERVER
+    server = sdk_server(p, options) if options.sdk else options.server or DEFAULT_SERVER
     arguments = demo_article() if options.arguments is None else options.arguments
     figures = summary(round_trips(server, options.tool, arguments, options.count))
-    print(f"{options.count} round trips of tools/call {options.tool}: median {figures['median']:.3f} ms, "
+    served = " on the official SDK's server" if options.sdk else ""
+    print(f"{options.count} round trips of tools/call {options.tool}{served}: median {figures['median']:.3f} ms, "
           f"p99 {figures['p99']:.3f} ms, min {figures['min']:.3f} ms, max {figures['max']:.3f} ms "
           f"(Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.system()} {platform.machine()})")
     return 0
+
+
+def sdk_server(p: OneLineParser, options: argparse.Namespace) -> List[str]:
+    """The SDK server's command for --sdk; a one-line error without mcp or beside a server command."""
+    if options.server:
+        p.error("--sdk times bench_sdk_server.py: give it without a server command")
+    command = sdk_server_command()
+    if command is None:
+        p.error("--sdk needs the mcp package, in this Python or in .venv (make conformance installs it there)")
+    return command
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ except ImportError as error:  # the SDK is optional: make conformance installs i
 else:
     SDK_MISSING = ""
 
+import bench_mcp
 import mcp_demo
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
@@ -44,14 +45,35 @@ def in_session(check, *server_args):
     return asyncio.run(run())
 
 
+def read_demo_article(argv):
+    """The tools/call result of one read of bench_mcp.demo_article() on a fresh server, through bench_mcp's client."""
+    client = bench_mcp.Client(argv)
+    try:
+        client.handshake()
+        return client.request("tools/call", {"name": bench_mcp.TOOL, "arguments": bench_mcp.demo_article()})
+    finally:
+        client.close()
+
+
+def without_versions(answer):
+    """An answer without its updated_at values: each server writes the demo, so each stamps its own start."""
+    return {key: without_versions(value) if isinstance(value, dict) else value
+            for key, value in answer.items() if key != "updated_at"}
+
+
+def require_sdk():
+    """Only reached when the class was not skipped: with MCP_SDK_REQUIRED=1, a missing SDK fails."""
+    if SDK_MISSING:
+        raise AssertionError(SDK_MISSING)
+
+
 @unittest.skipIf(SDK_MISSING and not REQUIRED, SDK_MISSING)
 class SdkClientTest(unittest.TestCase):
     """The SDK's client, as Claude Code's peers use it, against our server."""
 
     @classmethod
     def setUpClass(cls):
-        if SDK_MISSING:  # MCP_SDK_REQUIRED=1: a missing SDK is a failure, not a skip
-            raise AssertionError(SDK_MISSING)
+        require_sdk()
         cls.definitions = store_definitions()
         cls.article = mcp_demo.draw_plan(mcp_demo.SEED).published()[0]
 
@@ -170,6 +192,38 @@ class SdkClientTest(unittest.TestCase):
         self.assertTrue(result.is_error)
         self.assertIsNone(result.structured_content)
         self.assertEqual(json.loads(result.content[0].text)["error"], "version_conflict")
+
+
+@unittest.skipIf(SDK_MISSING and not REQUIRED, SDK_MISSING)
+class SdkServerBenchmarkTest(unittest.TestCase):
+    """bench_sdk_server.py, the same read served by the SDK's MCPServer, as bench_mcp.py --sdk times it."""
+
+    @classmethod
+    def setUpClass(cls):
+        require_sdk()
+        cls.command = bench_mcp.sdk_server_command()
+
+    def test_this_python_has_the_sdk_so_the_sdk_server_runs_with_it(self):
+        self.assertEqual(self.command, [sys.executable, bench_mcp.SDK_SERVER])
+
+    def test_round_trips_on_the_sdk_server_returns_one_positive_sample_per_call(self):
+        samples = bench_mcp.round_trips(self.command, bench_mcp.TOOL, bench_mcp.demo_article(), 20)
+        self.assertEqual(len(samples), 20)
+        self.assertTrue(all(sample > 0 for sample in samples))
+
+    def test_the_sdk_server_answers_the_read_with_our_structured_result(self):
+        ours, theirs = read_demo_article([sys.executable, SERVER, "--demo"]), read_demo_article(self.command)
+        self.assertFalse(ours["isError"])
+        self.assertFalse(theirs["isError"])
+        self.assertEqual(without_versions(theirs["structuredContent"]), without_versions(ours["structuredContent"]))
+        answer = theirs["structuredContent"]
+        self.assertEqual(answer["citation"]["updated_at"], answer["updated_at"])
+        self.assertEqual(json.loads(theirs["content"][0]["text"]), answer)
+
+    def test_a_rejected_read_is_an_error_result_that_stops_the_benchmark(self):
+        with self.assertRaisesRegex(RuntimeError, "not_found"):
+            bench_mcp.round_trips(self.command, bench_mcp.TOOL, {"knowledge_base_id": KB, "article_id": "missing"},
+                                  count=1, warm_up=0)
 
 
 if __name__ == "__main__":

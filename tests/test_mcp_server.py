@@ -749,9 +749,14 @@ class BenchmarkSmokeTest(unittest.TestCase):
             bench_mcp.round_trips([sys.executable, SERVER, "--demo"], bench_mcp.TOOL,
                                   {"knowledge_base_id": KB, "article_id": "missing"}, count=1, warm_up=0)
 
-    def test_the_nearest_rank_percentile(self):
-        self.assertEqual(bench_mcp.percentile(list(range(1, 101)), 0.99), 99)
-        self.assertEqual(bench_mcp.percentile([3.0], 0.99), 3.0)
+    def test_the_sdk_server_without_the_mcp_package_exits_2_with_one_line(self):
+        # -S: no site-packages, where mcp lives (even in .venv); -E: no PYTHONPATH to find it elsewhere
+        run = subprocess.run([sys.executable, "-S", "-E", bench_mcp.SDK_SERVER], capture_output=True, timeout=WAIT,
+                             cwd=ROOT, stdin=subprocess.DEVNULL)
+        self.assertEqual((run.returncode, run.stdout), (2, b""))
+        self.assertEqual(run.stderr.count(b"\n"), 1, run.stderr)
+        self.assertIn(b"needs the mcp package", run.stderr)
+        self.assertIn(b"make conformance", run.stderr)
 
 
 if __name__ == "__main__":

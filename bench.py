@@ -1,0 +1,320 @@
+"""bench.py: where the stores stand against the bare sqlite transaction, and how their cost grows.
+
+    python3 bench.py              # about five minutes on two cores; writes results/performance.md
+    python3 bench.py --quick      # a smoke run of every section in seconds (its figures mean little)
+
+Layer: a client (see ARCHITECTURE.md): every measured call goes through call_tool,
+or through the MCP server over stdio. This file holds the sizes, the goals, the
+command line and the order of the sections; bench_timing.py times and summarises,
+bench_tools.py and bench_growth.py make the calls, bench_writers.py runs the
+concurrent writers, bench_mcp.py the round trips, bench_report.py writes the page.
+
+Every latency is the median over REPETITIONS of each repetition's own median (or
+99th percentile), with the smallest and largest repetition beside it. Within a
+repetition everything compared is measured back to back, so a ratio is always
+between figures taken at the same moment of a shared, noisy machine.
+"""
+
+import cProfile
+import dataclasses
+import datetime
+import json
+import os
+import platform
+import pstats
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import bench_fixtures
+import bench_growth
+import bench_memory
+import bench_mcp
+import bench_report
+import bench_writers
+import sim_day
+from bench_timing import FloorTransaction, latency, timed
+from bench_tools import EDITED, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
+from experiments import OneLineParser, write_text
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "results")
+DATABASE_KINDS = (MEMORY, WAL)
+
+
+@dataclasses.dataclass(frozen=True)
+class Sizes:
+    """How much each section measures; FULL for the results, QUICK for a smoke run."""
+
+    repetitions: int
+    calls: int  # timed calls per tool per repetition
+    articles: int  # the knowledge base the seven tools are timed on
+    items: int  # the bug channel they are timed on
+    growth_seconds: float  # at most this long per growth figure per repetition (at least GROWTH_MIN calls)
+    growth_calls: int
+    poll_events: Tuple[int, ...]
+    search_articles: Tuple[int, ...]
+    list_items: Tuple[int, ...]
+    day_scales: Tuple[int, ...]
+    writer_processes: Tuple[int, ...]
+    writer_edits: int  # per process
+    writer_items: int  # the hot set they edit
+    round_trips: int
+    sim_arguments: Tuple[str, ...]  # the sim.py run whose peak memory is reported
+    profiled_edits: int
+
+
+FULL = Sizes(repetitions=5, calls=500, articles=400, items=200, growth_seconds=1.0, growth_calls=200,
+             poll_events=(10_000, 100_000, 1_000_000), search_articles=(400, 10_000, 100_000),
+             list_items=(1_000, 100_000), day_scales=(1, 10, 100), writer_processes=(1, 2, 4), writer_edits=500,
+             writer_items=20, round_trips=2000, sim_arguments=(), profiled_edits=5000)
+QUICK = Sizes(repetitions=2, calls=30, articles=60, items=60, growth_seconds=0.1, growth_calls=10,
+              poll_events=(200, 2_000), search_articles=(60, 300), list_items=(60, 300), day_scales=(1,),
+              writer_processes=(1, 2), writer_edits=20, writer_items=5, round_trips=20,
+              sim_arguments=("--seeds", "1", "--ranges", "0", "--jobs", "1"), profiled_edits=200)
+GROWTH_MIN = 5
+KEPT_ARTICLES = 50  # articles whose words the timed searches use
+SECTIONS = ("memory", "growth", "tools", "day", "writers", "mcp")  # measured in this order: builds and the
+# sim.py run start while this process is small (on systems where a child's peak memory includes its parent's)
+
+# The goals, from the issue: what a design that holds at scale should show.
+GOALS = {
+    "edit_over_floor": 2.0,  # a full edit_record_item within 2x the floor
+    "validation_share": 15.0,  # validation under 15% of the edit (the article's overhead was 75%)
+    "poll_flat": 1.2,  # poll latency within 20% from the smallest log to the largest
+    "search_mid_ms": 10.0,  # a mid query under 10 ms at the largest knowledge base
+    "list_flat": 1.2,  # a page as fast at the largest channel as at the smallest (we allow 20%)
+}
+
+
+# ---------------------------------------------------------------------------
+# The seven tools and the floor, in memory and on a WAL file.
+
+
+def workload(kind: str, directory: str, sizes: Sizes) -> Workload:
+    """The knowledge base of the default day and a bug channel, on a database of `kind`."""
+    kb_path, records_path = ((":memory:", ":memory:") if kind == MEMORY else
+                             (os.path.join(directory, "tools-kb.db"), os.path.join(directory, "tools-bugs.db")))
+    kb, article_ids, written = bench_fixtures.knowledge_base(kb_path, sizes.articles, keep=KEPT_ARTICLES)
+    records, item_ids = bench_fixtures.bug_channel(records_path, sizes.items)
+    return Workload(kb, article_ids, written, records, item_ids)
+
+
+def measure_tools(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
+    """Per database kind and repetition: the floor, each tool, and edit_record_item with validation stubbed;
+    in memory, also the parts of edit_record_item timed alone."""
+    workloads = {kind: workload(kind, directory, sizes) for kind in DATABASE_KINDS}
+    floors = {kind: FloorTransaction(w.records.database.connection, w.item_ids[:EDITED])
+              for kind, w in workloads.items()}
+    runs: Dict[str, Dict[str, List[Dict[str, float]]]] = {kind: {} for kind in DATABASE_KINDS}
+    parts: Dict[str, List[Dict[str, float]]] = {}
+    for repetition in range(sizes.repetitions):
+        log(f"tools: repetition {repetition + 1} of {sizes.repetitions}")
+        for kind, work in workloads.items():
+            figures = runs[kind]
+            figures.setdefault("floor", []).append(latency(timed(floors[kind], sizes.calls)))
+            for tool in TIMED:
+                figures.setdefault(tool, []).append(latency(timed(work.call(tool), sizes.calls)))
+            stubbed = work.call("edit_record_item", store=unvalidated(work.records))
+            figures.setdefault(STUBBED, []).append(latency(timed(stubbed, sizes.calls)))
+        for part, call in edit_parts(workloads[MEMORY]).items():
+            parts.setdefault(part, []).append(latency(timed(call, sizes.calls)))
+    result = {"runs": runs, "parts": parts, "bytes": {tool: workloads[MEMORY].size(tool) for tool in TIMED},
+              "profile": profile_edits(workloads[MEMORY], sizes.profiled_edits)}
+    for work in workloads.values():
+        work.kb.close()
+        work.records.close()
+    return result
+
+
+def profile_edits(work: Workload, count: int) -> List[Tuple[str, float]]:
+    """Where edit_record_item's time goes in memory: each function's own time, as a share of the whole.
+
+    cProfile adds a cost to every Python call, so it overstates Python against sqlite; the shares rank
+    the parts, they do not time them.
+    """
+    call = work.call("edit_record_item")
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for number in range(count):
+        call(number)
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    total = sum(entry[2] for entry in stats.stats.values())  # type: ignore[attr-defined]
+    parts = [(_function_name(where), entry[2] / total * 100) for where, entry in stats.stats.items()]  # type: ignore
+    return sorted(parts, key=lambda part: -part[1])[:12]
+
+
+def _function_name(where: Tuple[str, int, str]) -> str:
+    path, line, name = where
+    if path == "~":
+        return name.strip("<>").replace("method ", "")
+    return f"{os.path.basename(path)}:{name}"
+
+
+# ---------------------------------------------------------------------------
+# Growth: poll, search and list over files of growing size.
+
+
+def measure_growth(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
+    """Build every file apart, then time all sizes of a kind in turn within each repetition."""
+    plan = {"events": sizes.poll_events, "articles": sizes.search_articles, "items": sizes.list_items}
+    built: Dict[str, List[Dict[str, Any]]] = {}
+    for kind, counts in plan.items():
+        for size in counts:
+            log(f"growth: building {size:,} {kind}")
+            path = os.path.join(directory, f"growth-{kind}-{size}.db")
+            built.setdefault(kind, []).append(bench_growth.build_apart(kind, size, path))
+    timings = {kind: _time_sizes(facts, sizes, log) for kind, facts in built.items()}
+    return {"built": built, "timings": timings}
+
+
+def _time_sizes(facts: List[Dict[str, Any]], sizes: Sizes, log: Callable[[str], None]) -> List[Dict[str, Any]]:
+    """Per size, per label, one latency per repetition; sizes alternate within a repetition."""
+    stores = [bench_growth.open_built(f) for f in facts]
+    calls = [bench_growth.calls_for(store, f) for store, f in zip(stores, facts)]
+    runs: List[Dict[str, List[Dict[str, float]]]] = [{} for _ in facts]
+    for repetition in range(sizes.repetitions):
+        log(f"growth: timing {facts[0]['kind']}, repetition {repetition + 1} of {sizes.repetitions}")
+        for per_size, labelled in zip(runs, calls):
+            for label, call in labelled.items():
+                samples = timed_for(call, sizes.growth_calls, sizes.growth_seconds)
+                per_size.setdefault(label, []).append(dict(latency(samples), calls=len(samples)))
+    for store in stores:
+        store.close()
+    return runs
+
+
+def timed_for(call: Callable[[int], Any], count: int, seconds: float) -> List[float]:
+    """Up to `count` timed calls, fewer if they take more than `seconds` (but at least GROWTH_MIN)."""
+    first = timed(call, GROWTH_MIN)
+    affordable = int(seconds / max(sum(first) / len(first), 1e-9))
+    return first + timed(call, max(0, min(count, affordable) - GROWTH_MIN))
+
+
+# ---------------------------------------------------------------------------
+# The knowledge-base day, scaled.
+
+
+def measure_day(sizes: Sizes, log: Callable[[str], None], seed: int = 1) -> List[Dict[str, Any]]:
+    """sim.py's day for one seed at each scale: the three checks' calls and bytes at the end of the day."""
+    rows = []
+    for scale in sizes.day_scales:
+        log(f"day: scale x{scale}")
+        scenario = bench_fixtures.day_scenario(scale)
+        started = time.perf_counter()
+        plan = sim_day.draw_plan(seed, scenario)
+        day = sim_day.run_zipf_day(plan, scenario, sim_day.Published(plan))
+        end = day["hours"][-1]
+        rows.append({"scale": scale, "articles": scenario.articles, "questions": scenario.questions,
+                     "saves": scenario.saves, "citations": end["citations"],
+                     "distinct": end["distinct_citations"], "events": end["events_polled"],
+                     "checks": len(day["hours"]), "costs": end["costs"], "seconds": time.perf_counter() - started})
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# Writers, the MCP round trip, and peak memory.
+
+
+def measure_writers(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[int, List[Dict[str, Any]]]:
+    """Per number of processes, one run per repetition, each on a new file."""
+    runs: Dict[int, List[Dict[str, Any]]] = {}
+    for repetition in range(sizes.repetitions):
+        for processes in sizes.writer_processes:
+            log(f"writers: {processes} processes, repetition {repetition + 1} of {sizes.repetitions}")
+            folder = tempfile.mkdtemp(dir=directory)
+            runs.setdefault(processes, []).append(bench_writers.run_writers(
+                folder, processes, sizes.writer_edits, sizes.writer_items, seed=repetition + 1))
+    return runs
+
+
+def measure_mcp(sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
+    """Round trips of tools/call read_knowledge_article: ours, and the official SDK's server if it can run."""
+    servers = {"mcp_server.py (this project, standard library)": bench_mcp.DEFAULT_SERVER}
+    sdk = bench_mcp.sdk_server_command()
+    if sdk is not None:
+        servers["bench_sdk_server.py (official mcp SDK)"] = sdk
+    runs: Dict[str, List[Dict[str, float]]] = {name: [] for name in servers}
+    arguments = bench_mcp.demo_article()
+    for repetition in range(sizes.repetitions):
+        log(f"mcp: repetition {repetition + 1} of {sizes.repetitions}")
+        for name, argv in servers.items():
+            runs[name].append(latency(bench_mcp.round_trips(argv, bench_mcp.TOOL, arguments, sizes.round_trips)))
+    return {"runs": runs, "sdk": sdk is not None}
+
+
+def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Optional[Dict[str, Any]]:
+    """Peak memory of a sim.py run (its results go to a scratch folder); None where it cannot be read."""
+    if bench_memory.peak_rss_mib() is None:
+        return None
+    log("memory: a sim.py run " + " ".join(sizes.sim_arguments or ("(default)",)))
+    out, facts = os.path.join(directory, "sim-results"), os.path.join(directory, "sim-peak.json")
+    started = time.perf_counter()
+    run = subprocess.run([sys.executable, os.path.join(HERE, "bench_memory.py"), facts, os.path.join(HERE, "sim.py"),
+                          *sizes.sim_arguments, "--out", out], capture_output=True, text=True, check=False)
+    if run.returncode != 0:
+        raise RuntimeError(f"sim.py failed: {run.stderr.strip()[-500:]}")
+    with open(facts, encoding="utf-8") as peak:
+        return dict(json.load(peak), seconds=time.perf_counter() - started,
+                    arguments=list(sizes.sim_arguments))
+
+
+# ---------------------------------------------------------------------------
+# The machine, and the command line.
+
+
+def machine(now: datetime.datetime, command: Sequence[str]) -> Dict[str, str]:
+    """What the figures were measured on."""
+    return {"date": now.strftime("%Y-%m-%d"), "system": f"{platform.system()} {platform.release()}",
+            "machine": platform.machine(), "processor": platform.processor() or "unknown",
+            "cpus": str(os.cpu_count()), "python": f"{platform.python_implementation()} {platform.python_version()}",
+            "sqlite": sqlite3.sqlite_version, "command": " ".join(["python3", "bench.py", *command])}
+
+
+def parser() -> OneLineParser:
+    p = OneLineParser(prog="bench.py", description=(
+        "Time the seven agent tools against the bare sqlite transaction, and how their cost grows; "
+        "write results/performance.md."))
+    p.add_argument("--quick", action="store_true", help="a smoke run of every section with tiny sizes")
+    p.add_argument("--out", default=OUT, help=f"where performance.md goes (default {OUT})")
+    p.add_argument("--only", choices=SECTIONS, action="append",
+                   help="measure only this section (repeatable); the others are left out of the page")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Measure every section, write the page."""
+    options = parser().parse_args(argv)
+    sizes = QUICK if options.quick else FULL
+    sections = options.only or list(SECTIONS)
+    started = time.perf_counter()
+    log = (lambda line: None) if options.quiet else (lambda line: print(f"bench.py: {line}", file=sys.stderr))
+    facts: Dict[str, Any] = {"machine": machine(datetime.datetime.now(), list(argv or sys.argv[1:])),
+                             "sizes": dataclasses.asdict(sizes), "goals": GOALS, "quick": options.quick}
+    with tempfile.TemporaryDirectory() as directory:
+        measures = {"tools": lambda: measure_tools(directory, sizes, log),
+                    "growth": lambda: measure_growth(directory, sizes, log),
+                    "day": lambda: measure_day(sizes, log),
+                    "writers": lambda: measure_writers(directory, sizes, log),
+                    "mcp": lambda: measure_mcp(sizes, log),
+                    "memory": lambda: measure_memory(directory, sizes, log)}
+        facts["section_seconds"] = {}
+        for section in SECTIONS:
+            if section in sections:
+                begun = time.perf_counter()
+                facts[section] = measures[section]()
+                facts["section_seconds"][section] = time.perf_counter() - begun
+    facts["seconds"] = time.perf_counter() - started
+    os.makedirs(options.out, exist_ok=True)
+    write_text(os.path.join(options.out, "performance.md"), bench_report.markdown(facts))
+    log(f"wrote {options.out}/performance.md in {facts['seconds']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""How cost grows: database files of growing size, built in fresh processes, then timed side by side.
+
+Layer: a benchmark client. Each file is built by its own process (`python3
+bench_growth.py build KIND SIZE PATH`), which prints one JSON line with the build's
+time and its peak memory; bench.py then opens every size at once and times them in
+turn within each repetition, so that the sizes are compared at the same moment of
+the machine.
+
+    python3 bench_growth.py build articles 10000 /tmp/kb-10000.db    # {"seconds": ..., "peak_rss_mib": ...}
+
+Kinds: articles (a knowledge base; the output also carries queries for its
+articles), items (a bug channel; the output carries the before_id of a deep page)
+and events (an event log of `updated` events in record channel bugs).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import bench_fixtures
+from bench_memory import peak_rss_mib
+import kb_store
+import record_store
+from bench_fixtures import KB
+from bench_timing import CHANNEL
+from bench_tools import BROAD_QUERY, mid_query, narrow_query
+from experiments import OneLineParser
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KINDS = ("articles", "items", "events")
+QUERIED = 20  # articles whose words make the narrow and mid queries
+DEEP = 0.9  # a deep page starts this far into the channel, newest first
+POLL_PAGE = 100  # a poll from the middle of the log asks for a full page
+MIN_SIZE = 60  # enough items for a full deep page
+
+
+
+
+# ---------------------------------------------------------------------------
+# Building one file (in its own process).
+
+
+def build(kind: str, size: int, path: str) -> Dict[str, Any]:
+    """Build a file of `kind` and `size` at `path`; what bench.py needs to know of it."""
+    started = time.perf_counter()
+    facts = BUILDERS[kind](size, path)
+    return dict(facts, kind=kind, size=size, path=path, seconds=time.perf_counter() - started,
+                bytes=os.path.getsize(path), peak_rss_mib=peak_rss_mib())
+
+
+def _articles(size: int, path: str) -> Dict[str, Any]:
+    store, _, written = bench_fixtures.knowledge_base(path, size, keep=QUERIED)
+    with store:
+        queries = {"narrow": [narrow_query(a) for a in written], "mid": [mid_query(a) for a in written],
+                   "broad": [BROAD_QUERY]}
+        matched = {name: [_matches(store, query) for query in texts] for name, texts in queries.items()}
+    return {"queries": queries, "matched": matched}
+
+
+def _matches(store: kb_store.KnowledgeBaseStore, query: str) -> int:
+    """How many published articles a query matches (what the search ranks before it keeps the best)."""
+    with store.database.read() as connection:
+        (count,) = connection.execute("SELECT count(*) FROM article_index WHERE article_index MATCH ?",
+                                      (kb_store.match_expression(query),)).fetchone()
+    return count
+
+
+def _items(size: int, path: str) -> Dict[str, Any]:
+    store, ids = bench_fixtures.bug_channel(path, size)
+    store.close()
+    deep = min(int(DEEP * len(ids)), len(ids) - record_store.PAGE_LIMIT_DEFAULT - 1)  # a full page follows it
+    return {"deep_before_id": ids[deep]}
+
+
+def _events(size: int, path: str) -> Dict[str, Any]:
+    with record_store.connect(path) as store:
+        store.create_channel(CHANNEL, "Bug tracker", record_store.BUG_TRACKER_FIELDS)
+        bench_fixtures.event_log(store, CHANNEL, size)
+    return {}
+
+
+BUILDERS: Dict[str, Callable[[int, str], Dict[str, Any]]] = {"articles": _articles, "items": _items,
+                                                             "events": _events}
+
+
+def build_apart(kind: str, size: int, path: str) -> Dict[str, Any]:
+    """Build in a fresh Python process, so its peak memory is the build's alone."""
+    run = subprocess.run([sys.executable, os.path.join(HERE, "bench_growth.py"), "build", kind, str(size), path],
+                         capture_output=True, text=True, check=False)
+    if run.returncode != 0:
+        raise RuntimeError(f"building {size} {kind} failed: {run.stderr.strip()[-500:]}")
+    return json.loads(run.stdout)
+
+
+# ---------------------------------------------------------------------------
+# What each size is timed on: a list of (label, one call) per file.
+
+
+def search_calls(store: kb_store.KnowledgeBaseStore, facts: Dict[str, Any]) -> Dict[str, Callable[[int], Any]]:
+    """A search per query class, cycling through that class's queries."""
+    return {name: _calling(store, "search_knowledge_base",
+                           [{"knowledge_base_id": KB, "query": query} for query in queries])
+            for name, queries in facts["queries"].items()}
+
+
+def list_calls(store: record_store.RecordStore, facts: Dict[str, Any]) -> Dict[str, Callable[[int], Any]]:
+    """The first page, and a page that starts DEEP into the channel."""
+    return {"first": _calling(store, "list_record_items", [{"record_channel_id": CHANNEL}]),
+            "deep": _calling(store, "list_record_items",
+                             [{"record_channel_id": CHANNEL, "before_id": facts["deep_before_id"]}])}
+
+
+def poll_calls(store: record_store.RecordStore, facts: Dict[str, Any]) -> Dict[str, Callable[[int], Any]]:
+    """An agent a few events behind the head, and one resuming from the middle of the log with a full page."""
+    size = facts["size"]
+    return {"head": _calling(store, "poll_resource_events", [_poll(size - 10)]),
+            "middle": _calling(store, "poll_resource_events", [_poll(size // 2, POLL_PAGE)])}
+
+
+def _poll(after: int, limit: int = 100) -> Dict[str, Any]:
+    return {"resource_type": "record", "resource_id": CHANNEL, "after_sequence": max(0, after), "limit": limit}
+
+
+def _calling(store: Any, tool: str, argument_list: Sequence[Dict[str, Any]]) -> Callable[[int], Any]:
+    def one(number: int) -> Any:
+        result = store.call_tool(tool, argument_list[number % len(argument_list)])
+        if "error" in result:
+            raise RuntimeError(f"{tool} was refused during the benchmark: {json.dumps(result)[:300]}")
+        return result
+    return one
+
+
+CALLS = {"articles": search_calls, "items": list_calls, "events": poll_calls}
+OPEN = {"articles": kb_store.connect, "items": record_store.connect, "events": record_store.connect}
+
+
+def open_built(facts: Dict[str, Any]) -> Any:
+    """A store on a built file."""
+    return OPEN[facts["kind"]](facts["path"])
+
+
+def calls_for(store: Any, facts: Dict[str, Any]) -> Dict[str, Callable[[int], Any]]:
+    """What to time on a built file, by label."""
+    return CALLS[facts["kind"]](store, facts)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = OneLineParser(prog="bench_growth.py", description="Build one benchmark file and print what it holds.")
+    p.add_argument("command", choices=["build"])
+    p.add_argument("kind", choices=KINDS)
+    p.add_argument("size", type=int)
+    p.add_argument("path")
+    options = p.parse_args(argv)
+    if options.size < MIN_SIZE:
+        p.error(f"size must be at least {MIN_SIZE}")
+    if os.path.exists(options.path):
+        p.error(f"{options.path} exists; give a new file")
+    print(json.dumps(build(options.kind, options.size, options.path)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

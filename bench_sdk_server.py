@@ -1,0 +1,72 @@
+"""The official MCP Python SDK's side of the round-trip benchmark: one tool, read_knowledge_article, on the demo.
+
+Run it through bench_mcp.py, which finds an interpreter with the `mcp` package
+(this one, or .venv's that `make conformance` creates):
+
+    python3 bench_mcp.py --sdk --count 500
+    .venv/bin/python bench_sdk_server.py      # by hand: an MCP server on stdio, until stdin closes
+
+Layer: a client of kb_store.py and mcp_demo.py, like mcp_server.py, but the
+protocol is the SDK's (mcp 2.x, MCPServer). It serves the knowledge base of
+`mcp_server.py --demo` (same seed, so bench_mcp.demo_article() reads the same
+article) and answers each call with the store's own call_tool(), returned as the
+SDK's structured result: the same store work as ours, so the difference between
+the two benchmarks is protocol overhead. Nothing else is served.
+
+Left out on purpose: the other six tools, the record store, the lock (one
+coroutine at a time touches the store), options. The tool is `async def` so the
+SDK calls it on its event loop, as ours calls the store in line; a plain `def`
+would add the SDK's hop to a worker thread on every call.
+"""
+
+import json
+import sys
+from typing import Any
+
+try:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+except ImportError:  # the SDK is optional: make conformance installs it into .venv
+    MCPServer = None
+
+import kb_store
+import mcp_demo
+
+TOOL = "read_knowledge_article"
+
+
+def demo_store() -> kb_store.KnowledgeBaseStore:
+    """The knowledge base of mcp_server.py --demo, in memory, from the demo's default seed."""
+    store = kb_store.connect(":memory:")
+    mcp_demo.write_knowledge_base(store, mcp_demo.draw_plan(mcp_demo.SEED))
+    return store
+
+
+def build_server(store: kb_store.KnowledgeBaseStore) -> "MCPServer":
+    """An MCPServer with one tool that hands its arguments to the store and returns the store's answer."""
+    (definition,) = [d for d in store.list_tools() if d["name"] == TOOL]
+    server = MCPServer("bench-sdk-server", instructions="One tool, read_knowledge_article, for bench_mcp.py.")
+
+    async def read_knowledge_article(knowledge_base_id: str, article_id: str) -> dict[str, Any]:
+        answer = store.call_tool(TOOL, {"knowledge_base_id": knowledge_base_id, "article_id": article_id})
+        if "error" in answer:  # a rejection is an error result, as in mcp_server.py
+            raise ToolError(json.dumps(answer, ensure_ascii=False))
+        return answer
+
+    server.add_tool(read_knowledge_article, name=TOOL, title=definition["title"],
+                    description=definition["description"])
+    return server
+
+
+def main() -> int:
+    """Serve on stdio until stdin closes; 2 without the mcp package."""
+    if MCPServer is None:
+        print("bench_sdk_server.py: error: needs the mcp package (Python >= 3.10); make conformance installs it "
+              "in .venv: .venv/bin/python bench_sdk_server.py", file=sys.stderr)
+        return 2
+    build_server(demo_store()).run("stdio")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+"""bench.py: a --quick run writes every section; the floor, the summaries, the verdicts and the inputs it refuses."""
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import bench
+import bench_fixtures
+import bench_report
+import bench_timing
+import bench_tools
+import record_store
+from bench_timing import CHANNEL, Summary
+from tests.helpers import ROOT
+
+
+def repetitions(*medians):
+    return [{"median": m, "p99": 2 * m} for m in medians]
+
+
+class QuickRunTest(unittest.TestCase):
+    """One smoke run of every section, shared by the tests of what it wrote."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.TemporaryDirectory()
+        with contextlib.redirect_stderr(io.StringIO()):
+            cls.status = bench.main(["--quick", "--quiet", "--out", cls.folder.name])
+        with open(os.path.join(cls.folder.name, "performance.md"), encoding="utf-8") as page:
+            cls.page = page.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.folder.cleanup()
+
+    def test_the_run_succeeds_and_says_it_was_a_smoke_run(self):
+        self.assertEqual(self.status, 0)
+        self.assertIn("A `--quick` smoke run", self.page)
+        self.assertIn("--quick", self.page.split("## ")[0])
+
+    def test_the_header_names_machine_python_and_sqlite(self):
+        head = self.page.split("## ")[0]
+        self.assertIn(f"sqlite {bench.sqlite3.sqlite_version}", head)
+        self.assertIn(bench.platform.python_version(), head)
+
+    def test_every_section_is_written(self):
+        for heading in ("## The floor and the seven tools", "## Validation, and the edit against the floor",
+                        "### Polling an event log", "### Searching a knowledge base", "### Listing a record channel",
+                        "## The knowledge-base day, scaled", "## Writers on one WAL file",
+                        "## The MCP server over stdio", "## Peak memory"):
+            self.assertIn(heading, self.page)
+
+    def test_every_tool_has_a_row_with_its_ratio_to_the_floor(self):
+        for tool in bench.TIMED + (bench.STUBBED,):
+            (row,) = [line for line in self.page.splitlines() if line.startswith(f"| `{tool}` |")]
+            self.assertEqual(row.count("×"), 2, row)
+
+    def test_every_goal_gets_a_verdict(self):
+        verdicts = self.page.count("meets the goal") + self.page.count("misses the goal")
+        self.assertEqual(verdicts, 2 * 2 + 2 + 1 + 2)  # edit and share per database, poll, search, list
+
+    def test_the_writers_pass_the_single_chain_check(self):
+        rows = [line for line in self.page.split("## Writers")[1].splitlines() if line.startswith("| 1 |")
+                or line.startswith("| 2 |")]
+        self.assertEqual(len(rows), 2)
+        self.assertTrue(all(row.rstrip(" |").endswith("passed") for row in rows), rows)
+
+    def test_every_growth_size_has_a_row(self):
+        for size in bench.QUICK.poll_events + bench.QUICK.search_articles + bench.QUICK.list_items:
+            self.assertRegex(self.page, rf"\n\| {size:,} \|")
+
+
+class FloorTest(unittest.TestCase):
+    def test_each_call_swaps_one_version_logs_one_event_stores_one_key_and_keeps_the_values(self):
+        store, ids = bench_fixtures.bug_channel(":memory:", 3)
+        before = {item_id: store.item(CHANNEL, item_id) for item_id in ids}
+        events = len(store.call_tool("poll_resource_events", {"resource_type": "record", "resource_id": CHANNEL})[
+            "events"])
+        floor = bench_timing.FloorTransaction(store.database.connection, ids[:2])
+        for number in range(5):
+            floor(number)
+        after = {item_id: store.item(CHANNEL, item_id) for item_id in ids}
+        self.assertEqual([after[i]["version"] - before[i]["version"] for i in ids], [3, 2, 0])
+        self.assertEqual([after[i]["values"] for i in ids], [before[i]["values"] for i in ids])
+        log = store.call_tool("poll_resource_events", {"resource_type": "record", "resource_id": CHANNEL})["events"]
+        self.assertEqual(len(log) - events, 5)
+        (keys,) = store.database.connection.execute("SELECT count(*) FROM idempotency_keys").fetchone()
+        self.assertEqual(keys, 5)
+
+
+class SummaryTest(unittest.TestCase):
+    def test_the_nearest_rank_percentile(self):
+        self.assertEqual(bench_timing.percentile(list(range(1, 101)), 0.99), 99)
+        self.assertEqual(bench_timing.percentile([3.0], 0.99), 3.0)
+
+    def test_latency_is_in_microseconds(self):
+        self.assertEqual(bench_timing.latency([0.000001, 0.000003, 0.000002]), {"median": 2.0, "p99": 3.0})
+
+    def test_a_summary_is_the_median_and_the_extremes(self):
+        self.assertEqual(Summary.of([3, 1, 2, 10, 4]), Summary(3, 1, 10))
+
+    def test_ratios_pair_repetitions(self):
+        self.assertEqual(bench_timing.ratios(repetitions(10, 40), repetitions(5, 10)), Summary(3.0, 2.0, 4.0))
+
+    def test_timed_for_stops_at_the_count_or_the_time(self):
+        self.assertEqual(len(bench.timed_for(lambda n: None, 12, 100.0)), 12)
+        self.assertEqual(len(bench.timed_for(lambda n: None, 12, 0.0)), bench.GROWTH_MIN)
+
+
+class VerdictTest(unittest.TestCase):
+    def tools_facts(self, edit, stubbed, floor=10.0):
+        runs = {kind: {"floor": repetitions(floor, floor), "edit_record_item": repetitions(edit, edit),
+                       bench_report.STUBBED: repetitions(stubbed, stubbed)} for kind in (bench_report.MEMORY,
+                                                                                         bench_report.WAL)}
+        parts = {"the six values validated": repetitions(1.0, 1.0)}
+        return {"runs": runs, "parts": parts, "profile": []}
+
+    def facts(self):
+        return {"goals": bench.GOALS, "sizes": {"calls": 10, "profiled_edits": 10}}
+
+    def test_an_edit_within_twice_the_floor_meets_the_goal_and_needs_no_reason(self):
+        text = "\n".join(bench_report.validation_section(self.tools_facts(19.0, 17.0), self.facts()))
+        self.assertEqual(text.count("meets the goal"), 4)
+        self.assertNotIn("Why the edit stays", text)
+
+    def test_a_slow_edit_misses_and_says_why(self):
+        text = "\n".join(bench_report.validation_section(self.tools_facts(40.0, 30.0), self.facts()))
+        self.assertEqual(text.count("misses the goal"), 4)  # 4.0x the floor, validation 25% of the edit
+        self.assertIn("Why the edit stays at 4.0× the floor", text)
+
+    def test_validation_share_is_one_minus_stubbed_over_full(self):
+        runs = {"edit_record_item": repetitions(100, 80), bench_report.STUBBED: repetitions(90, 60)}
+        share = bench_report.validation_share(runs)
+        for got, expected in zip((share.median, share.low, share.high), (17.5, 10.0, 25.0)):
+            self.assertAlmostEqual(got, expected)
+
+    def test_poll_flatness_compares_the_longest_log_with_the_shortest(self):
+        def page(longest):
+            growth = {"built": {"events": [{"size": 10, "bytes": 0}, {"size": 100, "bytes": 0}]},
+                      "timings": {"events": [{"head": repetitions(100), "middle": repetitions(100)},
+                                             {"head": repetitions(longest), "middle": repetitions(100)}]}}
+            return "\n".join(bench_report.poll_growth(growth, bench.GOALS))
+        self.assertEqual(page(110).count("meets the goal"), 2)
+        self.assertIn("*head* at 100 events is 1.30×", page(130))
+        self.assertEqual(page(130).count("misses the goal"), 1)
+
+
+class WorkloadTest(unittest.TestCase):
+    def setUp(self):
+        kb, article_ids, written = bench_fixtures.knowledge_base(":memory:", 12, keep=4)
+        records, item_ids = bench_fixtures.bug_channel(":memory:", 6)
+        self.work = bench_tools.Workload(kb, article_ids, written, records, item_ids)
+
+    def test_edits_keep_succeeding_batch_after_batch_with_the_versions_they_returned(self):
+        for batch in range(2):
+            call = self.work.call("edit_record_item")
+            for number in range(13):
+                call(number)
+        versions = [self.work.records.item(CHANNEL, i)["version"] for i in self.work.item_ids]
+        self.assertEqual(sorted(versions), [5, 5, 5, 5, 5, 7])  # 2 x 13 edits over 6 items
+        kb_call = self.work.call("edit_knowledge_article")
+        for number in range(25):
+            kb_call(number)
+
+    def test_a_refused_call_stops_the_benchmark(self):
+        self.work.item_ids[0] = "missing"
+        with self.assertRaisesRegex(RuntimeError, "not_found"):
+            self.work.call("read_record_item")(0)
+
+    def test_every_part_of_the_edit_runs_on_the_store_and_the_values_pass_validation(self):
+        parts = bench_tools.edit_parts(self.work)
+        self.assertEqual(parts["the six values validated"](0), [])
+        for name, part in parts.items():
+            with self.subTest(part=name):
+                part(0)
+        self.assertEqual(self.work.records.item(CHANNEL, self.work.item_ids[0])["version"], 1)  # nothing saved
+
+
+class PeakMemoryTest(unittest.TestCase):
+    def run_measured(self, source):
+        with tempfile.TemporaryDirectory() as folder:
+            script, facts = os.path.join(folder, "script.py"), os.path.join(folder, "facts.json")
+            with open(script, "w") as file:
+                file.write(source)
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "bench_memory.py"), facts, script, "x"],
+                                 capture_output=True, text=True, timeout=60)
+            peaks = None
+            if os.path.exists(facts):
+                with open(facts) as file:
+                    peaks = json.load(file)
+            return run, peaks
+
+    @unittest.skipIf(bench.bench_memory.peak_rss_mib() is None, "no way to read peak memory here")
+    def test_the_peak_includes_what_the_script_held_and_the_script_saw_its_arguments(self):
+        run, peaks = self.run_measured("import sys\nassert sys.argv[1:] == ['x']\nheld = b'x' * (80 << 20)\n")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertGreaterEqual(peaks["self"], 80)
+
+    def test_a_failing_script_fails_the_measurement_and_reports_no_peak(self):
+        run, peaks = self.run_measured("raise SystemExit(3)\n")
+        self.assertNotEqual(run.returncode, 0)
+        self.assertIsNone(peaks)
+
+
+class CommandLineTest(unittest.TestCase):
+    def run_growth(self, *argv):
+        return subprocess.run([sys.executable, os.path.join(ROOT, "bench_growth.py"), *argv], capture_output=True,
+                              text=True, timeout=60)
+
+    def test_a_build_refuses_an_existing_file_and_leaves_it_alone(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "taken.db")
+            with open(path, "w") as taken:
+                taken.write("mine")
+            run = self.run_growth("build", "events", "100", path)
+            self.assertEqual(run.returncode, 2)
+            self.assertIn("exists", run.stderr)
+            with open(path) as taken:
+                self.assertEqual(taken.read(), "mine")
+
+    def test_a_build_refuses_a_size_too_small_for_a_full_page_and_writes_nothing(self):
+        with tempfile.TemporaryDirectory() as folder:
+            run = self.run_growth("build", "items", "10", os.path.join(folder, "small.db"))
+            self.assertEqual(run.returncode, 2)
+            self.assertEqual(len(run.stderr.strip().splitlines()), 1)
+            self.assertEqual(os.listdir(folder), [])
+
+    def test_a_build_prints_what_the_benchmark_needs(self):
+        with tempfile.TemporaryDirectory() as folder:
+            run = self.run_growth("build", "items", "60", os.path.join(folder, "items.db"))
+            self.assertEqual(run.returncode, 0, run.stderr)
+            facts = json.loads(run.stdout)
+            with record_store.connect(facts["path"]) as store:
+                ids = store.item_ids(CHANNEL)
+            self.assertEqual(len(ids), 60)
+            self.assertGreaterEqual(len(ids) - ids.index(facts["deep_before_id"]) - 1, 50)
+
+    def test_an_unknown_section_is_refused(self):
+        with contextlib.redirect_stderr(io.StringIO()) as error, self.assertRaises(SystemExit) as stop:
+            bench.main(["--only", "everything"])
+        self.assertEqual(stop.exception.code, 2)
+        self.assertIn("--only", error.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
