@@ -15,6 +15,7 @@ repetition everything compared is measured back to back, so a ratio is always
 between figures taken at the same moment of a shared, noisy machine.
 """
 
+import argparse
 import cProfile
 import dataclasses
 import datetime
@@ -160,7 +161,8 @@ def _function_name(where: Tuple[str, int, str]) -> str:
 
 
 def measure_growth(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
-    """Build every file apart, then time all sizes of a kind in turn within each repetition."""
+    """Build every file apart, then time all sizes of a kind in turn within each repetition, after the floor
+    on a small WAL file of the same directory."""
     plan = {"events": sizes.poll_events, "articles": sizes.search_articles, "items": sizes.list_items}
     built: Dict[str, List[Dict[str, Any]]] = {}
     for kind, counts in plan.items():
@@ -168,24 +170,30 @@ def measure_growth(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
             log(f"growth: building {size:,} {kind}")
             path = os.path.join(directory, f"growth-{kind}-{size}.db")
             built.setdefault(kind, []).append(bench_growth.build_apart(kind, size, path))
-    timings = {kind: _time_sizes(facts, sizes, log) for kind, facts in built.items()}
+    store, item_ids = bench_fixtures.bug_channel(os.path.join(directory, "growth-floor.db"), EDITED)
+    floor = FloorTransaction(store.database.connection, item_ids)
+    timings = {kind: _time_sizes(facts, floor, sizes, log) for kind, facts in built.items()}
+    store.close()
     return {"built": built, "timings": timings}
 
 
-def _time_sizes(facts: List[Dict[str, Any]], sizes: Sizes, log: Callable[[str], None]) -> List[Dict[str, Any]]:
-    """Per size, per label, one latency per repetition; sizes alternate within a repetition."""
+def _time_sizes(facts: List[Dict[str, Any]], floor: FloorTransaction, sizes: Sizes,
+                log: Callable[[str], None]) -> Dict[str, Any]:
+    """Per size, per label, one latency per repetition; each repetition times the floor, then the sizes in turn."""
     stores = [bench_growth.open_built(f) for f in facts]
     calls = [bench_growth.calls_for(store, f) for store, f in zip(stores, facts)]
     runs: List[Dict[str, List[Dict[str, float]]]] = [{} for _ in facts]
+    floors = []
     for repetition in range(sizes.repetitions):
         log(f"growth: timing {facts[0]['kind']}, repetition {repetition + 1} of {sizes.repetitions}")
+        floors.append(latency(timed(floor, sizes.calls)))
         for per_size, labelled in zip(runs, calls):
             for label, call in labelled.items():
                 samples = timed_for(call, sizes.growth_calls, sizes.growth_seconds)
                 per_size.setdefault(label, []).append(dict(latency(samples), calls=len(samples)))
     for store in stores:
         store.close()
-    return runs
+    return {"sizes": runs, "floor": floors}
 
 
 def timed_for(call: Callable[[int], Any], count: int, seconds: float) -> List[float]:
@@ -220,24 +228,30 @@ def measure_day(sizes: Sizes, log: Callable[[str], None], seed: int = 1) -> List
 # Writers, the MCP round trip, and peak memory.
 
 
-def measure_writers(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[int, List[Dict[str, Any]]]:
-    """Per number of processes, one run per repetition, each on a new file."""
+def measure_writers(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
+    """Per number of processes, one run per repetition, each on a new file; and, per repetition, the floor
+    alone in this one process, on a file like theirs."""
     runs: Dict[int, List[Dict[str, Any]]] = {}
+    floors = []
     for repetition in range(sizes.repetitions):
+        path = os.path.join(directory, f"writers-floor-{repetition}.db")
+        store, item_ids = bench_fixtures.bug_channel(path, sizes.writer_items)
+        floors.append(latency(timed(FloorTransaction(store.database.connection, item_ids), sizes.calls)))
+        store.close()
         for processes in sizes.writer_processes:
             log(f"writers: {processes} processes, repetition {repetition + 1} of {sizes.repetitions}")
             folder = tempfile.mkdtemp(dir=directory)
             runs.setdefault(processes, []).append(bench_writers.run_writers(
                 folder, processes, sizes.writer_edits, sizes.writer_items, seed=repetition + 1))
-    return runs
+    return {"runs": runs, "floor": floors}
 
 
 def measure_mcp(sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
     """Round trips of tools/call read_knowledge_article: ours, and the official SDK's server if it can run."""
-    servers = {"mcp_server.py (this project, standard library)": bench_mcp.DEFAULT_SERVER}
+    servers = {bench_mcp.OURS: bench_mcp.DEFAULT_SERVER}
     sdk = bench_mcp.sdk_server_command()
     if sdk is not None:
-        servers["bench_sdk_server.py (official mcp SDK)"] = sdk
+        servers[bench_mcp.THE_SDKS] = sdk
     runs: Dict[str, List[Dict[str, float]]] = {name: [] for name in servers}
     arguments = bench_mcp.demo_article()
     for repetition in range(sizes.repetitions):
@@ -278,24 +292,23 @@ def machine(now: datetime.datetime, command: Sequence[str]) -> Dict[str, str]:
 def parser() -> OneLineParser:
     p = OneLineParser(prog="bench.py", description=(
         "Time the seven agent tools against the bare sqlite transaction, and how their cost grows; "
-        "write results/performance.md."))
+        "write results/performance.md, and the measured facts it is written from to performance.json."))
     p.add_argument("--quick", action="store_true", help="a smoke run of every section with tiny sizes")
-    p.add_argument("--out", default=OUT, help=f"where performance.md goes (default {OUT})")
+    p.add_argument("--out", default=OUT, help=f"where performance.md and .json go (default {OUT})")
     p.add_argument("--only", choices=SECTIONS, action="append",
                    help="measure only this section (repeatable); the others are left out of the page")
+    p.add_argument("--render", metavar="FACTS.json",
+                   help="measure nothing: write performance.md again from the facts of an earlier run")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Measure every section, write the page."""
-    options = parser().parse_args(argv)
+def measure(options: argparse.Namespace, command: Sequence[str], log: Callable[[str], None]) -> Dict[str, Any]:
+    """Every chosen section, in SECTIONS order: the facts the page is written from."""
     sizes = QUICK if options.quick else FULL
-    sections = options.only or list(SECTIONS)
     started = time.perf_counter()
-    log = (lambda line: None) if options.quiet else (lambda line: print(f"bench.py: {line}", file=sys.stderr))
-    facts: Dict[str, Any] = {"machine": machine(datetime.datetime.now(), list(argv or sys.argv[1:])),
-                             "sizes": dataclasses.asdict(sizes), "goals": GOALS, "quick": options.quick}
+    facts: Dict[str, Any] = {"machine": machine(datetime.datetime.now(), command), "sizes": dataclasses.asdict(sizes),
+                             "goals": GOALS, "quick": options.quick, "section_seconds": {}}
     with tempfile.TemporaryDirectory() as directory:
         measures = {"tools": lambda: measure_tools(directory, sizes, log),
                     "growth": lambda: measure_growth(directory, sizes, log),
@@ -303,16 +316,36 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     "writers": lambda: measure_writers(directory, sizes, log),
                     "mcp": lambda: measure_mcp(sizes, log),
                     "memory": lambda: measure_memory(directory, sizes, log)}
-        facts["section_seconds"] = {}
         for section in SECTIONS:
-            if section in sections:
+            if section in (options.only or SECTIONS):
                 begun = time.perf_counter()
                 facts[section] = measures[section]()
                 facts["section_seconds"][section] = time.perf_counter() - begun
     facts["seconds"] = time.perf_counter() - started
+    return facts
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Measure every section (or read the facts of an earlier run), write the page and the facts."""
+    p = parser()
+    options = p.parse_args(argv)
+    command = sys.argv[1:] if argv is None else list(argv)
+    log = (lambda line: None) if options.quiet else (lambda line: print(f"bench.py: {line}", file=sys.stderr))
+    if options.render:
+        if options.quick or options.only:
+            p.error("--render measures nothing: give it without --quick or --only")
+        try:
+            with open(options.render, encoding="utf-8") as saved:
+                facts = json.load(saved)
+        except (OSError, ValueError) as error:
+            p.error(f"cannot read the facts in {options.render}: {error}")
+    else:
+        facts = json.loads(json.dumps(measure(options, command, log)))  # as the .json keeps them: one rendering
     os.makedirs(options.out, exist_ok=True)
     write_text(os.path.join(options.out, "performance.md"), bench_report.markdown(facts))
-    log(f"wrote {options.out}/performance.md in {facts['seconds']:.0f} s")
+    if not options.render:
+        write_text(os.path.join(options.out, "performance.json"), json.dumps(facts, indent=1) + "\n")
+    log(f"wrote {options.out}/performance.md" + ("" if options.render else f" in {facts['seconds']:.0f} s"))
     return 0
 
 

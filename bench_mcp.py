@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_SERVER = [sys.executable, os.path.join(HERE, "mcp_server.py"), "--demo"]
 SDK_SERVER = os.path.join(HERE, "bench_sdk_server.py")
 VENV_PYTHON = os.path.join(HERE, ".venv", *(("Scripts", "python.exe") if os.name == "nt" else ("bin", "python")))
+OURS, THE_SDKS = "mcp_server.py (this project, standard library)", "bench_sdk_server.py (official mcp SDK)"
 TOOL = "read_knowledge_article"
 COUNT = 2000
 WARM_UP = 50

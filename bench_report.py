@@ -7,6 +7,7 @@ a median over repetitions, shown as "median (min–max)".
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from bench_mcp import OURS
 from bench_timing import Summary, ratios, summarise
 from bench_tools import MEMORY, STUBBED, TIMED, WAL
 from experiments import number, table
@@ -54,7 +55,9 @@ def header(facts: Dict[str, Any]) -> List[str]:
         + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in facts["section_seconds"].items()) + ").",
         f"- Each latency is the median over {sizes['repetitions']} repetitions of that repetition's own median "
         "(or 99th percentile), in microseconds unless marked, with the fastest and slowest repetition in "
-        "brackets. A ratio is computed within each repetition, then summarised the same way.",
+        "brackets. A ratio is computed within each repetition, then summarised the same way. A repetition "
+        "that the shared machine disturbed shows only as an extreme in brackets (a share can even come out "
+        "negative there); the median is the figure.",
     ]
     if facts["quick"]:
         lines += ["", "**A `--quick` smoke run: tiny sizes and few calls. Its figures show that every section "
@@ -145,14 +148,14 @@ def edit_parts_section(tools: Dict[str, Any], facts: Dict[str, Any]) -> List[str
     rows = [[name, spread(summary, 1)] for name, summary in sorted(timed.items(), key=lambda p: -p[1].median)]
     rows += [["**the parts together**", spread(total, 1)], ["**the edit minus the floor, measured**", spread(gap, 1)]]
     largest = sorted(timed.items(), key=lambda p: -p[1].median)[:3]
-    named = ", ".join(f"{name} ({summary.median:.1f} µs)" for name, summary in largest)
+    named = "; ".join(f"{name}, {summary.median:.1f} µs" for name, summary in largest)
     over = ratios(runs["edit_record_item"], runs["floor"]).median
     rest = gap.median - total.median
     lines = ["What an in-memory edit adds to the floor, part by part: each part is the store's own code, timed "
              f"alone {facts['sizes']['calls']} times per repetition on the same item.", ""]
     lines += table(["part of edit_record_item", "µs"], rows)
     if over > facts["goals"]["edit_over_floor"]:
-        lines += ["", f"**Why the edit stays at {over:.1f}× the floor.** The largest parts are {named}. Each is a "
+        lines += ["", f"**Why the edit stays at {over:.1f}× the floor.** The three largest parts: {named}. Each is a "
                   "promise of the design rather than waste: every call is checked against the inputSchema the "
                   "client was shown; the idempotency key is bound to a fingerprint of the whole call, so a reused "
                   "key with other arguments is refused; an item's values live in one JSON column (a channel's "
@@ -174,10 +177,18 @@ def growth_section(growth: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
              "Each file was built by its own process (through the stores' people side), then all sizes of a kind "
              "were opened together and timed in turn within each repetition: at most "
              f"{facts['sizes']['growth_calls']} calls or {facts['sizes']['growth_seconds']:g} s per figure per "
-             "repetition. All are WAL files."]
+             "repetition. All are WAL files. Each repetition first times the floor on a small WAL file beside "
+             "them; after each figure, *n×* is its median ratio to that floor."]
     lines += [""] + poll_growth(growth, goals) + [""] + search_growth(growth, goals)
     lines += [""] + list_growth(growth, goals)
     return lines
+
+
+def timed_cell(reps: List[Dict[str, float]], floor: List[Dict[str, float]], decimals: int = 1,
+               in_ms: bool = False) -> str:
+    """A growth figure: its median (min–max), in µs or ms, then its median ratio to the floor."""
+    figure = summarise(reps, "median")
+    return f"{spread(_ms(figure) if in_ms else figure, decimals)} · {ratios(reps, floor).median:,.1f}×"
 
 
 def _flatness(runs: List[Dict[str, List[Dict[str, float]]]], label: str) -> Summary:
@@ -185,14 +196,20 @@ def _flatness(runs: List[Dict[str, List[Dict[str, float]]]], label: str) -> Summ
     return ratios(runs[-1][label], runs[0][label])
 
 
+def _growth(growth: Dict[str, Any], kind: str) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]], List[Any]]:
+    """The built files of a kind, their timings per size, and the floor of each repetition."""
+    timings = growth["timings"][kind]
+    return growth["built"][kind], timings["sizes"], timings["floor"]
+
+
 def poll_growth(growth: Dict[str, Any], goals: Dict[str, float]) -> List[str]:
-    built, runs = growth["built"]["events"], growth["timings"]["events"]
+    built, runs, floor = _growth(growth, "events")
     lines = ["### Polling an event log of growing length", "",
              "One record channel's log, filled through `EventLog.append`. *head*: an agent 10 events behind "
              "(`after_sequence` = head − 10); *middle*: an agent resuming from the middle of the log, a full "
              f"page of 100. Goal: flat within {round(100 * (goals['poll_flat'] - 1))}% from the shortest log to "
              "the longest, since a poll reads one range of the primary key.", ""]
-    rows = [[number(f["size"], 0), spread(summarise(r["head"], "median")), spread(summarise(r["middle"], "median")),
+    rows = [[number(f["size"], 0), timed_cell(r["head"], floor), timed_cell(r["middle"], floor),
              f"{f['bytes'] / 2 ** 20:,.0f}"] for f, r in zip(built, runs)]
     lines += table(["events", "head µs", "middle µs", "file MiB"], rows)
     verdicts = []
@@ -204,7 +221,7 @@ def poll_growth(growth: Dict[str, Any], goals: Dict[str, float]) -> List[str]:
 
 
 def search_growth(growth: Dict[str, Any], goals: Dict[str, float]) -> List[str]:
-    built, runs = growth["built"]["articles"], growth["timings"]["articles"]
+    built, runs, floor = _growth(growth, "articles")
     lines = ["### Searching a knowledge base of growing size", "",
              "Articles written as sim.py writes them, with a vocabulary grown in proportion (7.5 subject words "
              "per article). *narrow*: an article's area word, held by a handful of articles; *mid*: the simulated "
@@ -217,7 +234,7 @@ def search_growth(growth: Dict[str, Any], goals: Dict[str, float]) -> List[str]:
         cells = [number(f["size"], 0)]
         for label in ("narrow", "mid", "broad"):
             matched = sorted(f["matched"][label])[len(f["matched"][label]) // 2]
-            cells.append(f"{spread(_ms(summarise(r[label], 'median')), 2)} [{number(matched, 0)}]")
+            cells.append(f"{timed_cell(r[label], floor, 2, in_ms=True)} [{number(matched, 0)}]")
         cells += [f"{f['seconds']:.1f}", f"{f['bytes'] / 2 ** 20:,.0f}"]
         rows.append(cells)
     lines += table(["articles", "narrow ms [matches]", "mid ms [matches]", "broad ms [matches]", "build s",
@@ -232,14 +249,13 @@ def _ms(summary: Summary) -> Summary:
 
 
 def list_growth(growth: Dict[str, Any], goals: Dict[str, float]) -> List[str]:
-    built, runs = growth["built"]["items"], growth["timings"]["items"]
+    built, runs, floor = _growth(growth, "items")
     lines = ["### Listing a record channel of growing size", "",
              "Bugs as triage.py files them (descriptions of 300 to 4,000 characters). *first*: the newest page "
              "of 50; *deep*: the page after the item 90% of the way down, by `before_id`. Goal: flat, since the "
              "cursor is one index seek (we allow 20%).", ""]
-    rows = [[number(f["size"], 0), spread(summarise(r["first"], "median"), 0),
-             spread(summarise(r["deep"], "median"), 0), f"{f['seconds']:.1f}", f"{f['bytes'] / 2 ** 20:,.0f}"]
-            for f, r in zip(built, runs)]
+    rows = [[number(f["size"], 0), timed_cell(r["first"], floor, 0), timed_cell(r["deep"], floor, 0),
+             f"{f['seconds']:.1f}", f"{f['bytes'] / 2 ** 20:,.0f}"] for f, r in zip(built, runs)]
     lines += table(["items", "first page µs", "deep page µs", "build s", "file MiB"], rows)
     verdicts = []
     for label in ("first", "deep"):
@@ -282,8 +298,8 @@ def day_section(rows: List[Dict[str, Any]], facts: Dict[str, Any]) -> List[str]:
     return lines
 
 
-def writers_section(runs: Dict[int, List[Dict[str, Any]]], facts: Dict[str, Any]) -> List[str]:
-    sizes = facts["sizes"]
+def writers_section(writers: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
+    sizes, runs = facts["sizes"], writers["runs"]
     lines = ["## Writers on one WAL file", "",
              f"Separate processes, each making {sizes['writer_edits']} successful `edit_record_item` calls "
              f"(read, then edit with that version) on {sizes['writer_items']} hot items of one channel; a "
@@ -298,8 +314,13 @@ def writers_section(runs: Dict[int, List[Dict[str, Any]]], facts: Dict[str, Any]
         chains = [r["chain"]["ok"] for r in reps]
         rows.append([processes, spread(rate, 0), spread(conflicts, 0), busy,
                      "passed" if all(chains) else f"**failed in {chains.count(False)} of {len(chains)} runs**"])
+    floor_rate = Summary.of([1e6 / floor["median"] for floor in writers["floor"]])
+    rows.append(["the floor alone, 1 process", spread(floor_rate, 0), "", "", ""])
     lines += table(["processes", "edits per second", "conflicts per run", "busy rejections", "single chain"], rows)
-    return lines
+    return lines + ["", "Each writer's edit is a read and a compare-and-swap; the last row is the bare transaction "
+                        "alone, one after another in one process, for scale. sqlite lets one writer commit at a "
+                        "time, so more processes cannot multiply the rate of edits; they can only keep the file "
+                        "busier."]
 
 
 def mcp_section(mcp: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
@@ -311,6 +332,13 @@ def mcp_section(mcp: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     rows = [[name, spread(_ms(summarise(reps, "median")), 3), spread(_ms(summarise(reps, "p99")), 3)]
             for name, reps in mcp["runs"].items()]
     lines += table(["server", "median ms", "p99 ms"], rows)
+    tools = facts.get("tools")
+    if tools:
+        inside = summarise(tools["runs"][MEMORY]["read_knowledge_article"], "median")
+        ours = summarise(mcp["runs"][OURS], "median")
+        lines += ["", f"The same read through `call_tool` in process takes {inside.median:.1f} µs (the tools table), "
+                  f"so a round trip over stdio is about {ours.median / inside.median:.0f}× the store's own work: "
+                  "JSON-RPC framing, two pipes and two process switches."]
     if not mcp["sdk"]:
         lines += ["", "The SDK server was not measured: no Python here can import `mcp`. `make conformance` "
                   "installs it in `.venv`; `make bench` then finds it there."]

@@ -22,8 +22,7 @@ import time
 from typing import Any, Callable, Dict, List, Sequence
 
 import record_store
-
-CHANNEL = "bugs"
+from triage_runs import CHANNEL  # the bug tracker's ID, as the experiments name it
 
 
 def timed(call: Callable[[int], Any], count: int, clock: Callable[[], float] = time.perf_counter) -> List[float]:

@@ -30,10 +30,10 @@ import time
 import traceback
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+import bench_fixtures
 import record_store
 from experiments import OneLineParser, positive
-from triage import DESCRIPTION
-from triage_runs import CHANNEL, new_bug
+from triage_runs import CHANNEL
 
 PROCESSES = 2
 EDITS = 500  # saved edits per writer
@@ -59,7 +59,7 @@ def run_writers(directory: str, processes: int, edits_per_process: int, items: i
     call_tool only: read_record_item, then edit_record_item with that version and a fresh idempotency key,
     on an item drawn from a seeded random.Random per process; on version_conflict, count it, re-read and retry.
     All processes start together (one start signal, sent once every writer is connected and has said so); the
-    clock runs from that signal until the last exits. Each edit keeps its key across its retries (a refused call
+    clock runs from that signal until the last writer reports its counts. Each edit keeps its key across its retries (a refused call
     stores nothing under it).
     Returns {"processes", "edits" (successful, summed), "conflicts", "busy" (Busy rejections, if any),
              "seconds", "edits_per_second", "chain": {"ok": bool, "problems": [str, ...]}}."""
@@ -79,18 +79,15 @@ def bug_tracker(directory: str, items: int, seed: int) -> Tuple[str, List[str]]:
     """A new database file in `directory` with the bug tracker of `items` New bugs; its path and the item IDs."""
     handle, path = tempfile.mkstemp(prefix="writers-", suffix=".db", dir=directory)
     os.close(handle)  # an empty file: sqlite makes it a new database
-    rng = random.Random(seed)
-    with record_store.connect(path) as store:
-        store.create_channel(CHANNEL, "Bug tracker", record_store.BUG_TRACKER_FIELDS)
-        item_ids = [store.create_item(CHANNEL, new_bug(rng, number, DESCRIPTION))["item_id"]
-                    for number in range(1, items + 1)]
+    store, item_ids = bench_fixtures.bug_channel(path, items, seed)
+    store.close()
     return path, item_ids
 
 
 def run_processes(path: str, item_ids: Sequence[str], processes: int, edits: int,
                   seed: int) -> Tuple[List[Dict[str, int]], float]:
     """Spawn the writers, start them together once all are ready, wait for the last to exit: their counts
-    and the seconds from the start signal to that exit."""
+    and the seconds from the start signal to the last writer's report of them."""
     context = multiprocessing.get_context("spawn")
     start, reports = context.Event(), context.Queue()
     writers = [context.Process(target=writer, args=(path, list(item_ids), edits, seed, number, start, reports))
@@ -102,9 +99,9 @@ def run_processes(path: str, item_ids: Sequence[str], processes: int, edits: int
         began = time.perf_counter()
         start.set()
         counts = collect(reports, writers)
+        seconds = time.perf_counter() - began  # to the last writer's counts, not its exit: teardown is not editing
         for process in writers:
             process.join()
-        seconds = time.perf_counter() - began
     finally:
         for process in writers:
             if process.is_alive():

@@ -70,6 +70,14 @@ class QuickRunTest(unittest.TestCase):
         self.assertEqual(len(rows), 2)
         self.assertTrue(all(row.rstrip(" |").endswith("passed") for row in rows), rows)
 
+    def test_the_page_is_written_again_from_its_facts_word_for_word(self):
+        with tempfile.TemporaryDirectory() as again:
+            self.assertEqual(bench.main(["--render", os.path.join(self.folder.name, "performance.json"),
+                                         "--out", again, "--quiet"]), 0)
+            with open(os.path.join(again, "performance.md"), encoding="utf-8") as page:
+                self.assertEqual(page.read(), self.page)
+            self.assertEqual(os.listdir(again), ["performance.md"])  # rendering writes no facts
+
     def test_every_growth_size_has_a_row(self):
         for size in bench.QUICK.poll_events + bench.QUICK.search_articles + bench.QUICK.list_items:
             self.assertRegex(self.page, rf"\n\| {size:,} \|")
@@ -142,12 +150,14 @@ class VerdictTest(unittest.TestCase):
     def test_poll_flatness_compares_the_longest_log_with_the_shortest(self):
         def page(longest):
             growth = {"built": {"events": [{"size": 10, "bytes": 0}, {"size": 100, "bytes": 0}]},
-                      "timings": {"events": [{"head": repetitions(100), "middle": repetitions(100)},
-                                             {"head": repetitions(longest), "middle": repetitions(100)}]}}
+                      "timings": {"events": {"floor": repetitions(20), "sizes": [
+                          {"head": repetitions(100), "middle": repetitions(100)},
+                          {"head": repetitions(longest), "middle": repetitions(100)}]}}}
             return "\n".join(bench_report.poll_growth(growth, bench.GOALS))
         self.assertEqual(page(110).count("meets the goal"), 2)
         self.assertIn("*head* at 100 events is 1.30×", page(130))
         self.assertEqual(page(130).count("misses the goal"), 1)
+        self.assertIn("| 100 | 130.0 (130.0–130.0) · 6.5× |", page(130))  # the figure, then its ratio to the floor
 
 
 class WorkloadTest(unittest.TestCase):
@@ -239,6 +249,28 @@ class CommandLineTest(unittest.TestCase):
                 ids = store.item_ids(CHANNEL)
             self.assertEqual(len(ids), 60)
             self.assertGreaterEqual(len(ids) - ids.index(facts["deep_before_id"]) - 1, 50)
+
+    def test_the_committed_page_is_what_its_committed_facts_render(self):
+        with tempfile.TemporaryDirectory() as folder:
+            bench.main(["--render", os.path.join(ROOT, "results", "performance.json"), "--out", folder, "--quiet"])
+            with open(os.path.join(folder, "performance.md"), encoding="utf-8") as rendered, \
+                    open(os.path.join(ROOT, "results", "performance.md"), encoding="utf-8") as committed:
+                self.assertEqual(rendered.read(), committed.read())
+
+    def test_render_refuses_to_measure_too_and_unreadable_facts_and_writes_nothing(self):
+        with tempfile.TemporaryDirectory() as folder:
+            facts = os.path.join(folder, "facts.json")
+            with open(facts, "w") as file:
+                file.write("{not json")
+            out = os.path.join(folder, "out")
+            for argv in (["--render", facts], ["--render", os.path.join(folder, "missing.json")],
+                         ["--render", os.path.join(ROOT, "results", "performance.json"), "--quick"]):
+                with self.subTest(argv=argv[1:]):
+                    with contextlib.redirect_stderr(io.StringIO()) as error, self.assertRaises(SystemExit) as stop:
+                        bench.main(argv + ["--out", out])
+                    self.assertEqual(stop.exception.code, 2)
+                    self.assertEqual(len(error.getvalue().strip().splitlines()), 1, error.getvalue())
+                    self.assertFalse(os.path.exists(out))
 
     def test_an_unknown_section_is_refused(self):
         with contextlib.redirect_stderr(io.StringIO()) as error, self.assertRaises(SystemExit) as stop:
