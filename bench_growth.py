@@ -21,10 +21,10 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import bench_fixtures
-from bench_memory import peak_rss_mib
 import kb_store
 import record_store
 from bench_fixtures import KB
+from bench_memory import peak_rss_mib
 from bench_timing import CHANNEL
 from bench_tools import BROAD_QUERY, mid_query, narrow_query
 from experiments import OneLineParser

@@ -21,14 +21,12 @@ import triage_runs
 from bench_fixtures import KB, Written
 from bench_timing import CHANNEL
 
-TOOLS = ("search_knowledge_base", "read_knowledge_article", "edit_knowledge_article", "list_record_items",
-         "read_record_item", "edit_record_item", "poll_resource_events")
+KB_TOOLS = ("search_knowledge_base", "read_knowledge_article", "edit_knowledge_article")  # the rest are the records'
 TIMED = ("search_knowledge_base", "read_knowledge_article", "edit_knowledge_article",
          "poll_resource_events.knowledge_base", "list_record_items", "read_record_item", "edit_record_item",
          "poll_resource_events.record")  # what the benchmark times: the seven tools, the poll on both stores
 STUBBED = "edit_record_item, validation stubbed"
 MEMORY, WAL = "memory", "WAL file"  # the database kinds every tool is timed on
-POLL_KINDS = ("knowledge_base", "record")
 EDITED = 50  # articles and items the edits cycle over
 SIZED = 50  # the first calls of each batch whose result sizes are kept
 POLL_BACK = 10  # a poll asks for the events after head - POLL_BACK: an agent a few saves behind
@@ -79,7 +77,7 @@ class Workload:
             arguments_of = self._edit_record_item(values)
         else:
             arguments_of = getattr(self, "_" + name)()
-        target = store or (self.kb if name in TOOLS[:3] or kind == "knowledge_base" else self.records)
+        target = store or (self.kb if name in KB_TOOLS or kind == "knowledge_base" else self.records)
         sizes = self.sizes.setdefault(tool, [])
 
         def one(number: int) -> Any:
