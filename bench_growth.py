@@ -26,7 +26,7 @@ import record_store
 from bench_fixtures import KB
 from bench_memory import peak_rss_mib
 from bench_timing import CHANNEL
-from bench_tools import BROAD_QUERY, mid_query, narrow_query
+from bench_tools import BROAD_QUERY, POLL_BACK, mid_query, narrow_query
 from experiments import OneLineParser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -116,7 +116,7 @@ def list_calls(store: record_store.RecordStore, facts: Dict[str, Any]) -> Dict[s
 def poll_calls(store: record_store.RecordStore, facts: Dict[str, Any]) -> Dict[str, Callable[[int], Any]]:
     """An agent a few events behind the head, and one resuming from the middle of the log with a full page."""
     size = facts["size"]
-    return {"head": _calling(store, "poll_resource_events", [_poll(size - 10)]),
+    return {"head": _calling(store, "poll_resource_events", [_poll(size - POLL_BACK)]),
             "middle": _calling(store, "poll_resource_events", [_poll(size // 2, POLL_PAGE)])}
 
 

@@ -7,11 +7,14 @@ a median over repetitions, shown as "median (min–max)".
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from bench_mcp import OURS
+from bench_fixtures import VOCABULARY_PER_ARTICLE
+from bench_growth import DEEP, POLL_PAGE
+from bench_mcp import OURS, WARM_UP
 from bench_timing import Summary, ratios, summarise
-from bench_tools import MEMORY, STUBBED, TIMED, WAL
+from bench_tools import EDITED, MEMORY, POLL_BACK, SIX_FIELDS, STUBBED, TIMED, WAL
+from record_store import PAGE_LIMIT_DEFAULT
 from experiments import number, table
-from triage import PUBLISHED_R6
+from triage import DESCRIPTION, PUBLISHED_R6
 
 STRATEGIES = (("title", "search each cited title"), ("reread", "re-read each cited article"),
               ("poll", "poll the event log"))
@@ -85,9 +88,10 @@ def tools_section(tools: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     lines += ["", f"Each tool, {facts['sizes']['calls']} calls per repetition, on the default day's knowledge base "
               f"({facts['sizes']['articles']} articles) and a bug channel of {facts['sizes']['items']} items. The "
               "search asks the simulated agent's kind of question; the reads cycle over every article or item; "
-              "the edits cycle over 50 of them, each with the version its previous edit returned (a record edit "
-              "sets six fields, as table R6 does); a poll asks for the events after the head minus 10; a listing "
-              "is the first page of 50. Bytes are the result as an MCP client receives it (UTF-8 JSON).", ""]
+              f"the edits cycle over {EDITED} of them, each with the version its previous edit returned (a record "
+              f"edit sets {len(SIX_FIELDS)} fields, as table R6 does); a poll asks for the events after the head "
+              f"minus {POLL_BACK}; a listing is the first page of {PAGE_LIMIT_DEFAULT}. Bytes are the result as an "
+              "MCP client receives it (UTF-8 JSON).", ""]
     rows = []
     for tool in TIMED + (STUBBED,):
         cells = [f"`{tool}`"]
@@ -205,9 +209,9 @@ def _growth(growth: Dict[str, Any], kind: str) -> Tuple[List[Dict[str, Any]], Li
 def poll_growth(growth: Dict[str, Any], goals: Dict[str, float]) -> List[str]:
     built, runs, floor = _growth(growth, "events")
     lines = ["### Polling an event log of growing length", "",
-             "One record channel's log, filled through `EventLog.append`. *head*: an agent 10 events behind "
-             "(`after_sequence` = head − 10); *middle*: an agent resuming from the middle of the log, a full "
-             f"page of 100. Goal: flat within {round(100 * (goals['poll_flat'] - 1))}% from the shortest log to "
+             f"One record channel's log, filled through `EventLog.append`. *head*: an agent {POLL_BACK} events "
+             f"behind (`after_sequence` = head − {POLL_BACK}); *middle*: an agent resuming from the middle of the "
+             f"log, a full page of {POLL_PAGE}. Goal: flat within {round(100 * (goals['poll_flat'] - 1))}% from the shortest log to "
              "the longest, since a poll reads one range of the primary key.", ""]
     rows = [[number(f["size"], 0), timed_cell(r["head"], floor), timed_cell(r["middle"], floor),
              f"{f['bytes'] / 2 ** 20:,.0f}"] for f, r in zip(built, runs)]
@@ -223,7 +227,8 @@ def poll_growth(growth: Dict[str, Any], goals: Dict[str, float]) -> List[str]:
 def search_growth(growth: Dict[str, Any], goals: Dict[str, float]) -> List[str]:
     built, runs, floor = _growth(growth, "articles")
     lines = ["### Searching a knowledge base of growing size", "",
-             "Articles written as sim.py writes them, with a vocabulary grown in proportion (7.5 subject words "
+             "Articles written as sim.py writes them, with a vocabulary grown in proportion "
+             f"({VOCABULARY_PER_ARTICLE:g} subject words "
              "per article). *narrow*: an article's area word, held by a handful of articles; *mid*: the simulated "
              "agent's question (an opener and three topic words); *broad*: `the and`, held by nearly every "
              "article. A search ranks every matching article by bm25 before it keeps the best 10, so its cost "
@@ -251,8 +256,9 @@ def _ms(summary: Summary) -> Summary:
 def list_growth(growth: Dict[str, Any], goals: Dict[str, float]) -> List[str]:
     built, runs, floor = _growth(growth, "items")
     lines = ["### Listing a record channel of growing size", "",
-             "Bugs as triage.py files them (descriptions of 300 to 4,000 characters). *first*: the newest page "
-             "of 50; *deep*: the page after the item 90% of the way down, by `before_id`. Goal: flat, since the "
+             f"Bugs as triage.py files them (descriptions of {DESCRIPTION[0]:,} to {DESCRIPTION[1]:,} characters). "
+             f"*first*: the newest page of {PAGE_LIMIT_DEFAULT}; *deep*: the page after the item {DEEP:.0%} of the "
+             "way down, by `before_id`. Goal: flat, since the "
              "cursor is one index seek (we allow 20%).", ""]
     rows = [[number(f["size"], 0), timed_cell(r["first"], floor, 0), timed_cell(r["deep"], floor, 0),
              f"{f['seconds']:.1f}", f"{f['bytes'] / 2 ** 20:,.0f}"] for f, r in zip(built, runs)]
@@ -326,7 +332,7 @@ def writers_section(writers: Dict[str, Any], facts: Dict[str, Any]) -> List[str]
 def mcp_section(mcp: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     lines = ["## The MCP server over stdio", "",
              f"`tools/call read_knowledge_article` of the demo's first article, {facts['sizes']['round_trips']} "
-             "round trips per repetition after 50 untimed ones, each timed from writing the request line to "
+             f"round trips per repetition after {WARM_UP} untimed ones, each timed from writing the request line to "
              "reading its answer (bench_mcp.py). The SDK server serves the same store read through the official "
              "`mcp` package (bench_sdk_server.py).", ""]
     rows = [[name, spread(_ms(summarise(reps, "median")), 3), spread(_ms(summarise(reps, "p99")), 3)]
