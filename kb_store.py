@@ -3,8 +3,9 @@
 Layer: a store. Agents reach it only through `call_tool` (search_knowledge_base,
 read_knowledge_article, edit_knowledge_article, poll_resource_events); people
 reach it through plain methods (create_article, save_article, unpublish_article,
-publish_article). Names, required arguments, limits and annotations are the
-published ones (SPEC §1.1); result shapes are this reconstruction's own.
+publish_article, add_views). Names, required arguments, limits and annotations are
+the published ones (SPEC §1.1); result shapes and the ranking are this
+reconstruction's own.
 
 Glossary:
   knowledge base   a collection of articles with one event log; IDs are strings
@@ -14,6 +15,8 @@ Glossary:
   citation         {knowledge_base_id, article_id, updated_at}: where an answer came from and
                    which version it saw; its updated_at is also the edit's expected_version
   visible          published: the only articles search and read see
+  views            how often people opened an article in the help centre, recorded by the
+                   people's side; search lists the matches after the best one most viewed first
   grant            the knowledge-base IDs this caller may use; others look absent
 
 Events: every save of a published article writes `updated` (or `renamed` when the
@@ -31,7 +34,7 @@ read, does not show them either.
 import json
 import re
 import sqlite3
-from typing import Any, Callable, Dict, Iterable, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, READ_ONLY, SHARED_WRITE, AgentTools, Database,
@@ -64,10 +67,11 @@ SEARCH_KNOWLEDGE_BASE = Tool(
     title="Search a knowledge base",
     description=(
         "Search current published articles in one granted knowledge base. Results cite the article ID and "
-        "updated time; this is a live database read. The query is read as plain words: articles holding more "
-        "of them, and rarer ones, rank first, and a word in the title counts more than one in the text. Keep "
-        "each result's citation with your answer; its updated_at later shows whether the article changed "
-        "since you read it."
+        "updated time; this is a live database read. The query is read as plain words. The best text match "
+        "comes first: articles holding more of the words, and rarer ones, match better, and a word in the title "
+        "counts more than one in the text. The other matching articles follow most viewed first, as a help "
+        "centre lists its popular articles, and by text match among equally viewed ones. Keep each result's "
+        "citation with your answer; its updated_at later shows whether the article changed since you read it."
     ),
     input_schema=object_schema({
         "knowledge_base_id": _KB_ID,
@@ -147,6 +151,7 @@ CREATE TABLE IF NOT EXISTS articles (
     content           TEXT NOT NULL,
     status            TEXT NOT NULL CHECK (status IN ('draft', 'published', 'unpublished')),
     updated_at        TEXT NOT NULL,        -- the version
+    views             INTEGER NOT NULL DEFAULT 0 CHECK (views >= 0),  -- people's views, not part of the version
     UNIQUE (knowledge_base_id, id)
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS article_index USING fts5(
@@ -160,13 +165,17 @@ CREATE VIRTUAL TABLE IF NOT EXISTS article_index USING fts5(
 SELECT_ARTICLE = "SELECT * FROM articles WHERE knowledge_base_id = ? AND id = ?"
 UPDATE_ARTICLE = ("UPDATE articles SET title = ?, content = ?, status = ?, updated_at = ? "
                   "WHERE number = ? AND updated_at = ?")
-SEARCH = f"""
-SELECT a.id, a.title, a.updated_at, a.content
+_MATCHES = """
 FROM article_index JOIN articles AS a ON a.number = article_index.rowid
-WHERE article_index MATCH ? AND a.knowledge_base_id = ? AND a.status = 'published'
-ORDER BY bm25(article_index, {TITLE_WEIGHT}, 1.0), a.id
-LIMIT ?
-"""
+WHERE article_index MATCH ? AND a.knowledge_base_id = ? AND a.status = 'published'"""
+_TEXT_RANK = f"bm25(article_index, {TITLE_WEIGHT}, 1.0)"
+_RESULT = "SELECT a.number, a.id, a.title, a.updated_at, a.content"
+TEXT_MATCHES = f"{_RESULT} {_MATCHES} ORDER BY {_TEXT_RANK}, a.id LIMIT ?"
+OTHER_MATCHES = f"{_RESULT} {_MATCHES} AND a.number != ? ORDER BY a.views DESC, {_TEXT_RANK}, a.id LIMIT ?"
+HAS_VIEWS = "SELECT 1 FROM articles WHERE knowledge_base_id = ? AND views > 0 LIMIT 1"
+# A knowledge base without views ranks by text alone, in one query. With views, the best text match comes
+# from that query (LIMIT 1) and the rest from a second: sqlite cannot order by "is this the best match"
+# without computing bm25 twice per match (a window function over it took 40 times as long).
 _WORD = re.compile(r"\w+")
 
 
@@ -234,8 +243,17 @@ def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
             clock: Optional[Callable[[], Any]] = None,
             busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> "KnowledgeBaseStore":
     """Open a knowledge-base store on `path` (":memory:" or a file several processes may share)."""
-    return KnowledgeBaseStore(Database(path, SCHEMA, busy_timeout=busy_timeout),
-                              granted=granted, clock=clock or wall_clock)
+    database = Database(path, SCHEMA, busy_timeout=busy_timeout)
+    _add_views_column(database)
+    return KnowledgeBaseStore(database, granted=granted, clock=clock or wall_clock)
+
+
+def _add_views_column(database: Database) -> None:
+    """A file written before articles had views gets the column, every article at 0 views, and its index."""
+    with database.write() as connection:
+        if "views" not in {row["name"] for row in connection.execute("PRAGMA table_info(articles)")}:
+            connection.execute("ALTER TABLE articles ADD COLUMN views INTEGER NOT NULL DEFAULT 0 CHECK (views >= 0)")
+        connection.execute("CREATE INDEX IF NOT EXISTS articles_by_views ON articles (knowledge_base_id, views)")
 
 
 class KnowledgeBaseStore(AgentTools):
@@ -247,15 +265,26 @@ class KnowledgeBaseStore(AgentTools):
     # -- the agent side ------------------------------------------------------
 
     def _tool_search_knowledge_base(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        kb = arguments["knowledge_base_id"]
-        expression = match_expression(arguments["query"])
+        kb, query = arguments["knowledge_base_id"], arguments["query"]
+        expression = match_expression(query)
         with self.database.read() as connection:
             self._require_granted(connection, kb)
-            rows = [] if expression is None else connection.execute(
-                SEARCH, (expression, kb, arguments.get("limit", SEARCH_LIMIT_DEFAULT))).fetchall()
+            rows = [] if expression is None else self._ranked(
+                connection, expression, kb, arguments.get("limit", SEARCH_LIMIT_DEFAULT))
         return {"results": [{"article_id": r["id"], "title": r["title"], "updated_at": r["updated_at"],
-                             "snippet": snippet(r["content"], arguments["query"]),
+                             "snippet": snippet(r["content"], query),
                              "citation": citation(kb, r["id"], r["updated_at"])} for r in rows]}
+
+    @staticmethod
+    def _ranked(connection: sqlite3.Connection, expression: str, kb: str, limit: int) -> List[sqlite3.Row]:
+        """The rows of the best text match, then of the other matches most viewed first, `limit` in all."""
+        if connection.execute(HAS_VIEWS, (kb,)).fetchone() is None:
+            ranked = connection.execute(TEXT_MATCHES, (expression, kb, limit)).fetchall()
+        else:
+            ranked = connection.execute(TEXT_MATCHES, (expression, kb, 1)).fetchall()
+            if ranked:
+                ranked += connection.execute(OTHER_MATCHES, (expression, kb, ranked[0]["number"], limit - 1))
+        return ranked
 
     def _tool_read_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
@@ -346,14 +375,29 @@ class KnowledgeBaseStore(AgentTools):
         """Make a draft or unpublished article visible to agents; returns the new citation."""
         return self._change(knowledge_base_id, article_id, status="published", needs=("draft", "unpublished"))
 
-    def article(self, knowledge_base_id: str, article_id: str) -> Dict[str, str]:
+    def add_views(self, knowledge_base_id: str, article_id: str, views: int) -> None:
+        """Count `views` more people's views of an article (help-centre traffic): no new version, no event."""
+        if not isinstance(views, int) or isinstance(views, bool) or views < 0:
+            raise ValueError(f"views must be a whole number of at least 0, got {views!r}")
+        with self.database.write() as connection:
+            if connection.execute("UPDATE articles SET views = views + ? WHERE knowledge_base_id = ? AND id = ?",
+                                  (views, knowledge_base_id, article_id)).rowcount != 1:
+                raise NotFound(f"no article {article_id!r} in knowledge base {knowledge_base_id!r}")
+
+    def optimize_search_index(self) -> None:
+        """Merge the search index into one segment, as after a bulk import: searches read less, rank the same."""
+        with self.database.write() as connection:
+            connection.execute("INSERT INTO article_index (article_index) VALUES ('optimize')")
+
+    def article(self, knowledge_base_id: str, article_id: str) -> Dict[str, Any]:
         """The stored article whatever its status: the ground truth simulations check against."""
         with self.database.read() as connection:
             row = connection.execute(SELECT_ARTICLE, (knowledge_base_id, article_id)).fetchone()
         if row is None:
             raise NotFound(f"no article {article_id!r} in knowledge base {knowledge_base_id!r}")
         return {"knowledge_base_id": knowledge_base_id, "article_id": article_id, "title": row["title"],
-                "content": row["content"], "status": row["status"], "updated_at": row["updated_at"]}
+                "content": row["content"], "status": row["status"], "updated_at": row["updated_at"],
+                "views": row["views"]}
 
     def _change(self, kb: str, article_id: str, *, needs: Tuple[str, ...] = STATUSES,
                 **changes: Optional[str]) -> Dict[str, str]:
