@@ -5,9 +5,14 @@ PYTHON ?= python3
 test:  ## run the whole unittest suite; the last line reads "N passed, N failed, N skipped"
 	$(PYTHON) tests/run.py
 
-results:  ## regenerate results/ from both experiments (about a minute and a half on two cores)
+results:  ## regenerate results/ from both experiments and the sensitivity page (about six minutes on two cores)
 	$(PYTHON) sim.py
+	$(PYTHON) sim.py --sensitivity
 	$(PYTHON) triage.py
+
+.PHONY: sensitivity-check
+sensitivity-check:  ## rerun the sensitivity page and compare it with the committed one (about four minutes)
+	SIM_SENSITIVITY=1 $(PYTHON) -m unittest -v tests.test_sim.CommittedSensitivityTest
 
 .PHONY: bench
 bench:  ## time the tools against the bare sqlite transaction and how cost grows; writes results/performance.md (about 5 min)

@@ -215,7 +215,7 @@ def measure_day(sizes: Sizes, log: Callable[[str], None], seed: int = 1) -> List
         scenario = bench_fixtures.day_scenario(scale)
         started = time.perf_counter()
         plan = sim_day.draw_plan(seed, scenario)
-        day = sim_day.run_zipf_day(plan, scenario, sim_day.Published(plan))
+        day = sim_day.run_zipf_day(plan, scenario, sim_day.Published(plan, scenario))
         end = day["hours"][-1]
         rows.append({"scale": scale, "articles": scenario.articles, "questions": scenario.questions,
                      "saves": scenario.saves, "citations": end["citations"],

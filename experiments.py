@@ -13,6 +13,7 @@ Glossary:
 """
 
 import argparse
+import decimal
 import multiprocessing
 import re
 import statistics
@@ -116,14 +117,32 @@ def normal_spread(values: Sequence[float]) -> Tuple[float, float]:
 
 
 def verdict(published: float, ours: float, low: Optional[float], high: Optional[float], decimals: int) -> str:
-    """exact, inside range or outside range, comparing at the published figure's precision."""
-    if round(ours, decimals) == published:
+    """exact, inside range or outside range, with nothing rounded but the published figure itself.
+
+    A figure published to `decimals` decimals stands for every number that rounds to it, halves rounding
+    up: 15.8 for [15.75, 15.85), 30 for [29.5, 30.5). Ours is exact when it lies in that interval, and
+    inside range when our unrounded range [low, high] meets it.
+    """
+    lower, upper = published_interval(published, decimals)
+    if lower <= ours < upper:
         return "exact"
-    if low is None:
+    if low is None or high is None:
         return "no range (--ranges 0)"
-    if round(low, decimals) <= published <= round(high, decimals):
+    if low < upper and high >= lower:
         return "inside range"
     return "outside range"
+
+
+def published_interval(published: float, decimals: int) -> Tuple[float, float]:
+    """[lower, upper): the numbers a figure published to `decimals` decimals stands for."""
+    half = 0.5 * 10.0 ** -decimals
+    slack = 1e-9 * max(1.0, abs(published))  # so that 100 * 1359 / 6000 counts as the 22.65 it is
+    return published - half - slack, published + half - slack
+
+
+VERDICT_RULE = ("A figure published to d decimals stands for the numbers that round to it, halves rounding up "
+                "(12.3 for 12.25 up to 12.35, 7 for 6.5 up to 7.5): `exact` when ours lies in that interval, "
+                "`inside range` when our range, unrounded, meets it, otherwise `outside range`.")
 
 
 def measure(figures: Figures, main: Dict[str, Any], groups: Sequence[Dict[str, Any]],
@@ -215,8 +234,13 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> List[str]:
 
 
 def number(value: float, decimals: int, unit: str = "") -> str:
-    """A figure as the articles print it: thousands with commas, then the unit."""
-    return f"{value:,.{decimals}f}{unit}"
+    """A figure as the articles print it: halves rounded up, thousands with commas, then the unit.
+
+    >>> number(100 * 1359 / 6000, 1, "%"), number(2426, 0), number(0.5, 0)
+    ('22.7%', '2,426', '1')
+    """
+    rounded = decimal.Decimal(repr(value)).quantize(decimal.Decimal(1).scaleb(-decimals), decimal.ROUND_HALF_UP)
+    return f"{rounded:,.{decimals}f}{unit}"
 
 
 def seeds_text(seeds: Sequence[int]) -> str:

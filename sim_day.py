@@ -36,6 +36,8 @@ import kb_store
 KB = "kb-support"
 DAY_START = datetime.datetime(2026, 11, 9, 9, 0, tzinfo=datetime.timezone.utc)
 SECOND = 1_000_000  # microseconds
+HOUR = 3600  # seconds
+LAW_STEPS = 480  # answer times the popularity law averages over: one a minute of the 8-hour day
 CONSONANTS = "bdfgklmnprtvz"
 VOWELS = "aiou"
 FILLER = ("the", "a", "to", "and", "of", "in", "is", "you", "your", "it", "for", "on", "with", "this",
@@ -45,7 +47,8 @@ OPENERS = ("how do i", "why does my", "what happened", "help", "problem", "fix m
 STRATEGIES = ("title", "reread", "poll")
 SAVE_KINDS = ("content", "content+title", "unpublish")
 BACKGROUND = 0.03  # share of non-topic words that are subject words of any topic
-AREA_SIZE = 5  # articles per subject area; every topic holds its area's word
+AREA_ARTICLES = 5  # articles per subject area in the day as stated; every topic holds its area's word
+VIEWS_BEFORE_THE_DAY = 1_000_000  # people's views of the knowledge base's articles so far, where views are kept
 TEMPLATES = 400  # sentence shapes a plan writes its articles from
 TOPIC, ANY = "<topic word>", "<any subject word>"  # the words a template leaves open
 NO_CURSOR_YET = 2 ** 53 - 1  # an after_sequence past any log: the poll answers with the newest sequence
@@ -71,6 +74,8 @@ class Scenario:
     article_words: int  # words of content per article (calibrated: sets the size of a read)
     topic_share: float  # share of an article's words taken from its topic
     search_limit: int  # the agent's search limit (calibrated: sets the size of a search result)
+    area_articles: int = AREA_ARTICLES  # articles per subject area; a question names its article's area
+    views: bool = False  # the knowledge base keeps people's views (popularity shares of VIEWS_BEFORE_THE_DAY)
 
 
 # ---------------------------------------------------------------------------
@@ -120,16 +125,21 @@ def expected_uniform_stale(scenario: "Scenario") -> float:
 def expected_rejection(scenario: "Scenario", delay: int, day_ends: bool) -> float:
     """Share of delayed edits whose article a person saved (or unpublished) within the delay, when the article
     and every save are popularity draws and answers come at uniform times; with `day_ends`, no save comes
-    after the last hour, as in our day."""
-    shares, day = popularity(scenario), scenario.hours * 3600
+    after the last hour, as in our day. The answer times are LAW_STEPS midpoints of the day."""
+    shares, day = popularity(scenario), scenario.hours * HOUR
     rate = scenario.saves / day  # saves per second
-    steps = 480
+    saved_within: Dict[float, float] = {}  # window -> share of edits whose article was saved within it
+
+    def share_saved(window: float) -> float:
+        if window not in saved_within:
+            saved_within[window] = sum(p * (1 - math.exp(-rate * p * window)) for p in shares)
+        return saved_within[window]
+
     total = 0.0
-    for step in range(steps):
-        asked = (step + 0.5) * day / steps
-        window = min(delay, day - asked) if day_ends else delay
-        total += sum(p * (1 - math.exp(-rate * p * window)) for p in shares)
-    return total / steps
+    for step in range(LAW_STEPS):
+        asked = (step + 0.5) * day / LAW_STEPS
+        total += share_saved(min(delay, day - asked) if day_ends else delay)
+    return total / LAW_STEPS
 
 
 # ---------------------------------------------------------------------------
@@ -200,7 +210,7 @@ class Writer:
         self.rng = rng
         self.scenario = scenario
         self.words = subject_words(rng, scenario.vocabulary)
-        areas = max(1, scenario.articles // AREA_SIZE)  # the first words name the areas, drawn for no topic
+        areas = max(1, scenario.articles // scenario.area_articles)  # the first words name the areas, in no topic
         self.word_weights = [0.0] * areas + list(itertools.accumulate(
             zipf_weights(len(self.words) - areas, scenario.word_zipf_s)))
         self.titles: set = set()
@@ -210,9 +220,9 @@ class Writer:
     def topic(self, number: int) -> Tuple[str, ...]:
         """Article `number`'s subject: its area's word, then distinct words, common ones shared by many articles.
 
-        Areas hold AREA_SIZE articles each, so every article shares its area's word with a few others.
+        Areas hold about area_articles articles each, so every article shares its area's word with others.
         """
-        areas = max(1, self.scenario.articles // AREA_SIZE)
+        areas = max(1, self.scenario.articles // self.scenario.area_articles)
         topic: Dict[str, None] = {self.words[number % areas]: None}
         while len(topic) < self.scenario.topic_words:
             topic[self.rng.choices(self.words, cum_weights=self.word_weights, k=1)[0]] = None
@@ -490,11 +500,13 @@ class Agent:
 class Published:
     """The knowledge base as people left it the day before: every article of the plan, published.
 
-    Each replica starts from a copy of it (sqlite's backup API, the people's side of the day before),
-    which is the same as creating the articles again and costs a fraction of it.
+    Where the scenario keeps views, each article has its popularity share of VIEWS_BEFORE_THE_DAY: the
+    limit of a long history, so views order the articles exactly as popularity does. The search index is
+    optimized, as after a bulk import (results are the same; searches read one segment). Each replica
+    starts from a copy of it (sqlite's backup API), which costs a fraction of creating the articles again.
     """
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, scenario: Scenario) -> None:
         clock = SimClock()
         clock.time = -24 * 3600 * SECOND
         self.store = kb_store.connect(clock=clock)
@@ -503,6 +515,10 @@ class Published:
         for rank in plan.creation_order:
             article = plan.articles[rank]
             self.ids[rank] = self.store.create_article(KB, article.title, article.content)["article_id"]
+        if scenario.views:
+            for rank, share in enumerate(popularity(scenario)):
+                self.store.add_views(KB, self.ids[rank], round(VIEWS_BEFORE_THE_DAY * share))
+        self.store.optimize_search_index()
 
     def copy(self, clock: SimClock) -> kb_store.KnowledgeBaseStore:
         """A new store on `clock` holding exactly what this one holds."""
@@ -569,6 +585,7 @@ def staleness(citations: Sequence[Citation], stale: set) -> Dict[str, int]:
         "stale": len(stale),
         "stale_distinct": len({(citations[i].article_id, citations[i].updated_at) for i in stale}),
         "answers_stale": len({citations[i].answer for i in stale}),
+        "stale_second": sum(i % 2 for i in stale),  # an answer's citations are kept in pairs, first then second
     }
 
 
@@ -596,6 +613,7 @@ def run_zipf_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[s
         hour = dict(staleness(agent.citations, stale),
                     title_found=found["stale"], title_found_distinct=found["stale_distinct"],
                     title_mismatch=len(by_title ^ title_truth), title_outside_stale=len(by_title - stale),
+                    title_renamed_or_gone=len(by_title & title_truth),
                     gone=sum(truth[agent.citations[i].article_id]["status"] != "published" for i in stale),
                     costs={s: list(cost) for s, cost in agent.costs.items()}, events_polled=agent.events_polled)
         hours.append(hour)
@@ -692,7 +710,7 @@ def run_edit_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[s
 def run_seed(seed: int, scenario: Scenario) -> Dict[str, Any]:
     """Everything one seed measures: its plan's popularity shares and its three replicas."""
     plan = draw_plan(seed, scenario)
-    published = Published(plan)
+    published = Published(plan, scenario)
     return {
         "seed": seed,
         "questions_top10": sum(q.rank < 10 for q in plan.questions),

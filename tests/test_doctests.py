@@ -3,6 +3,7 @@
 import doctest
 
 from tests import helpers  # noqa: F401
+import experiments
 import kb_store
 import plumbing
 import record_fields
@@ -10,6 +11,6 @@ import record_store
 
 
 def load_tests(loader, tests, ignore):
-    for module in (kb_store, plumbing, record_fields, record_store):
+    for module in (experiments, kb_store, plumbing, record_fields, record_store):
         tests.addTests(doctest.DocTestSuite(module))
     return tests

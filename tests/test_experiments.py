@@ -28,6 +28,18 @@ class SeedsAndRangesTest(unittest.TestCase):
         self.assertEqual(experiments.verdict(15.8, 12.0, 15.9, 20.0, 1), "outside range")
         self.assertEqual(experiments.verdict(15.8, 12.0, None, None, 1), "no range (--ranges 0)")
 
+    def test_a_published_figure_stands_for_the_interval_that_rounds_to_it_and_our_range_is_never_rounded(self):
+        self.assertEqual(experiments.verdict(85, 60.0, 61.0, 84.5, 0), "inside range")  # round(84.5) is 84
+        self.assertEqual(experiments.verdict(85, 60.0, 61.0, 84.49, 0), "outside range")  # not round(84.49) = 84
+        self.assertEqual(experiments.verdict(56.7, 40.0, 40.7, 56.64, 1), "outside range")
+        self.assertEqual(experiments.verdict(56.7, 40.0, 40.7, 56.65, 1), "inside range")
+        self.assertEqual(experiments.verdict(30, 30.49, None, None, 0), "exact")
+        self.assertEqual(experiments.verdict(30, 29.5, None, None, 0), "exact")
+        self.assertEqual(experiments.verdict(30, 30.5, None, None, 0), "no range (--ranges 0)")  # it rounds to 31
+        self.assertEqual(experiments.verdict(22.7, 100 * 1359 / 6000, None, None, 1), "exact")
+        self.assertEqual(experiments.number(100 * 1359 / 6000, 1), "22.7")
+        self.assertEqual(experiments.verdict(2.00, 1.95, 1.91, 1.9949, 2), "outside range")
+
     def test_results_of_the_same_shape_add_up_by_key_and_position(self):
         total = experiments.total_of([{"a": 1, "b": [1, 2]}, {"a": 2, "b": [10, 20]}, {"a": 3, "b": [0, 1]}])
         self.assertEqual(total, {"a": 6, "b": [11, 23]})

@@ -1,6 +1,7 @@
 """sim.py: the exact identities of the experiments, determinism, the committed results, the command line."""
 
 import contextlib
+import dataclasses
 import io
 import os
 import re
@@ -76,6 +77,42 @@ class IdentitiesTest(unittest.TestCase):
         self.assertEqual(sim_day.citation_forms(), sim.PUBLISHED_K1)
 
 
+class PopularModelTest(unittest.TestCase):
+    """The popular model: views in popularity order, √articles per area, and second citations that follow views."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.models = sim.models_from(sim.parser().parse_args([]))
+
+    def test_the_default_model_is_popular_search_and_differs_from_the_day_as_stated_only_in_its_mechanism(self):
+        popular, stated = self.models["popular"], self.models["stated"]
+        self.assertEqual(list(self.models), ["popular", "stated"])
+        self.assertEqual((popular.views, popular.area_articles), (True, 20))
+        self.assertEqual((stated.views, stated.area_articles), (False, sim_day.AREA_ARTICLES))
+        self.assertEqual(dataclasses.replace(popular, views=False, area_articles=stated.area_articles), stated)
+
+    def test_areas_hold_the_square_root_of_the_articles_unless_the_option_says_otherwise(self):
+        self.assertEqual(sim.popular_areas(400), 20)
+        self.assertEqual(sim.popular_areas(60), 8)
+        self.assertEqual(sim.models_from(sim.parser().parse_args(["--area-articles", "40"]))["popular"].area_articles,
+                         40)
+
+    def test_the_knowledge_base_holds_views_in_popularity_order_and_the_day_as_stated_holds_none(self):
+        small = sim.models_from(sim.parser().parse_args(SMALL))
+        plan = sim_day.draw_plan(1, small["popular"])
+        popular = sim_day.Published(plan, small["popular"])
+        views = [popular.store.article(sim_day.KB, article_id)["views"] for article_id in popular.ids]
+        self.assertEqual(views, sorted(views, reverse=True))
+        self.assertEqual(len(set(views)), len(views))
+        stated = sim_day.Published(sim_day.draw_plan(1, small["stated"]), small["stated"])
+        self.assertEqual({stated.store.article(sim_day.KB, a)["views"] for a in stated.ids}, {0})
+
+    def test_second_citations_go_to_popular_articles_far_more_often_with_views(self):
+        seconds = {name: sim_day.run_seed(1, scenario)["zipf"]["ranking"] for name, scenario in self.models.items()}
+        self.assertGreater(seconds["popular"]["second_popular"], 5 * seconds["stated"]["second_popular"])
+        self.assertLess(seconds["popular"]["second_distinct"], seconds["stated"]["second_distinct"])
+
+
 class StrategiesAgainstGroundTruthTest(unittest.TestCase):
     """The run stops when an ID-based check disagrees with the ground truth."""
 
@@ -119,6 +156,25 @@ class DeterminismTest(unittest.TestCase):
                                 without_timing(os.path.join(two, "knowledge_base.md")))
 
 
+def figure_tables(text):
+    """Each table whose first column is "figure": its rows, and the notes written under it by number."""
+    tables, rows, notes, state = [], None, None, "prose"
+    for line in text.splitlines():
+        if line.startswith("| figure |"):
+            rows, notes, state = [], {}, "table"
+            tables.append((rows, notes))
+        elif state == "table" and line.startswith("|"):
+            if not line.startswith("|---") and line.count(" | ") >= 7:  # K1's table has one column of ours
+                rows.append(line)
+        elif state in ("table", "notes") and re.match(r"\[\d+\] ", line):
+            number, note = line.split("] ", 1)
+            notes[int(number[1:])] = note
+            state = "notes"
+        elif line.strip() or state == "notes":
+            state = "prose"
+    return tables
+
+
 class CommittedResultsTest(unittest.TestCase):
     """results/ holds what a fresh default run writes, timing lines excepted."""
 
@@ -126,6 +182,8 @@ class CommittedResultsTest(unittest.TestCase):
     def setUpClass(cls):
         cls.fresh = tempfile.TemporaryDirectory()
         cls.status = run("--out", cls.fresh.name)
+        with open(os.path.join(ROOT, "results", "knowledge_base.md"), encoding="utf-8") as file:
+            cls.text = file.read()
 
     @classmethod
     def tearDownClass(cls):
@@ -140,38 +198,65 @@ class CommittedResultsTest(unittest.TestCase):
         self.assertEqual(without_timing(os.path.join(ROOT, "results", "knowledge_base.svg")),
                          without_timing(os.path.join(self.fresh.name, "knowledge_base.svg")))
 
-    def test_every_published_figure_has_a_row_with_a_verdict_and_every_outside_range_a_reason(self):
-        with open(os.path.join(ROOT, "results", "knowledge_base.md"), encoding="utf-8") as file:
-            text = file.read()
-        rows, in_figures = [], False
-        for line in text.splitlines():  # the rows of every table whose first column is "figure"
-            if line.startswith("| figure |"):
-                in_figures = True
-            elif not line.startswith("|"):
-                in_figures = False
-            elif in_figures and not line.startswith("|---"):
-                rows.append(line)
-        self.assertGreaterEqual(len(rows), len(sim.PUBLISHED) + 9)
-        for line in rows:
-            verdict = line.rstrip(" |").split(" | ")[-1]
-            with self.subTest(line=line):
-                self.assertRegex(verdict, r"^(exact|inside range|outside range: \w.+|—)$")
-        self.assertNotIn(sim_report.UNEXPLAINED, text)
-        self.assertIn("](knowledge_base.svg)", text)
+    def test_every_verdict_is_known_and_every_outside_range_points_to_a_note_under_its_table(self):
+        tables = figure_tables(self.text)
+        rows = [row for table_rows, _ in tables for row in table_rows]
+        self.assertGreaterEqual(len(rows), len(sim.PUBLISHED) - 2)  # the analytic share and the wall time apart
+        verdict = r"(exact|inside range|outside range \[(\d+)\]|—)( \(calibrated size\))?"
+        for table_rows, notes in tables:
+            for line in table_rows:
+                cells = line.strip("| ").split(" | ")
+                verdicts = cells[4::3]  # ours, range, verdict per model after the label and the published figure
+                with self.subTest(line=line):
+                    self.assertEqual(len(verdicts), 2)
+                    for cell in verdicts:
+                        match = re.fullmatch(verdict, cell)
+                        self.assertTrue(match, cell)
+                        if match.group(2):
+                            self.assertRegex(notes.get(int(match.group(2)), ""), r"^[A-Z].{40,}\.$")
+        self.assertIn("](knowledge_base.svg)", self.text)
+
+    def test_every_published_figure_is_measured_under_both_readings_in_both_models(self):
+        measured = sim.all_figures(sim.scenario_from(sim.parser().parse_args([])))
+        for reading, figures in measured.items():
+            missing = set(sim.PUBLISHED) - set(figures) - {"top10.analytic", "wall.seconds"}
+            self.assertEqual(missing, set(), reading)
+
+    def test_the_tallies_lead_with_the_consistent_reading_and_the_popular_model_meets_three_quarters(self):
+        tallies = re.findall(r"^\| (popular search|as stated) \| (per [^|]+) \| (\d+) exact, (\d+) inside range, "
+                             r"(\d+) outside range \|$", self.text, re.M)
+        self.assertEqual([(m, r.split(" (")[0]) for m, r, *_ in tallies],
+                         [("popular search", "per distinct version"), ("popular search", "per citation"),
+                          ("as stated", "per distinct version"), ("as stated", "per citation")])
+        exact, inside, outside = (int(n) for n in tallies[0][2:])
+        self.assertGreaterEqual(4 * (exact + inside), 3 * (exact + inside + outside))
 
     def test_published_figures_appear_only_in_table_cells_never_in_the_prose(self):
-        with open(os.path.join(ROOT, "results", "knowledge_base.md"), encoding="utf-8") as file:
-            prose = "\n".join(line for line in file.read().splitlines() if not line.startswith("|"))
+        prose = "\n".join(line for line in self.text.splitlines() if not line.startswith("|"))
+        ours = set()  # every number of ours any table shows (all but its second, published column): ours too
+        for line in self.text.splitlines():
+            if line.startswith("| ") and not line.startswith("| figure |"):
+                cells = line.strip("| ").split(" | ")
+                ours.update(re.findall(r"\d[\d,]*(?:\.\d+)?", " ".join(cells[:1] + cells[2:])))
         checked = 0
         for key, value in sim.PUBLISHED.items():
             decimals = 1 if key == "wall.seconds" else sim.decimals_of(key)
             text = f"{value:,.{decimals}f}"
-            if decimals == 0 and value < 100 or key in ("K4.edits", "K2.h8.citations"):
-                continue  # small counts, and the day's own sizes, are ours as much as theirs
+            if decimals == 0 and value < 100 or key in ("K4.edits", "K2.h8.citations") or value == 100 or text in ours:
+                continue  # small counts, the day's own sizes, and numbers we measured too are ours as much as theirs
             checked += 1
             with self.subTest(figure=key):
                 self.assertNotRegex(prose, r"(?<![\d.,])" + re.escape(text) + r"(?![\d,]|\.\d)")
-        self.assertGreater(checked, 40)
+        self.assertGreater(checked, 30)
+
+
+@unittest.skipUnless(os.environ.get("SIM_SENSITIVITY"), "the sensitivity run takes minutes: make sensitivity-check")
+class CommittedSensitivityTest(unittest.TestCase):
+    def test_the_committed_sensitivity_page_equals_a_fresh_run(self):
+        with tempfile.TemporaryDirectory() as fresh:
+            self.assertEqual(run("--sensitivity", "--out", fresh), 0)
+            self.assertEqual(without_timing(os.path.join(ROOT, "results", sim.SENSITIVITY)),
+                             without_timing(os.path.join(fresh, sim.SENSITIVITY)))
 
 
 class SmokeTest(unittest.TestCase):
@@ -182,7 +267,7 @@ class SmokeTest(unittest.TestCase):
             self.assertEqual(done.returncode, 0, done.stderr)
             with open(os.path.join(out, "knowledge_base.md"), encoding="utf-8") as file:
                 text = file.read()
-            self.assertIn("| hour 8: citations so far | 1,200 | 240 |", text)
+            self.assertIn("| hour 8: citations so far | 1,200 | 240 | — | no range (--ranges 0) | 240 |", text)
             with open(os.path.join(out, "knowledge_base.svg"), encoding="utf-8") as file:
                 svg = file.read()
             self.assertTrue(svg.startswith("<svg ") and svg.rstrip().endswith("</svg>"))
@@ -192,12 +277,24 @@ class SmokeTest(unittest.TestCase):
 class CommandLineTest(unittest.TestCase):
     def test_bad_options_exit_2_with_a_one_line_reason(self):
         for argv in (["--seeds", "x"], ["--seeds", "5-1"], ["--ranges", "-1"], ["--save-mix", "80/10/5"],
-                     ["--delays", "5x"], ["--jobs", "0"], ["--title-words", "9"], ["--bogus"]):
+                     ["--delays", "5x"], ["--jobs", "0"], ["--title-words", "9"], ["--bogus"],
+                     ["--area-articles", "0"], ["--vocabulary", "85"], ["--save-mix", "120/-10/-10"]):
             with self.subTest(argv=argv):
                 done = subprocess.run([sys.executable, "sim.py", *argv, "--out", "/nonexistent/never"], cwd=ROOT,
                                       capture_output=True, text=True, timeout=60)
                 self.assertEqual(done.returncode, 2)
                 self.assertRegex(done.stderr, r"^sim.py: error: \S[^\n]*\n$")
+
+    def test_the_sensitivity_run_writes_its_own_page_with_every_variant_and_leaves_the_main_page_alone(self):
+        with tempfile.TemporaryDirectory() as out:
+            self.assertEqual(run("--sensitivity", "--seeds", "1", "--ranges", "1", "--out", out, *SMALL), 0)
+            self.assertEqual(sorted(os.listdir(out)), [sim.SENSITIVITY])
+            with open(os.path.join(out, sim.SENSITIVITY), encoding="utf-8") as file:
+                text = file.read()
+            variants = sim.sensitivity_models(sim.parser().parse_args(SMALL))
+            self.assertEqual(len(variants), 2 + len(set(sim.SENSITIVITY_AREAS) | {sim.popular_areas(60)}))
+            for name in variants:
+                self.assertRegex(text, rf"\| {re.escape(name)} \| \d+ exact, \d+ inside range, \d+ outside range \|")
 
     def test_help_explains_every_option(self):
         text = sim.parser().format_help()
