@@ -31,15 +31,18 @@ read, does not show them either.
     'art-00001'
 """
 
+import functools
 import json
 import re
 import sqlite3
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
+from database import DURABILITY_DEFAULT, Database, Layout
 from plumbing import (
-    BUSY_TIMEOUT_SECONDS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, READ_ONLY, SHARED_WRITE, AgentTools, Database,
-    EventLog, NotFound, Tool, VersionConflict, format_time, idempotent, integer, next_time_version,
-    object_schema, parse_time, show, string, unsupported_resource_type, wall_clock,
+    BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, READ_ONLY,
+    SHARED_WRITE, AgentTools, EventLog, KeyScope, NotFound, Tool, VersionConflict, checked_id, format_time,
+    idempotent, integer, next_time_version, object_schema, parse_time, show, string, unsupported_resource_type,
+    upgrade_idempotency_keys, wall_clock,
 )
 
 STATUSES = ("draft", "published", "unpublished")
@@ -49,13 +52,18 @@ CONTENT_MAX_CHARACTERS = 100_000
 TITLE_WEIGHT = 4.0  # bm25 weight of a title match against 1.0 for a content match
 SNIPPET_WORDS = 16  # words of content a search result quotes
 SNIPPET_LEAD = 3    # of which this many come before the first query word found
+SNIPPET_CHARACTERS = 300  # and at most this many characters, however long the words
+SNIPPET_SCAN = 4000  # characters of content searched for the first query word (else the snippet is the start)
+SNIPPET_STEMS = 8  # distinct query words a snippet looks for (a question seldom holds more)
+SNIPPET_REACH = (200, 800)  # characters before and after the hit where the snippet's words are cut
+OPENING = SNIPPET_SCAN + SNIPPET_REACH[1]  # a content longer than this keeps its opening apart, for searches
 STEM_KEEP = 4       # a query word also finds words that start with its first max(4, length - 4) letters
 
 # ---------------------------------------------------------------------------
 # The tools, as data: listed as is and enforced on every call.
 
-_KB_ID = string(1, 128, "A knowledge base ID you were granted.")
-_ARTICLE_ID = string(1, 128, "An article ID, as a search result or citation gives it.")
+_KB_ID = string(1, ID_CHARACTERS, "A knowledge base ID you were granted.")
+_ARTICLE_ID = string(1, ID_CHARACTERS, "An article ID, as a search result or citation gives it.")
 _VERSION = {"type": "string", "format": "date-time",
             "description": "An article's updated_at, RFC 3339 UTC with microseconds."}
 CITATION_SCHEMA = object_schema(
@@ -148,12 +156,14 @@ CREATE TABLE IF NOT EXISTS articles (
     knowledge_base_id TEXT NOT NULL REFERENCES knowledge_bases (id),
     id                TEXT NOT NULL,
     title             TEXT NOT NULL,
-    content           TEXT NOT NULL,
     status            TEXT NOT NULL CHECK (status IN ('draft', 'published', 'unpublished')),
     updated_at        TEXT NOT NULL,        -- the version
     views             INTEGER NOT NULL DEFAULT 0 CHECK (views >= 0),  -- people's views, not part of the version
+    opening           TEXT,                 -- a long content's first OPENING characters: what a snippet reads
+    content           TEXT NOT NULL,        -- last: no other column is read past a long content's pages
     UNIQUE (knowledge_base_id, id)
 );
+CREATE INDEX IF NOT EXISTS articles_by_views ON articles (knowledge_base_id, views);
 CREATE VIRTUAL TABLE IF NOT EXISTS article_index USING fts5(
     title, content, tokenize = 'porter unicode61 remove_diacritics 2'
 );
@@ -163,13 +173,14 @@ CREATE VIRTUAL TABLE IF NOT EXISTS article_index USING fts5(
 # article before the LIMIT, which made it most of a search's cost.
 
 SELECT_ARTICLE = "SELECT * FROM articles WHERE knowledge_base_id = ? AND id = ?"
-UPDATE_ARTICLE = ("UPDATE articles SET title = ?, content = ?, status = ?, updated_at = ? "
+UPDATE_ARTICLE = ("UPDATE articles SET title = ?, content = ?, opening = ?, status = ?, updated_at = ? "
                   "WHERE number = ? AND updated_at = ?")
 _MATCHES = """
 FROM article_index JOIN articles AS a ON a.number = article_index.rowid
 WHERE article_index MATCH ? AND a.knowledge_base_id = ? AND a.status = 'published'"""
 _TEXT_RANK = f"bm25(article_index, {TITLE_WEIGHT}, 1.0)"
-_RESULT = "SELECT a.number, a.id, a.title, a.updated_at, a.content"
+_RESULT = ("SELECT a.number, a.id, a.title, a.updated_at, a.opening IS NOT NULL AS cut, "
+           "COALESCE(a.opening, a.content) AS opening")  # what a snippet may quote; a long content is never read
 TEXT_MATCHES = f"{_RESULT} {_MATCHES} ORDER BY {_TEXT_RANK}, a.id LIMIT ?"
 OTHER_MATCHES = f"{_RESULT} {_MATCHES} AND a.number != ? ORDER BY a.views DESC, {_TEXT_RANK}, a.id LIMIT ?"
 HAS_VIEWS = "SELECT 1 FROM articles WHERE knowledge_base_id = ? AND views > 0 LIMIT 1"
@@ -179,6 +190,15 @@ HAS_VIEWS = "SELECT 1 FROM articles WHERE knowledge_base_id = ? AND views > 0 LI
 _WORD = re.compile(r"\w+")
 
 
+def query_words(query: str) -> List[str]:
+    """The query's words, each once, in order: a repeated word adds nothing but work.
+
+    >>> query_words("reset RESET my reset password")
+    ['reset', 'my', 'password']
+    """
+    return list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))
+
+
 def match_expression(query: str) -> Optional[str]:
     """The query as an FTS5 expression of quoted words joined by OR; None when it holds no word.
 
@@ -186,11 +206,11 @@ def match_expression(query: str) -> Optional[str]:
     so no query can raise an FTS5 syntax error.
 
     >>> match_expression('reset -"my" password* OR')
-    '"reset" OR "my" OR "password" OR "OR"'
+    '"reset" OR "my" OR "password" OR "or"'
     >>> match_expression("?!") is None
     True
     """
-    words = _WORD.findall(query)
+    words = query_words(query)
     return " OR ".join(f'"{word}"' for word in words) if words else None
 
 
@@ -198,29 +218,60 @@ def snippet(content: str, query: str) -> str:
     """SNIPPET_WORDS words of `content` from just before the first query word it holds (its start if none).
 
     A word counts where it starts a word of the text; a word also matches words that begin like it
-    (its first max(4, length - 4) letters), a rough stand-in for the index's stemming.
+    (its first max(4, length - 4) letters), a rough stand-in for the index's stemming. The work is
+    bounded whatever was stored: SNIPPET_STEMS words looked for in the first SNIPPET_SCAN characters,
+    and a snippet of at most SNIPPET_CHARACTERS characters.
 
     >>> snippet("Open Settings, then Security, and choose Reset password. A link arrives by email.", "resetting")
     '…Security, and choose Reset password. A link arrives by email.'
     """
-    text = content.lower()
-    starts = [_word_start(text, word[:max(STEM_KEEP, len(word) - 4)]) for word in _WORD.findall(query.lower())]
+    return snippet_of(content[:OPENING], len(content), query)
+
+
+def snippet_of(opening: str, length: int, query: str) -> str:
+    """The snippet of a content of `length` characters whose first ones are `opening` (at least SNIPPET_SCAN
+    and SNIPPET_REACH's second more, where the content has them): what a search reads of each result."""
+    text = opening[:SNIPPET_SCAN].lower()
+    stems = dict.fromkeys(word[:max(STEM_KEEP, len(word) - 4)] for word in query_words(query))
+    starts = [_word_start(text, stem) for stem in list(stems)[:SNIPPET_STEMS]]
     hit = min((start for start in starts if start >= 0), default=0)
-    before = content[:hit].rsplit(None, SNIPPET_LEAD)
+    return _quote_around(opening, length, hit)
+
+
+def _quote_around(content: str, length: int, hit: int) -> str:
+    """The words of the snippet: SNIPPET_LEAD before `hit`, the rest from it, cut from a bounded stretch of
+    `content`, the opening of a content of `length` characters."""
+    reach_before, reach_after = SNIPPET_REACH
+    start = max(0, hit - reach_before)
+    before = content[start:hit].rsplit(None, SNIPPET_LEAD)
     lead = before[1:] if len(before) > SNIPPET_LEAD else [w for w in before if w]
-    after = content[hit:].split(None, SNIPPET_WORDS - len(lead))
+    after = content[hit:hit + reach_after].split(None, SNIPPET_WORDS - len(lead))
     tail = after[:SNIPPET_WORDS - len(lead)]
-    opening = "…" if len(before) > SNIPPET_LEAD else ""
-    closing = "…" if len(after) > len(tail) else ""
-    return opening + " ".join(lead + tail) + closing
+    opening = "…" if len(before) > SNIPPET_LEAD or start > 0 else ""
+    closing = "…" if len(after) > len(tail) or hit + reach_after < length else ""
+    quoted = opening + " ".join(lead + tail) + closing
+    return quoted if len(quoted) <= SNIPPET_CHARACTERS else quoted[:SNIPPET_CHARACTERS - 1] + "…"
+
+
+def opening_of(content: str) -> Optional[str]:
+    """What a long content keeps apart for searches: its first OPENING characters; None for one no longer."""
+    return content[:OPENING] if len(content) > OPENING else None
 
 
 def _word_start(text: str, word: str) -> int:
-    """Where `word` first begins a word of `text`, or -1."""
+    """Where `word` first begins a word of `text`, or -1; one pass in C whatever the text repeats."""
     start = text.find(word)
-    while start > 0 and text[start - 1].isalnum():
-        start = text.find(word, start + 1)
-    return start
+    if start <= 0 or not text[start - 1].isalnum():
+        return start
+    found = _word_pattern(word).search(text, start + 1)
+    return found.start() if found else -1
+
+
+@functools.lru_cache(maxsize=256)
+def _word_pattern(word: str) -> "re.Pattern[str]":
+    """`word` where no letter or digit comes just before it (the literal first, so the search runs in C)."""
+    escaped = re.escape(word)
+    return re.compile(f"{escaped}(?<![^\\W_]{escaped})")
 
 
 def citation(knowledge_base_id: str, article_id: str, updated_at: str) -> Dict[str, str]:
@@ -239,21 +290,38 @@ def event_for(before: Optional[str], after: str, renamed: bool) -> Optional[str]
     return "unpublished" if before == "published" else None
 
 
+def _upgrade_from_1(connection: sqlite3.Connection) -> None:
+    """Schema 1 (files from before the marks) to 2: articles gain views and an opening, idempotency keys a caller
+    and a knowledge base."""
+    if "views" not in {row["name"] for row in connection.execute("PRAGMA table_info(articles)")}:
+        connection.execute("ALTER TABLE articles ADD COLUMN views INTEGER NOT NULL DEFAULT 0 CHECK (views >= 0)")
+    connection.execute("ALTER TABLE articles ADD COLUMN opening TEXT")
+    connection.execute("UPDATE articles SET opening = substr(content, 1, ?) WHERE length(content) > ?",
+                       (OPENING, OPENING))
+    upgrade_idempotency_keys(connection, lambda result: (result.get("citation") or {}).get("knowledge_base_id"))
+
+
+LAYOUT = Layout(
+    name="knowledge-base", application_id=0x4F53_4B42, version=2, schema=SCHEMA,  # "OSKB"
+    tables=frozenset({"knowledge_bases", "articles", "article_index"} |
+                     {f"article_index_{shadow}" for shadow in ("data", "idx", "content", "docsize", "config")}),
+    upgrades={1: _upgrade_from_1})
+
+
 def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
-            clock: Optional[Callable[[], Any]] = None,
+            clock: Optional[Callable[[], Any]] = None, caller: str = DEFAULT_CALLER,
+            durability: str = DURABILITY_DEFAULT, read_only: Optional[bool] = None,
             busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> "KnowledgeBaseStore":
-    """Open a knowledge-base store on `path` (":memory:" or a file several processes may share)."""
-    database = Database(path, SCHEMA, busy_timeout=busy_timeout)
-    _add_views_column(database)
-    return KnowledgeBaseStore(database, granted=granted, clock=clock or wall_clock)
+    """Open a knowledge-base store on `path` (":memory:" or a file several processes may share).
 
-
-def _add_views_column(database: Database) -> None:
-    """A file written before articles had views gets the column, every article at 0 views, and its index."""
-    with database.write() as connection:
-        if "views" not in {row["name"] for row in connection.execute("PRAGMA table_info(articles)")}:
-            connection.execute("ALTER TABLE articles ADD COLUMN views INTEGER NOT NULL DEFAULT 0 CHECK (views >= 0)")
-        connection.execute("CREATE INDEX IF NOT EXISTS articles_by_views ON articles (knowledge_base_id, views)")
+    granted: the knowledge-base IDs this caller may use (None: all); caller: whose idempotency keys these are;
+    durability: "full" (every acknowledged edit survives a power cut) or "normal" (it survives a killed
+    process); read_only: True serves the file for reading only, and None does so when the process may not
+    write it (edits then answer read_only); a file another store or a newer version wrote is refused with
+    database.UnusableFile.
+    """
+    database = Database(path, LAYOUT, busy_timeout=busy_timeout, durability=durability, read_only=read_only)
+    return KnowledgeBaseStore(database, granted=granted, clock=clock or wall_clock, caller=caller)
 
 
 class KnowledgeBaseStore(AgentTools):
@@ -272,7 +340,7 @@ class KnowledgeBaseStore(AgentTools):
             rows = [] if expression is None else self._ranked(
                 connection, expression, kb, arguments.get("limit", SEARCH_LIMIT_DEFAULT))
         return {"results": [{"article_id": r["id"], "title": r["title"], "updated_at": r["updated_at"],
-                             "snippet": snippet(r["content"], query),
+                             "snippet": snippet_of(r["opening"], len(r["opening"]) + r["cut"], query),
                              "citation": citation(kb, r["id"], r["updated_at"])} for r in rows]}
 
     @staticmethod
@@ -300,7 +368,8 @@ class KnowledgeBaseStore(AgentTools):
         with self.database.write() as connection:
             self._require_granted(connection, arguments["knowledge_base_id"])
             now = self.clock()
-            return idempotent(connection, EDIT_KNOWLEDGE_ARTICLE.name, arguments, format_time(now),
+            scope = KeyScope(self.caller, EDIT_KNOWLEDGE_ARTICLE.name, arguments["knowledge_base_id"])
+            return idempotent(connection, scope, arguments, format_time(now),
                               lambda: self._compare_and_swap(connection, arguments, now))
 
     def _compare_and_swap(self, connection: sqlite3.Connection, arguments: Dict[str, Any],
@@ -339,6 +408,7 @@ class KnowledgeBaseStore(AgentTools):
 
     def create_knowledge_base(self, knowledge_base_id: str, name: Optional[str] = None) -> None:
         """Add an empty knowledge base."""
+        checked_id(knowledge_base_id, "a knowledge base ID")
         with self.database.write() as connection:
             connection.execute("INSERT INTO knowledge_bases (id, name) VALUES (?, ?)",
                                (knowledge_base_id, name or knowledge_base_id))
@@ -347,15 +417,19 @@ class KnowledgeBaseStore(AgentTools):
                        article_id: Optional[str] = None) -> Dict[str, str]:
         """Add an article, published or as a draft; returns its citation."""
         status = "published" if published else "draft"
+        if article_id is not None:
+            checked_id(article_id, "an article ID")
+        _check_text(title=title, content=content)
         with self.database.write() as connection:
             if not _exists(connection, knowledge_base_id):
                 raise NotFound(f"knowledge base {knowledge_base_id!r} does not exist")
             (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM articles").fetchone()
             article_id = article_id or f"art-{number:05d}"
             version = format_time(self.clock())
-            connection.execute("INSERT INTO articles (number, knowledge_base_id, id, title, content, status, "
-                               "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                               (number, knowledge_base_id, article_id, title, content, status, version))
+            connection.execute("INSERT INTO articles (number, knowledge_base_id, id, title, content, opening, "
+                               "status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                               (number, knowledge_base_id, article_id, title, content, opening_of(content), status,
+                                version))
             self._index(connection, number, title, content, status)
             self._log(connection, knowledge_base_id, article_id, event_for(None, status, False), version)
         return citation(knowledge_base_id, article_id, version)
@@ -365,6 +439,7 @@ class KnowledgeBaseStore(AgentTools):
         """A person saves new content and/or a new title (last writer wins); returns the new citation."""
         if content is None and title is None:
             raise ValueError("save_article needs new content, a new title, or both")
+        _check_text(title=title, content=content)
         return self._change(knowledge_base_id, article_id, title=title, content=content)
 
     def unpublish_article(self, knowledge_base_id: str, article_id: str) -> Dict[str, str]:
@@ -420,8 +495,8 @@ class KnowledgeBaseStore(AgentTools):
         content = row["content"] if content is None else content
         status = row["status"] if status is None else status
         version = next_time_version(row["updated_at"], now)
-        swapped = connection.execute(UPDATE_ARTICLE, (title, content, status, version, row["number"],
-                                                      row["updated_at"])).rowcount
+        swapped = connection.execute(UPDATE_ARTICLE, (title, content, opening_of(content), status, version,
+                                                      row["number"], row["updated_at"])).rowcount
         if swapped != 1:
             raise _conflict(row["id"], row["updated_at"])
         self._index(connection, row["number"], title, content, status)
@@ -440,6 +515,14 @@ class KnowledgeBaseStore(AgentTools):
              version: str) -> None:
         if event is not None:
             self.EVENTS.append(connection, kb, event, article_id, version)
+
+
+def _check_text(**texts: Optional[str]) -> None:
+    """People's titles and contents keep the limits agents' edits keep; ValueError naming the one that does not."""
+    limits = {"title": TITLE_MAX_CHARACTERS, "content": CONTENT_MAX_CHARACTERS}
+    for name, text in texts.items():
+        if text is not None and (not isinstance(text, str) or not 0 < len(text) <= limits[name]):
+            raise ValueError(f"an article's {name} must be 1 to {limits[name]:,} characters of text")
 
 
 def _exists(connection: sqlite3.Connection, kb: str) -> bool:

@@ -32,6 +32,7 @@ import threading
 import time
 from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
 
+import database
 import kb_store
 import mcp_demo
 import plumbing
@@ -100,15 +101,17 @@ class Tools:
         """The store's answer to one call (a result or a rejection), under the workspace lock."""
         store = self.route[name]
         if name == POLL:
-            if arguments.get("resource_type") not in self.stores:
+            kind = arguments.get("resource_type")
+            if not isinstance(kind, str) or kind not in self.stores:  # a list or an object is no key to look up
                 return self.unserved_poll(arguments)
-            store = self.stores[arguments["resource_type"]]
+            store = self.stores[kind]
         with self.lock:
             return store.call_tool(name, arguments)
 
     def unserved_poll(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """A poll neither store serves: its arguments checked as a store checks them, then a rejection naming both."""
         try:
+            plumbing.screen(arguments)
             plumbing.check(plumbing.POLL_RESOURCE_EVENTS.input_schema, arguments)
         except plumbing.Rejection as rejection:
             return rejection.as_result()
@@ -152,7 +155,7 @@ class Server:
             text = line.decode("utf-8").strip()
             if not text:  # a blank line carries no message and no id to answer
                 return None
-            log.debug("received %s", text[:LOGGED_CHARACTERS])
+            log.debug("received %s", plumbing.loggable(text[:LOGGED_CHARACTERS]))
             message = json.loads(text, parse_constant=_not_json)
         except (ValueError, RecursionError) as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
             return error_message(None, PARSE_ERROR, f"Parse error: the line is not one JSON text in UTF-8 ({error})")
@@ -171,14 +174,14 @@ class Server:
         if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
             return error_message(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
         if "method" not in message and ("result" in message or "error" in message):
-            log.warning("ignored a response to id %r: this server sends no requests", request_id)
+            log.warning("ignored a response to id %s: this server sends no requests", plumbing.loggable(request_id))
             return None
         try:
             return {"jsonrpc": "2.0", "id": request_id, "result": self.request(message)}
         except ProtocolError as error:
             return error_message(request_id, error.code, error.message)
         except Exception as error:  # a bug must reach the client as an error, and the server must go on
-            log.exception("request %r failed", request_id)
+            log.exception("request %s failed", plumbing.loggable(request_id))
             return error_message(request_id, INTERNAL_ERROR, f"Internal error: {type(error).__name__}: {error}")
 
     def request(self, message: Dict[str, Any]) -> Dict[str, Any]:
@@ -201,9 +204,9 @@ class Server:
             # Requests are answered one at a time before the next line is read, so a cancellation always
             # names a request already answered (or none): there is nothing left to stop, and nothing to send.
             cancelled = params.get("requestId") if isinstance(params, dict) else None
-            log.debug("cancellation of request %s: already answered", plumbing.quote(cancelled))
+            log.debug("cancellation of request %s: already answered", plumbing.loggable(cancelled))
         elif method != "notifications/initialized":
-            log.debug("ignored notification %s", plumbing.quote(method))
+            log.debug("ignored notification %s", plumbing.loggable(method))
 
     def initialize(self, params: Dict[str, Any]) -> Dict[str, Any]:
         """Negotiate: echo a supported version, otherwise offer the latest (the client decides whether to go on)."""
@@ -213,8 +216,8 @@ class Server:
                                 f'such as "{LATEST_VERSION}"')
         version = asked if asked in PROTOCOL_VERSIONS else LATEST_VERSION
         client = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
-        log.info("client %s (version %s) asked for MCP %s; speaking %s", plumbing.quote(client.get("name", "?")),
-                 plumbing.quote(client.get("version", "?")), asked, version)
+        log.info("client %s (version %s) asked for MCP %s; speaking %s", plumbing.loggable(client.get("name", "?")),
+                 plumbing.loggable(client.get("version", "?")), plumbing.loggable(asked), version)
         return {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": dict(SERVER_INFO),
                 "instructions": self.instructions}
 
@@ -292,7 +295,7 @@ def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO, limit: int = MAX_LI
         try:
             write_message(stdout, answer)
         except (TypeError, ValueError) as error:  # a bug: an answer that is not JSON must not end the server
-            log.exception("the answer to request %r is not JSON", answer.get("id"))
+            log.exception("the answer to request %s is not JSON", plumbing.loggable(answer.get("id")))
             write_message(stdout, error_message(answer.get("id"), INTERNAL_ERROR, f"Internal error: {error}"))
 
 
@@ -330,9 +333,16 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumb
     """Open both stores as the options say; with --demo, write the demo into each database that is new."""
     kb_path, records_path = options.kb_db or ":memory:", options.records_db or ":memory:"
     fresh_kb, fresh_records = is_new(kb_path), is_new(records_path)
-    kb = kb_store.connect(kb_path, granted=options.grant_kb, clock=clock)
-    records = record_store.connect(records_path, granted=options.grant_channel, scopes=options.scopes,
-                                   rejection_detail=options.rejection_detail, clock=clock)
+    read_only = True if options.read_only else None  # None: read-only where the process may not write
+    kb = kb_store.connect(kb_path, granted=options.grant_kb, clock=clock, caller=options.caller,
+                          durability=options.durability, read_only=read_only)
+    try:
+        records = record_store.connect(records_path, granted=options.grant_channel, scopes=options.scopes,
+                                       rejection_detail=options.rejection_detail, clock=clock,
+                                       caller=options.caller, durability=options.durability, read_only=read_only)
+    except BaseException:
+        kb.close()
+        raise
     lock, colleague, plan = threading.Lock(), None, None
     if options.demo:
         plan = mcp_demo.draw_plan(options.seed)
@@ -358,6 +368,7 @@ def describe(options: argparse.Namespace, kb_path: str, records_path: str, plan:
     parts.append("granted knowledge bases: " + (", ".join(options.grant_kb) if options.grant_kb else "all"))
     parts.append("granted record channels: " + (", ".join(options.grant_channel) if options.grant_channel else "all"))
     parts.append("scopes: " + (", ".join(options.scopes) or "none (edit_record_item answers forbidden)"))
+    parts.append(f"caller: {options.caller}; durability: {options.durability}")
     parts.append(f"rejection detail: {options.rejection_detail}")
     if options.people_edit_every:
         parts.append(f"people save an article and move an item every {options.people_edit_every:g} s")
@@ -386,6 +397,27 @@ def seconds(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
     return value
+
+
+class OneRecordALine(logging.Formatter):
+    """A log record whose only line starts are its own: every further line (a traceback's, or a line break a
+    client smuggled into an error) is indented under it, and other line separators are escaped."""
+
+    SEPARATORS = {"\r": "\\r", "\x0b": "\\x0b", "\x0c": "\\x0c", "\x1c": "\\x1c", "\x1d": "\\x1d",
+                  "\x1e": "\\x1e", "\x85": "\\x85", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        for separator, escaped in self.SEPARATORS.items():
+            text = text.replace(separator, escaped)
+        return text.replace("\n", "\n    | ")
+
+
+def caller_name(text: str) -> str:
+    """A caller's name: 1 to 128 printable characters."""
+    if not 0 < len(text) <= 128 or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a caller name of 1 to 128 printable characters")
+    return text
 
 
 def parser() -> argparse.ArgumentParser:
@@ -419,6 +451,15 @@ def parser() -> argparse.ArgumentParser:
         "item (new status or owner), so the agent meets stale citations and version conflicts"))
     p.add_argument("--seed", type=int, help=f"with --demo: the seed the demo's content is drawn from (default "
                    f"{mcp_demo.SEED})")
+    p.add_argument("--caller", metavar="NAME", type=caller_name, default=plumbing.DEFAULT_CALLER, help=(
+        "who the agent is: its idempotency keys are its own, so two servers with different callers on one "
+        f"database never meet each other's keys (default {plumbing.DEFAULT_CALLER})"))
+    p.add_argument("--durability", choices=tuple(database.DURABILITY), default=database.DURABILITY_DEFAULT, help=(
+        "full: every acknowledged edit survives a power cut (the default); normal: faster, an edit survives the "
+        "server being killed, but a power cut may lose the last ones"))
+    p.add_argument("--read-only", action="store_true", help=(
+        "serve the database files for reading only: searches, reads, listings and polls work, edits answer "
+        "read_only (a file this process may not write is served so anyway)"))
     p.add_argument("--verbose", action="store_true", help="log every message received on stderr")
     return p
 
@@ -431,29 +472,41 @@ def parse_options(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
         p.error("nothing to serve: give --demo, or --kb-db and/or --records-db")
     if not options.demo and (options.people_edit_every or options.seed is not None):
         p.error("--people-edit-every and --seed act on the demo workspace: add --demo")
+    if options.read_only and (options.demo or not (options.kb_db and options.records_db)):
+        p.error("--read-only serves existing files: give --kb-db and --records-db, without --demo")
     for flag, path in (("--kb-db", options.kb_db), ("--records-db", options.records_db)):
         if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             p.error(f"{flag}: the folder of {path!r} does not exist")
         if path and os.path.isdir(path):
             p.error(f"{flag}: {path!r} is a folder, not a database file")
-    if options.kb_db and options.records_db and os.path.realpath(options.kb_db) == os.path.realpath(
-            options.records_db):
+    if options.kb_db and options.records_db and same_file(options.kb_db, options.records_db):
         p.error("--kb-db and --records-db must be different files (each store keeps its own event logs)")
     if options.seed is None:
         options.seed = mcp_demo.SEED
     return options
 
 
+def same_file(first: str, second: str) -> bool:
+    """Whether two paths name one file: the same path, a symbolic link or a hard link to it."""
+    if os.path.exists(first) and os.path.exists(second):
+        return os.path.samefile(first, second)
+    return os.path.realpath(first) == os.path.realpath(second)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Serve until stdin closes; 0 on EOF, 2 for bad options or a database that cannot be opened."""
     options = parse_options(argv)
-    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if options.verbose else logging.INFO,
-                        format="mcp_server: %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(OneRecordALine("mcp_server: %(message)s"))
+    logging.basicConfig(level=logging.DEBUG if options.verbose else logging.INFO, handlers=[handler])
     protocol_out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() must never corrupt the protocol
     started = time.perf_counter()
     try:
         workspace = open_workspace(options)
+    except database.UnusableFile as error:
+        print(f"mcp_server.py: error: {error}", file=sys.stderr)
+        return 2
     except sqlite3.DatabaseError as error:
         print(f"mcp_server.py: error: cannot open the databases: {error}", file=sys.stderr)
         return 2

@@ -16,13 +16,15 @@ Glossary (the words mean exactly this in both stores):
   sequence         an event's position in its resource's log: 1, 2, 3 ... with no gaps
   cursor           the last sequence an agent has seen; it polls with after_sequence=cursor
   grant            the set of resource IDs a caller may use; anything else looks absent
+  caller           who is calling, named when a store is opened ("agent" unless said); an
+                   idempotency key belongs to (caller, tool, resource): one caller never meets
+                   another's keys, nor its own keys of another resource
 
 Left out on purpose: authentication (a store is opened for one caller, with its
 grant) and pruning of old idempotency keys (Stripe keeps them 24 hours; a
-reconstruction run never lives that long).
+reconstruction run never lives that long). The database file itself is database.py's.
 """
 
-import contextlib
 import copy
 import dataclasses
 import datetime
@@ -32,13 +34,18 @@ import logging
 import math
 import re
 import sqlite3
-import threading
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 log = logging.getLogger("osfoundry")
 
 BUSY_TIMEOUT_SECONDS = 10.0
 SHOWN_VALUE_CHARACTERS = 80  # how much of a bad value a rejection quotes back
+ID_CHARACTERS = 128  # the longest ID of anything: a resource, an article, an item, a caller
+DEFAULT_CALLER = "agent"  # the caller a store serves unless connect() names another
+MAX_NESTING = 32  # objects and arrays inside the arguments, at most this deep
+NUMBER_BITS = 1024  # an integer any wider is past what a float (or a JSON client) can hold
+SHOWN_INTEGER_BITS = 12_000  # a wider integer is described, not written out (Python refuses past 4,300 digits)
+SQLITE_INTEGER_MAX = 2 ** 63 - 1  # an integer argument must fit sqlite's 64 bits
 
 # ---------------------------------------------------------------------------
 # Rejections: small exception classes inside, dicts at the tool boundary.
@@ -105,6 +112,36 @@ class Busy(Rejection):
     """Other writers held the database longer than the busy timeout."""
 
     code = "busy"
+
+
+class StorageError(Rejection):
+    """sqlite could not read or write the database file (disk I/O, a full disk); nothing was saved."""
+
+    code = "storage_error"
+
+
+class ReadOnly(Rejection):
+    """The database file may not be written: reads work, writes are refused."""
+
+    code = "read_only"
+
+
+def storage_failure(error: BaseException) -> Optional[Rejection]:
+    """The rejection for an error sqlite raised about its file, or None when the error is no storage failure.
+
+    Busy past the timeout is Busy; disk I/O, a full disk, a damaged file and the like are StorageError. A
+    constraint or a misused API is a bug, not the storage's: None, so it stays an internal error.
+    """
+    if not isinstance(error, sqlite3.DatabaseError) or isinstance(
+            error, (sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError)):
+        return None
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        return Busy("other writers held the database past the busy timeout; nothing was saved. Wait a moment and "
+                    "send the same call again, with the same idempotency_key.")
+    return StorageError(f"the database could not be read or written ({text[:120]}); nothing was saved. Send the "
+                        "same call again, with the same idempotency_key, once the storage is back; if it keeps "
+                        "failing, tell a person.")
 
 
 # ---------------------------------------------------------------------------
@@ -286,10 +323,15 @@ def show(value: Any) -> Any:
     """A bad value as a rejection quotes it: strict JSON, valid Unicode, and cut when long."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > SHOWN_INTEGER_BITS:
+        return f"an integer of {value.bit_length()} bits"  # its digits would cost more than they tell
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError):
-        return repr(value)[:SHOWN_VALUE_CHARACTERS]
+    except (TypeError, ValueError, RecursionError):
+        try:
+            return repr(value)[:SHOWN_VALUE_CHARACTERS].encode("utf-8", "replace").decode("utf-8")
+        except (ValueError, RecursionError):
+            return f"a {type(value).__name__} that cannot be shown"
     text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate becomes "?"
     value = json.loads(text)
     if len(text) <= SHOWN_VALUE_CHARACTERS:
@@ -302,6 +344,17 @@ def show(value: Any) -> Any:
 def quote(value: Any) -> str:
     """A value as a message quotes it: its JSON text, cut when long, non-ASCII kept as is."""
     return json.dumps(show(value), ensure_ascii=False)
+
+
+def loggable(value: Any) -> str:
+    """A value a client sent, as a log line may hold it: JSON in ASCII, cut, so no character can start a line."""
+    return json.dumps(show(value), ensure_ascii=True)
+
+
+def name_of(key: Any) -> str:
+    """An argument or field name as a message shows it: cut when long, valid Unicode, whatever was sent."""
+    shown = show(key)
+    return shown if isinstance(shown, str) else json.dumps(shown)
 
 
 def _reject(path: str, rule: str, schema: Mapping[str, Any], value: Any, why: str = "") -> InvalidArguments:
@@ -341,6 +394,8 @@ def _check_string(schema: Mapping[str, Any], value: str, path: str) -> None:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise _reject(path, "encoding", schema, value, ", which is not valid Unicode text") from None
+    if "\x00" in value:  # C strings, and many clients, end text there: it is never part of a sound argument
+        raise _reject(path, "encoding", schema, value, ", which holds a NUL character (U+0000)")
     if len(value) < schema.get("minLength", 0):
         raise _reject(path, "minLength", schema, value, _characters(value))
     if len(value) > schema.get("maxLength", math.inf):
@@ -350,6 +405,8 @@ def _check_string(schema: Mapping[str, Any], value: str, path: str) -> None:
 
 
 def _check_number(schema: Mapping[str, Any], value: float, path: str) -> None:
+    if schema.get("type") == "integer" and abs(value) > SQLITE_INTEGER_MAX:
+        raise _reject(path, "range", schema, value, ", which does not fit in 64 bits")
     if value < schema.get("minimum", -math.inf):
         raise _reject(path, "minimum", schema, value)
     if value > schema.get("maximum", math.inf):
@@ -363,9 +420,10 @@ def _check_object(schema: Mapping[str, Any], value: Mapping[str, Any], path: str
         for key in value:
             if key not in properties:
                 allowed = ", ".join(properties) or "no arguments"
+                name = prefix + name_of(key)
                 raise InvalidArguments(
-                    f'unknown argument "{prefix}{key}": this takes only {allowed}. Remove it and call again.',
-                    argument=prefix + key, rule="additionalProperties", got=show(value[key]))
+                    f'unknown argument {json.dumps(name, ensure_ascii=False)}: this takes only {allowed}. Remove it '
+                    "and call again.", argument=name, rule="additionalProperties", got=show(value[key]))
     for key in schema.get("required", ()):
         if key not in value:
             raise InvalidArguments(
@@ -374,6 +432,58 @@ def _check_object(schema: Mapping[str, Any], value: Mapping[str, Any], path: str
     for key, item in value.items():
         if key in properties:
             check(properties[key], item, prefix + key)
+
+
+def checked_id(value: Any, what: str) -> str:
+    """An ID people give (a knowledge base, an article, a channel, an item): 1 to ID_CHARACTERS valid characters,
+    or ValueError; an agent could not name a longer one, and no answer repeats one beyond that."""
+    if not isinstance(value, str) or not 0 < len(value) <= ID_CHARACTERS:
+        raise ValueError(f"{what} must be 1 to {ID_CHARACTERS} characters of text, not {show(value)!r}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{what} must be valid Unicode text, not {show(value)!r}") from None
+    return value
+
+
+def screen(arguments: Any) -> None:
+    """Refuse what no check should have to walk: nesting past MAX_NESTING, integers past NUMBER_BITS.
+
+    Iterative, so no input can exhaust the stack; the rejection names the argument the value sits in.
+    Only containers and integers are visited, and a path is spelt out only for a rejection.
+    """
+    stack: List[Tuple[Any, Tuple[Any, ...]]] = [(arguments, ())]
+    while stack:
+        value, keys = stack.pop()
+        if isinstance(value, int):
+            if not isinstance(value, bool) and value.bit_length() > NUMBER_BITS:
+                path = _path(keys)
+                raise InvalidArguments(f"argument {json.dumps(path, ensure_ascii=False)} holds an integer of "
+                                       f"{value.bit_length()} bits, more than any JSON client can read. Send a "
+                                       "number within range and call again.", argument=path, rule="range",
+                                       got=show(value))
+            continue
+        if not isinstance(value, (dict, list)):  # the arguments themselves, when they are no object: check() says so
+            continue
+        if len(keys) > MAX_NESTING:
+            path = _path(keys[:1])
+            raise InvalidArguments(f"argument {json.dumps(path, ensure_ascii=False)} nests objects and arrays deeper "
+                                   f"than {MAX_NESTING} levels. Send flatter values and call again.",
+                                   argument=path, rule="nesting", got=f"more than {MAX_NESTING} levels")
+        for key, item in (value.items() if isinstance(value, dict) else enumerate(value)):
+            if isinstance(item, (dict, list, int)):
+                stack.append((item, keys + (key,)))
+
+
+def _path(keys: Sequence[Any]) -> str:
+    """Where a value sits in the arguments, as a rejection names it: values.points, tags[2]; cut when long."""
+    path = "arguments"
+    for key in keys:
+        name = name_of(key) if not isinstance(key, int) else f"[{key}]"
+        path = name if path == "arguments" else f"{path}{name}" if isinstance(key, int) else f"{path}.{name}"
+        if len(path) > 2 * SHOWN_VALUE_CHARACTERS:
+            return path[:2 * SHOWN_VALUE_CHARACTERS] + "…"
+    return path
 
 
 # ---------------------------------------------------------------------------
@@ -388,12 +498,16 @@ class AgentTools:
 
     TOOLS: Tuple[Tool, ...] = ()
 
-    def __init__(self, database: "Database", *, granted: Optional[Iterable[str]], clock: Callable[[], Any]) -> None:
+    def __init__(self, database: Any, *, granted: Optional[Iterable[str]], clock: Callable[[], Any],
+                 caller: str = DEFAULT_CALLER) -> None:
         if isinstance(granted, str):
             raise TypeError("granted is a collection of resource IDs, not one string")
+        if not isinstance(caller, str) or not caller or len(caller) > ID_CHARACTERS:
+            raise ValueError(f"caller must be a name of 1 to {ID_CHARACTERS} characters, not {caller!r}")
         self.database = database
         self.granted = None if granted is None else frozenset(granted)
         self.clock = clock
+        self.caller = caller
 
     def is_granted(self, resource_id: str) -> bool:
         """Whether this caller may use the resource (None as the grant: every resource)."""
@@ -425,115 +539,23 @@ class AgentTools:
         """Run one tool call as an agent would: JSON in, a JSON-serialisable dict out, never an exception."""
         try:
             tool = self.tool(name)
+            screen(arguments)
             check(tool.input_schema, arguments)
             return getattr(self, "_tool_" + tool.name)(arguments)
         except Rejection as rejection:
             return rejection.as_result()
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error) and "busy" not in str(error):
-                return _internal_error(name, error)
-            return Busy("other writers held the database past the busy timeout; nothing was saved. "
-                        "Wait a moment and send the same call again, with the same idempotency_key.").as_result()
+        except sqlite3.DatabaseError as error:  # outside a transaction: the transaction helpers convert their own
+            failure = storage_failure(error)
+            return failure.as_result() if failure is not None else _internal_error(name, error)
         except Exception as error:  # a bug must still reach the agent as a rejection, not a traceback
             return _internal_error(name, error)
 
 
 def _internal_error(name: Any, error: Exception) -> Dict[str, Any]:
-    log.exception("tool %r failed", name)
+    log.exception("tool %s failed", loggable(name))
     return {"error": "internal_error",
-            "message": f"the store failed ({type(error).__name__}: {error}); nothing was saved. "
+            "message": f"the store failed ({type(error).__name__}: {show(str(error))}); nothing was saved. "
                        "Retrying will probably fail the same way: report it to a person."}
-
-
-# ---------------------------------------------------------------------------
-# The database: one connection, every write through one BEGIN IMMEDIATE helper.
-
-
-class Database:
-    """One sqlite connection in autocommit mode whose transactions are opened explicitly."""
-
-    def __init__(self, path: str, schema: str, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
-        self.path = path
-        self.connection = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None,
-                                          check_same_thread=False)
-        self.connection.row_factory = sqlite3.Row
-        self._lock = threading.RLock()
-        self._mode: Optional[str] = None  # None, "read" or "write": the open transaction, if any
-        self._savepoints = 0
-        self.connection.execute("PRAGMA foreign_keys = ON")
-        if path not in (":memory:", ""):  # both are private in-memory databases
-            self.connection.execute("PRAGMA journal_mode = WAL")
-            self.connection.execute("PRAGMA synchronous = NORMAL")
-        with self.write() as connection:
-            for statement in _statements(";".join((schema, EVENT_LOG_SCHEMA, IDEMPOTENCY_SCHEMA))):
-                connection.execute(statement)
-
-    def close(self) -> None:
-        """Close the connection."""
-        self.connection.close()
-
-    def copy_to(self, other: "Database") -> None:
-        """Replace everything in `other` with a consistent copy of this database (sqlite's backup API)."""
-        with self._lock:
-            self.connection.backup(other.connection)
-
-    @contextlib.contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK and re-raise; nested, a SAVEPOINT."""
-        with self._lock:
-            if self._mode == "read":
-                raise RuntimeError("a write cannot start inside a read transaction")
-            if self._mode == "write":
-                with self._savepoint() as connection:
-                    yield connection
-                return
-            self.connection.execute("BEGIN IMMEDIATE")
-            self._mode = "write"
-            try:
-                yield self.connection
-                self.connection.execute("COMMIT")
-            except BaseException:
-                if self.connection.in_transaction:  # a failed COMMIT may have rolled back already
-                    self.connection.execute("ROLLBACK")
-                raise
-            finally:
-                self._mode = None
-
-    @contextlib.contextmanager
-    def _savepoint(self) -> Iterator[sqlite3.Connection]:
-        """A nested write: a SAVEPOINT that rolls back alone on error."""
-        self._savepoints += 1
-        name = f"nested_{self._savepoints}"
-        self.connection.execute(f"SAVEPOINT {name}")
-        try:
-            yield self.connection
-            self.connection.execute(f"RELEASE {name}")
-        except BaseException:
-            self.connection.execute(f"ROLLBACK TO {name}")
-            self.connection.execute(f"RELEASE {name}")
-            raise
-        finally:
-            self._savepoints -= 1
-
-    @contextlib.contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
-        """A consistent snapshot for several SELECTs; inside a write, that write's view."""
-        with self._lock:
-            if self._mode is not None:
-                yield self.connection
-                return
-            self.connection.execute("BEGIN")
-            self._mode = "read"
-            try:
-                yield self.connection
-            finally:
-                self._mode = None
-                self.connection.execute("COMMIT")
-
-
-def _statements(script: str) -> List[str]:
-    """Split a schema script into statements (ours hold no semicolons inside strings)."""
-    return [s.strip() for s in script.split(";") if s.strip()]
 
 
 # ---------------------------------------------------------------------------
@@ -541,44 +563,72 @@ def _statements(script: str) -> List[str]:
 
 IDEMPOTENCY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS idempotency_keys (
+    caller      TEXT NOT NULL,   -- who sent the key: another caller's keys are another key space
     tool        TEXT NOT NULL,
+    resource_id TEXT NOT NULL,   -- the knowledge base or record channel the call wrote to
     key         TEXT NOT NULL,
     fingerprint TEXT NOT NULL,   -- sha256 of the call's canonical JSON arguments
     result      TEXT NOT NULL,   -- the first result, replayed with "replay": true
     created_at  TEXT NOT NULL,
-    PRIMARY KEY (tool, key)
+    PRIMARY KEY (caller, tool, resource_id, key)
 ) WITHOUT ROWID;
 """
+
+
+@dataclasses.dataclass(frozen=True)
+class KeyScope:
+    """Where an idempotency key lives: one caller's calls of one tool on one resource."""
+
+    caller: str
+    tool: str
+    resource_id: str
 
 
 def fingerprint(arguments: Mapping[str, Any]) -> str:
     """A digest of the call's arguments that ignores key order."""
     canonical = json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def idempotent(connection: sqlite3.Connection, tool: str, arguments: Mapping[str, Any],
-               created_at: str, write: Callable[[], Dict[str, Any]], digest: Optional[str] = None) -> Dict[str, Any]:
+def idempotent(connection: sqlite3.Connection, scope: KeyScope, arguments: Mapping[str, Any], created_at: str,
+               write: Callable[[], Dict[str, Any]], digest: Optional[str] = None) -> Dict[str, Any]:
     """Inside an open write transaction: replay the stored result for this key, or run `write` and store it.
 
     digest: the arguments' fingerprint, if the caller already took it. A rejection raised by `write`
     escapes before anything is stored, so the key stays free.
     """
     key, digest = arguments["idempotency_key"], digest or fingerprint(arguments)
-    row = connection.execute("SELECT fingerprint, result FROM idempotency_keys WHERE tool = ? AND key = ?",
-                             (tool, key)).fetchone()
+    row = connection.execute(
+        "SELECT fingerprint, result FROM idempotency_keys WHERE caller = ? AND tool = ? AND resource_id = ? "
+        "AND key = ?", (scope.caller, scope.tool, scope.resource_id, key)).fetchone()
     if row is not None:
         if row["fingerprint"] != digest:
             raise IdempotencyKeyReused(
-                f"idempotency_key {json.dumps(show(key))} was already used for a different {tool} call; "
-                "nothing was saved. Use a new key for a new change; reuse a key only to resend the very same "
-                "call.",
+                f"idempotency_key {quote(key)} was already used for a different {scope.tool} call on "
+                f"{quote(scope.resource_id)}; nothing was saved. Use a new key for a new change; reuse a key only "
+                "to resend the very same call.",
                 idempotency_key=show(key))
         return dict(json.loads(row["result"]), replay=True)
     result = dict(write(), replay=False)
-    connection.execute("INSERT INTO idempotency_keys (tool, key, fingerprint, result, created_at) "
-                       "VALUES (?, ?, ?, ?, ?)", (tool, key, digest, json.dumps(result), created_at))
+    connection.execute("INSERT INTO idempotency_keys (caller, tool, resource_id, key, fingerprint, result, "
+                       "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (scope.caller, scope.tool, scope.resource_id, key, digest, json.dumps(result), created_at))
     return result
+
+
+def upgrade_idempotency_keys(connection: sqlite3.Connection, resource_of: Callable[[Dict[str, Any]], Optional[str]],
+                             caller: str = DEFAULT_CALLER) -> None:
+    """Schema 1 to 2: keys kept per (tool, key) move to (caller, tool, resource); a key whose resource its stored
+    result does not tell is dropped (a key only guards retries, which an upgrade outlives)."""
+    rows = connection.execute("SELECT tool, key, fingerprint, result, created_at FROM idempotency_keys").fetchall()
+    connection.execute("DROP TABLE idempotency_keys")
+    connection.execute(IDEMPOTENCY_SCHEMA)
+    for row in rows:
+        resource = resource_of(json.loads(row["result"]))
+        if resource is not None:
+            connection.execute("INSERT INTO idempotency_keys VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               (caller, row["tool"], resource, row["key"], row["fingerprint"], row["result"],
+                                row["created_at"]))
 
 
 # ---------------------------------------------------------------------------
@@ -596,7 +646,6 @@ CREATE TABLE IF NOT EXISTS events (
 """
 
 POLL_LIMIT_DEFAULT = 100
-SQLITE_INTEGER_MAX = 2 ** 63 - 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -662,7 +711,7 @@ POLL_RESOURCE_EVENTS = Tool(
     input_schema=object_schema({
         "resource_type": {"type": "string", "enum": RESOURCE_TYPES, "description":
                           "knowledge_base for a knowledge base's log, record for a record channel's"},
-        "resource_id": string(1, 128, "The knowledge base ID or record channel ID."),
+        "resource_id": string(1, ID_CHARACTERS, "The knowledge base ID or record channel ID."),
         "after_sequence": integer(0, None, "Return events after this sequence; your last last_sequence.",
                                   default=0),
         "limit": integer(1, 100, "At most this many events.", default=POLL_LIMIT_DEFAULT),

@@ -43,6 +43,7 @@ TEXT_MAX_CHARACTERS = 100_000  # a text field without max_length
 JSON_MAX_CHARACTERS = 10_000   # a json field's value, serialised
 FILES_MAX = 20                 # attachments in one file field
 RELATIONS_MAX = 100            # related items in one relation field
+LISTED_FAILURES = 20           # a rejection lists this many failed fields, then says how many more
 STARS_DEFAULT = 5
 PHONE_DIGITS = (7, 15)
 
@@ -175,26 +176,34 @@ class Failure:
 def rejection(failures: Sequence[Failure], detail: str) -> Dict[str, Any]:
     """The validation_failed result an agent receives, at the given detail.
 
+    It lists the first LISTED_FAILURES failures and then how many more there were, so that no edit,
+    however many bad keys it sends, makes an answer longer than that.
+
     >>> owner = Failure("owner", 'values.owner must be one of the option values, got "Aiko"',
     ...                 {"allowed": ["aiko"]}, {"aiko": "Aiko"})
     >>> rejection([owner], "field")
     {'error': 'validation_failed', 'fields': [{'key': 'owner'}]}
     >>> rejection([owner], "labels")["fields"][0]["labels"]
     {'aiko': 'Aiko'}
+    >>> rejection([owner] * 25, "field")["more_fields"]
+    5
     """
     if detail not in DETAILS:
         raise ValueError(f"rejection detail must be one of {', '.join(DETAILS)}, not {detail!r}")
     if detail == "terse":
         return {"error": "validation_failed"}
     fields = []
-    for failure in failures:
+    for failure in failures[:LISTED_FAILURES]:
         entry: Dict[str, Any] = {"key": failure.key}
         if detail in ("values", "labels"):
             entry.update(message=failure.message, **failure.allowed)
         if detail == "labels" and failure.labels is not None:
             entry["labels"] = dict(failure.labels)
         fields.append(entry)
-    return {"error": "validation_failed", "fields": fields}
+    result: Dict[str, Any] = {"error": "validation_failed", "fields": fields}
+    if len(failures) > LISTED_FAILURES:
+        result["more_fields"] = len(failures) - LISTED_FAILURES
+    return result
 
 
 def got(value: Any) -> str:
@@ -209,9 +218,17 @@ def _fail(field: Field, text: str, value: Any = None, quote: bool = True, **allo
     return Failure(field.key, message, allowed)
 
 
-def unknown_field(key: str, writable: Sequence[str]) -> Failure:
-    """A key the channel has no field for."""
-    return Failure(show(key), f"values.{show(key)} is not a field of this channel", {"allowed": list(writable)})
+def unknown_field(key: Any, writable: Optional[Sequence[str]]) -> Failure:
+    """A key the channel has no field for; `writable` (the keys it has) is given with the first such key only."""
+    name = show(key) if isinstance(key, str) else json.dumps(show(key))
+    allowed = {} if writable is None else {"allowed": list(writable)}
+    return Failure(name, f"values.{name} is not a field of this channel", allowed)
+
+
+def ungranted_relation(field: Field) -> Failure:
+    """A relation to a channel the caller was not granted: refused alike whatever it holds, naming no channel."""
+    return Failure(field.key, f"values.{field.key} relates to a record channel you were not granted, so you cannot "
+                              "write it; leave it out of values")
 
 
 def not_unique(field: Field, value: Any, holder: str) -> Failure:
@@ -247,7 +264,7 @@ def _text(field: Field, value: Any) -> Optional[Failure]:
     if not isinstance(value, str):
         return _fail(field, "must be text", value)
     if not _is_unicode(value):
-        return _fail(field, "must be valid Unicode text", value)
+        return _fail(field, "must be valid Unicode text without NUL characters", value)
     if len(value) > limit:
         return _fail(field, f"must be at most {limit} characters, got {len(value)}", quote=False,
                      max_length=limit)
@@ -394,11 +411,12 @@ def _is_number(value: Any) -> bool:
 
 
 def _is_unicode(text: str) -> bool:
+    """Valid Unicode text without NUL (which C strings, and many clients, take for the end of the text)."""
     try:
         text.encode("utf-8")
-        return True
     except UnicodeEncodeError:
         return False
+    return "\x00" not in text
 
 
 def _is_url(value: Any) -> bool:

@@ -16,7 +16,11 @@ Glossary:
   preview         an item in a listing: ID, version and values, text cut at 120 characters (by default)
   cursor          before_id: the ID of the last item of the previous page; a stable position,
                   even if that item was deleted since, so inserts and deletes never shift a page
-  rejection       validation_failed: every field that failed, at the store's rejection detail
+  rejection       validation_failed: every field that failed (the first 20, then how many more),
+                  at the store's rejection detail
+  hidden relation a relation field whose related channel this caller was not granted: the schema
+                  names no channel and says granted: false, its values read as null, and an edit
+                  of it is refused whatever it holds, so nothing about that channel leaks
 
 Events: `created` when people add an item, `updated` on every save, `deleted` when
 people delete one; each carries the item's version after it.
@@ -32,26 +36,29 @@ import json
 import sqlite3
 from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
+from database import DURABILITY_DEFAULT, Database, Layout
 from plumbing import (
-    BUSY_TIMEOUT_SECONDS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, READ_ONLY, SHARED_WRITE, AgentTools, Database,
-    EventLog, Forbidden, InvalidArguments, NotFound, Rejection, Tool, VersionConflict, fingerprint, format_time,
-    idempotent, integer, object_schema, parse_time, quote, show, string, unsupported_resource_type, wall_clock,
+    BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, READ_ONLY,
+    SHARED_WRITE, AgentTools, EventLog, Forbidden, InvalidArguments, KeyScope, NotFound, Rejection, Tool,
+    VersionConflict, checked_id, fingerprint, format_time, idempotent, integer, object_schema, parse_time, quote,
+    show, string, unsupported_resource_type, upgrade_idempotency_keys, wall_clock,
 )
 from record_fields import (
-    DETAILS, FIELD_TYPES, Failure, Field, check_value, formula_value, missing_relations, not_unique,
-    parse_schema, rejection, unknown_field,
+    DETAILS, FIELD_TYPES, LISTED_FAILURES, Failure, Field, check_value, formula_value, missing_relations, not_unique,
+    parse_schema, rejection, ungranted_relation, unknown_field,
 )
 
 WRITE_SCOPE = "osfoundry:write"
 PAGE_LIMIT_DEFAULT = 50
 PREVIEW_CHARACTERS = 120
+ITEM_MAX_CHARACTERS = 200_000  # an item's stored values, as JSON: what one read of it can weigh
 CUT_MARK = "…"
 
 # ---------------------------------------------------------------------------
 # The tools, as data: listed as is and enforced on every call.
 
-_CHANNEL_ID = string(1, 128, "A record channel ID you were granted.")
-_ITEM_ID = string(1, 128, "An item ID, as list_record_items gives it.")
+_CHANNEL_ID = string(1, ID_CHARACTERS, "A record channel ID you were granted.")
+_ITEM_ID = string(1, ID_CHARACTERS, "An item ID, as list_record_items gives it.")
 _VERSION = {"type": "integer", "minimum": 1, "description": "An item's version: 1 when created, +1 on every save."}
 _VALUES = {"type": "object", "description": "Field key -> value, one entry per field of the channel's schema."}
 _OPTION = object_schema({"value": {"type": "string"}, "label": {"type": "string"}, "color": {"type": "string"}},
@@ -62,6 +69,7 @@ _FIELD = object_schema({
     "max_length": {"type": "integer"}, "min": {"type": "number"}, "max": {"type": "number"},
     "max_stars": {"type": "integer"}, "options": {"type": "array", "items": _OPTION},
     "related_channel_id": {"type": "string"}, "expression": {"type": "string"},
+    "granted": {"type": "boolean", "description": "false on a relation to a channel you were not granted"},
 }, ["key", "label", "type", "is_required", "is_unique"])
 CHANNEL_SCHEMA = object_schema({
     "record_channel_id": {"type": "string"}, "name": {"type": "string"},
@@ -77,12 +85,14 @@ LIST_RECORD_ITEMS = Tool(
         "List the schema and a bounded page of item previews from one granted record channel. Use "
         "read_record_item for the complete values. Items come newest first. The schema on every page gives "
         "each field's key, type and rules, and for select fields the allowed option values with their labels: "
-        "edits must send option values, never labels. Previews cut long text, ending it with …. For the next page "
-        "pass next_before_id as before_id; null means there is no older item."
+        "edits must send option values, never labels. A relation field marked granted: false points to a channel "
+        "you were not granted: it reads as null and cannot be written. Previews cut long text, ending it with …. "
+        "For the next page pass next_before_id as before_id; null means there is no older item."
     ),
     input_schema=object_schema({
         "record_channel_id": _CHANNEL_ID,
-        "before_id": string(1, 128, "The next_before_id of the previous page; leave out to start at the newest."),
+        "before_id": string(1, ID_CHARACTERS,
+                            "The next_before_id of the previous page; leave out to start at the newest."),
         "limit": integer(1, 50, "At most this many previews.", default=PAGE_LIMIT_DEFAULT),
     }, ["record_channel_id"]),
     output_schema=object_schema({
@@ -239,7 +249,7 @@ class ValidationFailed(Rejection):
     code = "validation_failed"
 
     def __init__(self, failures: Sequence[Failure], detail: str) -> None:
-        super().__init__("; ".join(f.message for f in failures))
+        super().__init__("; ".join(f.message for f in failures[:LISTED_FAILURES]))
         self.failures = list(failures)
         self.detail = detail
 
@@ -255,19 +265,35 @@ class InvalidValues(ValueError):
         self.failures = list(failures)
 
 
+def _upgrade_from_1(connection: sqlite3.Connection) -> None:
+    """Schema 1 (files from before the marks) to 2: idempotency keys gain a caller and a channel."""
+    def channel_of(result: Dict[str, Any]) -> Optional[str]:
+        rows = connection.execute("SELECT channel_id FROM items WHERE id = ?", (result.get("item_id"),)).fetchall()
+        return rows[0]["channel_id"] if len(rows) == 1 else None
+    upgrade_idempotency_keys(connection, channel_of)
+
+
+LAYOUT = Layout(name="record-channel", application_id=0x4F53_5243, version=2, schema=SCHEMA,  # "OSRC"
+                tables=frozenset({"channels", "items", "unique_values"}), upgrades={1: _upgrade_from_1})
+
+
 def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
             scopes: Iterable[str] = (WRITE_SCOPE,), rejection_detail: str = "labels",
-            clock: Optional[Callable[[], Any]] = None, busy_timeout: float = BUSY_TIMEOUT_SECONDS,
+            clock: Optional[Callable[[], Any]] = None, caller: str = DEFAULT_CALLER,
+            durability: str = DURABILITY_DEFAULT, read_only: Optional[bool] = None,
+            busy_timeout: float = BUSY_TIMEOUT_SECONDS,
             preview_characters: int = PREVIEW_CHARACTERS) -> "RecordStore":
     """Open a record store on `path` (":memory:" or a file several processes may share).
 
     granted: the record-channel IDs this caller may use (None: all); scopes: the OAuth scopes it holds;
-    rejection_detail: how much a validation rejection says, one of terse, field, values, labels;
-    preview_characters: where a listing cuts long text.
+    caller: whose idempotency keys these are; rejection_detail: how much a validation rejection says, one of
+    terse, field, values, labels; durability: "full" or "normal" (see database.py); preview_characters:
+    where a listing cuts long text; read_only as for kb_store.connect. A file another store or a newer version
+    wrote is refused with database.UnusableFile.
     """
-    return RecordStore(Database(path, SCHEMA, busy_timeout=busy_timeout), granted=granted, scopes=scopes,
-                       rejection_detail=rejection_detail, clock=clock or wall_clock,
-                       preview_characters=preview_characters)
+    database = Database(path, LAYOUT, busy_timeout=busy_timeout, durability=durability, read_only=read_only)
+    return RecordStore(database, granted=granted, scopes=scopes, rejection_detail=rejection_detail,
+                       clock=clock or wall_clock, caller=caller, preview_characters=preview_characters)
 
 
 class RecordStore(AgentTools):
@@ -277,9 +303,9 @@ class RecordStore(AgentTools):
     EVENTS = EventLog(subject_key="item_id", version_key="version")
 
     def __init__(self, database: Database, *, granted: Optional[Iterable[str]], scopes: Iterable[str],
-                 rejection_detail: str, clock: Callable[[], Any],
+                 rejection_detail: str, clock: Callable[[], Any], caller: str = DEFAULT_CALLER,
                  preview_characters: int = PREVIEW_CHARACTERS) -> None:
-        super().__init__(database, granted=granted, clock=clock)
+        super().__init__(database, granted=granted, clock=clock, caller=caller)
         if isinstance(scopes, str):
             raise TypeError("scopes is a collection of OAuth scopes, not one string")
         if rejection_detail not in DETAILS:
@@ -301,7 +327,8 @@ class RecordStore(AgentTools):
             now = self.clock()
         items = [self._shown(channel, row, now, preview=True) for row in rows[:limit]]
         more = len(rows) > limit
-        return {"schema": channel.schema(), "items": items, "next_before_id": items[-1]["item_id"] if more else None}
+        return {"schema": self._schema_seen(channel), "items": items,
+                "next_before_id": items[-1]["item_id"] if more else None}
 
     def _tool_read_record_item(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         with self.database.read() as connection:
@@ -319,7 +346,8 @@ class RecordStore(AgentTools):
         with self.database.write() as connection:
             channel = self._granted_channel(connection, arguments["record_channel_id"])
             now = format_time(self.clock())
-            return idempotent(connection, EDIT_RECORD_ITEM.name, arguments, now,
+            scope = KeyScope(self.caller, EDIT_RECORD_ITEM.name, channel.id)
+            return idempotent(connection, scope, arguments, now,
                               lambda: self._compare_and_swap(connection, channel, arguments, now), digest)
 
     def _compare_and_swap(self, connection: sqlite3.Connection, channel: Channel, arguments: Dict[str, Any],
@@ -327,7 +355,7 @@ class RecordStore(AgentTools):
         row = self._live_item(connection, channel, arguments["item_id"])
         if row["version"] != arguments["expected_version"]:
             raise _conflict(row["id"], arguments["expected_version"])
-        failures = self._validate(connection, channel, arguments["values"], row["number"])
+        failures = self._validate(connection, channel, arguments["values"], row["number"], agent=True)
         if failures:
             raise ValidationFailed(failures, self.rejection_detail)
         values = arguments["values"]
@@ -374,27 +402,49 @@ class RecordStore(AgentTools):
         return row["number"]
 
     def _shown(self, channel: Channel, row: sqlite3.Row, now: Any, *, preview: bool) -> Dict[str, Any]:
-        """An item as agents see it: every field in schema order, formulas computed, unset ones null."""
+        """An item as agents see it: every field in schema order, formulas computed, unset and hidden ones null."""
         stored = json.loads(row["fields"])
         times = {"created_at": parse_time(row["created_at"]), "updated_at": parse_time(row["updated_at"])}
         values = {}
         for field in channel.fields:
-            value = formula_value(field, stored, times, now) if field.type == "formula" else stored.get(field.key)
+            if self._hidden(field):
+                value = None
+            elif field.type == "formula":
+                value = formula_value(field, stored, times, now)
+            else:
+                value = stored.get(field.key)
             values[field.key] = _cut(value, self.preview_characters) if preview else value
         return {"item_id": row["id"], "version": row["version"], "values": values}
 
+    def _hidden(self, field: Field) -> bool:
+        """A relation to a channel this caller was not granted: its channel is never named, its values never shown."""
+        return field.type == "relation" and not self.is_granted(field.config["related_channel_id"])
+
+    def _schema_seen(self, channel: Channel) -> Dict[str, Any]:
+        """The schema as this caller's pages carry it: hidden relations name no channel and say granted: false."""
+        schema = channel.schema()
+        for definition, field in zip(schema["fields"], channel.fields):
+            if self._hidden(field):
+                del definition["related_channel_id"]
+                definition["granted"] = False
+        return schema
+
     def _validate(self, connection: sqlite3.Connection, channel: Channel, values: Mapping[str, Any],
-                  number: Optional[int]) -> List[Failure]:
+                  number: Optional[int], *, agent: bool = False) -> List[Failure]:
         """Every field of `values` that may not be saved, in schema order, then unknown keys as sent.
 
-        The whole of validation, in one method, so triage.py (table R6) can stub it out to weigh it.
+        An agent may not write a hidden relation, whatever it sends. The whole of validation, in one method,
+        so triage.py (table R6) can stub it out to weigh it.
         """
         failed: Dict[str, Failure] = {}
         unknown = []
         for key, value in values.items():
             field = channel.field(key)
-            if field is None:
-                unknown.append(unknown_field(key, [f.key for f in channel.fields if f.writable]))
+            if field is None:  # the writable keys go with the first unknown key only
+                unknown.append(unknown_field(key, None if unknown else [f.key for f in channel.fields if f.writable]))
+                continue
+            if agent and self._hidden(field):
+                failed[key] = ungranted_relation(field)
                 continue
             failure = check_value(field, value)
             if failure is None and (field.is_unique or field.type == "relation"):
@@ -431,6 +481,7 @@ class RecordStore(AgentTools):
 
     def create_channel(self, channel_id: str, name: str, fields: Sequence[Mapping[str, Any]]) -> None:
         """Add a record channel with its schema; ValueError if a field definition is unsound."""
+        checked_id(channel_id, "a record channel ID")
         definitions = json.dumps([Field.from_definition(d).definition() for d in fields])
         parsed = _fields(definitions)
         with self.database.write() as connection:
@@ -445,6 +496,8 @@ class RecordStore(AgentTools):
     def create_item(self, channel_id: str, values: Mapping[str, Any], *,
                     item_id: Optional[str] = None) -> Dict[str, Any]:
         """A person adds an item; InvalidValues if a value fails or a required field is missing."""
+        if item_id is not None:
+            checked_id(item_id, "an item ID")
         with self.database.write() as connection:
             channel = self._channel(connection, channel_id)
             missing = [f for f in channel.fields if f.is_required and f.key not in values]
@@ -457,7 +510,7 @@ class RecordStore(AgentTools):
             now = format_time(self.clock())
             stored = _merge({}, values)
             connection.execute("INSERT INTO items (number, channel_id, id, version, fields, created_at, updated_at) "
-                               "VALUES (?, ?, ?, 1, ?, ?, ?)", (number, channel_id, item_id, json.dumps(stored),
+                               "VALUES (?, ?, ?, 1, ?, ?, ?)", (number, channel_id, item_id, _stored_text(stored),
                                                                 now, now))
             self._index_unique(connection, channel, number, stored)
             self.EVENTS.append(connection, channel_id, "created", item_id, 1)
@@ -521,7 +574,7 @@ class RecordStore(AgentTools):
         """Inside a write: compare-and-swap the row to version + 1 at time `now`, re-index its unique values
         if `changed` names one, log `updated`."""
         version = row["version"] + 1
-        swapped = connection.execute(UPDATE_ITEM, (json.dumps(stored), version, now, row["number"],
+        swapped = connection.execute(UPDATE_ITEM, (_stored_text(stored), version, now, row["number"],
                                                    row["version"])).rowcount
         if swapped != 1:
             raise _conflict(row["id"], row["version"])
@@ -555,6 +608,17 @@ def _fingerprint_with_values(arguments: Mapping[str, Any]) -> str:
     except (TypeError, ValueError):
         raise InvalidArguments('argument "values" must be a JSON object of field values. Fix it and call again.',
                                argument="values", rule="type", got=show(values)) from None
+
+
+def _stored_text(stored: Mapping[str, Any]) -> str:
+    """An item's values as stored, refused as a whole when they would outgrow ITEM_MAX_CHARACTERS."""
+    text = json.dumps(stored, ensure_ascii=False)
+    if len(text) > ITEM_MAX_CHARACTERS:
+        raise InvalidArguments(
+            f'argument "values" would make the item hold {len(text):,} characters of values, more than '
+            f"{ITEM_MAX_CHARACTERS:,}; nothing was saved. Shorten the longest text and call again.",
+            argument="values", rule="maxLength", got=f"{len(text):,} characters")
+    return text
 
 
 def _merge(stored: Mapping[str, Any], values: Mapping[str, Any]) -> Dict[str, Any]:

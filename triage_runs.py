@@ -159,7 +159,7 @@ def bug_store(rng: random.Random, scenario: Scenario, count: int, **options: Any
 def open_store(scenario: Scenario, kind: type = record_store.RecordStore, **options: Any) -> record_store.RecordStore:
     """An empty in-memory store of `kind` on the scenario's clock and preview length."""
     settings = dict({"granted": None, "scopes": (record_store.WRITE_SCOPE,), "rejection_detail": "labels"}, **options)
-    return kind(record_store.Database(":memory:", record_store.SCHEMA), clock=fixed_clock(scenario.now),
+    return kind(record_store.Database(":memory:", record_store.LAYOUT), clock=fixed_clock(scenario.now),
                 preview_characters=scenario.preview_characters, **settings)
 
 
@@ -253,13 +253,14 @@ class OffsetPagedStore(record_store.RecordStore):
                 "SELECT * FROM items WHERE channel_id = ? AND deleted_at IS NULL ORDER BY number DESC "
                 "LIMIT ? OFFSET ?", (channel.id, limit, arguments.get("offset", 0))).fetchall()
             now = self.clock()
-        return {"schema": channel.schema(), "items": [self._shown(channel, row, now, preview=True) for row in rows]}
+        return {"schema": self._schema_seen(channel), "items": [self._shown(channel, row, now, preview=True)
+                                                                 for row in rows]}
 
 
 class UnvalidatedStore(record_store.RecordStore):
     """The record store with validation stubbed out: what R6 weighs it against."""
 
-    def _validate(self, *arguments: Any) -> List[Any]:
+    def _validate(self, *arguments: Any, **options: Any) -> List[Any]:
         return []
 
 

@@ -62,7 +62,7 @@ class QuickRunTest(unittest.TestCase):
 
     def test_every_goal_gets_a_verdict(self):
         verdicts = self.page.count("meets the goal") + self.page.count("misses the goal")
-        self.assertEqual(verdicts, 2 * 2 + 2 + 1 + 2)  # edit and share per database, poll, search, list
+        self.assertEqual(verdicts, 2 * 2 + 2 + 1 + 2 + 1)  # edit and share per database, poll, search, list, guards
 
     def test_the_writers_pass_the_single_chain_check(self):
         rows = [line for line in self.page.split("## Writers")[1].splitlines() if line.startswith("| 1 |")

@@ -111,21 +111,45 @@ class SearchIndexTest(unittest.TestCase):
 
 
 class OlderFilesTest(unittest.TestCase):
-    def test_a_file_written_before_views_existed_opens_with_every_article_at_zero_views(self):
+    def test_a_file_written_before_views_and_marks_existed_is_upgraded_and_keeps_its_keys(self):
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "old.db")
             store, _, ids = support_store(path)
+            store.create_article(KB, "Long read", "word " * 2_000, article_id="long")
+            version = helpers.read(store, ids[0])["updated_at"]
+            first = helpers.edit(store, ids[0], version, "k-old")
             store.close()
-            connection = sqlite3.connect(path)
-            connection.execute("DROP INDEX articles_by_views")
-            connection.execute("ALTER TABLE articles DROP COLUMN views")
-            connection.commit()
-            connection.close()
+            make_schema_one(path)
             with kb_store.connect(path) as reopened:
                 self.assertEqual(reopened.article(KB, ids[0])["views"], 0)
                 self.assertEqual(found(reopened, "reset password")[0], ids[0])
-                reopened.add_views(KB, ids[1], 2)
-                self.assertEqual(reopened.article(KB, ids[1])["views"], 2)
+                self.assertEqual(found(reopened, "long read")[0], "long")
+                self.assertEqual(reopened.database.connection.execute(
+                    "SELECT length(opening) FROM articles WHERE id = 'long'").fetchone()[0], kb_store.OPENING)
+                self.assertEqual(helpers.edit(reopened, ids[0], version, "k-old"), dict(first, replay=True))
+                connection = reopened.database.connection
+                self.assertEqual(connection.execute("PRAGMA user_version").fetchone()[0], kb_store.LAYOUT.version)
+                self.assertEqual(connection.execute("PRAGMA application_id").fetchone()[0],
+                                 kb_store.LAYOUT.application_id)
+
+
+def make_schema_one(path):
+    """Turn a knowledge-base file back into what the version before the marks wrote (schema 1)."""
+    connection = sqlite3.connect(path)
+    connection.executescript("""
+        DROP INDEX articles_by_views;
+        ALTER TABLE articles DROP COLUMN views;
+        ALTER TABLE articles DROP COLUMN opening;
+        ALTER TABLE idempotency_keys RENAME TO keys_now;
+        CREATE TABLE idempotency_keys (tool TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+            result TEXT NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (tool, key)) WITHOUT ROWID;
+        INSERT INTO idempotency_keys SELECT tool, key, fingerprint, result, created_at FROM keys_now;
+        DROP TABLE keys_now;
+        PRAGMA application_id = 0;
+        PRAGMA user_version = 0;
+    """)
+    connection.commit()
+    connection.close()
 
 
 if __name__ == "__main__":

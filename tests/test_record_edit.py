@@ -174,10 +174,14 @@ class EventTest(unittest.TestCase):
                                                         "after_sequence": 1, "limit": 2})
         self.assertEqual(([e["sequence"] for e in page["events"]], page["last_sequence"], page["has_more"]),
                          ([2, 3], 3, True))
-        for after in (40, 10 ** 20):  # past the head, even past what sqlite can store
+        for after in (40, 2 ** 63 - 1):  # past the head, up to the largest sequence sqlite can store
             past = store.call_tool("poll_resource_events", {"resource_type": "record", "resource_id": BUGS,
                                                             "after_sequence": after})
             self.assertEqual((past["events"], past["last_sequence"], past["has_more"]), ([], 5, False))
+        beyond = store.call_tool("poll_resource_events", {"resource_type": "record", "resource_id": BUGS,
+                                                          "after_sequence": 10 ** 20})
+        self.assertEqual((beyond["error"], beyond["argument"], beyond["rule"]),
+                         ("invalid_arguments", "after_sequence", "range"))
 
     def test_a_knowledge_base_poll_is_unsupported_here(self):
         store, _, _ = bug_store()

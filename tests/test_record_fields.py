@@ -30,7 +30,7 @@ ACCEPTED = {  # field key -> values that must pass
 REFUSED = {  # field key -> (value, the exact message)
     "name": [(7, 'values.name must be text, got 7'),
              ("eleven char", "values.name must be at most 10 characters, got 11"),
-             ("a\ud800", 'values.name must be valid Unicode text, got "a?"')],
+             ("a\ud800", 'values.name must be valid Unicode text without NUL characters, got "a?"')],
     "count": [(6, "values.count must be between -5 and 5, got 6"),
               (-5.5, "values.count must be between -5 and 5, got -5.5"),
               ("3", 'values.count must be a number between -5 and 5, got "3"'),

@@ -6,9 +6,10 @@ import tempfile
 import unittest
 
 from tests import helpers  # noqa: F401  (puts the project on the path)
-from plumbing import Database
+from database import Database, Layout
 
-SCHEMA = "CREATE TABLE IF NOT EXISTS notes (text TEXT NOT NULL)"
+SCHEMA = Layout(name="notes", application_id=0x4E4F5445, version=1,
+                schema="CREATE TABLE IF NOT EXISTS notes (text TEXT NOT NULL);", tables=frozenset({"notes"}))
 
 
 def texts(database):

@@ -1,0 +1,271 @@
+"""One store's sqlite file: the connection, the BEGIN IMMEDIATE helper, and the marks that make the file the store's.
+
+Layer: below kb_store.py and record_store.py, beside plumbing.py (whose rejections and
+shared tables it uses). A store describes what its file holds as a `Layout`; `Database`
+opens a file for it and either finds it the store's own (marked with the layout's
+application_id and schema version), makes a new or empty file so, upgrades a file an
+older version wrote, or refuses it with one line: another store's file, a file of
+tables it does not know, a newer version's file. Two stores therefore never share a
+file, and their event logs never mix.
+
+Glossary:
+  layout        a store's tables, its application_id, its schema version and the upgrades from older versions
+  mark          PRAGMA application_id (which store) and PRAGMA user_version (which schema version)
+  durability    "full": every acknowledged write survives a power cut (WAL, synchronous=FULL);
+                "normal": it survives the process being killed, but a power cut may lose the last
+                writes (WAL, synchronous=NORMAL); never a corrupt file either way
+  read-only     a file the process may not write: reads work, writes are refused with read_only
+  storage error sqlite could not read or write the file (disk I/O, disk full, corruption): the
+                transaction is rolled back and the caller told it may retry with the same key
+"""
+
+import contextlib
+import dataclasses
+import os
+import sqlite3
+import threading
+import urllib.parse
+from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional
+
+from plumbing import BUSY_TIMEOUT_SECONDS, EVENT_LOG_SCHEMA, IDEMPOTENCY_SCHEMA, ReadOnly, storage_failure
+
+DURABILITY = {"full": "FULL", "normal": "NORMAL"}  # durability -> PRAGMA synchronous, on WAL
+DURABILITY_DEFAULT = "full"
+SHARED_TABLES = frozenset({"events", "idempotency_keys"})  # every store keeps these, from plumbing
+MEMORY = (":memory:", "")  # both are private in-memory databases
+
+Upgrade = Callable[[sqlite3.Connection], None]
+
+
+class UnusableFile(sqlite3.DatabaseError):
+    """A database file this store will not open; the message says why in one line and what to do."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """What a store keeps in its file, and how it knows the file is its own."""
+
+    name: str  # "knowledge-base", as messages name the store
+    application_id: int  # PRAGMA application_id of the store's files
+    version: int  # PRAGMA user_version this code writes
+    schema: str  # the store's CREATE ... IF NOT EXISTS statements (plumbing adds the shared tables)
+    tables: FrozenSet[str]  # the store's own tables, FTS shadow tables included
+    upgrades: Mapping[int, Upgrade] = dataclasses.field(default_factory=dict)  # n -> from version n to n + 1
+
+    def __post_init__(self) -> None:
+        KNOWN_LAYOUTS[self.application_id] = self
+
+    def statements(self) -> List[str]:
+        """Every CREATE statement of the file: the store's, then the shared tables'."""
+        return split_statements("\n".join((self.schema, EVENT_LOG_SCHEMA, IDEMPOTENCY_SCHEMA)))
+
+
+KNOWN_LAYOUTS: Dict[int, Layout] = {}  # application_id -> layout, for messages that name another store's file
+
+
+def split_statements(script: str) -> List[str]:
+    """A script as its statements, split where sqlite says a statement is complete (so a trigger body holds)."""
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        raise ValueError(f"the schema ends with an incomplete statement: {current.strip()[:80]!r}")
+    return statements
+
+
+class Database:
+    """One sqlite connection in autocommit mode whose transactions are opened explicitly."""
+
+    def __init__(self, path: str, layout: Layout, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS,
+                 durability: str = DURABILITY_DEFAULT, read_only: Optional[bool] = None) -> None:
+        """read_only: True opens the file for reading only; None (the default) does so when the process may
+        not write it."""
+        if durability not in DURABILITY:
+            raise ValueError(f"durability must be one of {', '.join(DURABILITY)}, not {durability!r}")
+        self.path, self.layout, self.durability = path, layout, durability
+        if read_only is None:
+            read_only = path not in MEMORY and os.path.exists(path) and not os.access(path, os.W_OK)
+        if read_only and (path in MEMORY or not os.path.exists(path)):
+            raise UnusableFile(f"{path or ':memory:'} cannot be opened read-only: there is no file to read")
+        self.read_only = read_only
+        self.connection = _connect(path, busy_timeout, self.read_only)
+        self._lock = threading.RLock()
+        self._mode: Optional[str] = None  # None, "read" or "write": the open transaction, if any
+        self._savepoints = 0
+        try:
+            self.connection.execute("PRAGMA foreign_keys = ON")
+            upgrade_from = self._identify()  # before anything is written, so a refused file stays as it was
+            if path not in MEMORY and not self.read_only:
+                self.connection.execute("PRAGMA journal_mode = WAL")
+                self.connection.execute(f"PRAGMA synchronous = {DURABILITY[durability]}")
+            if not self.read_only:
+                self._make(layout.version, upgrade_from)
+        except BaseException:
+            self.connection.close()
+            raise
+
+    # -- the file's marks: whose it is, which version ----------------------------
+
+    def _identify(self) -> Optional[int]:
+        """Whether the file is the layout's: the schema version to upgrade from (None: new or current), or refused."""
+        layout = self.layout
+        try:
+            with self.read() as connection:
+                owner = connection.execute("PRAGMA application_id").fetchone()[0]
+                version = connection.execute("PRAGMA user_version").fetchone()[0]
+                tables = {row[0] for row in connection.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+        except Exception as error:  # not a database at all, or one sqlite cannot read
+            raise UnusableFile(f"{self.path} cannot be read as a database: {error}") from error
+        if owner == 0 and not tables:
+            self._refuse_if_read_only("is empty")
+            return None
+        if owner not in (0, layout.application_id):
+            other = KNOWN_LAYOUTS.get(owner)
+            whose = f"a {other.name} database" if other else f"not a {layout.name} database (application_id {owner})"
+            raise UnusableFile(f"{self.path} is {whose}; give the {layout.name} store a file of its own")
+        if owner == 0:
+            self._recognise_unmarked(tables)
+            version = 1  # files written before the marks existed are version 1
+        if version > layout.version:
+            raise UnusableFile(f"{self.path} was written by a newer version of this {layout.name} store (schema "
+                               f"{version}, this one knows {layout.version}); use the newer version")
+        if version < layout.version:
+            self._refuse_if_read_only(f"was written by an older version (schema {version}) and must be upgraded")
+            return version
+        return None
+
+    def _recognise_unmarked(self, tables: set) -> None:
+        """An unmarked file holding tables: this store's own from before the marks, or refused."""
+        layout = self.layout
+        strangers = sorted(tables - layout.tables - SHARED_TABLES)
+        if strangers or not tables & layout.tables:
+            others = [other.name for other in KNOWN_LAYOUTS.values()
+                      if other is not layout and set(strangers) & other.tables]
+            whose = f"holds {' and '.join(others)} tables" if others else "holds tables this store does not know"
+            raise UnusableFile(f"{self.path} {whose} ({', '.join(strangers or sorted(tables))[:200]}); give the "
+                               f"{layout.name} store a file of its own")
+
+    def _refuse_if_read_only(self, what: str) -> None:
+        if self.read_only:
+            raise UnusableFile(f"{self.path} {what}, but it is read-only; make it writable once, or give another file")
+
+    def _make(self, version: int, from_version: Optional[int]) -> None:
+        """In one write: upgrade from `from_version` (None: none needed), create what is missing, mark the file."""
+        layout = self.layout
+        with self.write() as connection:
+            for step in range(from_version or version, version):
+                if step not in layout.upgrades:
+                    raise UnusableFile(f"{self.path}: no upgrade of the {layout.name} schema from version {step}")
+                layout.upgrades[step](connection)
+            for statement in layout.statements():
+                connection.execute(statement)
+            connection.execute(f"PRAGMA application_id = {int(layout.application_id)}")
+            connection.execute(f"PRAGMA user_version = {int(version)}")
+
+    # -- the connection ---------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.connection.close()
+
+    def copy_to(self, other: "Database") -> None:
+        """Replace everything in `other` with a consistent copy of this database (sqlite's backup API)."""
+        with self._lock:
+            self.connection.backup(other.connection)
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK and re-raise; nested, a SAVEPOINT.
+
+        sqlite's own failures (busy past the timeout, disk I/O, a full disk) leave the transaction rolled
+        back and become the rejections Busy and StorageError, which say that nothing was saved.
+        """
+        with self._lock:
+            if self._mode == "read":
+                raise RuntimeError("a write cannot start inside a read transaction")
+            if self._mode == "write":
+                with self._savepoint() as connection:
+                    yield connection
+                return
+            if self.read_only:
+                raise ReadOnly(f"the {self.layout.name} database file is read-only, so nothing can be saved; reads "
+                               "still work. Ask a person to make the file writable, then send the same call again.")
+            try:
+                self.connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.DatabaseError as error:
+                raise (storage_failure(error) or error) from error
+            self._mode = "write"
+            try:
+                yield self.connection
+                self.connection.execute("COMMIT")
+            except BaseException as error:
+                self._roll_back()
+                failure = storage_failure(error) if isinstance(error, sqlite3.DatabaseError) else None
+                if failure is not None:
+                    raise failure from error
+                raise
+            finally:
+                self._mode = None
+
+    def _roll_back(self) -> None:
+        """ROLLBACK if a transaction is still open (a failed COMMIT, or sqlite itself, may have ended it)."""
+        if self.connection.in_transaction:
+            self.connection.execute("ROLLBACK")
+
+    @contextlib.contextmanager
+    def _savepoint(self) -> Iterator[sqlite3.Connection]:
+        """A nested write: a SAVEPOINT that rolls back alone on error, if the transaction is still open."""
+        self._savepoints += 1
+        name = f"nested_{self._savepoints}"
+        self.connection.execute(f"SAVEPOINT {name}")
+        try:
+            yield self.connection
+            self.connection.execute(f"RELEASE {name}")
+        except BaseException:
+            if self.connection.in_transaction:  # a RAISE(ROLLBACK) or a full disk may have ended it already
+                self.connection.execute(f"ROLLBACK TO {name}")
+                self.connection.execute(f"RELEASE {name}")
+            raise
+        finally:
+            self._savepoints -= 1
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for several SELECTs; inside a write, that write's view."""
+        with self._lock:
+            if self._mode is not None:
+                yield self.connection
+                return
+            try:
+                self.connection.execute("BEGIN")
+            except sqlite3.DatabaseError as error:
+                raise (storage_failure(error) or error) from error
+            self._mode = "read"
+            try:
+                yield self.connection
+            except sqlite3.DatabaseError as error:
+                failure = storage_failure(error)
+                if failure is None:
+                    raise
+                raise failure from error
+            finally:
+                self._mode = None
+                self._roll_back()
+
+
+def _connect(path: str, busy_timeout: float, read_only: bool) -> sqlite3.Connection:
+    """A connection in autocommit mode; read-only files are opened with mode=ro."""
+    target = path
+    if read_only:
+        target = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+    try:
+        connection = sqlite3.connect(target, timeout=busy_timeout, isolation_level=None, check_same_thread=False,
+                                     uri=read_only)
+    except sqlite3.Error as error:
+        raise UnusableFile(f"{path} cannot be opened: {error}") from error
+    connection.row_factory = sqlite3.Row
+    return connection
