@@ -32,6 +32,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import bench_fixtures
 import bench_growth
+import bench_guards
 import bench_memory
 import bench_mcp
 import bench_report
@@ -78,7 +79,7 @@ QUICK = Sizes(repetitions=2, calls=30, articles=60, items=60, growth_seconds=0.1
               sim_arguments=("--seeds", "1", "--ranges", "0", "--jobs", "1"), profiled_edits=200)
 GROWTH_MIN = 5
 KEPT_ARTICLES = 50  # articles whose words the timed searches use
-SECTIONS = ("memory", "growth", "tools", "day", "writers", "mcp")  # measured in this order: builds and the
+SECTIONS = ("memory", "growth", "tools", "guards", "day", "writers", "mcp")  # measured in this order: builds and the
 # sim.py run start while this process is small (on systems where a child's peak memory includes its parent's)
 
 # The goals, from the issue: what a design that holds at scale should show.
@@ -88,6 +89,7 @@ GOALS = {
     "poll_flat": 1.2,  # poll latency within 20% from the smallest log to the largest
     "search_mid_ms": 10.0,  # a mid query under 10 ms at the largest knowledge base
     "list_flat": 1.2,  # a page as fast at the largest channel as at the smallest (we allow 20%)
+    "adversarial_over_ordinary": 10.0,  # a search over planted adversarial articles within 10x an ordinary one
 }
 
 
@@ -203,6 +205,14 @@ def timed_for(call: Callable[[int], Any], count: int, seconds: float) -> List[fl
     return first + timed(call, max(0, min(count, affordable) - GROWTH_MIN))
 
 
+def measure_guards(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
+    """What the guards cost: each durability mode on WAL files, and searches over planted adversarial articles."""
+    return {"durability": bench_guards.measure_durability(directory, sizes.articles, sizes.items, sizes.calls,
+                                                          sizes.repetitions, log),
+            "adversaries": bench_guards.measure_adversaries(directory, sizes.articles, sizes.calls,
+                                                            sizes.repetitions, log)}
+
+
 # ---------------------------------------------------------------------------
 # The knowledge-base day, scaled.
 
@@ -312,6 +322,7 @@ def measure(options: argparse.Namespace, command: Sequence[str], log: Callable[[
     with tempfile.TemporaryDirectory() as directory:
         measures = {"tools": lambda: measure_tools(directory, sizes, log),
                     "growth": lambda: measure_growth(directory, sizes, log),
+                    "guards": lambda: measure_guards(directory, sizes, log),
                     "day": lambda: measure_day(sizes, log),
                     "writers": lambda: measure_writers(directory, sizes, log),
                     "mcp": lambda: measure_mcp(sizes, log),

@@ -57,12 +57,13 @@ def articles(seed: int, count: int) -> Iterator[Written]:
 
 
 def knowledge_base(path: str, count: int, seed: int = 1,
-                   keep: int = 0) -> Tuple[kb_store.KnowledgeBaseStore, List[str], List[Written]]:
+                   keep: int = 0, durability: str = "full") -> Tuple[kb_store.KnowledgeBaseStore, List[str],
+                                                                     List[Written]]:
     """A store on `path` with knowledge base kb-support of `count` published articles.
 
     Returns the store, the article IDs in creation order, and the first `keep` articles as written.
     """
-    store = kb_store.connect(path)
+    store = kb_store.connect(path, durability=durability)
     store.create_knowledge_base(KB, "Support")
     ids, kept = [], []
     written = articles(seed, count)
@@ -75,9 +76,10 @@ def knowledge_base(path: str, count: int, seed: int = 1,
     return store, ids, kept
 
 
-def bug_channel(path: str, count: int, seed: int = 1) -> Tuple[record_store.RecordStore, List[str]]:
+def bug_channel(path: str, count: int, seed: int = 1,
+                durability: str = "full") -> Tuple[record_store.RecordStore, List[str]]:
     """A store on `path` with the bug tracker `bugs` of `count` New bugs, newest first in the returned IDs."""
-    store = record_store.connect(path)
+    store = record_store.connect(path, durability=durability)
     store.create_channel(CHANNEL, "Bug tracker", record_store.BUG_TRACKER_FIELDS)
     rng = random.Random(f"{seed}:bugs")
     for start in range(0, count, BATCH):

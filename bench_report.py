@@ -14,6 +14,7 @@ from bench_timing import Summary, ratios, summarise
 from bench_tools import EDITED, MEMORY, POLL_BACK, SIX_FIELDS, STUBBED, TIMED, WAL
 from record_store import PAGE_LIMIT_DEFAULT
 from experiments import number, table
+from sim import RANGE_GROUPS
 from triage import DESCRIPTION, PUBLISHED_R6
 
 STRATEGIES = (("title", "search each cited title"), ("reread", "re-read each cited article"),
@@ -34,7 +35,7 @@ def markdown(facts: Dict[str, Any]) -> str:
     """The whole page."""
     lines = header(facts)
     writers: Sequence[Tuple[str, Callable[[Any, Dict[str, Any]], List[str]]]] = (
-        ("tools", tools_section), ("growth", growth_section), ("day", day_section),
+        ("tools", tools_section), ("guards", guards_section), ("growth", growth_section), ("day", day_section),
         ("writers", writers_section), ("mcp", mcp_section), ("memory", memory_section))
     for key, write in writers:
         if key in facts:
@@ -79,7 +80,8 @@ def tools_section(tools: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
              "on the record store's own tables and run on the same database as the tools: `BEGIN IMMEDIATE`, "
              "look up the idempotency key (a miss), select the item, update it where its version is unchanged, "
              "append the event, store the key, `COMMIT`. Memory is a private `:memory:` database; the WAL file "
-             "is what the stores open on disk (`journal_mode=WAL`, `synchronous=NORMAL`).", ""]
+             "is what the stores open on disk by default (`journal_mode=WAL`, `synchronous=FULL`: durability "
+             "`full`; the next section sets `normal` beside it).", ""]
     lines += table(["", "floor, memory", "floor, WAL file"],
                    [["median", spread(summarise(runs[MEMORY]["floor"], "median")),
                      spread(summarise(runs[WAL]["floor"], "median"))],
@@ -103,6 +105,53 @@ def tools_section(tools: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     lines += table(["tool", "memory median", "memory p99", "memory × floor", "WAL median", "WAL p99", "WAL × floor",
                     "result bytes"], rows)
     return lines + [""] + validation_section(tools, facts)
+
+
+def guards_section(guards: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
+    """The durability modes side by side, and searches built to cost the most beside an ordinary one."""
+    return durability_part(guards["durability"], facts) + [""] + adversaries_part(guards["adversaries"], facts)
+
+
+def durability_part(durability: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
+    runs = durability["runs"]
+    modes = list(runs)
+    rows = []
+    for what in ["floor", *[name for name in runs[modes[0]] if name != "floor"]]:
+        cells = [what]
+        for mode in modes:
+            cells.append(spread(summarise(runs[mode][what], "median"), 0))
+        if len(modes) == 2:
+            cells.append(spread(ratios(runs[modes[0]][what], runs[modes[1]][what]), 1, "×"))
+        rows.append(cells)
+    header = ["on a WAL file"] + [f"durability {mode}, median µs" for mode in modes]
+    header += [f"{modes[0]} ÷ {modes[1]}"] if len(modes) == 2 else []
+    return ["## What the guards cost", "", "### Durability", "",
+            f"The floor and both edit tools, {facts['sizes']['calls']} calls per repetition each, on WAL files "
+            "opened with each durability (the floor runs on the record file, so it syncs as that file does). "
+            "`full` syncs the log at every commit, so an acknowledged edit survives a power cut; `normal` syncs "
+            "it at checkpoints only, so a power cut may lose the last edits, while a killed process loses "
+            "none.", "", *table(header, rows)]
+
+
+def adversaries_part(adversaries: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
+    runs, goal = adversaries["runs"], facts["goals"]["adversarial_over_ordinary"]
+    ordinary = next(iter(runs))
+    rows, worst = [], 0.0
+    for name, reps in runs.items():
+        ratio = ratios(reps, runs[ordinary])
+        worst = max(worst, ratio.median) if name != ordinary else worst
+        rows.append([name, adversaries["results"][name], number(adversaries["characters"][name], 0),
+                     spread(summarise(reps, "median"), 0), spread(summarise(reps, "p99"), 0),
+                     "" if name == ordinary else spread(ratio, 1, "×")])
+    return ["### Searches over planted adversarial articles", "",
+            f"A knowledge base of {adversaries['articles']} ordinary articles and {adversaries['planted']} of each "
+            "kind below, written to cost a search the most: a content that is one word of 100,000 characters, a "
+            "content that holds the query word everywhere except where a word begins, and one that holds 32 "
+            "distinct query words only inside other words. Each is searched with the query that matches it "
+            "(`limit` 20), beside the agent's ordinary kind of question. A search reads only a long content's "
+            "opening, looks for each distinct query word once, and quotes at most 300 characters.", "",
+            *table(["query", "results", "result characters", "median µs", "p99 µs", "× ordinary"], rows), "",
+            f"Goal: the costliest within {goal:g}× the ordinary question: {worst:.1f}×, {meets(worst <= goal)}."]
 
 
 def validation_share(runs: Dict[str, List[Dict[str, float]]]) -> Summary:
@@ -355,7 +404,8 @@ def memory_section(memory: Optional[Dict[str, Any]], facts: Dict[str, Any]) -> L
     lines = ["## Peak memory", ""]
     if memory is None:
         return lines + ["Not measured: Python's `resource` module is missing on this system."]
-    run = f"`sim.py {' '.join(memory['arguments'])}`" if memory["arguments"] else "`sim.py` (seeds 1–5 and 200 more)"
+    run = (f"`sim.py {' '.join(memory['arguments'])}`" if memory["arguments"] else
+           f"`sim.py` (seeds 1–5 and {5 * RANGE_GROUPS} more, both models)")
     rows = [[f"{run}, its own process", f"{memory['self']:,.0f}"],
             [f"{run}, its largest child process", f"{memory['children']:,.0f}"]]
     growth = facts.get("growth")

@@ -22,6 +22,7 @@ import time
 from typing import Any, Callable, Dict, List, Sequence
 
 import record_store
+from plumbing import DEFAULT_CALLER
 from triage_runs import CHANNEL  # the bug tracker's ID, as the experiments name it
 
 
@@ -104,8 +105,8 @@ class FloorTransaction:
         self.keys += 1
         key = f"floor-{self.keys}"
         execute("BEGIN IMMEDIATE")
-        execute("SELECT fingerprint, result FROM idempotency_keys WHERE tool = ? AND key = ?",
-                ("edit_record_item", key)).fetchone()
+        execute("SELECT fingerprint, result FROM idempotency_keys WHERE caller = ? AND tool = ? AND resource_id = ? "
+                "AND key = ?", (DEFAULT_CALLER, "edit_record_item", CHANNEL, key)).fetchone()
         row, version, fields = execute("SELECT number, version, fields FROM items WHERE channel_id = ? AND id = ?",
                                        (CHANNEL, item_id)).fetchone()
         swapped = execute(record_store.UPDATE_ITEM, (fields, version + 1, "2026-11-09T09:00:00.000000Z", row,
@@ -113,8 +114,9 @@ class FloorTransaction:
         execute("INSERT INTO events (resource_id, sequence, type, subject_id, version) "
                 "SELECT ?, COALESCE(MAX(sequence), 0) + 1, ?, ?, ? FROM events WHERE resource_id = ?",
                 (CHANNEL, "updated", item_id, version + 1, CHANNEL))
-        execute("INSERT INTO idempotency_keys (tool, key, fingerprint, result, created_at) VALUES (?, ?, ?, ?, ?)",
-                ("edit_record_item", key, "0" * 64, '{"version": %d}' % (version + 1), "2026-11-09T09:00:00Z"))
+        execute("INSERT INTO idempotency_keys (caller, tool, resource_id, key, fingerprint, result, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)", (DEFAULT_CALLER, "edit_record_item", CHANNEL, key, "0" * 64,
+                                                 '{"version": %d}' % (version + 1), "2026-11-09T09:00:00Z"))
         execute("COMMIT")
         if swapped != 1:
             raise RuntimeError(f"the floor's compare-and-swap of {item_id} failed: is another writer on this file?")
