@@ -63,7 +63,8 @@ def _articles(size: int, path: str) -> Dict[str, Any]:
 def _matches(store: kb_store.KnowledgeBaseStore, query: str) -> int:
     """How many published articles a query matches (what the search ranks before it keeps the best)."""
     with store.database.read() as connection:
-        (count,) = connection.execute("SELECT count(*) FROM article_index WHERE article_index MATCH ?",
+        index = kb_store.index_table(kb_store._number_of(connection, KB))
+        (count,) = connection.execute(f"SELECT count(*) FROM {index} WHERE {index} MATCH ?",
                                       (kb_store.match_expression(query),)).fetchone()
     return count
 

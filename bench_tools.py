@@ -179,7 +179,7 @@ def edit_parts(work: Workload) -> Dict[str, Callable[[int], Any]]:
         "the channel's schema read": lambda n: store._granted_channel(connection, CHANNEL),
         "the item's stored values decoded": lambda n: json.loads(row["fields"]),
         "the six values validated": lambda n: store._validate(connection, channel, SIX_FIELDS, row["number"]),
-        "the merged values encoded": lambda n: record_store._stored_text(merged),
+        "the merged values encoded": lambda n: json.dumps(merged, ensure_ascii=False),
         "the clock read and formatted": lambda n: plumbing.format_time(store.clock()),
         "the result encoded for the idempotency table": lambda n: json.dumps(result),
     }

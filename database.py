@@ -14,7 +14,9 @@ Glossary:
   durability    "full": every acknowledged write survives a power cut (WAL, synchronous=FULL);
                 "normal": it survives the process being killed, but a power cut may lose the last
                 writes (WAL, synchronous=NORMAL); never a corrupt file either way
-  read-only     a file the process may not write: reads work, writes are refused with read_only
+  read-only     a file the process may not write: reads work, writes are refused with read_only. With no
+                writer's shared memory beside it, it is read as immutable: changes a writer makes later
+                are not seen until the store is opened again
   storage error sqlite could not read or write the file (disk I/O, disk full, corruption): the
                 transaction is rolled back and the caller told it may retry with the same key
 """
@@ -25,9 +27,9 @@ import os
 import sqlite3
 import threading
 import urllib.parse
-from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional
+from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Set, Tuple
 
-from plumbing import BUSY_TIMEOUT_SECONDS, EVENT_LOG_SCHEMA, IDEMPOTENCY_SCHEMA, ReadOnly, storage_failure
+from plumbing import BUSY_TIMEOUT_SECONDS, EVENT_LOG_SCHEMA, IDEMPOTENCY_SCHEMA, ReadOnly, Rejection, storage_failure
 
 DURABILITY = {"full": "FULL", "normal": "NORMAL"}  # durability -> PRAGMA synchronous, on WAL
 DURABILITY_DEFAULT = "full"
@@ -76,6 +78,14 @@ def split_statements(script: str) -> List[str]:
     return statements
 
 
+def add_column(connection: sqlite3.Connection, table: str, column: str, definition: str) -> bool:
+    """An upgrade step: ALTER TABLE ... ADD COLUMN unless the table has the column already; whether it added it."""
+    if column in {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}:
+        return False
+    connection.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+    return True
+
+
 class Database:
     """One sqlite connection in autocommit mode whose transactions are opened explicitly."""
 
@@ -97,29 +107,30 @@ class Database:
         self._savepoints = 0
         try:
             self.connection.execute("PRAGMA foreign_keys = ON")
-            upgrade_from = self._identify()  # before anything is written, so a refused file stays as it was
+            self._decide(*self._marks_read())  # before anything is written, so a refused file stays as it was
             if path not in MEMORY and not self.read_only:
                 self.connection.execute("PRAGMA journal_mode = WAL")
                 self.connection.execute(f"PRAGMA synchronous = {DURABILITY[durability]}")
             if not self.read_only:
-                self._make(layout.version, upgrade_from)
+                self._make()
         except BaseException:
             self.connection.close()
             raise
 
     # -- the file's marks: whose it is, which version ----------------------------
 
-    def _identify(self) -> Optional[int]:
-        """Whether the file is the layout's: the schema version to upgrade from (None: new or current), or refused."""
-        layout = self.layout
+    def _marks_read(self) -> Tuple[int, int, Set[str]]:
+        """The file's application_id, user_version and table names, read in a transaction of their own."""
         try:
             with self.read() as connection:
-                owner = connection.execute("PRAGMA application_id").fetchone()[0]
-                version = connection.execute("PRAGMA user_version").fetchone()[0]
-                tables = {row[0] for row in connection.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
-        except Exception as error:  # not a database at all, or one sqlite cannot read
-            raise UnusableFile(f"{self.path} cannot be read as a database: {error}") from error
+                return _marks(connection)
+        except (sqlite3.DatabaseError, Rejection) as error:  # not a database at all, or one sqlite cannot read
+            cause = error.__cause__ if isinstance(error, Rejection) and error.__cause__ else error
+            raise UnusableFile(f"{self.path} cannot be read as a database: {cause}") from error
+
+    def _decide(self, owner: int, version: int, tables: Set[str]) -> Optional[int]:
+        """Whether the file is the layout's: the schema version to upgrade from (None: new or current), or refused."""
+        layout = self.layout
         if owner == 0 and not tables:
             self._refuse_if_read_only("is empty")
             return None
@@ -153,10 +164,12 @@ class Database:
         if self.read_only:
             raise UnusableFile(f"{self.path} {what}, but it is read-only; make it writable once, or give another file")
 
-    def _make(self, version: int, from_version: Optional[int]) -> None:
-        """In one write: upgrade from `from_version` (None: none needed), create what is missing, mark the file."""
-        layout = self.layout
+    def _make(self) -> None:
+        """In one write: decide again (another process may have made the file its own since), upgrade, create what
+        is missing, mark the file."""
+        layout, version = self.layout, self.layout.version
         with self.write() as connection:
+            from_version = self._decide(*_marks(connection))
             for step in range(from_version or version, version):
                 if step not in layout.upgrades:
                     raise UnusableFile(f"{self.path}: no upgrade of the {layout.name} schema from version {step}")
@@ -194,22 +207,27 @@ class Database:
             if self.read_only:
                 raise ReadOnly(f"the {self.layout.name} database file is read-only, so nothing can be saved; reads "
                                "still work. Ask a person to make the file writable, then send the same call again.")
-            try:
-                self.connection.execute("BEGIN IMMEDIATE")
-            except sqlite3.DatabaseError as error:
-                raise (storage_failure(error) or error) from error
-            self._mode = "write"
-            try:
-                yield self.connection
-                self.connection.execute("COMMIT")
-            except BaseException as error:
-                self._roll_back()
-                failure = storage_failure(error) if isinstance(error, sqlite3.DatabaseError) else None
-                if failure is not None:
-                    raise failure from error
-                raise
-            finally:
-                self._mode = None
+            with self._transaction("BEGIN IMMEDIATE", "write", "COMMIT") as connection:
+                yield connection
+
+    @contextlib.contextmanager
+    def _transaction(self, begin: str, mode: str, end: Optional[str]) -> Iterator[sqlite3.Connection]:
+        """begin, the body, `end` (None: roll back, as a read ends); sqlite's own failures become rejections."""
+        try:
+            self.connection.execute(begin)
+        except sqlite3.DatabaseError as error:
+            _raise_as_rejection(error)
+        self._mode = mode
+        try:
+            yield self.connection
+            if end is not None:
+                self.connection.execute(end)
+        except sqlite3.DatabaseError as error:
+            self._roll_back()
+            _raise_as_rejection(error)
+        finally:
+            self._mode = None
+            self._roll_back()
 
     def _roll_back(self) -> None:
         """ROLLBACK if a transaction is still open (a failed COMMIT, or sqlite itself, may have ended it)."""
@@ -240,28 +258,34 @@ class Database:
             if self._mode is not None:
                 yield self.connection
                 return
-            try:
-                self.connection.execute("BEGIN")
-            except sqlite3.DatabaseError as error:
-                raise (storage_failure(error) or error) from error
-            self._mode = "read"
-            try:
-                yield self.connection
-            except sqlite3.DatabaseError as error:
-                failure = storage_failure(error)
-                if failure is None:
-                    raise
-                raise failure from error
-            finally:
-                self._mode = None
-                self._roll_back()
+            with self._transaction("BEGIN", "read", None) as connection:
+                yield connection
+
+
+def _raise_as_rejection(error: sqlite3.DatabaseError) -> None:
+    """Raise sqlite's failure as the rejection it means (Busy, StorageError), or as itself if it means none."""
+    failure = storage_failure(error)
+    if failure is None:
+        raise error
+    raise failure from error
+
+
+def _marks(connection: sqlite3.Connection) -> Tuple[int, int, Set[str]]:
+    owner = connection.execute("PRAGMA application_id").fetchone()[0]
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    tables = {row[0] for row in connection.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+    return owner, version, tables
 
 
 def _connect(path: str, busy_timeout: float, read_only: bool) -> sqlite3.Connection:
-    """A connection in autocommit mode; read-only files are opened with mode=ro."""
+    """A connection in autocommit mode. A read-only file is opened with mode=ro where a writer keeps its shared
+    memory beside it (sqlite then shares it and sees the writer's changes), and as immutable otherwise: sqlite
+    then creates no file beside it (which the file's owner might not be able to open after us) and needs none."""
     target = path
     if read_only:
-        target = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+        shared = os.path.exists(path + "-shm")
+        target = "file:" + urllib.parse.quote(os.path.abspath(path)) + ("?mode=ro" if shared else "?immutable=1")
     try:
         connection = sqlite3.connect(target, timeout=busy_timeout, isolation_level=None, check_same_thread=False,
                                      uri=read_only)

@@ -37,12 +37,12 @@ import re
 import sqlite3
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-from database import DURABILITY_DEFAULT, Database, Layout
+from database import DURABILITY_DEFAULT, Database, Layout, add_column
 from plumbing import (
-    BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, READ_ONLY,
-    SHARED_WRITE, AgentTools, EventLog, KeyScope, NotFound, Tool, VersionConflict, checked_id, format_time,
-    idempotent, integer, next_time_version, object_schema, parse_time, show, string, unsupported_resource_type,
-    upgrade_idempotency_keys, wall_clock,
+    BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, NAME_CHARACTERS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS,
+    READ_ONLY, SHARED_WRITE, SQLITE_INTEGER_MAX, AgentTools, EventLog, KeyScope, NotFound, Tool, VersionConflict,
+    checked_id, checked_text, format_time, idempotent, integer, next_time_version, object_schema, parse_time, show,
+    string, unsupported_resource_type, upgrade_idempotency_keys, wall_clock,
 )
 
 STATUSES = ("draft", "published", "unpublished")
@@ -148,11 +148,14 @@ EDIT_KNOWLEDGE_ARTICLE = Tool(
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS knowledge_bases (
-    id   TEXT PRIMARY KEY,
-    name TEXT NOT NULL
+    id               TEXT PRIMARY KEY,
+    name             TEXT NOT NULL,
+    number           INTEGER,                   -- names its search index: search_index_<number>
+    created_articles INTEGER NOT NULL DEFAULT 0 -- numbers its articles' IDs: art-00001, art-00002 ...
 ) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS knowledge_bases_by_number ON knowledge_bases (number);
 CREATE TABLE IF NOT EXISTS articles (
-    number            INTEGER PRIMARY KEY,  -- the article's row in article_index too
+    number            INTEGER PRIMARY KEY,  -- the article's row in its knowledge base's search index too
     knowledge_base_id TEXT NOT NULL REFERENCES knowledge_bases (id),
     id                TEXT NOT NULL,
     title             TEXT NOT NULL,
@@ -164,25 +167,37 @@ CREATE TABLE IF NOT EXISTS articles (
     UNIQUE (knowledge_base_id, id)
 );
 CREATE INDEX IF NOT EXISTS articles_by_views ON articles (knowledge_base_id, views);
-CREATE VIRTUAL TABLE IF NOT EXISTS article_index USING fts5(
-    title, content, tokenize = 'porter unicode61 remove_diacritics 2'
-);
 """
-# article_index holds exactly the published articles, so ranking statistics count only what agents can find.
-# Snippets are cut in Python from the few rows returned: FTS5's snippet() would tokenise every matching
-# article before the LIMIT, which made it most of a search's cost.
+INDEX = ("CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5("
+         "title, content, tokenize = 'porter unicode61 remove_diacritics 2')")
+# Each knowledge base has a search index of its own, holding exactly its published articles: bm25's counts
+# (how rare a word is, how long an article is) then come from what this caller may search and nothing else,
+# so no ranking can tell whether a word occurs in a knowledge base outside the grant. Snippets are cut in
+# Python from the few rows returned: FTS5's snippet() would tokenise every matching article before the LIMIT.
 
 SELECT_ARTICLE = "SELECT * FROM articles WHERE knowledge_base_id = ? AND id = ?"
 UPDATE_ARTICLE = ("UPDATE articles SET title = ?, content = ?, opening = ?, status = ?, updated_at = ? "
                   "WHERE number = ? AND updated_at = ?")
-_MATCHES = """
-FROM article_index JOIN articles AS a ON a.number = article_index.rowid
-WHERE article_index MATCH ? AND a.knowledge_base_id = ? AND a.status = 'published'"""
-_TEXT_RANK = f"bm25(article_index, {TITLE_WEIGHT}, 1.0)"
 _RESULT = ("SELECT a.number, a.id, a.title, a.updated_at, a.opening IS NOT NULL AS cut, "
            "COALESCE(a.opening, a.content) AS opening")  # what a snippet may quote; a long content is never read
-TEXT_MATCHES = f"{_RESULT} {_MATCHES} ORDER BY {_TEXT_RANK}, a.id LIMIT ?"
-OTHER_MATCHES = f"{_RESULT} {_MATCHES} AND a.number != ? ORDER BY a.views DESC, {_TEXT_RANK}, a.id LIMIT ?"
+
+
+def index_table(number: int) -> str:
+    """The search index of the knowledge base of this number."""
+    return f"search_index_{int(number)}"
+
+
+@functools.lru_cache(maxsize=256)
+def search_statements(number: int) -> Tuple[str, str]:
+    """The two ranked searches of one knowledge base's index: by text, and the others most viewed first."""
+    table = index_table(number)
+    matches = (f"FROM {table} JOIN articles AS a ON a.number = {table}.rowid "
+               f"WHERE {table} MATCH ? AND a.status = 'published'")
+    rank = f"bm25({table}, {TITLE_WEIGHT}, 1.0)"
+    return (f"{_RESULT} {matches} ORDER BY {rank}, a.id LIMIT ?",
+            f"{_RESULT} {matches} AND a.number != ? ORDER BY a.views DESC, {rank}, a.id LIMIT ?")
+
+
 HAS_VIEWS = "SELECT 1 FROM articles WHERE knowledge_base_id = ? AND views > 0 LIMIT 1"
 # A knowledge base without views ranks by text alone, in one query. With views, the best text match comes
 # from that query (LIMIT 1) and the rest from a second: sqlite cannot order by "is this the best match"
@@ -293,19 +308,33 @@ def event_for(before: Optional[str], after: str, renamed: bool) -> Optional[str]
 def _upgrade_from_1(connection: sqlite3.Connection) -> None:
     """Schema 1 (files from before the marks) to 2: articles gain views and an opening, idempotency keys a caller
     and a knowledge base."""
-    if "views" not in {row["name"] for row in connection.execute("PRAGMA table_info(articles)")}:
-        connection.execute("ALTER TABLE articles ADD COLUMN views INTEGER NOT NULL DEFAULT 0 CHECK (views >= 0)")
-    connection.execute("ALTER TABLE articles ADD COLUMN opening TEXT")
-    connection.execute("UPDATE articles SET opening = substr(content, 1, ?) WHERE length(content) > ?",
-                       (OPENING, OPENING))
+    add_column(connection, "articles", "views", "INTEGER NOT NULL DEFAULT 0 CHECK (views >= 0)")
+    if add_column(connection, "articles", "opening", "TEXT"):
+        connection.execute("UPDATE articles SET opening = substr(content, 1, ?) WHERE length(content) > ?",
+                           (OPENING, OPENING))
     upgrade_idempotency_keys(connection, lambda result: (result.get("citation") or {}).get("knowledge_base_id"))
 
 
+def _upgrade_from_2(connection: sqlite3.Connection) -> None:
+    """Schema 2 to 3: each knowledge base gets a number, an article counter (past every article number so far,
+    which numbered the IDs of the whole file) and a search index of its own, in place of the one all shared."""
+    add_column(connection, "knowledge_bases", "number", "INTEGER")
+    add_column(connection, "knowledge_bases", "created_articles", "INTEGER NOT NULL DEFAULT 0")
+    for number, (kb,) in enumerate(connection.execute("SELECT id FROM knowledge_bases ORDER BY id").fetchall(), 1):
+        table = index_table(number)
+        connection.execute("UPDATE knowledge_bases SET number = ?, created_articles = (SELECT COALESCE(MAX(number), "
+                           "0) FROM articles) WHERE id = ?", (number, kb))
+        connection.execute(INDEX.format(table=table))
+        connection.execute(f"INSERT INTO {table} (rowid, title, content) SELECT number, title, content FROM articles "
+                           "WHERE knowledge_base_id = ? AND status = 'published'", (kb,))
+    connection.execute("DROP TABLE IF EXISTS article_index")
+
+
 LAYOUT = Layout(
-    name="knowledge-base", application_id=0x4F53_4B42, version=2, schema=SCHEMA,  # "OSKB"
-    tables=frozenset({"knowledge_bases", "articles", "article_index"} |
+    name="knowledge-base", application_id=0x4F53_4B42, version=3, schema=SCHEMA,  # "OSKB"
+    tables=frozenset({"knowledge_bases", "articles", "article_index"} |  # as the version before the marks left them
                      {f"article_index_{shadow}" for shadow in ("data", "idx", "content", "docsize", "config")}),
-    upgrades={1: _upgrade_from_1})
+    upgrades={1: _upgrade_from_1, 2: _upgrade_from_2})
 
 
 def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
@@ -336,22 +365,23 @@ class KnowledgeBaseStore(AgentTools):
         kb, query = arguments["knowledge_base_id"], arguments["query"]
         expression = match_expression(query)
         with self.database.read() as connection:
-            self._require_granted(connection, kb)
+            number = self._require_granted(connection, kb)
             rows = [] if expression is None else self._ranked(
-                connection, expression, kb, arguments.get("limit", SEARCH_LIMIT_DEFAULT))
+                connection, expression, kb, number, arguments.get("limit", SEARCH_LIMIT_DEFAULT))
         return {"results": [{"article_id": r["id"], "title": r["title"], "updated_at": r["updated_at"],
                              "snippet": snippet_of(r["opening"], len(r["opening"]) + r["cut"], query),
                              "citation": citation(kb, r["id"], r["updated_at"])} for r in rows]}
 
     @staticmethod
-    def _ranked(connection: sqlite3.Connection, expression: str, kb: str, limit: int) -> List[sqlite3.Row]:
+    def _ranked(connection: sqlite3.Connection, expression: str, kb: str, number: int,
+                limit: int) -> List[sqlite3.Row]:
         """The rows of the best text match, then of the other matches most viewed first, `limit` in all."""
+        by_text, by_views = search_statements(number)
         if connection.execute(HAS_VIEWS, (kb,)).fetchone() is None:
-            ranked = connection.execute(TEXT_MATCHES, (expression, kb, limit)).fetchall()
-        else:
-            ranked = connection.execute(TEXT_MATCHES, (expression, kb, 1)).fetchall()
-            if ranked:
-                ranked += connection.execute(OTHER_MATCHES, (expression, kb, ranked[0]["number"], limit - 1))
+            return connection.execute(by_text, (expression, limit)).fetchall()
+        ranked = connection.execute(by_text, (expression, 1)).fetchall()
+        if ranked:
+            ranked += connection.execute(by_views, (expression, ranked[0]["number"], limit - 1))
         return ranked
 
     def _tool_read_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
@@ -389,11 +419,13 @@ class KnowledgeBaseStore(AgentTools):
             return self.EVENTS.poll(connection, arguments["resource_id"], arguments.get("after_sequence", 0),
                                     arguments.get("limit", POLL_LIMIT_DEFAULT))
 
-    def _require_granted(self, connection: sqlite3.Connection, kb: str) -> None:
-        """NotFound unless the knowledge base exists and is granted; both failures read the same."""
-        if not self.is_granted(kb) or not _exists(connection, kb):
+    def _require_granted(self, connection: sqlite3.Connection, kb: str) -> int:
+        """The knowledge base's number; NotFound unless it exists and is granted, both failures read the same."""
+        number = _number_of(connection, kb) if self.is_granted(kb) else None
+        if number is None:
             raise NotFound(f"knowledge base {json.dumps(show(kb))} was not found among the knowledge bases "
                            "granted to you. Check the knowledge_base_id; IDs are case-sensitive.")
+        return number
 
     @staticmethod
     def _visible(connection: sqlite3.Connection, kb: str, article_id: str) -> sqlite3.Row:
@@ -407,11 +439,16 @@ class KnowledgeBaseStore(AgentTools):
     # -- the people side -----------------------------------------------------
 
     def create_knowledge_base(self, knowledge_base_id: str, name: Optional[str] = None) -> None:
-        """Add an empty knowledge base."""
+        """Add an empty knowledge base, with its own search index; ValueError if the ID is taken or unsound."""
         checked_id(knowledge_base_id, "a knowledge base ID")
+        name = checked_text(knowledge_base_id if name is None else name, "a knowledge base's name", NAME_CHARACTERS)
         with self.database.write() as connection:
-            connection.execute("INSERT INTO knowledge_bases (id, name) VALUES (?, ?)",
-                               (knowledge_base_id, name or knowledge_base_id))
+            if _number_of(connection, knowledge_base_id) is not None:
+                raise ValueError(f"knowledge base {knowledge_base_id!r} already exists")
+            (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM knowledge_bases").fetchone()
+            connection.execute("INSERT INTO knowledge_bases (id, name, number) VALUES (?, ?, ?)",
+                               (knowledge_base_id, name, number))
+            connection.execute(INDEX.format(table=index_table(number)))
 
     def create_article(self, knowledge_base_id: str, title: str, content: str, *, published: bool = True,
                        article_id: Optional[str] = None) -> Dict[str, str]:
@@ -421,16 +458,19 @@ class KnowledgeBaseStore(AgentTools):
             checked_id(article_id, "an article ID")
         _check_text(title=title, content=content)
         with self.database.write() as connection:
-            if not _exists(connection, knowledge_base_id):
+            kb_number = _number_of(connection, checked_id(knowledge_base_id, "a knowledge base ID"))
+            if kb_number is None:
                 raise NotFound(f"knowledge base {knowledge_base_id!r} does not exist")
+            if article_id is not None and connection.execute(SELECT_ARTICLE, (knowledge_base_id, article_id)).fetchone():
+                raise ValueError(f"knowledge base {knowledge_base_id!r} already has an article {article_id!r}")
             (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM articles").fetchone()
-            article_id = article_id or f"art-{number:05d}"
+            article_id = article_id or _next_article_id(connection, knowledge_base_id)
             version = format_time(self.clock())
             connection.execute("INSERT INTO articles (number, knowledge_base_id, id, title, content, opening, "
                                "status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                (number, knowledge_base_id, article_id, title, content, opening_of(content), status,
                                 version))
-            self._index(connection, number, title, content, status)
+            self._index(connection, kb_number, number, title, content, status)
             self._log(connection, knowledge_base_id, article_id, event_for(None, status, False), version)
         return citation(knowledge_base_id, article_id, version)
 
@@ -453,23 +493,26 @@ class KnowledgeBaseStore(AgentTools):
     def add_views(self, knowledge_base_id: str, article_id: str, views: int) -> None:
         """Count `views` more people's views of an article (help-centre traffic): no new version, no event."""
         if not isinstance(views, int) or isinstance(views, bool) or views < 0:
-            raise ValueError(f"views must be a whole number of at least 0, got {views!r}")
+            raise ValueError(f"views must be a whole number of at least 0, got {show(views)!r}")
         with self.database.write() as connection:
-            if connection.execute("UPDATE articles SET views = views + ? WHERE knowledge_base_id = ? AND id = ?",
-                                  (views, knowledge_base_id, article_id)).rowcount != 1:
-                raise NotFound(f"no article {article_id!r} in knowledge base {knowledge_base_id!r}")
+            row = self._stored(connection, knowledge_base_id, article_id)
+            if views > SQLITE_INTEGER_MAX - row["views"]:
+                raise ValueError(f"article {article_id!r} cannot count {views} more views: the count would pass "
+                                 f"{SQLITE_INTEGER_MAX}")
+            connection.execute("UPDATE articles SET views = views + ? WHERE number = ?", (views, row["number"]))
 
     def optimize_search_index(self) -> None:
-        """Merge the search index into one segment, as after a bulk import: searches read less, rank the same."""
+        """Merge each knowledge base's search index into one segment, as after a bulk import: searches read
+        less, and rank the same."""
         with self.database.write() as connection:
-            connection.execute("INSERT INTO article_index (article_index) VALUES ('optimize')")
+            for (number,) in connection.execute("SELECT number FROM knowledge_bases").fetchall():
+                table = index_table(number)
+                connection.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
 
     def article(self, knowledge_base_id: str, article_id: str) -> Dict[str, Any]:
         """The stored article whatever its status: the ground truth simulations check against."""
         with self.database.read() as connection:
-            row = connection.execute(SELECT_ARTICLE, (knowledge_base_id, article_id)).fetchone()
-        if row is None:
-            raise NotFound(f"no article {article_id!r} in knowledge base {knowledge_base_id!r}")
+            row = self._stored(connection, knowledge_base_id, article_id)
         return {"knowledge_base_id": knowledge_base_id, "article_id": article_id, "title": row["title"],
                 "content": row["content"], "status": row["status"], "updated_at": row["updated_at"],
                 "views": row["views"]}
@@ -478,13 +521,20 @@ class KnowledgeBaseStore(AgentTools):
                 **changes: Optional[str]) -> Dict[str, str]:
         """One person's save, allowed only from the statuses in `needs`."""
         with self.database.write() as connection:
-            row = connection.execute(SELECT_ARTICLE, (kb, article_id)).fetchone()
-            if row is None:
-                raise NotFound(f"no article {article_id!r} in knowledge base {kb!r}")
+            row = self._stored(connection, kb, article_id)
             if row["status"] not in needs:
                 raise ValueError(f"article {article_id!r} is {row['status']}, not {' or '.join(needs)}")
             version = self._save(connection, row, self.clock(), **changes)
         return citation(kb, article_id, version)
+
+    @staticmethod
+    def _stored(connection: sqlite3.Connection, kb: Any, article_id: Any) -> sqlite3.Row:
+        """An article whatever its status, for the people's side; ValueError for IDs that are no text."""
+        row = connection.execute(SELECT_ARTICLE, (checked_id(kb, "a knowledge base ID"),
+                                                  checked_id(article_id, "an article ID"))).fetchone()
+        if row is None:
+            raise NotFound(f"no article {article_id!r} in knowledge base {kb!r}")
+        return row
 
     # -- one save, whoever makes it --------------------------------------------
 
@@ -499,16 +549,20 @@ class KnowledgeBaseStore(AgentTools):
                                                       row["number"], row["updated_at"])).rowcount
         if swapped != 1:
             raise _conflict(row["id"], row["updated_at"])
-        self._index(connection, row["number"], title, content, status)
+        self._index(connection, _number_of(connection, row["knowledge_base_id"]), row["number"], title, content,
+                    status)
         self._log(connection, row["knowledge_base_id"], row["id"],
                   event_for(row["status"], status, title != row["title"]), version)
         return version
 
     @staticmethod
-    def _index(connection: sqlite3.Connection, number: int, title: str, content: str, status: str) -> None:
-        connection.execute("DELETE FROM article_index WHERE rowid = ?", (number,))
+    def _index(connection: sqlite3.Connection, kb_number: int, number: int, title: str, content: str,
+               status: str) -> None:
+        """Keep an article in its knowledge base's search index exactly while it is published."""
+        table = index_table(kb_number)
+        connection.execute(f"DELETE FROM {table} WHERE rowid = ?", (number,))
         if status == "published":
-            connection.execute("INSERT INTO article_index (rowid, title, content) VALUES (?, ?, ?)",
+            connection.execute(f"INSERT INTO {table} (rowid, title, content) VALUES (?, ?, ?)",
                                (number, title, content))
 
     def _log(self, connection: sqlite3.Connection, kb: str, article_id: str, event: Optional[str],
@@ -521,12 +575,24 @@ def _check_text(**texts: Optional[str]) -> None:
     """People's titles and contents keep the limits agents' edits keep; ValueError naming the one that does not."""
     limits = {"title": TITLE_MAX_CHARACTERS, "content": CONTENT_MAX_CHARACTERS}
     for name, text in texts.items():
-        if text is not None and (not isinstance(text, str) or not 0 < len(text) <= limits[name]):
-            raise ValueError(f"an article's {name} must be 1 to {limits[name]:,} characters of text")
+        if text is not None:
+            checked_text(text, f"an article's {name}", limits[name])
 
 
-def _exists(connection: sqlite3.Connection, kb: str) -> bool:
-    return connection.execute("SELECT 1 FROM knowledge_bases WHERE id = ?", (kb,)).fetchone() is not None
+def _number_of(connection: sqlite3.Connection, kb: str) -> Optional[int]:
+    """The number of a knowledge base (its search index's), or None if there is none by this ID."""
+    row = connection.execute("SELECT number FROM knowledge_bases WHERE id = ?", (kb,)).fetchone()
+    return None if row is None else row["number"]
+
+
+def _next_article_id(connection: sqlite3.Connection, kb: str) -> str:
+    """art-00001, art-00002 ... counted per knowledge base, so an ID says nothing of any other knowledge base."""
+    while True:
+        connection.execute("UPDATE knowledge_bases SET created_articles = created_articles + 1 WHERE id = ?", (kb,))
+        (made,) = connection.execute("SELECT created_articles FROM knowledge_bases WHERE id = ?", (kb,)).fetchone()
+        article_id = f"art-{made:05d}"
+        if connection.execute(SELECT_ARTICLE, (kb, article_id)).fetchone() is None:  # not taken by a person's ID
+            return article_id
 
 
 def _conflict(article_id: str, expected: str) -> VersionConflict:

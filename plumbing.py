@@ -41,6 +41,7 @@ log = logging.getLogger("osfoundry")
 BUSY_TIMEOUT_SECONDS = 10.0
 SHOWN_VALUE_CHARACTERS = 80  # how much of a bad value a rejection quotes back
 ID_CHARACTERS = 128  # the longest ID of anything: a resource, an article, an item, a caller
+NAME_CHARACTERS = 200  # the longest name people give a knowledge base, a channel, a field or an option
 DEFAULT_CALLER = "agent"  # the caller a store serves unless connect() names another
 MAX_NESTING = 32  # objects and arrays inside the arguments, at most this deep
 NUMBER_BITS = 1024  # an integer any wider is past what a float (or a JSON client) can hold
@@ -434,45 +435,61 @@ def _check_object(schema: Mapping[str, Any], value: Mapping[str, Any], path: str
             check(properties[key], item, prefix + key)
 
 
-def checked_id(value: Any, what: str) -> str:
-    """An ID people give (a knowledge base, an article, a channel, an item): 1 to ID_CHARACTERS valid characters,
-    or ValueError; an agent could not name a longer one, and no answer repeats one beyond that."""
-    if not isinstance(value, str) or not 0 < len(value) <= ID_CHARACTERS:
-        raise ValueError(f"{what} must be 1 to {ID_CHARACTERS} characters of text, not {show(value)!r}")
+def checked_text(value: Any, what: str, limit: int) -> str:
+    """Text people give: 1 to `limit` characters of valid Unicode without NUL, or ValueError saying so.
+
+    What agents may not send, people may not store either: an answer must hold nothing an agent cannot echo.
+    """
+    if not isinstance(value, str) or not 0 < len(value) <= limit:
+        raise ValueError(f"{what} must be 1 to {limit:,} characters of text, not {show(value)!r}")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise ValueError(f"{what} must be valid Unicode text, not {show(value)!r}") from None
+    if "\x00" in value:
+        raise ValueError(f"{what} must not hold a NUL character, as {show(value)!r} does")
     return value
+
+
+def checked_id(value: Any, what: str) -> str:
+    """An ID people give (a knowledge base, an article, a channel, an item): 1 to ID_CHARACTERS characters of
+    text; an agent could not name a longer one, and no answer repeats one beyond that."""
+    return checked_text(value, what, ID_CHARACTERS)
 
 
 def screen(arguments: Any) -> None:
     """Refuse what no check should have to walk: nesting past MAX_NESTING, integers past NUMBER_BITS.
 
-    Iterative, so no input can exhaust the stack; the rejection names the argument the value sits in.
-    Only containers and integers are visited, and a path is spelt out only for a rejection.
+    Iterative, so no input can exhaust the stack, and in one pass over the elements: only non-empty
+    containers wait on the stack, each with the name of the argument it sits in, which a rejection names.
     """
-    stack: List[Tuple[Any, Tuple[Any, ...]]] = [(arguments, ())]
+    if not isinstance(arguments, dict):
+        return  # check() says what arguments must be
+    stack = [(value, (key,), 1) for key, value in arguments.items() if isinstance(value, (dict, list)) and value]
+    for key, value in arguments.items():
+        _screen_integer(value, (key,))
     while stack:
-        value, keys = stack.pop()
-        if isinstance(value, int):
-            if not isinstance(value, bool) and value.bit_length() > NUMBER_BITS:
-                path = _path(keys)
-                raise InvalidArguments(f"argument {json.dumps(path, ensure_ascii=False)} holds an integer of "
-                                       f"{value.bit_length()} bits, more than any JSON client can read. Send a "
-                                       "number within range and call again.", argument=path, rule="range",
-                                       got=show(value))
-            continue
-        if not isinstance(value, (dict, list)):  # the arguments themselves, when they are no object: check() says so
-            continue
-        if len(keys) > MAX_NESTING:
-            path = _path(keys[:1])
-            raise InvalidArguments(f"argument {json.dumps(path, ensure_ascii=False)} nests objects and arrays deeper "
-                                   f"than {MAX_NESTING} levels. Send flatter values and call again.",
-                                   argument=path, rule="nesting", got=f"more than {MAX_NESTING} levels")
-        for key, item in (value.items() if isinstance(value, dict) else enumerate(value)):
-            if isinstance(item, (dict, list, int)):
-                stack.append((item, keys + (key,)))
+        container, where, depth = stack.pop()
+        for item in (container.values() if isinstance(container, dict) else container):
+            if isinstance(item, int):
+                _screen_integer(item, where)
+            elif isinstance(item, (dict, list)):
+                if depth >= MAX_NESTING:
+                    path = _path(where)
+                    raise InvalidArguments(
+                        f"argument {json.dumps(path, ensure_ascii=False)} nests objects and arrays deeper than "
+                        f"{MAX_NESTING} levels. Send flatter values and call again.", argument=path, rule="nesting",
+                        got=f"more than {MAX_NESTING} levels")
+                if item:
+                    stack.append((item, where, depth + 1))
+
+
+def _screen_integer(value: Any, where: Tuple[Any, ...]) -> None:
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > NUMBER_BITS:
+        path = _path(where)
+        raise InvalidArguments(f"argument {json.dumps(path, ensure_ascii=False)} holds an integer of "
+                               f"{value.bit_length()} bits, more than any JSON client can read. Send a number within "
+                               "range and call again.", argument=path, rule="range", got=show(value))
 
 
 def _path(keys: Sequence[Any]) -> str:

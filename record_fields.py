@@ -33,7 +33,7 @@ import re
 import urllib.parse
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from plumbing import quote, show
+from plumbing import ID_CHARACTERS, NAME_CHARACTERS, checked_id, checked_text, quote, show
 
 FIELD_TYPES = ("text", "number", "date", "boolean", "email", "phone", "url", "select", "multi_select",
                "currency", "percentage", "rating", "relation", "file", "json", "formula")
@@ -44,6 +44,11 @@ JSON_MAX_CHARACTERS = 10_000   # a json field's value, serialised
 FILES_MAX = 20                 # attachments in one file field
 RELATIONS_MAX = 100            # related items in one relation field
 LISTED_FAILURES = 20           # a rejection lists this many failed fields, then says how many more
+FIELDS_MAX = 64                # fields in one channel's schema
+OPTIONS_MAX = 100              # options of one select or multi_select
+OPTION_VALUE_CHARACTERS = 64   # an option's value; its label may take NAME_CHARACTERS, its colour COLOR_CHARACTERS
+COLOR_CHARACTERS = 32
+STARS_MAX = 100
 STARS_DEFAULT = 5
 PHONE_DIGITS = (7, 15)
 
@@ -79,20 +84,31 @@ class Field:
 
     @classmethod
     def from_definition(cls, definition: Mapping[str, Any]) -> "Field":
-        """A field from its JSON definition; ValueError naming the problem if the definition is unsound."""
+        """A field from its JSON definition; ValueError naming the problem if the definition is unsound.
+
+        Everything a definition holds goes into every listing page and some rejections, so it must be text an
+        agent can read: known keys of the right types, within the limits above, valid Unicode without NUL.
+        """
+        if not isinstance(definition, Mapping):
+            raise ValueError(f"a field definition must be an object, not {show(definition)!r}")
         definition = dict(definition)
         key, kind = definition.get("key"), definition.get("type")
         if not isinstance(key, str) or not _KEY.fullmatch(key):
-            raise ValueError(f"field key {key!r} must be 1-64 lowercase letters, digits or _, starting with a letter")
+            raise ValueError(f"field key {show(key)!r} must be 1-64 lowercase letters, digits or _, starting with a "
+                             "letter")
         if kind not in FIELD_TYPES:
-            raise ValueError(f"field {key!r} has type {kind!r}; the types are {', '.join(FIELD_TYPES)}")
+            raise ValueError(f"field {key!r} has type {show(kind)!r}; the types are {', '.join(FIELD_TYPES)}")
         allowed = _BASIC_KEYS + _CONFIG.get(kind, ())
-        unknown = [name for name in definition if name not in allowed]
+        unknown = [show(name) for name in definition if name not in allowed]
         if unknown:
-            raise ValueError(f"field {key!r} ({kind}) takes only {', '.join(allowed)}, not {', '.join(unknown)}")
-        field = cls(key=key, label=str(definition.get("label") or key), type=kind,
-                    is_required=bool(definition.get("is_required", False)),
-                    is_unique=bool(definition.get("is_unique", False)),
+            raise ValueError(f"field {key!r} ({kind}) takes only {', '.join(allowed)}, not {unknown}")
+        for flag in ("is_required", "is_unique"):
+            if not isinstance(definition.get(flag, False), bool):
+                raise ValueError(f"field {key!r}: {flag} must be true or false")
+        field = cls(key=key, label=checked_text(definition.get("label") or key, f"field {key!r}'s label",
+                                                NAME_CHARACTERS),
+                    type=kind, is_required=definition.get("is_required", False),
+                    is_unique=definition.get("is_unique", False),
                     config={name: definition[name] for name in _CONFIG.get(kind, ()) if name in definition})
         field._check_config()
         return field
@@ -104,16 +120,20 @@ class Field:
         if self.type == "formula" and (self.is_required or self.is_unique):
             raise ValueError(f"field {key!r}: a formula is computed, so it is neither required nor unique")
         if self.type in ("select", "multi_select"):
-            values = [option.get("value") for option in config.get("options", ())]
-            if not values or len(set(values)) != len(values) or not all(isinstance(v, str) for v in values):
-                raise ValueError(f"field {key!r}: options must be {{value, label, color}} with distinct string values")
-        if self.type == "relation" and not isinstance(config.get("related_channel_id"), str):
-            raise ValueError(f"field {key!r}: a relation needs related_channel_id")
+            _check_options(key, config.get("options"))
+        if self.type == "relation":
+            checked_id(config.get("related_channel_id"), f"field {key!r}'s related_channel_id")
         if self.type == "formula" and not _FORMULA.fullmatch(str(config.get("expression", ""))):
             raise ValueError(f"field {key!r}: expression must be days_since(<time>) or days_until(<date field>)")
-        for name in ("min", "max", "max_length", "max_stars"):
+        for name in ("min", "max"):
             if name in config and not _is_number(config[name]):
-                raise ValueError(f"field {key!r}: {name} must be a number")
+                raise ValueError(f"field {key!r}: {name} must be a finite number")
+        if "min" in config and "max" in config and config["min"] > config["max"]:
+            raise ValueError(f"field {key!r}: min must not exceed max")
+        for name, highest in (("max_length", TEXT_MAX_CHARACTERS), ("max_stars", STARS_MAX)):
+            value = config.get(name, 1)
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= highest:
+                raise ValueError(f"field {key!r}: {name} must be a whole number from 1 to {highest:,}")
 
     def definition(self) -> Dict[str, Any]:
         """The field as the schema in a listing page shows it."""
@@ -141,8 +161,26 @@ class Field:
         return frozenset(option["value"] for option in self.config.get("options", ()))
 
 
+def _check_options(key: str, options: Any) -> None:
+    """A select's options: 1 to OPTIONS_MAX of {value, label, color?}, text within limits, distinct values."""
+    if not isinstance(options, list) or not 0 < len(options) <= OPTIONS_MAX:
+        raise ValueError(f"field {key!r}: options must be a list of 1 to {OPTIONS_MAX} {{value, label, color}}")
+    for option in options:
+        if not isinstance(option, Mapping) or not {"value", "label"} <= set(option) <= {"value", "label", "color"}:
+            raise ValueError(f"field {key!r}: each option is {{value, label}} and may add color, not {show(option)!r}")
+        checked_text(option["value"], f"an option value of field {key!r}", OPTION_VALUE_CHARACTERS)
+        checked_text(option["label"], f"an option label of field {key!r}", NAME_CHARACTERS)
+        if "color" in option:
+            checked_text(option["color"], f"an option colour of field {key!r}", COLOR_CHARACTERS)
+    values = [option["value"] for option in options]
+    if len(set(values)) != len(values):
+        raise ValueError(f"field {key!r}: option values must be distinct")
+
+
 def parse_schema(definitions: Sequence[Mapping[str, Any]]) -> Tuple[Field, ...]:
-    """A channel's fields from their definitions; ValueError for a bad one or a repeated key."""
+    """A channel's fields from their definitions; ValueError for a bad one, a repeated key or too many."""
+    if not isinstance(definitions, (list, tuple)) or len(definitions) > FIELDS_MAX:
+        raise ValueError(f"a channel's fields must be a list of at most {FIELDS_MAX} field definitions")
     fields = tuple(Field.from_definition(d) for d in definitions)
     keys = [f.key for f in fields]
     repeated = sorted({k for k in keys if keys.count(k) > 1})
@@ -364,7 +402,7 @@ def _option_failure(field: Field, text: str, value: Any) -> Failure:
 
 def _relation(field: Field, value: Any) -> Optional[Failure]:
     if isinstance(value, list) and len(value) <= RELATIONS_MAX and len(set(map(str, value))) == len(value) \
-            and all(isinstance(v, str) and 0 < len(v) <= 128 for v in value):
+            and all(isinstance(v, str) and 0 < len(v) <= ID_CHARACTERS for v in value):
         return None  # whether the items exist is the store's question
     channel = json.dumps(field.config["related_channel_id"])
     return _fail(field, f"must be a list of at most {RELATIONS_MAX} distinct item IDs from record channel {channel}",

@@ -36,15 +36,15 @@ import json
 import sqlite3
 from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-from database import DURABILITY_DEFAULT, Database, Layout
+from database import DURABILITY_DEFAULT, Database, Layout, add_column
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, READ_ONLY,
     SHARED_WRITE, AgentTools, EventLog, Forbidden, InvalidArguments, KeyScope, NotFound, Rejection, Tool,
-    VersionConflict, checked_id, fingerprint, format_time, idempotent, integer, object_schema, parse_time, quote,
+    NAME_CHARACTERS, VersionConflict, checked_id, checked_text, fingerprint, format_time, screen, idempotent, integer, object_schema, parse_time, quote,
     show, string, unsupported_resource_type, upgrade_idempotency_keys, wall_clock,
 )
 from record_fields import (
-    DETAILS, FIELD_TYPES, LISTED_FAILURES, Failure, Field, check_value, formula_value, missing_relations, not_unique,
+    DETAILS, FIELD_TYPES, LISTED_FAILURES, RELATIONS_MAX, Failure, Field, check_value, formula_value, missing_relations, not_unique,
     parse_schema, rejection, ungranted_relation, unknown_field,
 )
 
@@ -52,6 +52,7 @@ WRITE_SCOPE = "osfoundry:write"
 PAGE_LIMIT_DEFAULT = 50
 PREVIEW_CHARACTERS = 120
 ITEM_MAX_CHARACTERS = 200_000  # an item's stored values, as JSON: what one read of it can weigh
+HIDDEN_RELATION_CHARACTERS = 20 + RELATIONS_MAX * (ID_CHARACTERS + 4)  # a relation at its largest, as JSON
 CUT_MARK = "…"
 
 # ---------------------------------------------------------------------------
@@ -147,9 +148,10 @@ EDIT_RECORD_ITEM = Tool(
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS channels (
-    id     TEXT PRIMARY KEY,
-    name   TEXT NOT NULL,
-    fields TEXT NOT NULL              -- the schema: a JSON list of field definitions
+    id            TEXT PRIMARY KEY,
+    name          TEXT NOT NULL,
+    fields        TEXT NOT NULL,             -- the schema: a JSON list of field definitions
+    created_items INTEGER NOT NULL DEFAULT 0 -- numbers its items' IDs: itm-00001, itm-00002 ...
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS items (
     number     INTEGER PRIMARY KEY,   -- creation order: newest first is number descending
@@ -273,8 +275,16 @@ def _upgrade_from_1(connection: sqlite3.Connection) -> None:
     upgrade_idempotency_keys(connection, channel_of)
 
 
-LAYOUT = Layout(name="record-channel", application_id=0x4F53_5243, version=2, schema=SCHEMA,  # "OSRC"
-                tables=frozenset({"channels", "items", "unique_values"}), upgrades={1: _upgrade_from_1})
+def _upgrade_from_2(connection: sqlite3.Connection) -> None:
+    """Schema 2 to 3: each channel numbers its own items. The counters start past every item number so far,
+    which numbered the IDs of the whole file, so no new ID meets an old one."""
+    add_column(connection, "channels", "created_items", "INTEGER NOT NULL DEFAULT 0")
+    connection.execute("UPDATE channels SET created_items = (SELECT COALESCE(MAX(number), 0) FROM items)")
+
+
+LAYOUT = Layout(name="record-channel", application_id=0x4F53_5243, version=3, schema=SCHEMA,  # "OSRC"
+                tables=frozenset({"channels", "items", "unique_values"}),
+                upgrades={1: _upgrade_from_1, 2: _upgrade_from_2})
 
 
 def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
@@ -345,6 +355,9 @@ class RecordStore(AgentTools):
         digest = _fingerprint_with_values(arguments)
         with self.database.write() as connection:
             channel = self._granted_channel(connection, arguments["record_channel_id"])
+            hidden = [field for field in channel.fields if field.key in arguments["values"] and self._hidden(field)]
+            if hidden:  # before the key is looked up: a replay must not tell which hidden value was sent before
+                raise ValidationFailed([ungranted_relation(field) for field in hidden], self.rejection_detail)
             now = format_time(self.clock())
             scope = KeyScope(self.caller, EDIT_RECORD_ITEM.name, channel.id)
             return idempotent(connection, scope, arguments, now,
@@ -359,7 +372,9 @@ class RecordStore(AgentTools):
         if failures:
             raise ValidationFailed(failures, self.rejection_detail)
         values = arguments["values"]
-        version = self._save(connection, channel, row, _merge(json.loads(row["fields"]), values), now, values)
+        stored = _merge(json.loads(row["fields"]), values)
+        self._bound_for_agent(channel, stored)
+        version = self._save(connection, channel, row, stored, now, values)
         return {"item_id": row["id"], "version": version}
 
     def _tool_poll_resource_events(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
@@ -419,6 +434,17 @@ class RecordStore(AgentTools):
     def _hidden(self, field: Field) -> bool:
         """A relation to a channel this caller was not granted: its channel is never named, its values never shown."""
         return field.type == "relation" and not self.is_granted(field.config["related_channel_id"])
+
+    def _bound_for_agent(self, channel: Channel, stored: Mapping[str, Any]) -> None:
+        """ITEM_MAX_CHARACTERS, counted as this caller may: a hidden relation at its largest, whatever it holds."""
+        hidden = [field.key for field in channel.fields if self._hidden(field)]
+        visible = {key: value for key, value in stored.items() if key not in hidden}
+        if len(json.dumps(visible, ensure_ascii=False)) + len(hidden) * HIDDEN_RELATION_CHARACTERS > \
+                ITEM_MAX_CHARACTERS:
+            raise InvalidArguments(
+                f'argument "values" would make the item hold more than {ITEM_MAX_CHARACTERS:,} characters of values '
+                "(counting each relation you cannot see at its largest); nothing was saved. Shorten the longest "
+                "text and call again.", argument="values", rule="maxLength", got="more than the bound")
 
     def _schema_seen(self, channel: Channel) -> Dict[str, Any]:
         """The schema as this caller's pages carry it: hidden relations name no channel and say granted: false."""
@@ -480,11 +506,14 @@ class RecordStore(AgentTools):
     # -- the people side -----------------------------------------------------
 
     def create_channel(self, channel_id: str, name: str, fields: Sequence[Mapping[str, Any]]) -> None:
-        """Add a record channel with its schema; ValueError if a field definition is unsound."""
+        """Add a record channel with its schema; ValueError if the ID is taken or the schema unsound."""
         checked_id(channel_id, "a record channel ID")
-        definitions = json.dumps([Field.from_definition(d).definition() for d in fields])
+        checked_text(name, "a record channel's name", NAME_CHARACTERS)
+        definitions = json.dumps([field.definition() for field in parse_schema(fields)])
         parsed = _fields(definitions)
         with self.database.write() as connection:
+            if connection.execute("SELECT 1 FROM channels WHERE id = ?", (channel_id,)).fetchone() is not None:
+                raise ValueError(f"record channel {channel_id!r} already exists")
             for field in parsed:
                 related = field.config.get("related_channel_id")
                 if field.type == "relation" and related != channel_id and connection.execute(
@@ -495,43 +524,49 @@ class RecordStore(AgentTools):
 
     def create_item(self, channel_id: str, values: Mapping[str, Any], *,
                     item_id: Optional[str] = None) -> Dict[str, Any]:
-        """A person adds an item; InvalidValues if a value fails or a required field is missing."""
+        """A person adds an item; InvalidValues if a value fails or a required field is missing, ValueError if
+        the ID is taken."""
         if item_id is not None:
             checked_id(item_id, "an item ID")
+        _people_values(values, empty=True)
         with self.database.write() as connection:
             channel = self._channel(connection, channel_id)
+            if item_id is not None and connection.execute(SELECT_ITEM, (channel.id, item_id)).fetchone():
+                raise ValueError(f"record channel {channel_id!r} already has an item {item_id!r}")
             missing = [f for f in channel.fields if f.is_required and f.key not in values]
             failures = self._validate(connection, channel, values, None) + [
                 Failure(f.key, f"values.{f.key} is required") for f in missing]
             if failures:
                 raise InvalidValues(failures)
             (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM items").fetchone()
-            item_id = item_id or f"itm-{number:05d}"
+            item_id = item_id or _next_item_id(connection, channel.id)
             now = format_time(self.clock())
             stored = _merge({}, values)
             connection.execute("INSERT INTO items (number, channel_id, id, version, fields, created_at, updated_at) "
-                               "VALUES (?, ?, ?, 1, ?, ?, ?)", (number, channel_id, item_id, _stored_text(stored),
-                                                                now, now))
+                               "VALUES (?, ?, ?, 1, ?, ?, ?)", (number, channel_id, item_id,
+                                                                _people_text(stored), now, now))
             self._index_unique(connection, channel, number, stored)
             self.EVENTS.append(connection, channel_id, "created", item_id, 1)
         return {"item_id": item_id, "version": 1}
 
     def edit_item(self, channel_id: str, item_id: str, values: Mapping[str, Any]) -> int:
         """A person saves some fields (last writer wins, validated like an agent's edit); returns the new version."""
+        _people_values(values, empty=False)
         with self.database.write() as connection:
             channel = self._channel(connection, channel_id)
-            row = self._live_item(connection, channel, item_id)
+            row = self._live_item(connection, channel, checked_id(item_id, "an item ID"))
             failures = self._validate(connection, channel, values, row["number"])
             if failures:
                 raise InvalidValues(failures)
-            return self._save(connection, channel, row, _merge(json.loads(row["fields"]), values),
-                              format_time(self.clock()), values)
+            stored = _merge(json.loads(row["fields"]), values)
+            _people_text(stored)
+            return self._save(connection, channel, row, stored, format_time(self.clock()), values)
 
     def delete_item(self, channel_id: str, item_id: str) -> int:
         """A person deletes an item: agents no longer see it, its event is `deleted`; returns its last version."""
         with self.database.write() as connection:
             channel = self._channel(connection, channel_id)
-            row = self._live_item(connection, channel, item_id)
+            row = self._live_item(connection, channel, checked_id(item_id, "an item ID"))
             now = format_time(self.clock())
             version = row["version"] + 1
             connection.execute("UPDATE items SET version = ?, updated_at = ?, deleted_at = ? WHERE number = ?",
@@ -543,7 +578,8 @@ class RecordStore(AgentTools):
     def item(self, channel_id: str, item_id: str) -> Dict[str, Any]:
         """The stored item whatever its state: the ground truth simulations check against."""
         with self.database.read() as connection:
-            row = connection.execute(SELECT_ITEM, (channel_id, item_id)).fetchone()
+            row = connection.execute(SELECT_ITEM, (checked_id(channel_id, "a record channel ID"),
+                                                   checked_id(item_id, "an item ID"))).fetchone()
         if row is None:
             raise NotFound(f"no item {item_id!r} in record channel {channel_id!r}")
         return {"item_id": row["id"], "version": row["version"], "values": json.loads(row["fields"]),
@@ -562,7 +598,8 @@ class RecordStore(AgentTools):
             return self._channel(connection, channel_id).schema()
 
     def _channel(self, connection: sqlite3.Connection, channel_id: str) -> Channel:
-        row = connection.execute("SELECT * FROM channels WHERE id = ?", (channel_id,)).fetchone()
+        row = connection.execute("SELECT * FROM channels WHERE id = ?",
+                                 (checked_id(channel_id, "a record channel ID"),)).fetchone()
         if row is None:
             raise NotFound(f"no record channel {channel_id!r}")
         return Channel.of(row)
@@ -574,8 +611,8 @@ class RecordStore(AgentTools):
         """Inside a write: compare-and-swap the row to version + 1 at time `now`, re-index its unique values
         if `changed` names one, log `updated`."""
         version = row["version"] + 1
-        swapped = connection.execute(UPDATE_ITEM, (_stored_text(stored), version, now, row["number"],
-                                                   row["version"])).rowcount
+        swapped = connection.execute(UPDATE_ITEM, (json.dumps(stored, ensure_ascii=False), version, now,
+                                                   row["number"], row["version"])).rowcount
         if swapped != 1:
             raise _conflict(row["id"], row["version"])
         if any(f.is_unique and f.key in changed for f in channel.fields):
@@ -610,15 +647,33 @@ def _fingerprint_with_values(arguments: Mapping[str, Any]) -> str:
                                argument="values", rule="type", got=show(values)) from None
 
 
-def _stored_text(stored: Mapping[str, Any]) -> str:
-    """An item's values as stored, refused as a whole when they would outgrow ITEM_MAX_CHARACTERS."""
+def _people_values(values: Any, *, empty: bool) -> None:
+    """A person's values: an object (not empty for an edit) that screen() passes, or InvalidValues saying why."""
+    if not isinstance(values, Mapping) or not (values or empty):
+        raise InvalidValues([Failure("values", "values must be an object holding the fields to set")])
+    try:
+        screen({"values": dict(values)})
+    except InvalidArguments as refused:
+        raise InvalidValues([Failure("values", refused.message)]) from None
+
+
+def _people_text(stored: Mapping[str, Any]) -> str:
+    """An item's values as stored for a person's save; InvalidValues past ITEM_MAX_CHARACTERS."""
     text = json.dumps(stored, ensure_ascii=False)
     if len(text) > ITEM_MAX_CHARACTERS:
-        raise InvalidArguments(
-            f'argument "values" would make the item hold {len(text):,} characters of values, more than '
-            f"{ITEM_MAX_CHARACTERS:,}; nothing was saved. Shorten the longest text and call again.",
-            argument="values", rule="maxLength", got=f"{len(text):,} characters")
+        raise InvalidValues([Failure("values", f"the item would hold {len(text):,} characters of values, more than "
+                                               f"{ITEM_MAX_CHARACTERS:,}")])
     return text
+
+
+def _next_item_id(connection: sqlite3.Connection, channel_id: str) -> str:
+    """itm-00001, itm-00002 ... counted per channel, so an ID says nothing of any other channel."""
+    while True:
+        connection.execute("UPDATE channels SET created_items = created_items + 1 WHERE id = ?", (channel_id,))
+        (made,) = connection.execute("SELECT created_items FROM channels WHERE id = ?", (channel_id,)).fetchone()
+        item_id = f"itm-{made:05d}"
+        if connection.execute(SELECT_ITEM, (channel_id, item_id)).fetchone() is None:  # not a person's own ID
+            return item_id
 
 
 def _merge(stored: Mapping[str, Any], values: Mapping[str, Any]) -> Dict[str, Any]:

@@ -58,8 +58,9 @@ class RejectionBoundTest(unittest.TestCase):
         self.assertEqual((result["error"], result["argument"], result["rule"]),
                          ("invalid_arguments", "values", "maxLength"))
         self.assertEqual(helpers.snapshot(store), before)
-        with self.assertRaises(record_store.InvalidArguments):
+        with self.assertRaisesRegex(record_store.InvalidValues, "more than 200,000"):
             store.create_item("notes", {key: "y" * 90_000 for key in ("a", "b", "c")})
+        self.assertEqual(helpers.snapshot(store), before)
 
 
 class SearchCostTest(unittest.TestCase):
@@ -141,7 +142,7 @@ class LargestAnswersTest(unittest.TestCase):
             values[f"f{n}"] = WORST * 6_000
             try:
                 item = store.create_item("wide", values)["item_id"]
-            except record_store.InvalidArguments:
+            except record_store.InvalidValues:
                 values.pop(f"f{n}")
         read = store.call_tool("read_record_item", {"record_channel_id": "wide", "item_id": item})
         self.assertLessEqual(size(read), BOUNDS["read_record_item"])

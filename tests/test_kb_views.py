@@ -1,5 +1,6 @@
 """People's views: the best text match first, the other matches most viewed first; views are not a version."""
 
+import json
 import os
 import sqlite3
 import tempfile
@@ -8,6 +9,7 @@ import unittest
 from tests import helpers
 from tests.helpers import KB, OTHER_KB, support_store
 import kb_store
+import plumbing
 
 
 def found(store, query, kb=KB, **more):
@@ -110,46 +112,68 @@ class SearchIndexTest(unittest.TestCase):
         self.assertEqual(len(after[0]["results"]), 20)
 
 
+SCHEMA_ONE = """
+CREATE TABLE knowledge_bases (id TEXT PRIMARY KEY, name TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE articles (
+    number INTEGER PRIMARY KEY, knowledge_base_id TEXT NOT NULL REFERENCES knowledge_bases (id),
+    id TEXT NOT NULL, title TEXT NOT NULL, content TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('draft', 'published', 'unpublished')), updated_at TEXT NOT NULL,
+    UNIQUE (knowledge_base_id, id));
+CREATE VIRTUAL TABLE article_index USING fts5(title, content, tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE TABLE events (resource_id TEXT NOT NULL, sequence INTEGER NOT NULL, type TEXT NOT NULL,
+    subject_id TEXT NOT NULL, version NOT NULL, PRIMARY KEY (resource_id, sequence)) WITHOUT ROWID;
+CREATE TABLE idempotency_keys (tool TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+    result TEXT NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (tool, key)) WITHOUT ROWID;
+"""  # what the version before the marks wrote: schema 1, one search index for every knowledge base
+VERSION = "2026-11-09T09:00:00.000000Z"
+
+
+def write_schema_one(path, edit):
+    """A schema-1 file: two knowledge bases, a long article, a draft, and the key of one edit already made."""
+    connection = sqlite3.connect(path)
+    connection.executescript(SCHEMA_ONE)
+    rows = [(1, KB, "art-00001", "Reset a password", "Open Settings, then Security.", "published"),
+            (2, KB, "long", "Long read", "word " * 2_000, "published"),
+            (3, KB, "draft-1", "Password policy draft", "Passwords will need twelve characters.", "draft"),
+            (4, "kb-other", "art-00004", "Refunds", "Refunds take five days; reset nothing.", "published")]
+    connection.executemany("INSERT INTO knowledge_bases VALUES (?, ?)", [(KB, "Support"), ("kb-other", "Other")])
+    for number, kb, article_id, title, content, status in rows:
+        connection.execute("INSERT INTO articles VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           (number, kb, article_id, title, content, status, VERSION))
+        if status == "published":
+            connection.execute("INSERT INTO article_index (rowid, title, content) VALUES (?, ?, ?)",
+                               (number, title, content))
+    result = {"citation": {"knowledge_base_id": KB, "article_id": "art-00001", "updated_at": VERSION}, "replay": False}
+    connection.execute("INSERT INTO idempotency_keys VALUES (?, ?, ?, ?, ?)",
+                       ("edit_knowledge_article", "k-old", plumbing.fingerprint(edit), json.dumps(result), VERSION))
+    connection.commit()
+    connection.close()
+    return result
+
+
 class OlderFilesTest(unittest.TestCase):
-    def test_a_file_written_before_views_and_marks_existed_is_upgraded_and_keeps_its_keys(self):
+    def test_a_file_from_before_the_marks_is_upgraded_in_place_and_keeps_its_articles_and_keys(self):
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "old.db")
-            store, _, ids = support_store(path)
-            store.create_article(KB, "Long read", "word " * 2_000, article_id="long")
-            version = helpers.read(store, ids[0])["updated_at"]
-            first = helpers.edit(store, ids[0], version, "k-old")
-            store.close()
-            make_schema_one(path)
+            edit = {"knowledge_base_id": KB, "article_id": "art-00001", "content": "New text.",
+                    "expected_version": VERSION, "idempotency_key": "k-old"}
+            first = write_schema_one(path, edit)
             with kb_store.connect(path) as reopened:
-                self.assertEqual(reopened.article(KB, ids[0])["views"], 0)
-                self.assertEqual(found(reopened, "reset password")[0], ids[0])
+                self.assertEqual(reopened.article(KB, "art-00001")["views"], 0)
+                self.assertEqual(found(reopened, "reset password"), ["art-00001"])
+                self.assertEqual(found(reopened, "reset", kb="kb-other"), ["art-00004"])  # an index of its own
                 self.assertEqual(found(reopened, "long read")[0], "long")
-                self.assertEqual(reopened.database.connection.execute(
-                    "SELECT length(opening) FROM articles WHERE id = 'long'").fetchone()[0], kb_store.OPENING)
-                self.assertEqual(helpers.edit(reopened, ids[0], version, "k-old"), dict(first, replay=True))
+                self.assertNotIn("draft-1", found(reopened, "password policy twelve", limit=20))
+                self.assertEqual(reopened.call_tool("edit_knowledge_article", edit), dict(first, replay=True))
+                self.assertEqual(reopened.create_article(KB, "Next", "Text.")["article_id"], "art-00005")
                 connection = reopened.database.connection
+                self.assertEqual(connection.execute("SELECT length(opening) FROM articles WHERE id = 'long'")
+                                 .fetchone()[0], kb_store.OPENING)
                 self.assertEqual(connection.execute("PRAGMA user_version").fetchone()[0], kb_store.LAYOUT.version)
                 self.assertEqual(connection.execute("PRAGMA application_id").fetchone()[0],
                                  kb_store.LAYOUT.application_id)
-
-
-def make_schema_one(path):
-    """Turn a knowledge-base file back into what the version before the marks wrote (schema 1)."""
-    connection = sqlite3.connect(path)
-    connection.executescript("""
-        DROP INDEX articles_by_views;
-        ALTER TABLE articles DROP COLUMN views;
-        ALTER TABLE articles DROP COLUMN opening;
-        ALTER TABLE idempotency_keys RENAME TO keys_now;
-        CREATE TABLE idempotency_keys (tool TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
-            result TEXT NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (tool, key)) WITHOUT ROWID;
-        INSERT INTO idempotency_keys SELECT tool, key, fingerprint, result, created_at FROM keys_now;
-        DROP TABLE keys_now;
-        PRAGMA application_id = 0;
-        PRAGMA user_version = 0;
-    """)
-    connection.commit()
-    connection.close()
+                self.assertIsNone(connection.execute(
+                    "SELECT name FROM sqlite_master WHERE name = 'article_index'").fetchone())
 
 
 if __name__ == "__main__":

@@ -207,17 +207,37 @@ class DefinitionTest(unittest.TestCase):
             ({"key": "x", "type": "status"}, "types are"),
             ({"key": "x", "type": "text", "max": 3}, "takes only"),
             ({"key": "x", "type": "select", "options": []}, "options"),
-            ({"key": "x", "type": "select", "options": [{"value": "a"}, {"value": "a"}]}, "distinct"),
+            ({"key": "x", "type": "select", "options": [{"value": "a", "label": "A"}, {"value": "a", "label": "B"}]},
+             "distinct"),
+            ({"key": "x", "type": "select", "options": [{"value": "a"}]}, "each option is"),
+            ({"key": "x", "type": "select", "options": [{"value": "a", "label": [1, 2]}]}, "must be 1 to 200"),
+            ({"key": "x", "type": "select", "options": [{"value": "a", "label": "A", "color": 3}]}, "colour"),
+            ({"key": "x", "type": "select", "options": [{"value": "a", "label": "A", "extra": 1}]}, "each option"),
+            ({"key": "x", "type": "select", "options": "a"}, "options must be a list"),
+            ({"key": "x", "type": "select", "options": [{"value": f"v{n}", "label": "L"} for n in range(101)]},
+             "1 to 100"),
+            ({"key": "x", "label": "bad\ud800", "type": "text"}, "valid Unicode"),
+            ({"key": "x", "label": "nul\x00", "type": "text"}, "NUL"),
+            ({"key": "x", "type": "text", "max_length": 1.5}, "whole number"),
+            ({"key": "x", "type": "text", "max_length": -5}, "whole number"),
+            ({"key": "x", "type": "rating", "max_stars": 2.5}, "whole number"),
+            ({"key": "x", "type": "number", "min": 5, "max": 1}, "must not exceed"),
+            ({"key": "x", "type": "text", "is_required": "false"}, "true or false"),
+            ("not a definition", "must be an object"),
             ({"key": "x", "type": "json", "is_unique": True}, "cannot be unique"),
             ({"key": "x", "type": "formula", "expression": "1 + 1"}, "days_since"),
             ({"key": "x", "type": "formula", "expression": "days_until(created_at)"}, "names neither"),
             ({"key": "x", "type": "relation"}, "related_channel_id"),
-            ({"key": "x", "type": "number", "min": "0"}, "must be a number"),
+            ({"key": "x", "type": "number", "min": "0"}, "must be a finite number"),
         ]
         for definition, reason in cases:
             with self.subTest(definition=definition):
                 with self.assertRaisesRegex(ValueError, reason):
                     parse_schema([definition])
+
+    def test_more_fields_than_a_schema_may_hold_are_refused(self):
+        with self.assertRaisesRegex(ValueError, "at most 64"):
+            parse_schema([{"key": f"f{n}", "type": "text"} for n in range(65)])
 
     def test_repeated_keys_and_a_relation_to_a_missing_channel_are_refused(self):
         with self.assertRaisesRegex(ValueError, "repeated: a"):
