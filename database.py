@@ -26,6 +26,7 @@ import dataclasses
 import os
 import sqlite3
 import threading
+import time
 import urllib.parse
 from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Set, Tuple
 
@@ -109,7 +110,7 @@ class Database:
             self.connection.execute("PRAGMA foreign_keys = ON")
             self._decide(*self._marks_read())  # before anything is written, so a refused file stays as it was
             if path not in MEMORY and not self.read_only:
-                self.connection.execute("PRAGMA journal_mode = WAL")
+                _write_ahead(self.connection, busy_timeout)
                 self.connection.execute(f"PRAGMA synchronous = {DURABILITY[durability]}")
             if not self.read_only:
                 self._make()
@@ -264,7 +265,7 @@ class Database:
 
 def _raise_as_rejection(error: sqlite3.DatabaseError) -> None:
     """Raise sqlite's failure as the rejection it means (Busy, StorageError), or as itself if it means none."""
-    failure = storage_failure(error)
+    failure = None if isinstance(error, UnusableFile) else storage_failure(error)
     if failure is None:
         raise error
     raise failure from error
@@ -276,6 +277,20 @@ def _marks(connection: sqlite3.Connection) -> Tuple[int, int, Set[str]]:
     tables = {row[0] for row in connection.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
     return owner, version, tables
+
+
+def _write_ahead(connection: sqlite3.Connection, busy_timeout: float) -> None:
+    """PRAGMA journal_mode = WAL, tried again until busy_timeout: on a new file another process is making, sqlite
+    answers "locked" at once rather than waiting, as other statements do."""
+    deadline = time.monotonic() + busy_timeout
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                _raise_as_rejection(error)
+            time.sleep(0.01)
 
 
 def _connect(path: str, busy_timeout: float, read_only: bool) -> sqlite3.Connection:

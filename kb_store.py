@@ -452,7 +452,10 @@ class KnowledgeBaseStore(AgentTools):
 
     def create_article(self, knowledge_base_id: str, title: str, content: str, *, published: bool = True,
                        article_id: Optional[str] = None) -> Dict[str, str]:
-        """Add an article, published or as a draft; returns its citation."""
+        """Add an article, published or as a draft; returns its citation. ValueError for a bad argument or a taken
+        ID, NotFound for a knowledge base that does not exist."""
+        if not isinstance(published, bool):
+            raise ValueError(f"published must be True or False, not {show(published)!r}")
         status = "published" if published else "draft"
         if article_id is not None:
             checked_id(article_id, "an article ID")

@@ -7,12 +7,14 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 from tests import helpers
 from tests.helpers import KB, ROOT, support_store
 from tests.record_helpers import BUGS, bug_store
 from database import UnusableFile
+import database
 import kb_store
 import mcp_server
 import record_store
@@ -71,6 +73,35 @@ class OneStoreOneFileTest(Folder):
             with self.subTest(opener=opener.__module__):
                 with self.assertRaisesRegex(UnusableFile, "holds tables this store does not know \\(invoices\\)"):
                     opener(path)
+
+    def test_a_file_another_store_marks_between_the_first_look_and_the_write_is_still_refused(self):
+        records_path, _ = self.records_file()
+        before = file_bytes(records_path)
+        first_look = database.Database._marks_read
+        database.Database._marks_read = lambda self: (0, 0, set())  # as the file was an instant before
+        try:
+            with self.assertRaisesRegex(UnusableFile, "is a record-channel database; give"):
+                kb_store.connect(records_path)
+        finally:
+            database.Database._marks_read = first_look
+        self.assertEqual(file_bytes(records_path), before)
+
+    def test_processes_opening_one_new_file_at_once_share_it_only_if_they_are_one_store(self):
+        script = ("import sys, time, kb_store, record_store\n"
+                  "store = kb_store if sys.argv[1] == 'kb' else record_store\n"
+                  "while time.time() < float(sys.argv[3]): pass\n"
+                  "try:\n    store.connect(sys.argv[2]).close(); print('opened')\n"
+                  "except Exception as refused:\n    print(type(refused).__name__)\n")
+        for trial, (kinds, expected) in enumerate(((("kb", "records"), ["UnusableFile", "opened"]),
+                                                   (("kb", "records"), ["UnusableFile", "opened"]),
+                                                   (("records", "records"), ["opened", "opened"]),
+                                                   (("kb", "kb"), ["opened", "opened"]))):
+            path, start = self.path(f"race-{trial}.db"), time.time() + 1.0
+            racers = [subprocess.Popen([sys.executable, "-c", script, kind, path, str(start)], cwd=ROOT,
+                                       stdout=subprocess.PIPE, text=True) for kind in kinds]
+            outcomes = sorted(racer.communicate(timeout=60)[0].strip() for racer in racers)
+            with self.subTest(trial=trial, kinds=kinds):
+                self.assertEqual(outcomes, expected)
 
     def test_a_file_a_newer_version_wrote_is_refused(self):
         path, _ = self.kb_file()
@@ -169,6 +200,24 @@ class ReadOnlyTest(Folder):
                               text=True, timeout=60, **options)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(done.stdout.split(), ["True", "Reset", "a", "password", "read_only"])
+
+    def test_a_read_only_file_in_a_folder_no_one_may_write_is_served_and_left_as_it_was(self):
+        kb_path, ids = self.kb_file()
+        for module in ("kb_store.py", "plumbing.py", "database.py"):
+            shutil.copy(os.path.join(ROOT, module), self.folder)
+        os.chmod(kb_path, 0o444)
+        os.chmod(self.folder, 0o555)  # no shared-memory file can be made beside the database
+        self.addCleanup(os.chmod, self.folder, 0o755)
+        names = sorted(os.listdir(self.folder))
+        script = ("import sys; sys.dont_write_bytecode = True; import kb_store; s = kb_store.connect(sys.argv[1]); "
+                  "print(s.database.read_only, s.call_tool('search_knowledge_base', {'knowledge_base_id': "
+                  "'kb-support', 'query': 'reset'})['results'][0]['article_id'])")
+        python, options = unprivileged_python(self.folder)
+        done = subprocess.run([python, "-c", script, kb_path], cwd=self.folder, capture_output=True, text=True,
+                              timeout=60, **options)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.split(), ["True", ids[0]])
+        self.assertEqual(sorted(os.listdir(self.folder)), names)
 
     def test_an_empty_or_missing_file_cannot_be_served_read_only(self):
         with self.assertRaisesRegex(UnusableFile, "no file to read"):

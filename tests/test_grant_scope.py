@@ -173,5 +173,65 @@ class HiddenRelationTest(unittest.TestCase):
         self.assertEqual(self.people.schema(LINKS)["fields"][1]["related_channel_id"], BUGS)
 
 
+class NothingCrossesAGrantTest(unittest.TestCase):
+    """What one knowledge base or channel holds changes nothing another caller sees of a granted one."""
+
+    def search_with_neighbour(self, articles_next_door):
+        store = kb_store.connect(clock=ManualClock(), granted={PUBLIC})
+        for kb in (PUBLIC, HR):
+            store.create_knowledge_base(kb)
+        store.create_article(PUBLIC, "Note one", "alpha filler text here")
+        store.create_article(PUBLIC, "Note two", "omega filler text here")
+        for _ in range(articles_next_door):
+            store.create_article(HR, "Merger", "alpha merger plan")
+        return store.call_tool("search_knowledge_base", {"knowledge_base_id": PUBLIC, "query": "alpha omega"})
+
+    def test_the_ranking_of_a_search_ignores_the_words_of_other_knowledge_bases(self):
+        alone = self.search_with_neighbour(0)
+        self.assertEqual(len(alone["results"]), 2)
+        for count in (1, 5, 30):
+            with self.subTest(articles_next_door=count):
+                self.assertEqual(self.search_with_neighbour(count), alone)
+
+    def test_ids_are_numbered_per_knowledge_base_and_per_channel(self):
+        store, _ = two_bases()
+        first = [store.create_article(kb, "Title", "Text.")["article_id"] for kb in (PUBLIC, HR, PUBLIC)]
+        self.assertEqual(first, ["art-00001", "art-00001", "art-00002"])
+        records, _, _ = bug_store()
+        records.create_channel(LINKS, "Links", LINK_FIELDS)
+        self.assertEqual(records.create_item(LINKS, {"name": "one"})["item_id"], "itm-00001")
+        records.create_item(LINKS, {"name": "mine"}, item_id="itm-00002")
+        self.assertEqual(records.create_item(LINKS, {"name": "three"})["item_id"], "itm-00003")
+
+    def test_the_size_rejection_reads_the_same_whatever_a_hidden_relation_holds(self):
+        answers = set()
+        for linked in (0, 1, 5):
+            with self.subTest(linked=linked):
+                people, _, ids = bug_store()
+                people.create_channel(LINKS, "Links", LINK_FIELDS + [
+                    {"key": "notes", "label": "Notes", "type": "text"}])
+                link = people.create_item(LINKS, {"name": "x", "bug": ids[:linked]})["item_id"]
+                agent = open_again(people, granted={LINKS})
+                before = snapshot(people)
+                result = edit(agent, link, 1, "k", channel=LINKS, name="n" * 99_980, notes="m" * 99_950)
+                self.assertEqual((result["error"], result["rule"]), ("invalid_arguments", "maxLength"))
+                self.assertEqual(snapshot(people), before)
+                answers.add(json.dumps(result))
+        self.assertEqual(len(answers), 1, answers)
+
+    def test_a_replay_never_confirms_a_guess_at_a_hidden_relation(self):
+        people, _, ids = bug_store()
+        people.create_channel(LINKS, "Links", LINK_FIELDS)
+        link = people.create_item(LINKS, {"name": "x"})["item_id"]
+        both = open_again(people, granted={LINKS, BUGS})
+        self.assertEqual(edit(both, link, 1, "link-1", channel=LINKS, bug=[ids[1]])["version"], 2)
+        narrow = open_again(people, granted={LINKS})
+        before = snapshot(people)
+        answers = {json.dumps(edit(narrow, link, 1, "link-1", channel=LINKS, bug=[guess])) for guess in ids}
+        self.assertEqual(len(answers), 1, answers)
+        self.assertEqual(json.loads(answers.pop())["error"], "validation_failed")
+        self.assertEqual(snapshot(people), before)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -182,5 +182,92 @@ class HostileProtocolTest(unittest.TestCase):
                 self.assertNotIn("\r", line)
 
 
+def deep(depth):
+    value = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+SELECT = {"key": "x", "label": "X", "type": "select"}
+PEOPLE_RECORD_CALLS = {
+    "an option that is a string": lambda s: s.create_channel("d", "D", [dict(SELECT, options=["a"])]),
+    "options that are a number": lambda s: s.create_channel("d", "D", [dict(SELECT, options=5)]),
+    "an option label that is a list": lambda s: s.create_channel("d", "D", [dict(
+        SELECT, options=[{"value": "a", "label": [1, 2]}])]),
+    "an option value holding NUL": lambda s: s.create_channel("d", "D", [dict(
+        SELECT, options=[{"value": "a\x00", "label": "A"}])]),
+    "a field that is a string": lambda s: s.create_channel("d", "D", ["x"]),
+    "fields that are None": lambda s: s.create_channel("d", "D", None),
+    "a channel name that is None": lambda s: s.create_channel("d", None, []),
+    "a channel name of a million characters": lambda s: s.create_channel("d", "n" * 10 ** 6, []),
+    "a channel ID taken": lambda s: s.create_channel(BUGS, "Again", []),
+    "a channel ID of 129 characters": lambda s: s.create_channel("d" * 129, "D", []),
+    "a negative max_length": lambda s: s.create_channel("d", "D", [{"key": "x", "label": "X", "type": "text",
+                                                                   "max_length": -5}]),
+    "a max_length of 1.5": lambda s: s.create_channel("d", "D", [{"key": "x", "label": "X", "type": "text",
+                                                                 "max_length": 1.5}]),
+    "max_stars of 10**400": lambda s: s.create_channel("d", "D", [{"key": "x", "label": "X", "type": "rating",
+                                                                  "max_stars": 10 ** 400}]),
+    "a minimum that is NaN": lambda s: s.create_channel("d", "D", [{"key": "x", "label": "X", "type": "number",
+                                                                   "min": float("nan")}]),
+    "a minimum that is True": lambda s: s.create_channel("d", "D", [{"key": "x", "label": "X", "type": "number",
+                                                                    "min": True}]),
+    "values that are None": lambda s: s.create_item(BUGS, None),
+    "values that are a list": lambda s: s.create_item(BUGS, [("title", "x")]),
+    "a key that is an integer": lambda s: s.create_item(BUGS, {1: "x"}),
+    "an integer of 3001 bits": lambda s: s.create_item(BUGS, {"title": "t", "ticket": "T-9", "status": "new",
+                                                              "points": 2 ** 3000}),
+    "values nested 100 deep": lambda s: s.create_item(BUGS, {"title": deep(100)}),
+    "an item ID holding NUL": lambda s: s.create_item(BUGS, {"title": "t"}, item_id="a\x00b"),
+    "an item ID that is a number": lambda s: s.create_item(BUGS, {"title": "t"}, item_id=5),
+    "an item ID taken": lambda s: s.create_item(BUGS, {"title": "t", "ticket": "T-9", "status": "new"},
+                                                item_id=s.item_ids(BUGS)[0]),
+    "an edit of no values": lambda s: s.edit_item(BUGS, s.item_ids(BUGS)[0], {}),
+    "an edit of None": lambda s: s.edit_item(BUGS, s.item_ids(BUGS)[0], None),
+    "an edit of an ID that is a list": lambda s: s.edit_item(BUGS, ["x"], {"title": "y"}),
+    "an edit that outgrows the item": lambda s: s.edit_item(BUGS, s.item_ids(BUGS)[0], {"title": "y" * 210_000}),
+    "a delete of an ID that is an object": lambda s: s.delete_item(BUGS, {"a": 1}),
+}
+
+FIRST_ARTICLE = "art-00001"  # support_store's first article
+PEOPLE_KB_CALLS = {
+    "a knowledge base ID taken": lambda s: s.create_knowledge_base(KB),
+    "a knowledge base name that is a list": lambda s: s.create_knowledge_base("kb-2", ["x"]),
+    "a knowledge base ID holding NUL": lambda s: s.create_knowledge_base("k\x00b"),
+    "a title holding a lone surrogate": lambda s: s.create_article(KB, "T\ud800", "c"),
+    "content holding NUL": lambda s: s.create_article(KB, "T", "a\x00b"),
+    "an article ID taken": lambda s: s.create_article(KB, "T", "c", article_id=FIRST_ARTICLE),
+    "published that is a string": lambda s: s.create_article(KB, "T", "c", published="no"),
+    "a save of a lone surrogate": lambda s: s.save_article(KB, FIRST_ARTICLE, content="\udc80"),
+    "a save of an ID that is a list": lambda s: s.save_article(KB, ["a"], content="x"),
+    "2**63 views": lambda s: s.add_views(KB, FIRST_ARTICLE, 2 ** 63),
+    "views that would pass 2**63 - 1": lambda s: s.add_views(KB, FIRST_ARTICLE, 2 ** 63 - 1),
+    "negative views": lambda s: s.add_views(KB, FIRST_ARTICLE, -1),
+}
+
+
+class PeopleSideTest(unittest.TestCase):
+    """The people's methods refuse what the agents' tools refuse, with a ValueError, and write nothing."""
+
+    def assert_refused_and_nothing_written(self, store, calls):
+        for what, call in calls.items():
+            with self.subTest(call=what):
+                before = helpers.snapshot(store)
+                with self.assertRaises(ValueError):
+                    call(store)
+                self.assertEqual(helpers.snapshot(store), before)
+
+    def test_bad_record_definitions_values_and_ids_are_refused(self):
+        store, _, _ = bug_store()
+        self.assert_refused_and_nothing_written(store, PEOPLE_RECORD_CALLS)
+
+    def test_bad_knowledge_base_arguments_are_refused(self):
+        store, _, ids = support_store()
+        self.assertEqual(ids[0], FIRST_ARTICLE)
+        store.add_views(KB, FIRST_ARTICLE, 5)
+        self.assert_refused_and_nothing_written(store, PEOPLE_KB_CALLS)
+
+
 if __name__ == "__main__":
     unittest.main()
