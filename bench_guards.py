@@ -34,7 +34,8 @@ def _adversaries() -> Dict[str, Dict[str, str]]:
         "the query word everywhere but where a word begins": {
             "title": "aa here", "content": "ba" * (kb_store.CONTENT_MAX_CHARACTERS // 2), "query": "aa " * 20},
         "32 distinct words found only inside other words": {
-            "title": " ".join(STEMS), "content": (inside + " ") * (kb_store.CONTENT_MAX_CHARACTERS // (len(inside) + 1)),
+            "title": " ".join(STEMS),
+            "content": (inside + " ") * (kb_store.CONTENT_MAX_CHARACTERS // (len(inside) + 1)),
             "query": " ".join(STEMS)},
     }
 

@@ -260,8 +260,8 @@ def poll_growth(growth: Dict[str, Any], goals: Dict[str, float]) -> List[str]:
     lines = ["### Polling an event log of growing length", "",
              f"One record channel's log, filled through `EventLog.append`. *head*: an agent {POLL_BACK} events "
              f"behind (`after_sequence` = head − {POLL_BACK}); *middle*: an agent resuming from the middle of the "
-             f"log, a full page of {POLL_PAGE}. Goal: flat within {round(100 * (goals['poll_flat'] - 1))}% from the shortest log to "
-             "the longest, since a poll reads one range of the primary key.", ""]
+             f"log, a full page of {POLL_PAGE}. Goal: flat within {round(100 * (goals['poll_flat'] - 1))}% from the "
+             "shortest log to the longest, since a poll reads one range of the primary key.", ""]
     rows = [[number(f["size"], 0), timed_cell(r["head"], floor), timed_cell(r["middle"], floor),
              f"{f['bytes'] / 2 ** 20:,.0f}"] for f, r in zip(built, runs)]
     lines += table(["events", "head µs", "middle µs", "file MiB"], rows)

@@ -59,8 +59,8 @@ def run_writers(directory: str, processes: int, edits_per_process: int, items: i
     call_tool only: read_record_item, then edit_record_item with that version and a fresh idempotency key,
     on an item drawn from a seeded random.Random per process; on version_conflict, count it, re-read and retry.
     All processes start together (one start signal, sent once every writer is connected and has said so); the
-    clock runs from that signal until the last writer reports its counts. Each edit keeps its key across its retries (a refused call
-    stores nothing under it).
+    clock runs from that signal until the last writer reports its counts. Each edit keeps its key across its retries
+    (a refused call stores nothing under it).
     Returns {"processes", "edits" (successful, summed), "conflicts", "busy" (Busy rejections, if any),
              "seconds", "edits_per_second", "chain": {"ok": bool, "problems": [str, ...]}}."""
     if processes < 1 or edits_per_process < 0 or items < 1:

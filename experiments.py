@@ -7,8 +7,9 @@ which it never imports.
 Glossary:
   figure    one published number, keyed like "K2.h8.stale" or "R1.no.values.saved"
   ours      the figure measured over the main seeds (1-5 unless --seeds says otherwise)
-  range     where 95% of the figure's values fall over groups of five seeds: sim.py takes the
-            2.5%-97.5% spread of 40 groups, triage.py mean ± 1.96 standard deviations of 12
+  range     where a further group's value of the figure should fall, from groups of five seeds: sim.py
+            takes the smallest and largest of 20 groups (a further group falls inside with probability
+            19/21), triage.py mean ± 1.96 standard deviations of 12
   verdict   exact | inside range | outside range (with its reason) | no range (--ranges 0)
 """
 
@@ -98,7 +99,8 @@ def range_groups(main: Sequence[int], groups: int) -> List[List[int]]:
 
 
 def spread(values: Sequence[float]) -> Tuple[float, float]:
-    """The central 95% of values: drop floor(2.5%) of them at each end (1 of 40), keep min and max of the rest."""
+    """The central 95% of values: drop floor(2.5%) of them at each end (1 of 40, none of fewer than 40), keep
+    the smallest and largest of the rest."""
     ordered = sorted(values)
     cut = int(len(ordered) * 0.025)
     return ordered[cut], ordered[len(ordered) - 1 - cut]
@@ -148,12 +150,13 @@ VERDICT_RULE = ("A figure published to d decimals stands for the numbers that ro
 def measure(figures: Figures, main: Dict[str, Any], groups: Sequence[Dict[str, Any]],
             published: Mapping[str, float], decimals_of: Callable[[str], int],
             spread_of: Callable[[Sequence[float]], Tuple[float, float]] = spread) -> Dict[str, Dict[str, Any]]:
-    """Per figure: ours, the range over the groups (None without groups), and the verdict where published."""
+    """Per figure: ours, the range over the groups (None without groups) and the values it spans, and the verdict
+    where published."""
     rows = {}
     for key, compute in figures.items():
-        ours = compute(main)
-        low, high = spread_of([compute(g) for g in groups]) if groups else (None, None)
-        row = {"ours": ours, "low": low, "high": high, "decimals": decimals_of(key)}
+        ours, values = compute(main), [compute(g) for g in groups]
+        low, high = spread_of(values) if groups else (None, None)
+        row = {"ours": ours, "low": low, "high": high, "decimals": decimals_of(key), "groups": values}
         if key in published:
             row["published"] = published[key]
             row["verdict"] = verdict(published[key], ours, low, high, row["decimals"])

@@ -464,7 +464,8 @@ class KnowledgeBaseStore(AgentTools):
             kb_number = _number_of(connection, checked_id(knowledge_base_id, "a knowledge base ID"))
             if kb_number is None:
                 raise NotFound(f"knowledge base {knowledge_base_id!r} does not exist")
-            if article_id is not None and connection.execute(SELECT_ARTICLE, (knowledge_base_id, article_id)).fetchone():
+            taken = article_id is not None and connection.execute(SELECT_ARTICLE, (knowledge_base_id, article_id))
+            if taken and taken.fetchone():
                 raise ValueError(f"knowledge base {knowledge_base_id!r} already has an article {article_id!r}")
             (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM articles").fetchone()
             article_id = article_id or _next_article_id(connection, knowledge_base_id)

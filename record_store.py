@@ -40,12 +40,12 @@ from database import DURABILITY_DEFAULT, Database, Layout, add_column
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, READ_ONLY,
     SHARED_WRITE, AgentTools, EventLog, Forbidden, InvalidArguments, KeyScope, NotFound, Rejection, Tool,
-    NAME_CHARACTERS, VersionConflict, checked_id, checked_text, fingerprint, format_time, screen, idempotent, integer, object_schema, parse_time, quote,
-    show, string, unsupported_resource_type, upgrade_idempotency_keys, wall_clock,
+    NAME_CHARACTERS, VersionConflict, checked_id, checked_text, fingerprint, format_time, screen, idempotent, integer,
+    object_schema, parse_time, quote, show, string, unsupported_resource_type, upgrade_idempotency_keys, wall_clock,
 )
 from record_fields import (
-    DETAILS, FIELD_TYPES, LISTED_FAILURES, RELATIONS_MAX, Failure, Field, check_value, formula_value, missing_relations, not_unique,
-    parse_schema, rejection, ungranted_relation, unknown_field,
+    DETAILS, FIELD_TYPES, LISTED_FAILURES, RELATIONS_MAX, Failure, Field, check_value, formula_value, missing_relations,
+    not_unique, parse_schema, rejection, ungranted_relation, unknown_field,
 )
 
 WRITE_SCOPE = "osfoundry:write"

@@ -83,6 +83,9 @@ PUBLISHED: Dict[str, float] = {
     "R1.twenty": 143,
     # prose: without the schema every first edit failed; with it, only for the 143 twenty-point items
     **{f"R1.{row}.first_failed": (1000 if row.startswith("no.") else 143) for row in R1_ROWS},
+    # prose, per item, the schema's gap with labels in the rejection: "one rejected edit per item" (SPEC.md §1.2,
+    # the first recommendation) and "one extra call per item" (SPEC.md §3, under table R1)
+    "R1.gap.first_failed_per_item": 1, "R1.gap.calls_per_item": 1,
     "R2.page_kib": 16.7, "R2.full_kib": 124.6, "R2.schema_bytes": 1705, "R2.schema_share_pct": 10,
     **{f"R3.{run}.{name}": value for run, values in _R3.items()
        for name, value in zip(("pages", "reads", "twice", "never"), values)},
@@ -93,6 +96,8 @@ PUBLISHED: Dict[str, float] = {
 }
 PUBLISHED_R6 = {"validated": (72.8, 75.1), "stubbed": (41.9, 42.4)}  # µs per edit, three runs, Python 3.9.6, M1
 DETERMINISTIC = ("R3.",)  # figures the seeds cannot move: they must match exactly, and get no range
+SINGLE_PAGE = ("R2.",)  # published for one page: their range is that of one seed's page, not of five pages' mean
+SHOWN_DECIMALS = {"R1.gap.": 2}  # ours printed more finely than the published figure, which stands for a rounding
 
 
 # ---------------------------------------------------------------------------
@@ -113,11 +118,23 @@ def r1_figures(row: str) -> Figures:
     }
 
 
+def r1_gap_figures() -> Figures:
+    """What reading the schema saves per item, with labels in the rejection: first edits refused, and edit calls."""
+    per_item = lambda t, row, name: t["R1"][row][name] / t["R1"][row]["items"]  # noqa: E731
+    return {
+        "R1.gap.first_failed_per_item": lambda t: (per_item(t, "no.labels", "first_failed")
+                                                   - per_item(t, "yes.labels", "first_failed")),
+        "R1.gap.calls_per_item": lambda t: (per_item(t, "no.labels", "edit_calls")
+                                            - per_item(t, "yes.labels", "edit_calls")),
+    }
+
+
 def all_figures() -> Figures:
     """Every figure of R1-R5 (R6 is timed apart: it is no count)."""
     figures: Figures = {"R1.twenty": lambda t: t["R1"]["yes.values"]["twenty"]}
     for row in R1_ROWS:
         figures.update(r1_figures(row))
+    figures.update(r1_gap_figures())
     per_page = lambda t, name: t["R2"][name] / t["R2"]["pages"]  # noqa: E731
     figures.update({
         "R2.page_kib": lambda t: per_page(t, "page_bytes") / 1024,
@@ -141,6 +158,8 @@ def all_figures() -> Figures:
 
 def decimals_of(key: str) -> int:
     """Published precision: two decimals for calls per item, one for shares, KiB and R4's calls."""
+    if key.startswith("R1.gap."):
+        return 0  # "one rejected edit", "one extra call"
     if key.endswith("calls_per_item"):
         return 2
     if key == "R2.schema_share_pct":
@@ -148,16 +167,22 @@ def decimals_of(key: str) -> int:
     return 1 if key.endswith(("_pct", "kib", "R4.relist.calls", "R4.poll.calls")) else 0
 
 
-def measure_all(main: Dict[str, Any], groups: Sequence[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
-    """Every figure with its range and verdict; a deterministic figure's range is itself."""
+def measure_all(main: Dict[str, Any], groups: Sequence[Dict[str, Any]],
+                singles: Sequence[Dict[str, Any]] = ()) -> Dict[str, Dict[str, Any]]:
+    """Every figure with its range and verdict: over groups of five seeds, over single seeds (`singles`) for a
+    figure published for one page, and none for a deterministic figure, whose range is itself."""
     figures = all_figures()
-    random_ones = {k: f for k, f in figures.items() if not k.startswith(DETERMINISTIC)}
-    fixed = {k: f for k, f in figures.items() if k.startswith(DETERMINISTIC)}
-    rows = measure(random_ones, main, groups, PUBLISHED, decimals_of, normal_spread)
-    rows.update(measure(fixed, main, [main], PUBLISHED, decimals_of))
-    for key in fixed:
-        rows[key]["deterministic"] = True
-    return rows
+    kinds = {"fixed": DETERMINISTIC, "single": SINGLE_PAGE}
+    chosen = {kind: {k: f for k, f in figures.items() if k.startswith(prefixes)} for kind, prefixes in kinds.items()}
+    grouped = {k: f for k, f in figures.items() if not any(k in c for c in chosen.values())}
+    rows = measure(grouped, main, groups, PUBLISHED, decimals_of, normal_spread)
+    rows.update(measure(chosen["single"], main, singles, PUBLISHED, decimals_of, normal_spread))
+    rows.update(measure(chosen["fixed"], main, [main], PUBLISHED, decimals_of))
+    for key, row in rows.items():
+        row["deterministic"] = key in chosen["fixed"]
+        row["single"] = key in chosen["single"]
+        row["shown_decimals"] = next((d for p, d in SHOWN_DECIMALS.items() if key.startswith(p)), row["decimals"])
+    return {key: rows[key] for key in figures}
 
 
 # ---------------------------------------------------------------------------
@@ -326,7 +351,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     seeds_seconds = time.perf_counter() - started
     main_total = total_of(main_results)
     group_totals = [total_of(results) for results in group_results]
-    rows = measure_all(main_total, group_totals)
+    rows = measure_all(main_total, group_totals, [result for results in group_results for result in results])
     if options.timed_runs:
         print("triage.py: timing R6 ...", file=sys.stderr, flush=True)
     timing = triage_runs.r6_timing(scenario) if options.timed_runs else None

@@ -122,6 +122,11 @@ def label_of(key: str, value: str) -> str:
     return next(o["label"] for o in options_of(key) if o["value"] == value)
 
 
+def listing_limit_max() -> int:
+    """The most previews one list_record_items page may hold (the tool's `limit` maximum)."""
+    return record_store.LIST_RECORD_ITEMS.input_schema["properties"]["limit"]["maximum"]
+
+
 def points_max() -> float:
     return next(f["max"] for f in record_store.BUG_TRACKER_FIELDS if f["key"] == "points")
 
@@ -198,6 +203,12 @@ def r1_configuration(template: record_store.RecordStore, intents: Sequence[Inten
             "twenty": sum(1 for wish in intents if wish.meant["points"] is None)}
 
 
+def without_nulls(page: Dict[str, Any]) -> Dict[str, Any]:
+    """A page of previews with every unset (null) value left out: what R2 and R4 weigh the nulls by."""
+    return dict(page, items=[dict(item, values={k: v for k, v in item["values"].items() if v is not None})
+                             for item in page["items"]])
+
+
 def r2_page(template: record_store.RecordStore, scenario: Scenario) -> Dict[str, Any]:
     """The bytes of the first page of previews, of reading its items in full, and of its schema."""
     page = template.call_tool("list_record_items", {"record_channel_id": CHANNEL, "limit": scenario.page_limit})
@@ -212,13 +223,12 @@ def r2_page(template: record_store.RecordStore, scenario: Scenario) -> Dict[str,
         for flag in ("is_required", "is_unique"):
             if field[flag] is False:
                 del field[flag]
-    no_nulls = dict(page, items=[dict(item, values={k: v for k, v in item["values"].items() if v is not None})
-                                 for item in page["items"]])
+    lengths = [len(r["values"]["description"]) for r in reads]
     return {"pages": 1, "page_bytes": bytes_of(page), "full_bytes": sum(bytes_of(r) for r in reads),
             "schema_bytes": bytes_of(page["schema"]), "schema_bytes_no_colour": no_colour,
-            "schema_bytes_plain": bytes_of(plain), "page_bytes_no_nulls": bytes_of(no_nulls),
-            "previews": len(page["items"]),
-            "description_characters": sum(len(r["values"]["description"]) for r in reads)}
+            "schema_bytes_plain": bytes_of(plain), "page_bytes_no_nulls": bytes_of(without_nulls(page)),
+            "previews": len(page["items"]), "description_characters": sum(lengths),
+            "description_squares": sum(n * n for n in lengths)}
 
 
 # ---------------------------------------------------------------------------
@@ -313,40 +323,47 @@ def r3_pass(template: record_store.RecordStore, rng: random.Random, scenario: Sc
 # R4: what changed since the last pass. R5: the version check.
 
 
-def listing_cost(store: record_store.RecordStore, scenario: Scenario) -> Tuple[Dict[str, int], int, int]:
-    """Every page by before_id: item ID -> version, calls, bytes."""
+def listing_cost(store: record_store.RecordStore, scenario: Scenario) -> Tuple[Dict[str, int], Dict[str, int]]:
+    """Every page by before_id: item ID -> version, and the cost (calls, bytes, and the bytes of nulls and schemas)."""
     versions: Dict[str, int] = {}
-    calls = size = 0
+    cost = {"calls": 0, "bytes": 0, "bytes_no_nulls": 0, "schema_bytes": 0}
     arguments: Dict[str, Any] = {"record_channel_id": CHANNEL, "limit": scenario.page_limit}
     while True:
         page = store.call_tool("list_record_items", arguments)
-        calls, size = calls + 1, size + bytes_of(page)
+        cost = {"calls": cost["calls"] + 1, "bytes": cost["bytes"] + bytes_of(page),
+                "bytes_no_nulls": cost["bytes_no_nulls"] + bytes_of(without_nulls(page)),
+                "schema_bytes": cost["schema_bytes"] + bytes_of(page["schema"])}
         versions.update((item["item_id"], item["version"]) for item in page["items"])
         if page["next_before_id"] is None:
-            return versions, calls, size
+            return versions, cost
         arguments = dict(arguments, before_id=page["next_before_id"])
 
 
-def polling_cost(store: record_store.RecordStore, after: int) -> Tuple[Set[str], int, int, int]:
-    """Poll from `after` until has_more is false: item IDs named, the new cursor, calls, bytes."""
+def polling_cost(store: record_store.RecordStore, after: int) -> Tuple[Set[str], int, Dict[str, Any]]:
+    """Poll from `after` until has_more is false: item IDs named, the new cursor, and the cost (calls, bytes,
+    events, and how many events held each key)."""
     named: Set[str] = set()
-    calls = size = 0
+    cost: Dict[str, Any] = {"calls": 0, "bytes": 0, "events": 0, "event_keys": {}}
     while True:
         result = store.call_tool("poll_resource_events", {"resource_type": "record", "resource_id": CHANNEL,
                                                           "after_sequence": after})
-        calls, size = calls + 1, size + bytes_of(result)
-        named.update(event["item_id"] for event in result["events"])
+        cost["calls"], cost["bytes"] = cost["calls"] + 1, cost["bytes"] + bytes_of(result)
+        for event in result["events"]:
+            named.add(event["item_id"])
+            cost["events"] += 1
+            for key in event:
+                cost["event_keys"][key] = cost["event_keys"].get(key, 0) + 1
         after = result["last_sequence"]
         if not result["has_more"]:
-            return named, after, calls, size
+            return named, after, cost
 
 
 def r4_changes(rng: random.Random, scenario: Scenario) -> Dict[str, Any]:
     """A pass, then people modify, create and delete; re-listing and one poll must each find exactly those."""
     modified, created, deleted = scenario.changes
     with bug_store(rng, scenario, scenario.changes_items) as store:
-        before, _, _ = listing_cost(store, scenario)
-        _, cursor, _, _ = polling_cost(store, 0)
+        before, _ = listing_cost(store, scenario)
+        _, cursor, _ = polling_cost(store, 0)
         ids = sorted(before)
         touched = rng.sample(ids, modified + deleted)
         for item_id in touched[:modified]:
@@ -356,16 +373,15 @@ def r4_changes(rng: random.Random, scenario: Scenario) -> Dict[str, Any]:
         new = [store.create_item(CHANNEL, new_bug(rng, len(ids) + n, scenario.description))["item_id"]
                for n in range(1, created + 1)]
         truth = set(touched) | set(new)
-        after, relist_calls, relist_bytes = listing_cost(store, scenario)
+        after, relist = listing_cost(store, scenario)
         relisted = {i for i in set(before) | set(after) if before.get(i) != after.get(i)}
-        polled, _, poll_calls, poll_bytes = polling_cost(store, cursor)
+        polled, _, poll = polling_cost(store, cursor)
     for name, found in (("re-listing", relisted), ("polling", polled)):
         if found != truth:
             raise AssertionError(f"R4: {name} found {len(found & truth)} of the {len(truth)} changes "
                                  f"and {len(found - truth)} that did not happen")
-    return {"runs": 1, "changes": len(truth), "relist": {"calls": relist_calls, "bytes": relist_bytes,
-                                                         "found": len(relisted & truth)},
-            "poll": {"calls": poll_calls, "bytes": poll_bytes, "found": len(polled & truth)}}
+    return {"runs": 1, "changes": len(truth), "relist": dict(relist, found=len(relisted & truth), previews=len(after)),
+            "poll": dict(poll, found=len(polled & truth))}
 
 
 def r5_version_check(template: record_store.RecordStore, rng: random.Random, scenario: Scenario) -> Dict[str, Any]:

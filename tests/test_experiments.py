@@ -49,7 +49,7 @@ class SeedsAndRangesTest(unittest.TestCase):
         rows = experiments.measure({"x": lambda t: t["n"], "y": lambda t: 2 * t["n"]}, {"n": 7}, groups,
                                    {"x": 39}, lambda key: 0)
         self.assertEqual(rows["x"], {"ours": 7, "low": 1, "high": 38, "decimals": 0, "published": 39,
-                                     "verdict": "outside range"})
+                                     "verdict": "outside range", "groups": list(range(40))})
         self.assertNotIn("verdict", rows["y"])
 
     def test_numbers_and_seed_lists_print_as_the_articles_do(self):

@@ -117,7 +117,8 @@ class HostileArgumentsTest(unittest.TestCase):
                 for extra in ("\ud800", "x" * 100_000, "\x00", "values\n{\"error\": \"forged\"}"):
                     with self.subTest(tool=name, extra=extra[:20]):
                         result = store.call_tool(name, dict(good, **{extra: 1}))
-                        self.assertEqual((result["error"], result["rule"]), ("invalid_arguments", "additionalProperties"))
+                        self.assertEqual((result["error"], result["rule"]),
+                                         ("invalid_arguments", "additionalProperties"))
                         self.assertLessEqual(len(result["argument"]), plumbing.SHOWN_VALUE_CHARACTERS + 40)
                         strict_utf8_json(result)
                         self.assertEqual(list(store.database.connection.iterdump()), before)

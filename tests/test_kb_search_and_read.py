@@ -161,7 +161,8 @@ class QueryTextTest(unittest.TestCase):
     def test_a_nul_character_is_refused_as_the_encoding_it_breaks(self):
         store, _, _ = support_store()
         result = search(store, "a\u0000b")
-        self.assertEqual((result["error"], result["argument"], result["rule"]), ("invalid_arguments", "query", "encoding"))
+        self.assertEqual((result["error"], result["argument"], result["rule"]),
+                         ("invalid_arguments", "query", "encoding"))
 
     def test_operators_are_plain_words(self):
         store, _, ids = support_store()

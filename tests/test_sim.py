@@ -1,7 +1,9 @@
 """sim.py: the exact identities of the experiments, determinism, the committed results, the command line."""
 
 import contextlib
+import copy
 import dataclasses
+import functools
 import io
 import os
 import re
@@ -14,6 +16,7 @@ from tests.helpers import ROOT
 import experiments
 import sim
 import sim_day
+import sim_reasons
 import sim_report
 
 SMALL = ["--articles", "60", "--questions", "16", "--saves", "40"]  # a day small enough to run many times
@@ -175,13 +178,22 @@ def figure_tables(text):
     return tables
 
 
+@functools.lru_cache(maxsize=None)
+def default_report():
+    """The report a default `python3 sim.py` writes (measured once for every test that reads it)."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        return sim.measure_report(sim.parser().parse_args([]))
+
+
 class CommittedResultsTest(unittest.TestCase):
     """results/ holds what a fresh default run writes, timing lines excepted."""
 
     @classmethod
     def setUpClass(cls):
         cls.fresh = tempfile.TemporaryDirectory()
-        cls.status = run("--out", cls.fresh.name)
+        cls.report = default_report()
+        sim.write_report(cls.report, cls.fresh.name)
+        cls.status = 0
         with open(os.path.join(ROOT, "results", "knowledge_base.md"), encoding="utf-8") as file:
             cls.text = file.read()
 
@@ -248,6 +260,126 @@ class CommittedResultsTest(unittest.TestCase):
             with self.subTest(figure=key):
                 self.assertNotRegex(prose, r"(?<![\d.,])" + re.escape(text) + r"(?![\d,]|\.\d)")
         self.assertGreater(checked, 30)
+
+
+class ReasonsTest(unittest.TestCase):
+    """Each cause a note names holds on the run, and says what the run measured."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.report = default_report()
+
+    def outside(self, model=None, reading="distinct"):
+        """(model, key, cause name, note) for every figure outside its range."""
+        for name in ([model] if model else self.report.models):
+            for key, r in self.report.models[name].rows[reading].items():
+                if r.get("verdict") == "outside range":
+                    yield (name, key) + sim_reasons.reason(self.report, name, key, reading)
+
+    def test_a_calibrated_figure_is_the_product_of_its_calls_and_its_size_per_call_each_set_beside_the_published(self):
+        seen = 0
+        for model, key, name, note in self.outside():
+            if key not in self.report.calibrated:
+                continue
+            seen += 1
+            kib, calls = (sim_reasons.row(self.report, model, "distinct", k)
+                          for k in (key, key.replace("kib", "calls")))
+            with self.subTest(model=model, key=key):
+                self.assertEqual(name, "calibrated")
+                self.assertIn(f"{calls['ours'] / calls['published']:.2f}× the published calls", note)
+                size = (kib["ours"] / calls["ours"]) / (kib["published"] / calls["published"])
+                self.assertIn(f"{size:.2f}× the published KiB per call", note)
+                self.assertNotIn("repeat", note)
+        self.assertGreater(seen, 0)
+
+    def test_the_hour_six_note_quotes_the_share_of_its_own_figure(self):
+        for model in self.report.models:
+            for figure, share in sim_reasons.HOUR_SHARES.items():
+                key = f"K2.h6.{figure}"
+                name, note = sim_reasons.reason(self.report, model, key, "distinct")
+                if name != "hour 6":
+                    continue
+                hours = self.report.models[model].main["zipf"]["hours"]
+                with self.subTest(model=model, key=key):
+                    for hour in sim_reasons.FALLING_HOURS:
+                        self.assertIn(f"{100 * share(hours[hour - 1], 'stale_distinct'):.1f}%", note)
+
+    def test_the_popularity_law_is_said_to_hold_only_where_our_edits_after_a_persons_save_hold_it(self):
+        seen = 0
+        for model, key, name, note in self.outside():
+            if not key.startswith("K4.d") or "popularity law" not in note:
+                continue
+            seen += 1
+            d = int(key[4])
+            people = sim_reasons.row(self.report, model, "distinct", f"K4.d{d}.person_rejected_pct")
+            scenario = self.report.models[model].scenario
+            law = 100 * sim_day.expected_rejection(scenario, scenario.delays[d], True)
+            held = people["low"] <= law <= people["high"]
+            with self.subTest(model=model, key=key):
+                self.assertEqual(name, sim_reasons.UNKNOWN)
+                self.assertIn(f"({people['low']:.1f}%–{people['high']:.1f}%)", note)
+                self.assertIn(f"{law:.1f}%", note)
+                self.assertEqual("ours follow the popularity law" in note, held)
+                self.assertEqual("falls short of" in note, people["high"] < law)
+        self.assertGreater(seen, 0)
+
+    def test_the_replays_cause_declines_once_a_successful_edit_goes_unreplayed(self):
+        model = self.report.default
+        self.assertEqual(sim_reasons.reason(self.report, model, "K4.replays", "distinct")[0], "K4 rejections")
+        broken = copy.deepcopy(self.report)
+        broken.models[model].main["edits"]["delays"][2]["replays"] -= 1
+        self.assertNotEqual(sim_reasons.reason(broken, model, "K4.replays", "distinct")[0], "K4 rejections")
+
+    def test_the_poll_note_puts_ours_on_the_side_it_lies(self):
+        for model, key, name, note in self.outside():
+            if name != "event size":
+                continue
+            r = sim_reasons.row(self.report, model, "distinct", key)
+            with self.subTest(model=model, key=key):
+                self.assertIn("ours lies below" if r["ours"] < r["published"] else "ours lies above", note)
+
+    def test_residual_spread_is_popular_searchs_alone_and_only_above_the_published_figure(self):
+        for model, key, name, note in self.outside():
+            if name == "residual spread":
+                r = sim_reasons.row(self.report, model, "distinct", key)
+                self.assertEqual(model, sim_reasons.POPULAR)
+                self.assertGreater(r["ours"], r["published"])
+
+    def test_figures_proportional_to_another_count_once_among_the_ranged_ones(self):
+        model = self.report.default
+        before = sim_reasons.independent_ranged(self.report, model, "distinct")
+        copied = copy.deepcopy(self.report)
+        rows = copied.models[model].rows["distinct"]
+        original = rows["K2.h8.stale"]
+        rows["doubled"] = dict(original, groups=[2 * v for v in original["groups"]])
+        self.assertEqual(sim_reasons.independent_ranged(copied, model, "distinct"), before)
+        rows["other"] = dict(original, groups=[v + 1 for v in original["groups"]])
+        self.assertEqual(sim_reasons.independent_ranged(copied, model, "distinct"), before + 1)
+
+    def test_the_reading_says_which_model_concentrates_less_from_the_measured_ratios(self):
+        words = sim_report._concentration_words(self.report)
+        means = {model: sum(ours[model][1] for _, _, ours in sim_report.ratios_by_hour(self.report))
+                 for model in self.report.models}
+        less = min(means, key=means.get)
+        self.assertIn(f"{self.report.title(less)} concentrates its citations less", words)
+
+    def test_the_prose_figures_of_the_articles_have_rows_with_verdicts(self):
+        for key in ("K2.end.stale_thirds", "K2.end.answers_fifths", "K4.retries_saved_pct"):
+            for model in self.report.models:
+                with self.subTest(key=key, model=model):
+                    self.assertIn(sim_reasons.row(self.report, model, "distinct", key)["verdict"],
+                                  ("exact", "inside range", "outside range"))
+
+
+class CommittedSensitivityPageTest(unittest.TestCase):
+    def test_published_figures_stand_in_a_table_of_their_own(self):
+        with open(os.path.join(ROOT, "results", sim.SENSITIVITY), encoding="utf-8") as file:
+            text = file.read()
+        rows = [line for line in text.splitlines() if line.startswith("| ")]
+        self.assertFalse([line for line in rows if line.startswith("| published |")], "a published row among ours")
+        self.assertIn("| figure | published |", rows)
+        published = rows[rows.index("| figure | published |") + 2:]
+        self.assertGreater(len(published), 0)
 
 
 @unittest.skipUnless(os.environ.get("SIM_SENSITIVITY"), "the sensitivity run takes minutes: make sensitivity-check")

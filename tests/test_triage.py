@@ -184,6 +184,24 @@ class CommittedResultsTest(unittest.TestCase):
             self.assertFalse(phrase in self.text, phrase)
         self.assertLessEqual(set(triage.PUBLISHED), set(triage.all_figures()), "a published figure is never measured")
 
+    def test_the_prose_figures_of_the_schema_gap_have_rows_with_verdicts(self):
+        rows = [line.strip("| ").split(" | ") for line in self.text.splitlines()
+                if line.startswith("| reading the schema, with labels in the rejection, saves per item: ")]
+        self.assertEqual(len(rows), 2)
+        for cells in rows:
+            with self.subTest(row=cells[0]):
+                self.assertEqual(cells[1], "1")
+                self.assertRegex(cells[2], r"^0\.\d\d$")
+                self.assertRegex(cells[4], r"^(exact|inside range|outside range: \w.+)$")
+
+    def test_r6_sets_the_published_ratio_beside_validation_and_the_schema_read_stubbed(self):
+        (pv_low, pv_high), (ps_low, ps_high) = triage.PUBLISHED_R6["validated"], triage.PUBLISHED_R6["stubbed"]
+        published = f"{pv_low / ps_high:.2f}–{pv_high / ps_low:.2f} (derived)"
+        self.assertIn(f"| with / validation and schema read stubbed | {published} |", self.text)
+        self.assertIn(f"| µs per edit, validation and the schema read stubbed (the published stub) | "
+                      f"{ps_low}–{ps_high} |", self.text)
+        self.assertEqual(self.text.count(published), 1)
+
     def test_every_r3_figure_is_exact_and_the_published_rejection_is_reproduced(self):
         for line in self.text.splitlines():
             if "deterministic" in line:
