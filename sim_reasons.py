@@ -91,8 +91,9 @@ def _replays(report: Any, model: str, key: str, reading: str) -> Optional[Cause]
 
 
 def _popularity_law(report: Any, model: str, key: str, reading: str) -> Optional[Cause]:
-    """K4's rejections beside the popularity law: when the edits that met a person's save follow the law, ours are
-    explained and the published figure's distance from the law is the unknown; when they do not, no claim."""
+    """K4's rejections beside the popularity law, counting our edits that met a person's save: where their range
+    holds the law, ours are explained and the published figure's distance from the law is what is not known; where
+    it does not, the note says on which side of the law ours fall and that nothing checked accounts for it."""
     match = re.match(r"K4\.d(\d)\.(conflicts|conflicts_pct|retries_saved|rejected_in_ten)$", key)
     if not match:
         return None
@@ -201,7 +202,8 @@ def _calibrated(report: Any, model: str, key: str, reading: str) -> Optional[Cau
     return ("calibrated", f"calibrated size, left out of the tallies: ours are {times_calls} "
             f"the published calls ({calls.get('verdict', 'no verdict')}) times {_times(size, published_size)} the "
             f"published KiB per call ({size:.2f} KiB against {published_size:.2f}, derived): the round constants "
-            "that set a result's size (article words in tens, a whole search limit) leave it short")
+            "that set a result's size (article words in tens, a whole search limit) leave it "
+            f"{'short' if size < published_size else 'over'}")
 
 
 def _times(ours: float, published: float) -> str:

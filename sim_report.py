@@ -377,9 +377,9 @@ def _concentration_words(report: Report) -> str:
     concentrated."""
     per_model = {model: [hour[2][model][1] for hour in ratios_by_hour(report)] for model in report.models}
     words = "; ".join(f"{report.title(model)} gives {_ratio_span(r)}" for model, r in per_model.items())
-    above = [report.title(model) for model, r in per_model.items() if min(r) > 1]
     if len(per_model) < 2:
         return words
+    above = [report.title(model) for model, r in per_model.items() if min(r) > 1]
     means = {model: statistics.fmean(r) for model, r in per_model.items()}
     more, less = sorted(per_model, key=lambda model: -means[model])[:2]
     where = ("in both, more than one answer per stale version" if len(above) == len(per_model) else
@@ -486,7 +486,7 @@ def k3(report: Report) -> List[str]:
         "",
         f"What one call weighs: {calibration_words(report)}. The published sizes work out to "
         f"{_published_size(report, 'reread'):.2f} KiB per read and {_published_size(report, 'title'):.2f} KiB per "
-        f"title search (derived), so ours are {_lighter_words(report)} lighter: the constants that set them are "
+        f"title search (derived), so ours are {_lighter_words(report)}: the constants that set them are "
         f"round ({report.models[report.default].scenario.article_words} words of content, a search limit of "
         f"{report.models[report.default].scenario.search_limit}), chosen on the day as stated, and popular "
         "search cites other articles of the same length.",
@@ -503,11 +503,15 @@ def _published_size(report: Report, strategy: str) -> float:
 
 
 def _lighter_words(report: Report) -> str:
-    """How much lighter our reads and title searches are than the published ones, in percent, over both models."""
+    """How much lighter (or heavier) our reads and title searches are than the published ones, over both models:
+    '3%–9% lighter'."""
     shares = [100 * (1 - _size(report, model, strategy) / _published_size(report, strategy))
               for model in report.models for strategy in ("reread", "title")]
-    low, high = min(shares), max(shares)
-    return f"{low:.0f}%" if round(low) == round(high) else f"{low:.0f}%–{high:.0f}%"
+    if min(shares) < 0 < max(shares):
+        return f"between {-min(shares):.0f}% heavier and {max(shares):.0f}% lighter"
+    low, high = sorted(abs(share) for share in (min(shares), max(shares)))
+    amount = f"{low:.0f}%" if round(low) == round(high) else f"{low:.0f}%–{high:.0f}%"
+    return f"{amount} {'lighter' if max(shares) > 0 else 'heavier'}"
 
 
 def _apart_words(report: Report) -> str:

@@ -381,8 +381,7 @@ def r1_prose(report: Report) -> List[str]:
         "What the run shows:",
         "",
         f"- The ceiling is {ceiling:,} fields: all but the {twenty} bugs whose person asked for {too_many} points, "
-        f"which "
-        f"the field stops at {triage_runs.points_max():g}. The agent never clamps, so those are refused and left "
+        f"which the field stops at {triage_runs.points_max():g}. The agent never clamps, so those are refused and left "
         f"to a person in every row; {len(rows_at_ceiling)} of the {len(main)} rows reach the ceiling. Across all "
         f"rows the store holds {wrong} value{'' if wrong == 1 else 's'} nobody asked for (a clamped number, a label "
         f"stored as a value, a wrong option).",
