@@ -5,9 +5,9 @@
 
 Layer: a client (see ARCHITECTURE.md): every measured call goes through call_tool,
 or through the MCP server over stdio. This file holds the sizes, the goals, the
-command line and the order of the sections; bench_timing.py times and summarises,
-bench_tools.py and bench_growth.py make the calls, bench_writers.py runs the
-concurrent writers, bench_mcp.py the round trips, bench_report.py writes the page.
+command line and the order of the sections; in benchmark/, timing.py times and
+summarises, tools.py and growth.py make the calls, writers.py runs the concurrent
+writers, round_trips.py the round trips, and report.py writes the page.
 
 Every latency is the median over REPETITIONS of each repetition's own median (or
 99th percentile), with the smallest and largest repetition beside it. Within a
@@ -30,17 +30,17 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-import bench_fixtures
-import bench_growth
-import bench_guards
-import bench_memory
-import bench_mcp
-import bench_report
-import bench_writers
-import sim_day
-from bench_timing import FloorTransaction, latency, timed
-from bench_tools import EDITED, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
-from experiments import OneLineParser, write_text
+from benchmark import fixtures
+from benchmark import growth
+from benchmark import guards
+from benchmark import memory
+from benchmark import round_trips
+from benchmark import report
+from benchmark import writers
+from lab import sim_day
+from benchmark.timing import FloorTransaction, latency, timed
+from benchmark.tools import EDITED, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
+from cli import OneLineParser, write_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "results")
@@ -101,8 +101,8 @@ def workload(kind: str, directory: str, sizes: Sizes) -> Workload:
     """The knowledge base of the default day and a bug channel, on a database of `kind`."""
     kb_path, records_path = ((":memory:", ":memory:") if kind == MEMORY else
                              (os.path.join(directory, "tools-kb.db"), os.path.join(directory, "tools-bugs.db")))
-    kb, article_ids, written = bench_fixtures.knowledge_base(kb_path, sizes.articles, keep=KEPT_ARTICLES)
-    records, item_ids = bench_fixtures.bug_channel(records_path, sizes.items)
+    kb, article_ids, written = fixtures.knowledge_base(kb_path, sizes.articles, keep=KEPT_ARTICLES)
+    records, item_ids = fixtures.bug_channel(records_path, sizes.items)
     return Workload(kb, article_ids, written, records, item_ids)
 
 
@@ -171,8 +171,8 @@ def measure_growth(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
         for size in counts:
             log(f"growth: building {size:,} {kind}")
             path = os.path.join(directory, f"growth-{kind}-{size}.db")
-            built.setdefault(kind, []).append(bench_growth.build_apart(kind, size, path))
-    store, item_ids = bench_fixtures.bug_channel(os.path.join(directory, "growth-floor.db"), EDITED)
+            built.setdefault(kind, []).append(growth.build_apart(kind, size, path))
+    store, item_ids = fixtures.bug_channel(os.path.join(directory, "growth-floor.db"), EDITED)
     floor = FloorTransaction(store.database.connection, item_ids)
     timings = {kind: _time_sizes(facts, floor, sizes, log) for kind, facts in built.items()}
     store.close()
@@ -182,8 +182,8 @@ def measure_growth(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
 def _time_sizes(facts: List[Dict[str, Any]], floor: FloorTransaction, sizes: Sizes,
                 log: Callable[[str], None]) -> Dict[str, Any]:
     """Per size, per label, one latency per repetition; each repetition times the floor, then the sizes in turn."""
-    stores = [bench_growth.open_built(f) for f in facts]
-    calls = [bench_growth.calls_for(store, f) for store, f in zip(stores, facts)]
+    stores = [growth.open_built(f) for f in facts]
+    calls = [growth.calls_for(store, f) for store, f in zip(stores, facts)]
     runs: List[Dict[str, List[Dict[str, float]]]] = [{} for _ in facts]
     floors = []
     for repetition in range(sizes.repetitions):
@@ -207,9 +207,9 @@ def timed_for(call: Callable[[int], Any], count: int, seconds: float) -> List[fl
 
 def measure_guards(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
     """What the guards cost: each durability mode on WAL files, and searches over planted adversarial articles."""
-    return {"durability": bench_guards.measure_durability(directory, sizes.articles, sizes.items, sizes.calls,
+    return {"durability": guards.measure_durability(directory, sizes.articles, sizes.items, sizes.calls,
                                                           sizes.repetitions, log),
-            "adversaries": bench_guards.measure_adversaries(directory, sizes.articles, sizes.calls,
+            "adversaries": guards.measure_adversaries(directory, sizes.articles, sizes.calls,
                                                             sizes.repetitions, log)}
 
 
@@ -222,7 +222,7 @@ def measure_day(sizes: Sizes, log: Callable[[str], None], seed: int = 1) -> List
     rows = []
     for scale in sizes.day_scales:
         log(f"day: scale x{scale}")
-        scenario = bench_fixtures.day_scenario(scale)
+        scenario = fixtures.day_scenario(scale)
         started = time.perf_counter()
         plan = sim_day.draw_plan(seed, scenario)
         day = sim_day.run_zipf_day(plan, scenario, sim_day.Published(plan, scenario))
@@ -245,40 +245,40 @@ def measure_writers(directory: str, sizes: Sizes, log: Callable[[str], None]) ->
     floors = []
     for repetition in range(sizes.repetitions):
         path = os.path.join(directory, f"writers-floor-{repetition}.db")
-        store, item_ids = bench_fixtures.bug_channel(path, sizes.writer_items)
+        store, item_ids = fixtures.bug_channel(path, sizes.writer_items)
         floors.append(latency(timed(FloorTransaction(store.database.connection, item_ids), sizes.calls)))
         store.close()
         for processes in sizes.writer_processes:
             log(f"writers: {processes} processes, repetition {repetition + 1} of {sizes.repetitions}")
             folder = tempfile.mkdtemp(dir=directory)
-            runs.setdefault(processes, []).append(bench_writers.run_writers(
+            runs.setdefault(processes, []).append(writers.run_writers(
                 folder, processes, sizes.writer_edits, sizes.writer_items, seed=repetition + 1))
     return {"runs": runs, "floor": floors}
 
 
 def measure_mcp(sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
     """Round trips of tools/call read_knowledge_article: ours, and the official SDK's server if it can run."""
-    servers = {bench_mcp.OURS: bench_mcp.DEFAULT_SERVER}
-    sdk = bench_mcp.sdk_server_command()
+    servers = {round_trips.OURS: round_trips.DEFAULT_SERVER}
+    sdk = round_trips.sdk_server_command()
     if sdk is not None:
-        servers[bench_mcp.THE_SDKS] = sdk
+        servers[round_trips.THE_SDKS] = sdk
     runs: Dict[str, List[Dict[str, float]]] = {name: [] for name in servers}
-    arguments = bench_mcp.demo_article()
+    arguments = round_trips.demo_article()
     for repetition in range(sizes.repetitions):
         log(f"mcp: repetition {repetition + 1} of {sizes.repetitions}")
         for name, argv in servers.items():
-            runs[name].append(latency(bench_mcp.round_trips(argv, bench_mcp.TOOL, arguments, sizes.round_trips)))
+            runs[name].append(latency(round_trips.round_trips(argv, round_trips.TOOL, arguments, sizes.round_trips)))
     return {"runs": runs, "sdk": sdk is not None}
 
 
 def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Optional[Dict[str, Any]]:
     """Peak memory of a sim.py run (its results go to a scratch folder); None where it cannot be read."""
-    if bench_memory.peak_rss_mib() is None:
+    if memory.peak_rss_mib() is None:
         return None
     log("memory: a sim.py run " + " ".join(sizes.sim_arguments or ("(default)",)))
     out, facts = os.path.join(directory, "sim-results"), os.path.join(directory, "sim-peak.json")
     started = time.perf_counter()
-    run = subprocess.run([sys.executable, os.path.join(HERE, "bench_memory.py"), facts, os.path.join(HERE, "sim.py"),
+    run = subprocess.run([sys.executable, os.path.join(HERE, "benchmark", "memory.py"), facts, os.path.join(HERE, "sim.py"),
                           *sizes.sim_arguments, "--out", out], capture_output=True, text=True, check=False)
     if run.returncode != 0:
         raise RuntimeError(f"sim.py failed: {run.stderr.strip()[-500:]}")
@@ -353,7 +353,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     else:
         facts = json.loads(json.dumps(measure(options, command, log)))  # as the .json keeps them: one rendering
     os.makedirs(options.out, exist_ok=True)
-    write_text(os.path.join(options.out, "performance.md"), bench_report.markdown(facts))
+    write_text(os.path.join(options.out, "performance.md"), report.markdown(facts))
     if not options.render:
         write_text(os.path.join(options.out, "performance.json"), json.dumps(facts, indent=1) + "\n")
     log(f"wrote {options.out}/performance.md" + ("" if options.render else f" in {facts['seconds']:.0f} s"))

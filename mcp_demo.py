@@ -1,10 +1,11 @@
 """The demo workspace mcp_server.py serves with --demo, and the simulated colleague who keeps changing it.
 
-Layer: a client of the stores' people's side (plain methods), like sim_day.py; it
-never calls a tool. The knowledge base is written by the simulation's own article
-generator (sim_day.Writer with sim.py's text settings), so an agent searches the
-same kind of text the experiments measured. The bug tracker holds New items filed
-like triage.py's (triage_runs.new_bug), for an agent to triage.
+Layer: product, a client of the stores' people's side (plain methods); it never
+calls a tool, and it takes its content from workload.py only, never from the
+experiments. The knowledge base is written by the experiments' own article writer
+(workload.Writer with its default text settings), so an agent searches the same
+kind of text the experiments measured. The bug tracker holds New items filed like
+triage.py's (workload.new_bug), for an agent to triage.
 
 Glossary:
   plan        what one seed draws before anything is written: the articles (with their
@@ -25,17 +26,14 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import kb_store
 import record_store
-import sim
-import sim_day
-import triage
-import triage_runs
+import workload
 
 log = logging.getLogger("osfoundry.demo")
 
 SEED = 1  # the default seed of the demo's content
-KNOWLEDGE_BASE = sim_day.KB  # "kb-support", as in the simulation
+KNOWLEDGE_BASE = workload.KNOWLEDGE_BASE  # "kb-support", as in the simulation
 KNOWLEDGE_BASE_NAME = "Support"
-CHANNEL = "bugs"
+CHANNEL = workload.BUG_TRACKER  # "bugs", as in the record experiments
 CHANNEL_NAME = "Bugs"
 ARTICLES = 80   # of which DRAFTS are drafts and UNPUBLISHED was published, then taken away
 DRAFTS = 6
@@ -61,33 +59,24 @@ class Plan:
 
     articles: Tuple[DemoArticle, ...]
     items: Tuple[Dict[str, Any], ...]
-    writer: sim_day.Writer  # the colleague keeps writing with it, in the same vocabulary
+    writer: workload.Writer  # the colleague keeps writing with it, in the same vocabulary
 
     def published(self) -> List[DemoArticle]:
         """The articles written as published (people may unpublish nothing while the server runs)."""
         return [a for a in self.articles if a.status == "published"]
 
 
-def scenario(articles: int = ARTICLES) -> sim_day.Scenario:
-    """A simulation scenario with sim.py's text settings; only the article generator reads it."""
-    return sim_day.Scenario(
-        articles=articles, questions=0, saves=0, hours=1, zipf_s=sim.ZIPF_S, save_mix=sim.SAVE_MIX, delays=(),
-        vocabulary=sim.VOCABULARY, word_zipf_s=sim.WORD_ZIPF_S, topic_words=sim.TOPIC_WORDS,
-        title_words=sim.TITLE_WORDS, article_words=sim.ARTICLE_WORDS, topic_share=sim.TOPIC_SHARE,
-        search_limit=sim.SEARCH_LIMIT)
-
-
 def draw_plan(seed: int) -> Plan:
     """The demo's articles and bug reports, every draw from one random.Random(seed)."""
     rng = random.Random(seed)
-    writer = sim_day.Writer(rng, scenario())
+    writer = workload.Writer(rng, workload.TextSettings(articles=ARTICLES))
     statuses = article_statuses(rng)
     articles = []
     for number, status in enumerate(statuses):
         topic = writer.topic(number)
         articles.append(DemoArticle(f"art-{number + 1:05d}", writer.title(topic), writer.content(topic), topic,
                                     status))
-    items = tuple(triage_runs.new_bug(rng, TICKET_START + n, triage.DESCRIPTION) for n in range(ITEMS))
+    items = tuple(workload.new_bug(rng, TICKET_START + n, workload.DESCRIPTION_CHARACTERS) for n in range(ITEMS))
     return Plan(tuple(articles), items, writer)
 
 
@@ -115,15 +104,9 @@ def write_knowledge_base(store: kb_store.KnowledgeBaseStore, plan: Plan) -> None
 
 def write_bug_tracker(store: record_store.RecordStore, plan: Plan) -> None:
     """The demo bug tracker: the experiments' fields and the plan's New items."""
-    store.create_channel(CHANNEL, CHANNEL_NAME, record_store.BUG_TRACKER_FIELDS)
+    store.create_channel(CHANNEL, CHANNEL_NAME, workload.BUG_TRACKER_FIELDS)
     for values in plan.items:
         store.create_item(CHANNEL, values)
-
-
-def option_values(key: str) -> List[str]:
-    """The option values of one select field of the bug tracker, from its definition."""
-    (field,) = [f for f in record_store.BUG_TRACKER_FIELDS if f["key"] == key]
-    return [option["value"] for option in field["options"]]
 
 
 # ---------------------------------------------------------------------------
@@ -188,7 +171,7 @@ class Colleague:
         item_id = self.rng.choice(item_ids)
         key = self.rng.choice(("status", "owner"))
         current = self.records.item(CHANNEL, item_id)["values"].get(key)
-        value = self.rng.choice([v for v in option_values(key) if v != current])
+        value = self.rng.choice([v for v in workload.option_values(key) if v != current])
         person = self.rng.choice(PEOPLE).capitalize()
         version = self.records.edit_item(CHANNEL, item_id, {key: value})
         return f"{person} set {key} of item {item_id} to {value}, now version {version}"

@@ -38,7 +38,7 @@ import mcp_demo
 import plumbing
 import record_fields
 import record_store
-from experiments import OneLineParser
+from cli import OneLineParser
 
 log = logging.getLogger("osfoundry.mcp")
 

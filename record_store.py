@@ -26,7 +26,10 @@ Events: `created` when people add an item, `updated` on every save, `deleted` wh
 people delete one; each carries the item's version after it.
 
     >>> store = connect()
-    >>> store.create_channel("bugs", "Bugs", BUG_TRACKER_FIELDS)
+    >>> store.create_channel("bugs", "Bugs", [
+    ...     {"key": "ticket", "label": "Ticket", "type": "text", "is_required": True, "is_unique": True},
+    ...     {"key": "title", "label": "Title", "type": "text", "is_required": True},
+    ...     {"key": "status", "label": "Status", "type": "select", "options": [{"value": "new", "label": "New"}]}])
     >>> store.create_item("bugs", {"ticket": "BUG-1", "title": "Login fails", "status": "new"})
     {'item_id': 'itm-00001', 'version': 1}
 """
@@ -182,38 +185,6 @@ PAGE = ("SELECT * FROM items WHERE channel_id = ? AND number < ? AND deleted_at 
         "ORDER BY number DESC LIMIT ?")
 
 # The bug tracker of the experiments (SPEC §3): 11 fields with the published options.
-BUG_TRACKER_FIELDS = [
-    {"key": "ticket", "label": "Ticket", "type": "text", "is_required": True, "is_unique": True, "max_length": 20},
-    {"key": "title", "label": "Title", "type": "text", "is_required": True, "max_length": 200},
-    {"key": "description", "label": "Description", "type": "text", "max_length": 8000},
-    {"key": "status", "label": "Status", "type": "select", "is_required": True, "options": [
-        {"value": "new", "label": "New", "color": "gray"},
-        {"value": "triaged", "label": "Triaged", "color": "blue"},
-        {"value": "in_progress", "label": "In progress", "color": "yellow"},
-        {"value": "fixed", "label": "Fixed", "color": "green"},
-        {"value": "wont_fix", "label": "Won't fix", "color": "red"}]},
-    {"key": "owner", "label": "Owner", "type": "select", "options": [
-        {"value": "aiko", "label": "Aiko", "color": "purple"},
-        {"value": "mika", "label": "Mika", "color": "teal"},
-        {"value": "ren", "label": "Ren", "color": "orange"}]},
-    {"key": "severity", "label": "Severity", "type": "select", "options": [
-        {"value": "s1", "label": "S1 Critical", "color": "red"},
-        {"value": "s2", "label": "S2 Major", "color": "orange"},
-        {"value": "s3", "label": "S3 Minor", "color": "yellow"},
-        {"value": "s4", "label": "S4 Trivial", "color": "gray"}]},
-    {"key": "points", "label": "Points", "type": "number", "min": 0, "max": 13},
-    {"key": "area", "label": "Area", "type": "select", "options": [
-        {"value": "api", "label": "API", "color": "blue"},
-        {"value": "web", "label": "Web", "color": "teal"},
-        {"value": "mobile", "label": "Mobile", "color": "purple"},
-        {"value": "billing", "label": "Billing", "color": "green"},
-        {"value": "auth", "label": "Auth", "color": "orange"}]},
-    {"key": "due", "label": "Due", "type": "date"},
-    {"key": "reporter", "label": "Reporter", "type": "email"},
-    {"key": "age_days", "label": "Age (days)", "type": "formula", "expression": "days_since(created_at)"},
-]
-
-
 class Channel(NamedTuple):
     """A record channel as the store works with it."""
 

@@ -4,9 +4,9 @@
     python3 sim.py --sensitivity      # writes results/knowledge_base_sensitivity.md (a few minutes)
 
 Layer: a client (see ARCHITECTURE.md). One seed is one support day, simulated by
-sim_day.py on kb_store.py; this file holds the scenario, the two models of the day,
+lab/sim_day.py on kb_store.py; this file holds the scenario, the two models of the day,
 the published figures, the command line, the runs over seeds and the verdicts;
-sim_report.py writes them.
+lab/sim_report.py writes them.
 
 Glossary:
   figure    one published number (or K1 cell), keyed like "K2.h8.stale"
@@ -32,12 +32,11 @@ import sys
 import time
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
-import sim_day
-import sim_report
-from experiments import (
-    GROUP_SIZE, OneLineParser, bounded, exponent, measure, non_negative, parse_seeds, percent, positive,
-    range_groups, run_main_and_ranges, share, total_of, write_text,
-)
+import workload
+from lab import sim_day
+from lab import sim_report
+from cli import bounded, exponent, non_negative, OneLineParser, parse_seeds, positive, share, write_text
+from lab.experiments import GROUP_SIZE, measure, percent, range_groups, run_main_and_ranges, total_of
 
 # ---------------------------------------------------------------------------
 # The scenario (SPEC §2), every constant overridable from the command line.
@@ -49,13 +48,12 @@ HOURS = 8  # the day; the agent checks every citation at the end of each hour
 ZIPF_S = 0.9  # popularity of articles, the same ranking for questions and saves
 SAVE_MIX = (0.85, 0.10, 0.05)  # content / content and title / unpublish
 DELAYS = (20, 15 * 60, 60 * 60, 4 * 60 * 60)  # seconds from an answer to its K4 edit
-# How the articles are written (our design; SPEC is silent). Two are calibrated to the published sizes:
-VOCABULARY = 3000  # made-up subject words per seed
-WORD_ZIPF_S = 0.5  # how unevenly topics share subject words
-TOPIC_WORDS = 8  # subject words per article
-TITLE_WORDS = 3
-TOPIC_SHARE = 0.25  # share of an article's words taken from its topic
-ARTICLE_WORDS = 270  # calibrated: a read of an article then weighs about the published 1.5 KiB
+# How the articles are written (our design; SPEC is silent): workload.py's settings, which the demo writes
+# with too. Two are calibrated to the published sizes: workload.ARTICLE_WORDS (a read of an article then
+# weighs about the published 1.5 KiB) and the agent's search limit here.
+VOCABULARY, WORD_ZIPF_S = workload.VOCABULARY, workload.WORD_ZIPF_S
+TOPIC_WORDS, TITLE_WORDS, TOPIC_SHARE = workload.TOPIC_WORDS, workload.TITLE_WORDS, workload.TOPIC_SHARE
+ARTICLE_WORDS = workload.ARTICLE_WORDS
 SEARCH_LIMIT = 4  # calibrated: a search of a cited title then weighs about the published 1.4 KiB
 STATED_AREA_ARTICLES = sim_day.AREA_ARTICLES  # articles per product area in the day as stated
 

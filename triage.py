@@ -2,12 +2,12 @@
 
     python3 triage.py                 # seeds 1-5, writes results/record_channels.md
 
-Layer: a client (see ARCHITECTURE.md). triage_runs.py measures one seed of tables
-R1-R5 on record_store.py (its scripted agent is triage_agent.py) and times R6;
+Layer: a client (see ARCHITECTURE.md). lab/triage_runs.py measures one seed of tables
+R1-R5 on record_store.py (its scripted agent is lab/triage_agent.py) and times R6;
 this file holds the scenario, the published figures, the command line, the runs
-over seeds and the verdicts; triage_report.py writes them.
+over seeds and the verdicts; lab/triage_report.py writes them.
 
-Glossary (experiments.py has the shared words: figure, ours, range, verdict):
+Glossary (lab/experiments.py has the shared words: figure, ours, range, verdict):
   row       one R1 configuration, "<schema>.<detail>": did the agent read the schema
             (yes/no), and how much the rejection says (terse/field/values/labels)
   run       one seed of R3 and R4 (the article's "5 runs" are seeds 1-5)
@@ -22,12 +22,13 @@ import time
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 import record_store
-import triage_report
-import triage_runs
-from triage_agent import WEEKDAYS
-from experiments import (
-    GROUP_SIZE, Figures, OneLineParser, bounded, measure, non_negative, normal_spread, parse_seeds, percent,
-    positive, range_groups, run_main_and_ranges, share, total_of, write_text,
+import workload
+from lab import triage_report
+from lab import triage_runs
+from lab.triage_agent import WEEKDAYS
+from cli import bounded, non_negative, OneLineParser, parse_seeds, positive, share, write_text
+from lab.experiments import (
+    GROUP_SIZE, Figures, measure, normal_spread, percent, range_groups, run_main_and_ranges, total_of,
 )
 
 # ---------------------------------------------------------------------------
@@ -39,7 +40,7 @@ BARE_SEVERITY_SHARE = 0.5  # our choice: SPEC says "S2 Major" or just "major", n
 POINTS = (1, 2, 3, 5, 8, 13, 20)
 WEEKDAY_SHARE = 0.5  # "Friday" or an ISO date, about half each
 WEEKDAY = "Friday"
-DESCRIPTION = (300, 4000)  # characters
+DESCRIPTION = workload.DESCRIPTION_CHARACTERS  # (300, 4000) characters, as workload.py files bugs
 PREVIEW_CHARACTERS = record_store.PREVIEW_CHARACTERS  # 120
 PAGE_LIMIT = 50
 OFFSET_ITEMS, OFFSET_CHANGES = 600, 2  # R3
@@ -94,7 +95,7 @@ PUBLISHED: Dict[str, float] = {
     "R5.from_read.conflicts": 131, "R5.from_read.overwritten": 0,
     "R5.reread.conflicts": 0, "R5.reread.overwritten": 131,
 }
-PUBLISHED_R6 = {"validated": (72.8, 75.1), "stubbed": (41.9, 42.4)}  # µs per edit, three runs, Python 3.9.6, M1
+PUBLISHED_R6 = triage_runs.PUBLISHED_R6  # beside the R6 timing, where the benchmark reads it too
 DETERMINISTIC = ("R3.",)  # figures the seeds cannot move: they must match exactly, and get no range
 SINGLE_PAGE = ("R2.",)  # published for one page: their range is that of one seed's page, not of five pages' mean
 SHOWN_DECIMALS = {"R1.gap.": 2}  # ours printed more finely than the published figure, which stands for a rounding

@@ -4,6 +4,7 @@ from typing import Any, Dict, List, Tuple
 
 from tests.helpers import ManualClock, poll_events
 import record_store
+import workload
 
 BUGS = "bugs"
 OPS = "ops"          # a second channel: the grant tests leave it out
@@ -43,8 +44,8 @@ def bug_store(path: str = ":memory:", items: int = 3,
     """A store with BUGS (`items` New bugs, oldest first in the returned IDs), OPS (one item) and EVERY_TYPE."""
     clock = options.pop("clock", None) or ManualClock()
     store = record_store.connect(path, clock=clock, **options)
-    store.create_channel(BUGS, "Bugs", record_store.BUG_TRACKER_FIELDS)
-    store.create_channel(OPS, "Operations", record_store.BUG_TRACKER_FIELDS)
+    store.create_channel(BUGS, "Bugs", workload.BUG_TRACKER_FIELDS)
+    store.create_channel(OPS, "Operations", workload.BUG_TRACKER_FIELDS)
     store.create_channel(EVERY_TYPE, "Every type", EVERY_TYPE_FIELDS)
     ids = []
     for number in range(1, items + 1):

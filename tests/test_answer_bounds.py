@@ -10,6 +10,7 @@ from tests.record_helpers import BUGS, bug_store
 import kb_store
 import record_fields
 import record_store
+import workload
 
 KIB = 1024
 # The README's bounds ("What the stores promise"), in UTF-8 bytes of the JSON an MCP client receives.
@@ -115,7 +116,7 @@ class LargestAnswersTest(unittest.TestCase):
 
     def test_the_largest_item_page_and_rejection_stay_under_their_bounds(self):
         store, _, _ = bug_store(items=0)
-        longest = {f["key"]: f.get("max_length") for f in record_store.BUG_TRACKER_FIELDS if f["type"] == "text"}
+        longest = {f["key"]: f.get("max_length") for f in workload.BUG_TRACKER_FIELDS if f["type"] == "text"}
         for n in range(55):
             values = {key: f"{n}" + WORST * (limit - len(str(n))) for key, limit in longest.items()}
             store.create_item(BUGS, dict(values, status="new", reporter="r" * 60 + "@example.com"),

@@ -10,12 +10,12 @@ import tempfile
 import unittest
 
 import bench
-import bench_fixtures
-import bench_report
-import bench_timing
-import bench_tools
+from benchmark import fixtures
+from benchmark import report
+from benchmark import timing
+from benchmark import tools
 import record_store
-from bench_timing import CHANNEL, Summary
+from benchmark.timing import CHANNEL, Summary
 from tests.helpers import ROOT
 
 
@@ -85,11 +85,11 @@ class QuickRunTest(unittest.TestCase):
 
 class FloorTest(unittest.TestCase):
     def test_each_call_swaps_one_version_logs_one_event_stores_one_key_and_keeps_the_values(self):
-        store, ids = bench_fixtures.bug_channel(":memory:", 3)
+        store, ids = fixtures.bug_channel(":memory:", 3)
         before = {item_id: store.item(CHANNEL, item_id) for item_id in ids}
         events = len(store.call_tool("poll_resource_events", {"resource_type": "record", "resource_id": CHANNEL})[
             "events"])
-        floor = bench_timing.FloorTransaction(store.database.connection, ids[:2])
+        floor = timing.FloorTransaction(store.database.connection, ids[:2])
         for number in range(5):
             floor(number)
         after = {item_id: store.item(CHANNEL, item_id) for item_id in ids}
@@ -103,17 +103,17 @@ class FloorTest(unittest.TestCase):
 
 class SummaryTest(unittest.TestCase):
     def test_the_nearest_rank_percentile(self):
-        self.assertEqual(bench_timing.percentile(list(range(1, 101)), 0.99), 99)
-        self.assertEqual(bench_timing.percentile([3.0], 0.99), 3.0)
+        self.assertEqual(timing.percentile(list(range(1, 101)), 0.99), 99)
+        self.assertEqual(timing.percentile([3.0], 0.99), 3.0)
 
     def test_latency_is_in_microseconds(self):
-        self.assertEqual(bench_timing.latency([0.000001, 0.000003, 0.000002]), {"median": 2.0, "p99": 3.0})
+        self.assertEqual(timing.latency([0.000001, 0.000003, 0.000002]), {"median": 2.0, "p99": 3.0})
 
     def test_a_summary_is_the_median_and_the_extremes(self):
         self.assertEqual(Summary.of([3, 1, 2, 10, 4]), Summary(3, 1, 10))
 
     def test_ratios_pair_repetitions(self):
-        self.assertEqual(bench_timing.ratios(repetitions(10, 40), repetitions(5, 10)), Summary(3.0, 2.0, 4.0))
+        self.assertEqual(timing.ratios(repetitions(10, 40), repetitions(5, 10)), Summary(3.0, 2.0, 4.0))
 
     def test_timed_for_stops_at_the_count_or_the_time(self):
         self.assertEqual(len(bench.timed_for(lambda n: None, 12, 100.0)), 12)
@@ -123,8 +123,8 @@ class SummaryTest(unittest.TestCase):
 class VerdictTest(unittest.TestCase):
     def tools_facts(self, edit, stubbed, floor=10.0):
         runs = {kind: {"floor": repetitions(floor, floor), "edit_record_item": repetitions(edit, edit),
-                       bench_report.STUBBED: repetitions(stubbed, stubbed)} for kind in (bench_report.MEMORY,
-                                                                                         bench_report.WAL)}
+                       report.STUBBED: repetitions(stubbed, stubbed)} for kind in (report.MEMORY,
+                                                                                         report.WAL)}
         parts = {"the six values validated": repetitions(1.0, 1.0)}
         return {"runs": runs, "parts": parts, "profile": []}
 
@@ -132,18 +132,18 @@ class VerdictTest(unittest.TestCase):
         return {"goals": bench.GOALS, "sizes": {"calls": 10, "profiled_edits": 10}}
 
     def test_an_edit_within_twice_the_floor_meets_the_goal_and_needs_no_reason(self):
-        text = "\n".join(bench_report.validation_section(self.tools_facts(19.0, 17.0), self.facts()))
+        text = "\n".join(report.validation_section(self.tools_facts(19.0, 17.0), self.facts()))
         self.assertEqual(text.count("meets the goal"), 4)
         self.assertNotIn("Why the edit stays", text)
 
     def test_a_slow_edit_misses_and_says_why(self):
-        text = "\n".join(bench_report.validation_section(self.tools_facts(40.0, 30.0), self.facts()))
+        text = "\n".join(report.validation_section(self.tools_facts(40.0, 30.0), self.facts()))
         self.assertEqual(text.count("misses the goal"), 4)  # 4.0x the floor, validation 25% of the edit
         self.assertIn("Why the edit stays at 4.0× the floor", text)
 
     def test_validation_share_is_one_minus_stubbed_over_full(self):
-        runs = {"edit_record_item": repetitions(100, 80), bench_report.STUBBED: repetitions(90, 60)}
-        share = bench_report.validation_share(runs)
+        runs = {"edit_record_item": repetitions(100, 80), report.STUBBED: repetitions(90, 60)}
+        share = report.validation_share(runs)
         for got, expected in zip((share.median, share.low, share.high), (17.5, 10.0, 25.0)):
             self.assertAlmostEqual(got, expected)
 
@@ -153,7 +153,7 @@ class VerdictTest(unittest.TestCase):
                       "timings": {"events": {"floor": repetitions(20), "sizes": [
                           {"head": repetitions(100), "middle": repetitions(100)},
                           {"head": repetitions(longest), "middle": repetitions(100)}]}}}
-            return "\n".join(bench_report.poll_growth(growth, bench.GOALS))
+            return "\n".join(report.poll_growth(growth, bench.GOALS))
         self.assertEqual(page(110).count("meets the goal"), 2)
         self.assertIn("*head* at 100 events is 1.30×", page(130))
         self.assertEqual(page(130).count("misses the goal"), 1)
@@ -162,9 +162,9 @@ class VerdictTest(unittest.TestCase):
 
 class WorkloadTest(unittest.TestCase):
     def setUp(self):
-        kb, article_ids, written = bench_fixtures.knowledge_base(":memory:", 12, keep=4)
-        records, item_ids = bench_fixtures.bug_channel(":memory:", 6)
-        self.work = bench_tools.Workload(kb, article_ids, written, records, item_ids)
+        kb, article_ids, written = fixtures.knowledge_base(":memory:", 12, keep=4)
+        records, item_ids = fixtures.bug_channel(":memory:", 6)
+        self.work = tools.Workload(kb, article_ids, written, records, item_ids)
 
     def test_edits_keep_succeeding_batch_after_batch_with_the_versions_they_returned(self):
         for batch in range(2):
@@ -183,7 +183,7 @@ class WorkloadTest(unittest.TestCase):
             self.work.call("read_record_item")(0)
 
     def test_every_part_of_the_edit_runs_on_the_store_and_the_values_pass_validation(self):
-        parts = bench_tools.edit_parts(self.work)
+        parts = tools.edit_parts(self.work)
         self.assertEqual(parts["the six values validated"](0), [])
         for name, part in parts.items():
             with self.subTest(part=name):
@@ -197,7 +197,7 @@ class PeakMemoryTest(unittest.TestCase):
             script, facts = os.path.join(folder, "script.py"), os.path.join(folder, "facts.json")
             with open(script, "w") as file:
                 file.write(source)
-            run = subprocess.run([sys.executable, os.path.join(ROOT, "bench_memory.py"), facts, script, "x"],
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "benchmark", "memory.py"), facts, script, "x"],
                                  capture_output=True, text=True, timeout=60)
             peaks = None
             if os.path.exists(facts):
@@ -205,7 +205,7 @@ class PeakMemoryTest(unittest.TestCase):
                     peaks = json.load(file)
             return run, peaks
 
-    @unittest.skipIf(bench.bench_memory.peak_rss_mib() is None, "no way to read peak memory here")
+    @unittest.skipIf(bench.memory.peak_rss_mib() is None, "no way to read peak memory here")
     def test_the_peak_includes_what_the_script_held_and_the_script_saw_its_arguments(self):
         run, peaks = self.run_measured("import sys\nassert sys.argv[1:] == ['x']\nheld = b'x' * (80 << 20)\n")
         self.assertEqual(run.returncode, 0, run.stderr)
@@ -219,7 +219,7 @@ class PeakMemoryTest(unittest.TestCase):
 
 class CommandLineTest(unittest.TestCase):
     def run_growth(self, *argv):
-        return subprocess.run([sys.executable, os.path.join(ROOT, "bench_growth.py"), *argv], capture_output=True,
+        return subprocess.run([sys.executable, "-m", "benchmark.growth", *argv], cwd=ROOT, capture_output=True,
                               text=True, timeout=60)
 
     def test_a_build_refuses_an_existing_file_and_leaves_it_alone(self):

@@ -1,4 +1,4 @@
-"""bench_writers.py: writer processes save every edit in one chain per item, and the chain check catches a break."""
+"""benchmark/writers.py: writer processes save every edit in one chain per item, and the chain check catches a break."""
 
 import contextlib
 import glob
@@ -7,8 +7,8 @@ import sqlite3
 import tempfile
 import unittest
 
-import bench_writers
-from bench_writers import CHANNEL, check_chain, run_writers
+from benchmark import writers
+from benchmark.writers import CHANNEL, check_chain, run_writers
 
 EDITS = 40  # per process: enough to meet on a hot set, small enough for a second
 ITEMS = 3
@@ -61,10 +61,10 @@ class WritersTest(unittest.TestCase):
 
     def test_a_rejection_other_than_a_conflict_fails_the_run_with_the_writers_result(self):
         with tempfile.TemporaryDirectory() as directory:
-            path, _ = bench_writers.bug_tracker(directory, ITEMS, seed=1)
+            path, _ = writers.bug_tracker(directory, ITEMS, seed=1)
             with self.assertRaisesRegex(RuntimeError, r"a writer failed:(.|\n)*edit w\d-1 of itm-09999: "
                                                       r"\{'error': 'not_found'"):
-                bench_writers.run_processes(path, ["itm-09999"], 2, EDITS, seed=1)
+                writers.run_processes(path, ["itm-09999"], 2, EDITS, seed=1)
 
     def test_the_copy_of_a_finished_run_passes_the_check(self):
         self.assertEqual(check_chain(self.path, CHANNEL, 2 * EDITS), {"ok": True, "problems": []})
@@ -92,8 +92,8 @@ class WritersTest(unittest.TestCase):
             f"channel {CHANNEL}: {2 * EDITS} 'updated' events, but {2 * EDITS + 1} edits were made"]})
 
     def test_versions_in_a_problem_show_the_stretch_where_the_chain_breaks(self):
-        self.assertEqual(bench_writers.listed([2, 3, 3, 5], [2, 3, 4, 5]), "2, 3, 3, 5")
-        self.assertEqual(bench_writers.listed(list(range(2, 20)) + [20, 20], list(range(2, 22))),
+        self.assertEqual(writers.listed([2, 3, 3, 5], [2, 3, 4, 5]), "2, 3, 3, 5")
+        self.assertEqual(writers.listed(list(range(2, 20)) + [20, 20], list(range(2, 22))),
                          "…, 18, 19, 20, 20")
 
     def update_in_the_middle(self):

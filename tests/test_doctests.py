@@ -3,7 +3,7 @@
 import doctest
 
 from tests import helpers  # noqa: F401
-import experiments
+from lab import experiments
 import kb_store
 import plumbing
 import record_fields

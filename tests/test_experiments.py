@@ -1,18 +1,19 @@
-"""experiments.py: seed lists, range groups, the 95% range, verdicts and sums both experiment scripts use."""
+"""cli.py and lab/experiments.py: seed lists, range groups, the 95% range, verdicts and sums both experiment scripts use."""
 
 import argparse
 import unittest
 
-import experiments
+import cli
+from lab import experiments
 
 
 class SeedsAndRangesTest(unittest.TestCase):
     def test_seed_lists_and_ranges(self):
-        self.assertEqual(experiments.parse_seeds("1,3,8-10"), [1, 3, 8, 9, 10])
-        self.assertEqual(experiments.parse_seeds("1-5"), [1, 2, 3, 4, 5])
+        self.assertEqual(cli.parse_seeds("1,3,8-10"), [1, 3, 8, 9, 10])
+        self.assertEqual(cli.parse_seeds("1-5"), [1, 2, 3, 4, 5])
         for bad in ("x", "5-1", "0", "1,,2"):
             with self.subTest(bad=bad), self.assertRaises(argparse.ArgumentTypeError):
-                experiments.parse_seeds(bad)
+                cli.parse_seeds(bad)
 
     def test_range_groups_are_disjoint_fives_after_the_main_seeds(self):
         groups = experiments.range_groups([1, 2, 3, 4, 5], 40)

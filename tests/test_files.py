@@ -18,6 +18,7 @@ import database
 import kb_store
 import mcp_server
 import record_store
+import workload
 
 
 def file_bytes(path):
@@ -129,7 +130,7 @@ class OneStoreOneFileTest(Folder):
     def test_events_of_a_channel_and_a_knowledge_base_with_one_id_never_mix(self):
         kb_path, _ = self.kb_file()
         with record_store.connect(self.path("records.db")) as records:
-            records.create_channel(KB, "Same ID as the knowledge base", record_store.BUG_TRACKER_FIELDS)
+            records.create_channel(KB, "Same ID as the knowledge base", workload.BUG_TRACKER_FIELDS)
             records.create_item(KB, {"ticket": "T-1", "title": "t", "status": "new"})
             events = helpers.poll_events(records, "record", KB)
         self.assertEqual([type(e["version"]) for e in events], [int])

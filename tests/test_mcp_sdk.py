@@ -23,7 +23,7 @@ except ImportError as error:  # the SDK is optional: make conformance installs i
 else:
     SDK_MISSING = ""
 
-import bench_mcp
+from benchmark import round_trips
 import mcp_demo
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
@@ -46,11 +46,11 @@ def in_session(check, *server_args):
 
 
 def read_demo_article(argv):
-    """The tools/call result of one read of bench_mcp.demo_article() on a fresh server, through bench_mcp's client."""
-    client = bench_mcp.Client(argv)
+    """The tools/call result of one read of round_trips.demo_article() on a fresh server, through round_trips's client."""
+    client = round_trips.Client(argv)
     try:
         client.handshake()
-        return client.request("tools/call", {"name": bench_mcp.TOOL, "arguments": bench_mcp.demo_article()})
+        return client.request("tools/call", {"name": round_trips.TOOL, "arguments": round_trips.demo_article()})
     finally:
         client.close()
 
@@ -196,18 +196,18 @@ class SdkClientTest(unittest.TestCase):
 
 @unittest.skipIf(SDK_MISSING and not REQUIRED, SDK_MISSING)
 class SdkServerBenchmarkTest(unittest.TestCase):
-    """bench_sdk_server.py, the same read served by the SDK's MCPServer, as bench_mcp.py --sdk times it."""
+    """benchmark/sdk_server.py, the same read served by the SDK's MCPServer, as benchmark/round_trips.py --sdk times it."""
 
     @classmethod
     def setUpClass(cls):
         require_sdk()
-        cls.command = bench_mcp.sdk_server_command()
+        cls.command = round_trips.sdk_server_command()
 
     def test_this_python_has_the_sdk_so_the_sdk_server_runs_with_it(self):
-        self.assertEqual(self.command, [sys.executable, bench_mcp.SDK_SERVER])
+        self.assertEqual(self.command, [sys.executable, round_trips.SDK_SERVER])
 
     def test_round_trips_on_the_sdk_server_returns_one_positive_sample_per_call(self):
-        samples = bench_mcp.round_trips(self.command, bench_mcp.TOOL, bench_mcp.demo_article(), 20)
+        samples = round_trips.round_trips(self.command, round_trips.TOOL, round_trips.demo_article(), 20)
         self.assertEqual(len(samples), 20)
         self.assertTrue(all(sample > 0 for sample in samples))
 
@@ -222,7 +222,7 @@ class SdkServerBenchmarkTest(unittest.TestCase):
 
     def test_a_rejected_read_is_an_error_result_that_stops_the_benchmark(self):
         with self.assertRaisesRegex(RuntimeError, "not_found"):
-            bench_mcp.round_trips(self.command, bench_mcp.TOOL, {"knowledge_base_id": KB, "article_id": "missing"},
+            round_trips.round_trips(self.command, round_trips.TOOL, {"knowledge_base_id": KB, "article_id": "missing"},
                                   count=1, warm_up=0)
 
 

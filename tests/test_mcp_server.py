@@ -19,7 +19,7 @@ import time
 import unittest
 
 from tests.helpers import ROOT, store_definitions
-import bench_mcp
+from benchmark import round_trips
 import kb_store
 import mcp_demo
 import mcp_server
@@ -735,23 +735,23 @@ class CommandLineTest(unittest.TestCase):
 
 
 class BenchmarkSmokeTest(unittest.TestCase):
-    """bench_mcp.py measures real, successful round trips (its figures are never asserted)."""
+    """benchmark/round_trips.py measures real, successful round trips (its figures are never asserted)."""
 
     def test_round_trips_returns_one_positive_sample_per_call(self):
-        samples = bench_mcp.round_trips([sys.executable, SERVER, "--demo"], bench_mcp.TOOL,
-                                        bench_mcp.demo_article(), count=5, warm_up=2)
+        samples = round_trips.round_trips([sys.executable, SERVER, "--demo"], round_trips.TOOL,
+                                        round_trips.demo_article(), count=5, warm_up=2)
         self.assertEqual(len(samples), 5)
         self.assertTrue(all(sample > 0 for sample in samples))
-        self.assertEqual(set(bench_mcp.summary(samples)), {"median", "p99", "min", "max"})
+        self.assertEqual(set(round_trips.summary(samples)), {"median", "p99", "min", "max"})
 
     def test_a_failing_call_stops_the_benchmark(self):
         with self.assertRaisesRegex(RuntimeError, "not_found"):
-            bench_mcp.round_trips([sys.executable, SERVER, "--demo"], bench_mcp.TOOL,
+            round_trips.round_trips([sys.executable, SERVER, "--demo"], round_trips.TOOL,
                                   {"knowledge_base_id": KB, "article_id": "missing"}, count=1, warm_up=0)
 
     def test_the_sdk_server_without_the_mcp_package_exits_2_with_one_line(self):
         # -S: no site-packages, where mcp lives (even in .venv); -E: no PYTHONPATH to find it elsewhere
-        run = subprocess.run([sys.executable, "-S", "-E", bench_mcp.SDK_SERVER], capture_output=True, timeout=WAIT,
+        run = subprocess.run([sys.executable, "-S", "-E", round_trips.SDK_SERVER], capture_output=True, timeout=WAIT,
                              cwd=ROOT, stdin=subprocess.DEVNULL)
         self.assertEqual((run.returncode, run.stdout), (2, b""))
         self.assertEqual(run.stderr.count(b"\n"), 1, run.stderr)

@@ -6,6 +6,7 @@ import unittest
 
 from tests.record_helpers import BUGS, EVERY_TYPE, bug, bug_store, page, read
 import record_store
+import workload
 
 
 def walk(store, limit, between_pages=lambda seen: None):
@@ -54,7 +55,7 @@ class PageTest(unittest.TestCase):
         status = next(f for f in schemas[0]["fields"] if f["key"] == "status")
         self.assertIn({"value": "wont_fix", "label": "Won't fix", "color": "red"}, status["options"])
         self.assertEqual([f["key"] for f in schemas[0]["fields"]],
-                         [f["key"] for f in record_store.BUG_TRACKER_FIELDS])
+                         [f["key"] for f in workload.BUG_TRACKER_FIELDS])
 
     def test_a_preview_cuts_text_at_120_characters_and_a_read_gives_it_whole(self):
         preview = page(self.store, limit=1)["items"][0]
@@ -78,7 +79,7 @@ class PageTest(unittest.TestCase):
         self.store.edit_item(BUGS, self.ids[6], {"points": 5})
         preview = page(self.store, limit=1)["items"][0]
         self.assertEqual((preview["item_id"], preview["version"]), (self.ids[6], 2))
-        self.assertEqual(list(preview["values"]), [f["key"] for f in record_store.BUG_TRACKER_FIELDS])
+        self.assertEqual(list(preview["values"]), [f["key"] for f in workload.BUG_TRACKER_FIELDS])
         item = read(self.store, self.ids[6])
         self.assertEqual(list(item), ["item_id", "version", "values"])
         self.assertEqual((item["version"], item["values"]["points"], item["values"]["age_days"]), (2, 5, 0))
@@ -96,7 +97,7 @@ class PageTest(unittest.TestCase):
 
     def test_a_store_used_as_a_context_manager_closes_its_database(self):
         with record_store.connect() as store:
-            store.create_channel(BUGS, "Bugs", record_store.BUG_TRACKER_FIELDS)
+            store.create_channel(BUGS, "Bugs", workload.BUG_TRACKER_FIELDS)
         with self.assertRaises(Exception):
             store.database.connection.execute("SELECT 1")
 

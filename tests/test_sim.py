@@ -13,11 +13,11 @@ import tempfile
 import unittest
 
 from tests.helpers import ROOT
-import experiments
+from lab import experiments
 import sim
-import sim_day
-import sim_reasons
-import sim_report
+from lab import sim_day
+from lab import sim_reasons
+from lab import sim_report
 
 SMALL = ["--articles", "60", "--questions", "16", "--saves", "40"]  # a day small enough to run many times
 

@@ -14,8 +14,8 @@ import unittest
 
 import record_store
 import triage
-import triage_report
-import triage_runs
+from lab import triage_report
+from lab import triage_runs
 from tests.helpers import ROOT
 
 SCENARIO = triage.scenario_from(triage.parser().parse_args([]))

@@ -1,4 +1,4 @@
-"""triage_report.py: every sentence from the run, published figures only in their columns, like set beside like."""
+"""lab/triage_report.py: every sentence from the run, published figures only in their columns, like set beside like."""
 
 import random
 import re
@@ -6,9 +6,9 @@ import statistics
 import unittest
 
 import triage
-import triage_report
-import triage_runs
-from experiments import normal_spread, number
+from lab import triage_report
+from lab import triage_runs
+from lab.experiments import normal_spread, number
 from tests.helpers import ROOT
 
 SCENARIO = triage.scenario_from(triage.parser().parse_args([]))
@@ -36,7 +36,7 @@ class CausesTest(unittest.TestCase):
         cls.report = report_of(cls.main)
 
     def test_no_published_figure_is_typed_in_the_report_code(self):
-        with open(f"{ROOT}/triage_report.py", encoding="utf-8") as file:
+        with open(f"{ROOT}/lab/triage_report.py", encoding="utf-8") as file:
             source = file.read()
         texts = {f"{value:,.{triage.decimals_of(key)}f}" for key, value in triage.PUBLISHED.items()}
         texts |= {str(value) for pair in triage.PUBLISHED_R6.values() for value in pair}

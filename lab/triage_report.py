@@ -15,8 +15,8 @@ import re
 import statistics
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-import triage_runs
-from experiments import TIMING_MARK, VERDICT_RULE, number, seeds_text, table
+from lab import triage_runs
+from lab.experiments import TIMING_MARK, VERDICT_RULE, number, seeds_text, table
 
 MARGINAL = 0.25  # a miss by at most this share of the range's width is called marginal
 UNEXPLAINED = "no reason written for this figure yet"

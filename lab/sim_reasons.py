@@ -16,8 +16,8 @@ Glossary (sim.py has the others):
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-import sim_day
-from experiments import number
+from lab import sim_day
+from lab.experiments import number
 
 MARGINAL = 0.25  # a miss by at most this share of the range's width is called marginal
 UNKNOWN = "not known"

@@ -5,9 +5,9 @@ server, does the handshake, sends a few warm-up calls, then times `count` calls
 one after another, each from writing the request line to reading its answer.
 A measurement, not a test: nothing here asserts a time.
 
-    python3 bench_mcp.py                       # 2000 reads of one demo article on mcp_server.py --demo
-    python3 bench_mcp.py --sdk                 # the same on bench_sdk_server.py, the official SDK's (needs mcp)
-    python3 bench_mcp.py --count 500 -- python3 other_server.py --flag
+    python3 -m benchmark.round_trips             # 2000 reads of one demo article on mcp_server.py --demo
+    python3 -m benchmark.round_trips --sdk       # the same on benchmark/sdk_server.py, the official SDK's (needs mcp)
+    python3 -m benchmark.round_trips --count 500 -- python3 other_server.py --flag
 """
 
 import argparse
@@ -22,14 +22,14 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import mcp_demo
-from bench_timing import percentile
-from experiments import OneLineParser
+from benchmark.timing import percentile
+from cli import OneLineParser
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_SERVER = [sys.executable, os.path.join(HERE, "mcp_server.py"), "--demo"]
-SDK_SERVER = os.path.join(HERE, "bench_sdk_server.py")
-VENV_PYTHON = os.path.join(HERE, ".venv", *(("Scripts", "python.exe") if os.name == "nt" else ("bin", "python")))
-OURS, THE_SDKS = "mcp_server.py (this project, standard library)", "bench_sdk_server.py (official mcp SDK)"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_SERVER = [sys.executable, os.path.join(ROOT, "mcp_server.py"), "--demo"]
+SDK_SERVER = os.path.join(ROOT, "benchmark", "sdk_server.py")
+VENV_PYTHON = os.path.join(ROOT, ".venv", *(("Scripts", "python.exe") if os.name == "nt" else ("bin", "python")))
+OURS, THE_SDKS = "mcp_server.py (this project, standard library)", "benchmark/sdk_server.py (official mcp SDK)"
 TOOL = "read_knowledge_article"
 COUNT = 2000
 WARM_UP = 50
@@ -42,7 +42,7 @@ def demo_article() -> Dict[str, str]:
 
 
 def sdk_server_command() -> Optional[List[str]]:
-    """bench_sdk_server.py under an interpreter that can import mcp (this one, else .venv's), or None."""
+    """benchmark/sdk_server.py under an interpreter that can import mcp (this one, else .venv's), or None."""
     if importlib.util.find_spec("mcp") is not None:
         return [sys.executable, SDK_SERVER]
     if os.path.exists(VENV_PYTHON) and subprocess.run([VENV_PYTHON, "-c", "import mcp"], stdin=subprocess.DEVNULL,
@@ -85,7 +85,7 @@ class Client:
 
     def handshake(self) -> Dict[str, Any]:
         result = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                             "clientInfo": {"name": "bench_mcp", "version": "1"}})
+                                             "clientInfo": {"name": "osfoundry-round-trips", "version": "1"}})
         self.send("notifications/initialized", notify=True)
         return result
 
@@ -126,13 +126,13 @@ def summary(samples: Sequence[float]) -> Dict[str, float]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    p = OneLineParser(prog="bench_mcp.py", description=(
+    p = OneLineParser(prog="benchmark.round_trips", description=(
         f"Time tools/call {TOOL} round trips over stdio against a server command (default: mcp_server.py --demo)."))
     p.add_argument("--count", type=int, default=COUNT, help=f"timed round trips (default {COUNT})")
     p.add_argument("--tool", default=TOOL, help=f"the tool to call (default {TOOL})")
     p.add_argument("--arguments", type=json.loads, help="its arguments as a JSON object (default: a read of the "
                    "demo's first published article)")
-    p.add_argument("--sdk", action="store_true", help="time bench_sdk_server.py, the same read served by the "
+    p.add_argument("--sdk", action="store_true", help="time benchmark/sdk_server.py, the same read served by the "
                    "official MCP SDK, instead (needs the mcp package here or in .venv: make conformance)")
     p.add_argument("server", nargs="*", help="the server command after --, e.g. -- python3 mcp_server.py --demo")
     options = p.parse_args(argv)
@@ -151,7 +151,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def sdk_server(p: OneLineParser, options: argparse.Namespace) -> List[str]:
     """The SDK server's command for --sdk; a one-line error without mcp or beside a server command."""
     if options.server:
-        p.error("--sdk times bench_sdk_server.py: give it without a server command")
+        p.error("--sdk times benchmark/sdk_server.py: give it without a server command")
     command = sdk_server_command()
     if command is None:
         p.error("--sdk needs the mcp package, in this Python or in .venv (make conformance installs it there)")

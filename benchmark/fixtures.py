@@ -1,7 +1,7 @@
 """What the benchmark measures on: knowledge bases, bug channels and event logs of a given size.
 
 Layer: a benchmark client. Articles and bugs are made by the experiments' own
-writers (sim_day.Writer, triage_runs.new_bug) and stored through the people side
+writers (workload.Writer, workload.new_bug) and stored through the people side
 of the stores, in one transaction per batch so that a 100k-article build takes
 seconds; an event log is filled through the store's own EventLog.append. Articles
 are written one at a time and not kept, so a build holds only the database.
@@ -13,15 +13,14 @@ from typing import Iterator, List, Optional, Tuple
 
 import kb_store
 import record_store
+import workload
 import sim
-import sim_day
-import triage
-import triage_runs
-from bench_timing import CHANNEL
+from lab import sim_day
+from benchmark.timing import CHANNEL
 
-KB = sim_day.KB
+KB = workload.KNOWLEDGE_BASE
 BATCH = 2000  # people's creations per transaction
-VOCABULARY_PER_ARTICLE = sim.VOCABULARY / sim.ARTICLES  # a larger knowledge base has as many words per article
+VOCABULARY_PER_ARTICLE = workload.VOCABULARY / sim.ARTICLES  # a larger knowledge base has as many words per article
 
 
 def day_scenario(scale: int = 1) -> sim_day.Scenario:
@@ -32,11 +31,10 @@ def day_scenario(scale: int = 1) -> sim_day.Scenario:
                                saves=base.saves * scale, vocabulary=base.vocabulary * scale)
 
 
-def article_scenario(articles: int) -> sim_day.Scenario:
+def article_text(articles: int) -> workload.TextSettings:
     """The default day's way of writing articles, for a knowledge base of `articles` articles."""
-    base = day_scenario()
-    vocabulary = max(base.vocabulary, round(articles * VOCABULARY_PER_ARTICLE))
-    return dataclasses.replace(base, articles=articles, vocabulary=vocabulary)
+    vocabulary = max(workload.VOCABULARY, round(articles * VOCABULARY_PER_ARTICLE))
+    return workload.TextSettings(articles=articles, vocabulary=vocabulary)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,7 +48,7 @@ class Written:
 
 def articles(seed: int, count: int) -> Iterator[Written]:
     """`count` articles written as sim.py writes them, one at a time."""
-    writer = sim_day.Writer(random.Random(seed), article_scenario(count))
+    writer = workload.Writer(random.Random(seed), article_text(count))
     for number in range(count):
         topic = writer.topic(number)
         yield Written(writer.title(topic), writer.content(topic), topic)
@@ -80,12 +78,12 @@ def bug_channel(path: str, count: int, seed: int = 1,
                 durability: str = "full") -> Tuple[record_store.RecordStore, List[str]]:
     """A store on `path` with the bug tracker `bugs` of `count` New bugs, newest first in the returned IDs."""
     store = record_store.connect(path, durability=durability)
-    store.create_channel(CHANNEL, "Bug tracker", record_store.BUG_TRACKER_FIELDS)
+    store.create_channel(CHANNEL, "Bug tracker", workload.BUG_TRACKER_FIELDS)
     rng = random.Random(f"{seed}:bugs")
     for start in range(0, count, BATCH):
         with store.database.write():
             for number in range(start + 1, min(start + BATCH, count) + 1):
-                store.create_item(CHANNEL, triage_runs.new_bug(rng, number, triage.DESCRIPTION))
+                store.create_item(CHANNEL, workload.new_bug(rng, number, workload.DESCRIPTION_CHARACTERS))
     return store, store.item_ids(CHANNEL)
 
 

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Sequence
 
 import record_store
 from plumbing import DEFAULT_CALLER
-from triage_runs import CHANNEL  # the bug tracker's ID, as the experiments name it
+from workload import BUG_TRACKER as CHANNEL  # the bug tracker's ID, as the experiments name it
 
 
 def timed(call: Callable[[int], Any], count: int, clock: Callable[[], float] = time.perf_counter) -> List[float]:

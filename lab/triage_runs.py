@@ -6,7 +6,7 @@ through call_tool. Every count is taken from what the tools returned or from the
 store's ground truth afterwards, never from what the script meant to happen.
 
 Glossary:
-  bug       an item of the bug tracker channel (record_store.BUG_TRACKER_FIELDS), created New
+  bug       an item of the bug tracker channel (workload.BUG_TRACKER_FIELDS), created New
   intent    what a person wrote to triage one bug: six words, and the values they mean
   pass      the agent reading a whole channel page by page
   offset    the pagination the article argues against, built here as a counterfactual store
@@ -23,11 +23,13 @@ import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import record_store
+import workload
+from workload import new_bug
 from plumbing import Tool, integer, object_schema
-from triage_agent import TriageAgent, resolve_date
+from lab.triage_agent import TriageAgent, resolve_date
 
 UTC = datetime.timezone.utc
-CHANNEL = "bugs"
+CHANNEL = workload.BUG_TRACKER
 TARGET_FIELDS = ("status", "owner", "severity", "points", "due", "area")
 DETAILS = ("terse", "field", "values", "labels")
 UNTRIAGED = {"status": "new"}  # a New bug's target fields before triage; the others are unset
@@ -73,39 +75,6 @@ def bytes_of(result: Any) -> int:
 # ---------------------------------------------------------------------------
 # The workload: bugs people file, and the words they write to triage them.
 
-SYMPTOMS = ("fails", "hangs", "crashes", "shows a blank page", "returns a 500 error", "loses the draft",
-            "charges twice", "logs the user out", "is slow", "shows stale data")
-PLACES = ("checkout", "the invoice list", "sign-in", "the mobile app", "the settings page", "CSV export",
-          "the search box", "password reset", "the REST API", "file upload")
-TRIGGERS = ("after an update", "on Safari", "with two tabs open", "for new accounts", "on slow networks",
-            "at month end", "with a long name", "behind a proxy", "after a retry", "in dark mode")
-SENTENCES = ("I tried twice and cleared the cache; it happened again.", "Reported from a customer call.",
-             "Steps: sign in, open the page, change one field and save.", "Seen by two customers this week.",
-             "Expected the change to stay; it was gone after a reload.", "No error shows in the browser console.",
-             "The server log shows a timeout after 30 seconds.", "It started after Tuesday's release.",
-             "A screenshot is attached to the support ticket.", "Works on Chrome, not on Firefox.")
-PEOPLE = ("ana", "bo", "chen", "dara", "eli", "fumi", "gus", "hana")
-
-
-def description(rng: random.Random, opening: str, low: int, high: int) -> str:
-    """A made-up bug report that opens with `opening`, of a length drawn uniformly from low to high characters."""
-    length = rng.randint(low, high)
-    sentences, size = [opening], len(opening)
-    while size < length:
-        sentences.append(rng.choice([s for s in SENTENCES if s != sentences[-1]]))
-        size += len(sentences[-1]) + 1
-    return " ".join(sentences)[:length - 1].rstrip(" ;:,.").ljust(length - 1, ".") + "."
-
-
-def new_bug(rng: random.Random, number: int, characters: Tuple[int, int]) -> Dict[str, Any]:
-    """The values of one bug as a person files it: New, nothing triaged yet; `characters`: its description's."""
-    place, symptom, trigger = rng.choice(PLACES), rng.choice(SYMPTOMS), rng.choice(TRIGGERS)
-    title = f"{place[0].upper()}{place[1:]} {symptom} {trigger}"
-    return {"ticket": f"BUG-{number}", "title": title, "status": "new",
-            "description": description(rng, f"{title}.", *characters),
-            "reporter": f"{rng.choice(PEOPLE)}.{rng.choice(PEOPLE)}@example.com"}
-
-
 class Intent(NamedTuple):
     """One person's triage of one bug: the words they wrote, and the values those words mean."""
 
@@ -115,7 +84,7 @@ class Intent(NamedTuple):
 
 def options_of(key: str) -> List[Dict[str, str]]:
     """The options of one select field of the bug tracker."""
-    return next(f["options"] for f in record_store.BUG_TRACKER_FIELDS if f["key"] == key)
+    return workload.tracker_field(key)["options"]
 
 
 def label_of(key: str, value: str) -> str:
@@ -128,7 +97,7 @@ def listing_limit_max() -> int:
 
 
 def points_max() -> float:
-    return next(f["max"] for f in record_store.BUG_TRACKER_FIELDS if f["key"] == "points")
+    return workload.tracker_field("points")["max"]
 
 
 def intent(rng: random.Random, scenario: Scenario) -> Intent:
@@ -155,7 +124,7 @@ def intent(rng: random.Random, scenario: Scenario) -> Intent:
 def bug_store(rng: random.Random, scenario: Scenario, count: int, **options: Any) -> record_store.RecordStore:
     """A fresh in-memory bug tracker with `count` New bugs, created by people."""
     store = open_store(scenario, **options)
-    store.create_channel(CHANNEL, "Bug tracker", record_store.BUG_TRACKER_FIELDS)
+    store.create_channel(CHANNEL, "Bug tracker", workload.BUG_TRACKER_FIELDS)
     for number in range(1, count + 1):
         store.create_item(CHANNEL, new_bug(rng, number, scenario.description))
     return store
@@ -455,6 +424,9 @@ def run_seed(seed: int, scenario: Scenario, *, with_r3: bool = True) -> Dict[str
                                                           pagination, change)
                         for change in ("create", "delete") for pagination in ("offset", "before_id")}
     return result
+
+
+PUBLISHED_R6 = {"validated": (72.8, 75.1), "stubbed": (41.9, 42.4)}  # µs per edit, three runs, Python 3.9.6, M1
 
 
 def r6_timing(scenario: Scenario, seed: int = 1) -> Dict[str, List[float]]:

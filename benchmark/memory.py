@@ -1,6 +1,6 @@
 """Peak memory of one program run: this process's own high-water mark, and its largest child's.
 
-    python3 bench_memory.py FACTS.json sim.py --out /tmp/scratch    # runs sim.py, then writes its peaks
+    python3 memory.py FACTS.json sim.py --out /tmp/scratch    # runs sim.py, then writes its peaks
 
 Layer: a benchmark helper with no imports of the project, so that what it measures
 is the program it runs. On Linux the peak is /proc/self/status's VmHWM: getrusage's
@@ -46,7 +46,7 @@ def _usage_mib(who: str) -> Optional[float]:
 
 def main(argv: List[str]) -> int:
     if len(argv) < 2:
-        print("usage: python3 bench_memory.py FACTS.json SCRIPT [ARGUMENT ...]", file=sys.stderr)
+        print("usage: python3 memory.py FACTS.json SCRIPT [ARGUMENT ...]", file=sys.stderr)
         return 2
     facts, script = argv[0], argv[1]
     sys.argv = [script] + argv[2:]

@@ -7,8 +7,8 @@ plotting library: a few SVG elements, with colours for light and dark pages.
 
 from typing import Any, Dict, List, Sequence
 
-import sim_day
-from experiments import seeds_text
+from lab import sim_day
+from lab.experiments import seeds_text
 
 SVG_STYLE = """
   .bg { fill: #ffffff; } .ink { fill: #1f2328; font: 13px sans-serif; } .small { font-size: 11px; }

@@ -16,10 +16,10 @@ from typing import Any, Callable, Dict, List, Sequence
 import kb_store
 import plumbing
 import record_store
-import sim_day
-import triage_runs
-from bench_fixtures import KB, Written
-from bench_timing import CHANNEL
+from lab import sim_day
+from lab import triage_runs
+from benchmark.fixtures import KB, Written
+from benchmark.timing import CHANNEL
 
 KB_TOOLS = ("search_knowledge_base", "read_knowledge_article", "edit_knowledge_article")  # the rest are the records'
 TIMED = ("search_knowledge_base", "read_knowledge_article", "edit_knowledge_article",

@@ -15,10 +15,10 @@ import math
 import statistics
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-import sim_day
-from experiments import TIMING_MARK, VERDICT_RULE, number, seeds_text, table
-from sim_chart import chart  # noqa: F401  (sim.py writes the chart through this module)
-from sim_reasons import POPULAR, STATED, causes_by_name, delay_words, reason, row
+from lab import sim_day
+from lab.experiments import TIMING_MARK, VERDICT_RULE, number, seeds_text, table
+from lab.sim_chart import chart  # noqa: F401  (sim.py writes the chart through this module)
+from lab.sim_reasons import POPULAR, STATED, causes_by_name, delay_words, reason, row
 
 CHART = "knowledge_base.svg"
 SENSITIVITY = "knowledge_base_sensitivity.md"

@@ -1,14 +1,17 @@
 """The official MCP Python SDK's side of the round-trip benchmark: one tool, read_knowledge_article, on the demo.
 
-Run it through bench_mcp.py, which finds an interpreter with the `mcp` package
-(this one, or .venv's that `make conformance` creates):
+Run it through benchmark/round_trips.py, which finds an interpreter with the `mcp`
+package (this one, or .venv's that `make conformance` creates):
 
-    python3 bench_mcp.py --sdk --count 500
-    .venv/bin/python bench_sdk_server.py      # by hand: an MCP server on stdio, until stdin closes
+    python3 -m benchmark.round_trips --sdk --count 500
+    .venv/bin/python benchmark/sdk_server.py   # by hand: an MCP server on stdio, until stdin closes
+
+An MCP client starts it by its path, from any folder, so it puts the project's
+root on the import path itself before it imports the product.
 
 Layer: a client of kb_store.py and mcp_demo.py, like mcp_server.py, but the
 protocol is the SDK's (mcp 2.x, MCPServer). It serves the knowledge base of
-`mcp_server.py --demo` (same seed, so bench_mcp.demo_article() reads the same
+`mcp_server.py --demo` (same seed, so round_trips.demo_article() reads the same
 article) and answers each call with the store's own call_tool(), returned as the
 SDK's structured result: the same store work as ours, so the difference between
 the two benchmarks is protocol overhead. Nothing else is served.
@@ -20,8 +23,11 @@ would add the SDK's hop to a worker thread on every call.
 """
 
 import json
+import os
 import sys
 from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the project's root, run by path
 
 try:
     from mcp.server.mcpserver import MCPServer
@@ -29,8 +35,8 @@ try:
 except ImportError:  # the SDK is optional: make conformance installs it into .venv
     MCPServer = None
 
-import kb_store
-import mcp_demo
+import kb_store  # noqa: E402  (after the root is on the path)
+import mcp_demo  # noqa: E402
 
 TOOL = "read_knowledge_article"
 
@@ -45,7 +51,7 @@ def demo_store() -> kb_store.KnowledgeBaseStore:
 def build_server(store: kb_store.KnowledgeBaseStore) -> "MCPServer":
     """An MCPServer with one tool that hands its arguments to the store and returns the store's answer."""
     (definition,) = [d for d in store.list_tools() if d["name"] == TOOL]
-    server = MCPServer("bench-sdk-server", instructions="One tool, read_knowledge_article, for bench_mcp.py.")
+    server = MCPServer("bench-sdk-server", instructions="One tool, read_knowledge_article, for round_trips.py.")
 
     async def read_knowledge_article(knowledge_base_id: str, article_id: str) -> dict[str, Any]:
         answer = store.call_tool(TOOL, {"knowledge_base_id": knowledge_base_id, "article_id": article_id})

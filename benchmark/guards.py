@@ -1,4 +1,4 @@
-"""bench_guards.py: what the stores' guards cost: each durability mode, and searches over planted adversarial articles.
+"""guards.py: what the stores' guards cost: each durability mode, and searches over planted adversarial articles.
 
 Layer: a benchmark client; every measured call goes through call_tool. Two measures:
 
@@ -15,9 +15,9 @@ import os
 from typing import Any, Callable, Dict, List
 
 import kb_store
-from bench_fixtures import KB, bug_channel, knowledge_base
-from bench_timing import FloorTransaction, latency, timed
-from bench_tools import EDITED, Workload, mid_query
+from benchmark.fixtures import KB, bug_channel, knowledge_base
+from benchmark.timing import FloorTransaction, latency, timed
+from benchmark.tools import EDITED, Workload, mid_query
 from database import DURABILITY
 
 EDITS = ("edit_record_item", "edit_knowledge_article")

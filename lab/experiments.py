@@ -1,7 +1,7 @@
 """What the experiment scripts share: seeds, runs over processes, 95% ranges, verdicts, options, markdown.
 
 Layer: below sim.py and triage.py (and the one-line option errors of every
-command: mcp_server.py and bench_mcp.py use OneLineParser too), beside the stores,
+command: mcp_server.py and round_trips.py use OneLineParser too), beside the stores,
 which it never imports.
 
 Glossary:
@@ -13,10 +13,8 @@ Glossary:
   verdict   exact | inside range | outside range (with its reason) | no range (--ranges 0)
 """
 
-import argparse
 import decimal
 import multiprocessing
-import re
 import statistics
 import sys
 import time
@@ -170,63 +168,6 @@ def percent(part: float, whole: float) -> float:
 
 
 # ---------------------------------------------------------------------------
-# The command line.
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a bad option costs one line of stderr (and exit status 2), not the whole usage."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (python3 {self.prog} --help explains every option)\n")
-
-
-def parse_seeds(text: str) -> List[int]:
-    """'1-5' or '1,3,8-10' as a sorted list of distinct positive seeds."""
-    seeds = set()
-    for part in text.split(","):
-        match = re.fullmatch(r"\s*(\d+)(?:\s*-\s*(\d+))?\s*", part)
-        if not match:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a seed list such as 1-5 or 1,3,8-10")
-        low, high = int(match.group(1)), int(match.group(2) or match.group(1))
-        if low < 1 or high < low:
-            raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a range of seeds from 1 upwards")
-        seeds.update(range(low, high + 1))
-    return sorted(seeds)
-
-
-def bounded(kind: type, text: str, low: Any, high: Any) -> Any:
-    """text as a `kind` from low to high (high None: no upper bound), or an argparse error saying so."""
-    try:
-        value = kind(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value < low or (high is not None and value > high) or value != value:
-        bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number {bounds}")
-    return value
-
-
-def positive(text: str) -> int:
-    """An integer of at least 1."""
-    return bounded(int, text, 1, None)
-
-
-def non_negative(text: str) -> int:
-    """An integer of at least 0."""
-    return bounded(int, text, 0, None)
-
-
-def share(text: str) -> float:
-    """A number from 0 to 1."""
-    return bounded(float, text, 0.0, 1.0)
-
-
-def exponent(text: str) -> float:
-    """A number of at least 0."""
-    return bounded(float, text, 0.0, None)
-
-
-# ---------------------------------------------------------------------------
 # Markdown.
 
 
@@ -255,9 +196,3 @@ def seeds_text(seeds: Sequence[int]) -> str:
             parts.append(f"{start}" if start == seed else f"{start}–{seed}")
             start = None
     return ", ".join(parts)
-
-
-def write_text(path: str, text: str) -> None:
-    """Write a results file with "\\n" line ends on every platform."""
-    with open(path, "w", encoding="utf-8", newline="\n") as file:
-        file.write(text)

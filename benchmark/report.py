@@ -7,15 +7,16 @@ a median over repetitions, shown as "median (min–max)".
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from bench_fixtures import VOCABULARY_PER_ARTICLE
-from bench_growth import DEEP, POLL_PAGE
-from bench_mcp import OURS, WARM_UP
-from bench_timing import Summary, ratios, summarise
-from bench_tools import EDITED, MEMORY, POLL_BACK, SIX_FIELDS, STUBBED, TIMED, WAL
+from benchmark.fixtures import VOCABULARY_PER_ARTICLE
+from benchmark.growth import DEEP, POLL_PAGE
+from benchmark.round_trips import OURS, WARM_UP
+from benchmark.timing import Summary, ratios, summarise
+from benchmark.tools import EDITED, MEMORY, POLL_BACK, SIX_FIELDS, STUBBED, TIMED, WAL
 from record_store import PAGE_LIMIT_DEFAULT
-from experiments import number, table
+from lab.experiments import number, table
 from sim import RANGE_GROUPS
-from triage import DESCRIPTION, PUBLISHED_R6
+from lab.triage_runs import PUBLISHED_R6
+from workload import DESCRIPTION_CHARACTERS as DESCRIPTION
 
 STRATEGIES = (("title", "search each cited title"), ("reread", "re-read each cited article"),
               ("poll", "poll the event log"))
@@ -164,7 +165,7 @@ def validation_section(tools: Dict[str, Any], facts: Dict[str, Any]) -> List[str
     runs, goals = tools["runs"], facts["goals"]
     lines = ["## Validation, and the edit against the floor", "",
              "As the article weighed it: `edit_record_item` with full validation against the same store with "
-             "its `_validate` stubbed out (triage.py's `UnvalidatedStore`), on the same database, alternately. "
+             "its `_validate` stubbed out (`lab/triage_runs.py`'s `UnvalidatedStore`), on the same database, alternately. "
              f"Goals: a full edit within {goals['edit_over_floor']:g}× the floor, and validation under "
              f"{goals['validation_share']:g}% of the edit.", ""]
     rows = []
@@ -382,8 +383,8 @@ def mcp_section(mcp: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     lines = ["## The MCP server over stdio", "",
              f"`tools/call read_knowledge_article` of the demo's first article, {facts['sizes']['round_trips']} "
              f"round trips per repetition after {WARM_UP} untimed ones, each timed from writing the request line to "
-             "reading its answer (bench_mcp.py). The SDK server serves the same store read through the official "
-             "`mcp` package (bench_sdk_server.py).", ""]
+             "reading its answer (`benchmark/round_trips.py`). The SDK server serves the same store read through the "
+             "official `mcp` package (`benchmark/sdk_server.py`).", ""]
     rows = [[name, spread(_ms(summarise(reps, "median")), 3), spread(_ms(summarise(reps, "p99")), 3)]
             for name, reps in mcp["runs"].items()]
     lines += table(["server", "median ms", "p99 ms"], rows)
@@ -416,4 +417,4 @@ def memory_section(memory: Optional[Dict[str, Any]], facts: Dict[str, Any]) -> L
     lines += table(["run", "peak RSS MiB"], rows)
     return lines + ["", f"The sim.py run took {memory['seconds']:.0f} s here. Its children are the worker processes "
                         "of its process pool (one per CPU by default); each holds one seed's stores at a time. "
-                        "Peaks are read by bench_memory.py (VmHWM on Linux, ru_maxrss elsewhere)."]
+                        "Peaks are read by `benchmark/memory.py` (VmHWM on Linux, ru_maxrss elsewhere)."]

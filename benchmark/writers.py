@@ -13,8 +13,8 @@ Glossary:
   conflict  a version_conflict: another writer saved the item in between; re-read and retry
   chain     an item's 'updated' events: versions 2, 3, ... up to its stored version, no gap or repeat
 
-    python3 bench_writers.py --processes 2 --edits 200   # one line of figures
-    python3 bench_writers.py --processes 4 --edits 500 --items 20 --seed 1
+    python3 -m benchmark.writers --processes 2 --edits 200   # one line of figures
+    python3 -m benchmark.writers --processes 4 --edits 500 --items 20 --seed 1
 """
 
 import contextlib
@@ -30,10 +30,11 @@ import time
 import traceback
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import bench_fixtures
+from benchmark import fixtures
 import record_store
-from experiments import OneLineParser, positive
-from triage_runs import CHANNEL
+import workload
+from cli import OneLineParser, positive
+from lab.triage_runs import CHANNEL
 
 PROCESSES = 2
 EDITS = 500  # saved edits per writer
@@ -43,9 +44,9 @@ START_SECONDS = 60.0  # how long a ready writer waits for the start signal
 MAX_ATTEMPTS = 1000  # tries of one edit before a writer gives up: compare-and-swap always lets someone win
 RETRIED = ("version_conflict", "busy")
 
-STATUSES = [option["value"] for field in record_store.BUG_TRACKER_FIELDS if field["key"] == "status"
+STATUSES = [option["value"] for field in workload.BUG_TRACKER_FIELDS if field["key"] == "status"
             for option in field["options"]]
-POINTS = next((f["min"], f["max"]) for f in record_store.BUG_TRACKER_FIELDS if f["key"] == "points")
+POINTS = next((f["min"], f["max"]) for f in workload.BUG_TRACKER_FIELDS if f["key"] == "points")
 
 
 # ---------------------------------------------------------------------------
@@ -54,7 +55,7 @@ POINTS = next((f["min"], f["max"]) for f in record_store.BUG_TRACKER_FIELDS if f
 
 def run_writers(directory: str, processes: int, edits_per_process: int, items: int, seed: int) -> Dict[str, Any]:
     """One run: a fresh WAL database file in `directory` holding a bug-tracker channel of `items` items
-    (record_store.BUG_TRACKER_FIELDS, created through the people side, bugs from triage_runs.new_bug),
+    (workload.BUG_TRACKER_FIELDS, created through the people side, bugs from triage_runs.new_bug),
     then `processes` OS processes that each make `edits_per_process` successful edits through
     call_tool only: read_record_item, then edit_record_item with that version and a fresh idempotency key,
     on an item drawn from a seeded random.Random per process; on version_conflict, count it, re-read and retry.
@@ -79,7 +80,7 @@ def bug_tracker(directory: str, items: int, seed: int) -> Tuple[str, List[str]]:
     """A new database file in `directory` with the bug tracker of `items` New bugs; its path and the item IDs."""
     handle, path = tempfile.mkstemp(prefix="writers-", suffix=".db", dir=directory)
     os.close(handle)  # an empty file: sqlite makes it a new database
-    store, item_ids = bench_fixtures.bug_channel(path, items, seed)
+    store, item_ids = fixtures.bug_channel(path, items, seed)
     store.close()
     return path, item_ids
 
@@ -281,7 +282,7 @@ def listed(versions: Sequence[int], should: Optional[Sequence[int]] = None) -> s
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    p = OneLineParser(prog="bench_writers.py", description=(
+    p = OneLineParser(prog="benchmark.writers", description=(
         "Time writer processes editing one WAL database file through call_tool: edits per second, "
         "version conflicts, and the single-chain check."))
     p.add_argument("--processes", type=positive, default=PROCESSES, help=f"writer processes (default {PROCESSES})")

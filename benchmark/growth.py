@@ -1,12 +1,12 @@
 """How cost grows: database files of growing size, built in fresh processes, then timed side by side.
 
-Layer: a benchmark client. Each file is built by its own process (`python3
-bench_growth.py build KIND SIZE PATH`), which prints one JSON line with the build's
+Layer: a benchmark client. Each file is built by its own process (`python3 -m
+benchmark.growth build KIND SIZE PATH`), which prints one JSON line with the build's
 time and its peak memory; bench.py then opens every size at once and times them in
 turn within each repetition, so that the sizes are compared at the same moment of
 the machine.
 
-    python3 bench_growth.py build articles 10000 /tmp/kb-10000.db    # {"seconds": ..., "peak_rss_mib": ...}
+    python3 -m benchmark.growth build articles 10000 /tmp/kb-10000.db    # {"seconds": ..., "peak_rss_mib": ...}
 
 Kinds: articles (a knowledge base; the output also carries queries for its
 articles), items (a bug channel; the output carries the before_id of a deep page)
@@ -20,16 +20,17 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-import bench_fixtures
+from benchmark import fixtures
 import kb_store
 import record_store
-from bench_fixtures import KB
-from bench_memory import peak_rss_mib
-from bench_timing import CHANNEL
-from bench_tools import BROAD_QUERY, POLL_BACK, mid_query, narrow_query
-from experiments import OneLineParser
+import workload
+from benchmark.fixtures import KB
+from benchmark.memory import peak_rss_mib
+from benchmark.timing import CHANNEL
+from benchmark.tools import BROAD_QUERY, POLL_BACK, mid_query, narrow_query
+from cli import OneLineParser
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # where `-m benchmark.growth` runs
 KINDS = ("articles", "items", "events")
 QUERIED = 20  # articles whose words make the narrow and mid queries
 DEEP = 0.9  # a deep page starts this far into the channel, newest first
@@ -52,7 +53,7 @@ def build(kind: str, size: int, path: str) -> Dict[str, Any]:
 
 
 def _articles(size: int, path: str) -> Dict[str, Any]:
-    store, _, written = bench_fixtures.knowledge_base(path, size, keep=QUERIED)
+    store, _, written = fixtures.knowledge_base(path, size, keep=QUERIED)
     with store:
         queries = {"narrow": [narrow_query(a) for a in written], "mid": [mid_query(a) for a in written],
                    "broad": [BROAD_QUERY]}
@@ -70,7 +71,7 @@ def _matches(store: kb_store.KnowledgeBaseStore, query: str) -> int:
 
 
 def _items(size: int, path: str) -> Dict[str, Any]:
-    store, ids = bench_fixtures.bug_channel(path, size)
+    store, ids = fixtures.bug_channel(path, size)
     store.close()
     deep = min(int(DEEP * len(ids)), len(ids) - record_store.PAGE_LIMIT_DEFAULT - 1)  # a full page follows it
     return {"deep_before_id": ids[deep]}
@@ -78,8 +79,8 @@ def _items(size: int, path: str) -> Dict[str, Any]:
 
 def _events(size: int, path: str) -> Dict[str, Any]:
     with record_store.connect(path) as store:
-        store.create_channel(CHANNEL, "Bug tracker", record_store.BUG_TRACKER_FIELDS)
-        bench_fixtures.event_log(store, CHANNEL, size)
+        store.create_channel(CHANNEL, "Bug tracker", workload.BUG_TRACKER_FIELDS)
+        fixtures.event_log(store, CHANNEL, size)
     return {}
 
 
@@ -89,8 +90,8 @@ BUILDERS: Dict[str, Callable[[int, str], Dict[str, Any]]] = {"articles": _articl
 
 def build_apart(kind: str, size: int, path: str) -> Dict[str, Any]:
     """Build in a fresh Python process, so its peak memory is the build's alone."""
-    run = subprocess.run([sys.executable, os.path.join(HERE, "bench_growth.py"), "build", kind, str(size), path],
-                         capture_output=True, text=True, check=False)
+    run = subprocess.run([sys.executable, "-m", "benchmark.growth", "build", kind, str(size), path],
+                         capture_output=True, text=True, check=False, cwd=ROOT)
     if run.returncode != 0:
         raise RuntimeError(f"building {size} {kind} failed: {run.stderr.strip()[-500:]}")
     return json.loads(run.stdout)
@@ -149,7 +150,7 @@ def calls_for(store: Any, facts: Dict[str, Any]) -> Dict[str, Callable[[int], An
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    p = OneLineParser(prog="bench_growth.py", description="Build one benchmark file and print what it holds.")
+    p = OneLineParser(prog="benchmark.growth", description="Build one benchmark file and print what it holds.")
     p.add_argument("command", choices=["build"])
     p.add_argument("kind", choices=KINDS)
     p.add_argument("size", type=int)

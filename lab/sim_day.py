@@ -29,28 +29,22 @@ import itertools
 import json
 import math
 import random
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import kb_store
+import workload
+from workload import Writer, zipf_weights
 
-KB = "kb-support"
+KB = workload.KNOWLEDGE_BASE
 DAY_START = datetime.datetime(2026, 11, 9, 9, 0, tzinfo=datetime.timezone.utc)
 SECOND = 1_000_000  # microseconds
 HOUR = 3600  # seconds
 LAW_STEPS = 480  # answer times the popularity law averages over: one a minute of the 8-hour day
-CONSONANTS = "bdfgklmnprtvz"
-VOWELS = "aiou"
-FILLER = ("the", "a", "to", "and", "of", "in", "is", "you", "your", "it", "for", "on", "with", "this",
-          "can", "when", "then", "if", "or", "not", "be", "will", "from", "by", "at", "as", "are", "that")
-OPENERS = ("how do i", "why does my", "what happened", "help", "problem", "fix my")  # no FILLER word
 
 STRATEGIES = ("title", "reread", "poll")
 SAVE_KINDS = ("content", "content+title", "unpublish")
-BACKGROUND = 0.03  # share of non-topic words that are subject words of any topic
-AREA_ARTICLES = 5  # articles per subject area in the day as stated; every topic holds its area's word
+AREA_ARTICLES = workload.AREA_ARTICLES  # articles per subject area in the day as stated
 VIEWS_BEFORE_THE_DAY = 1_000_000  # people's views of the knowledge base's articles so far, where views are kept
-TEMPLATES = 400  # sentence shapes a plan writes its articles from
-TOPIC, ANY = "<topic word>", "<any subject word>"  # the words a template leaves open
 NO_CURSOR_YET = 2 ** 53 - 1  # an after_sequence past any log: the poll answers with the newest sequence
 # Event order at one instant: people first, then the agent, then the hourly check.
 SAVE, QUESTION, EDIT, CHECK = range(4)
@@ -77,14 +71,17 @@ class Scenario:
     area_articles: int = AREA_ARTICLES  # articles per subject area; a question names its article's area
     views: bool = False  # the knowledge base keeps people's views (popularity shares of VIEWS_BEFORE_THE_DAY)
 
+    @property
+    def text(self) -> workload.TextSettings:
+        """How the day's articles are written."""
+        return workload.TextSettings(
+            articles=self.articles, vocabulary=self.vocabulary, word_zipf_s=self.word_zipf_s,
+            topic_words=self.topic_words, title_words=self.title_words, article_words=self.article_words,
+            topic_share=self.topic_share, area_articles=self.area_articles)
+
 
 # ---------------------------------------------------------------------------
 # Popularity.
-
-
-def zipf_weights(n: int, s: float) -> List[float]:
-    """Zipf weights 1/k^s of ranks 1..n, unnormalised."""
-    return [1.0 / k ** s for k in range(1, n + 1)]
 
 
 def top_share(n: int, s: float, top: int = 10) -> float:
@@ -194,105 +191,10 @@ class Plan:
     saves: Tuple[Save, ...]  # in time order
 
 
-def subject_words(rng: random.Random, size: int) -> List[str]:
-    """`size` distinct made-up words of two to four consonant-vowel syllables."""
-    words: Dict[str, None] = {}
-    while len(words) < size:
-        syllables = rng.choice((2, 3, 4))
-        words["".join(rng.choice(CONSONANTS) + rng.choice(VOWELS) for _ in range(syllables))] = None
-    return list(words)
-
-
-class Writer:
-    """Writes titles, contents and questions from a plan's vocabulary; keeps every title unique."""
-
-    def __init__(self, rng: random.Random, scenario: Scenario) -> None:
-        self.rng = rng
-        self.scenario = scenario
-        self.words = subject_words(rng, scenario.vocabulary)
-        areas = max(1, scenario.articles // scenario.area_articles)  # the first words name the areas, in no topic
-        self.word_weights = [0.0] * areas + list(itertools.accumulate(
-            zipf_weights(len(self.words) - areas, scenario.word_zipf_s)))
-        self.titles: set = set()
-        self.templates = [self.template() for _ in range(TEMPLATES)]
-        self.shapes = [_shape(t) for t in self.templates]
-
-    def topic(self, number: int) -> Tuple[str, ...]:
-        """Article `number`'s subject: its area's word, then distinct words, common ones shared by many articles.
-
-        Areas hold about area_articles articles each, so every article shares its area's word with others.
-        """
-        areas = max(1, self.scenario.articles // self.scenario.area_articles)
-        topic: Dict[str, None] = {self.words[number % areas]: None}
-        while len(topic) < self.scenario.topic_words:
-            topic[self.rng.choices(self.words, cum_weights=self.word_weights, k=1)[0]] = None
-        return tuple(topic)
-
-    def title(self, topic: Sequence[str]) -> str:
-        """A title of topic words never used before by any article (so a title names one version of one)."""
-        for _ in range(100):
-            words = self.rng.sample(list(topic[1:]), self.scenario.title_words)  # a title does not name the area
-            title = " ".join(words).capitalize()
-            if title not in self.titles:
-                break
-        else:  # every combination was taken: add a word from the whole vocabulary
-            title = f"{title} {self.rng.choice(self.words)}"
-        self.titles.add(title)
-        return title
-
-    def template(self) -> Tuple[Any, ...]:
-        """A sentence of 8 to 14 words: TOPIC and ANY mark the words each use of it draws anew."""
-        share = self.scenario.topic_share
-        kinds = self.rng.choices((TOPIC, ANY, None), (share, (1 - share) * BACKGROUND, (1 - share) * (1 - BACKGROUND)),
-                                 k=self.rng.randint(8, 14))
-        return tuple(self.rng.choice(FILLER) if kind is None else kind for kind in kinds)
-
-    def content(self, topic: Sequence[str], sentences: Optional[int] = None) -> str:
-        """An article's text: about article_words words in sentences drawn from the plan's templates."""
-        count = sentences or max(1, round(self.scenario.article_words / 11))
-        chosen = self.rng.choices(self.shapes, k=count)
-        topic_words = iter(self.rng.choices(topic, k=sum(shape.topic_slots for shape in chosen)))
-        any_words = iter(self.rng.choices(self.words, k=sum(shape.any_slots for shape in chosen)))
-        text = []
-        for shape in chosen:
-            words = shape.text.format(*[next(topic_words) if slot is TOPIC else next(any_words)
-                                        for slot in shape.slots])
-            text.append(words[0].upper() + words[1:] + ".")
-        return " ".join(text)
-
-    def question(self, article: Article, sharers: Dict[str, int]) -> str:
-        """What a person types about an article: an opener, a word of its title, two more of its topic.
-
-        One of the two is the topic word most other articles share (its area's, most often), so that the
-        search always finds a second article, even when the target itself is gone.
-        """
-        title_word = self.rng.choice(article.title.lower().split())
-        others = [w for w in article.topic if w != title_word]
-        shared = max(others, key=lambda w: (sharers[w], -others.index(w)))
-        words = [title_word, shared, self.rng.choice([w for w in others if w != shared])]
-        self.rng.shuffle(words)
-        return " ".join([self.rng.choice(OPENERS)] + words)
-
-
-class Shape(NamedTuple):
-    """A template ready to fill: its text with {} where it leaves a word open, and what each {} takes."""
-
-    text: str
-    slots: Tuple[str, ...]
-    topic_slots: int
-    any_slots: int
-
-
-def _shape(template: Sequence[str]) -> Shape:
-    slots = tuple(word for word in template if word in (TOPIC, ANY))
-    text = " ".join("{}" if word in (TOPIC, ANY) else word for word in template)
-    return Shape(text, slots, slots.count(TOPIC), slots.count(ANY))
-
-
 def draw_plan(seed: int, scenario: Scenario) -> Plan:
     """Every draw of one seed's day, from one random.Random(seed)."""
     rng = random.Random(seed)
-    writer = Writer(rng, scenario)
+    writer = Writer(rng, scenario.text)
     articles = []
     for number in range(scenario.articles):
         topic = writer.topic(number)
@@ -309,7 +211,7 @@ def draw_plan(seed: int, scenario: Scenario) -> Plan:
     questions = []
     for time in sorted(rng.randrange(day) for _ in range(scenario.questions)):
         rank = popular()
-        questions.append(Question(time, rank, writer.question(articles[rank], sharers),
+        questions.append(Question(time, rank, writer.question(articles[rank].title, articles[rank].topic, sharers),
                                   writer.content(articles[rank].topic, sentences=1)))
     saves = []
     for time, kind in zip(sorted(rng.randrange(day) for _ in range(scenario.saves)), save_kinds(rng, scenario)):

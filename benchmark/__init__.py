@@ -1,0 +1,5 @@
+"""The benchmark's internals: timing, fixtures, growth, writers, round trips, and the page they write.
+
+Layer: a client of the product, like lab/; bench.py at the top level is its entry
+point (`make bench`). Nothing in the product imports from here.
+"""
