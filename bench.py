@@ -30,17 +30,11 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from benchmark import fixtures
-from benchmark import growth
-from benchmark import guards
-from benchmark import memory
-from benchmark import round_trips
-from benchmark import report
-from benchmark import writers
+from benchmark import fixtures, growth, guards, memory, report, round_trips, writers
 from lab import sim_day
 from benchmark.timing import FloorTransaction, latency, timed
 from benchmark.tools import EDITED, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
-from cli import OneLineParser, write_text
+from cli import EXIT_OK, OneLineParser, write_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "results")
@@ -357,7 +351,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not options.render:
         write_text(os.path.join(options.out, "performance.json"), json.dumps(facts, indent=1) + "\n")
     log(f"wrote {options.out}/performance.md" + ("" if options.render else f" in {facts['seconds']:.0f} s"))
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -36,7 +36,11 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def parse_seeds(text: str) -> List[int]:
-    """'1-5' or '1,3,8-10' as a sorted list of distinct positive seeds."""
+    """'1-5' or '1,3,8-10' as a sorted list of distinct positive seeds.
+
+    >>> parse_seeds("1,3,8-10"), parse_seeds("2-4,3")
+    ([1, 3, 8, 9, 10], [2, 3, 4])
+    """
     seeds = set()
     for part in text.split(","):
         match = re.fullmatch(r"\s*(\d+)(?:\s*-\s*(\d+))?\s*", part)

@@ -6,7 +6,8 @@ opens a file for it and either finds it the store's own (marked with the layout'
 application_id and schema version), makes a new or empty file so, upgrades a file an
 older version wrote, or refuses it with one line: another store's file, a file of
 tables it does not know, a newer version's file. Two stores therefore never share a
-file, and their event logs never mix.
+file, and their event logs never mix. `open_store` is every store's connect(): a
+Database for the store's layout, served by the store's class.
 
 Glossary:
   layout        a store's tables, its application_id, its schema version and the upgrades from older versions
@@ -28,9 +29,14 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Set, Tuple
+from typing import (
+    Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Set, Tuple, Type, TypeVar,
+)
 
-from plumbing import BUSY_TIMEOUT_SECONDS, EVENT_LOG_SCHEMA, IDEMPOTENCY_SCHEMA, ReadOnly, Rejection, storage_failure
+from plumbing import (
+    BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, EVENT_LOG_SCHEMA, IDEMPOTENCY_SCHEMA, AgentTools, ReadOnly, Rejection,
+    storage_failure, wall_clock,
+)
 
 DURABILITY = {"full": "FULL", "normal": "NORMAL"}  # durability -> PRAGMA synchronous, on WAL
 DURABILITY_DEFAULT = "full"
@@ -38,6 +44,7 @@ SHARED_TABLES = frozenset({"events", "idempotency_keys"})  # every store keeps t
 MEMORY = (":memory:", "")  # both are private in-memory databases
 
 Upgrade = Callable[[sqlite3.Connection], None]
+Store = TypeVar("Store", bound=AgentTools)
 
 
 class UnusableFile(sqlite3.DatabaseError):
@@ -261,6 +268,24 @@ class Database:
                 return
             with self._transaction("BEGIN", "read", None) as connection:
                 yield connection
+
+
+def open_store(store: Type[Store], path: str, layout: Layout, *, granted: Optional[Iterable[str]] = None,
+               clock: Optional[Callable[[], Any]] = None, caller: str = DEFAULT_CALLER,
+               busy_timeout: float = BUSY_TIMEOUT_SECONDS, durability: str = DURABILITY_DEFAULT,
+               read_only: Optional[bool] = None, **options: Any) -> Store:
+    """What every store's connect() does: open `path` as a `layout` file (busy_timeout, durability and read_only
+    as for Database), then serve it as `store` to `caller` with its grant and clock (None: wall_clock).
+
+    `options`: the store's own arguments, passed on as they are. The file is closed again if the store refuses
+    its arguments.
+    """
+    database = Database(path, layout, busy_timeout=busy_timeout, durability=durability, read_only=read_only)
+    try:
+        return store(database, granted=granted, clock=clock or wall_clock, caller=caller, **options)
+    except BaseException:
+        database.close()
+        raise
 
 
 def _raise_as_rejection(error: sqlite3.DatabaseError) -> None:

@@ -37,12 +37,12 @@ import re
 import sqlite3
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-from database import DURABILITY_DEFAULT, Database, Layout, add_column
+from database import DURABILITY_DEFAULT, Layout, add_column, open_store
 from plumbing import (
-    BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, NAME_CHARACTERS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS,
+    BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, IDEMPOTENCY_KEY, NAME_CHARACTERS, POLL_RESOURCE_EVENTS,
     READ_ONLY, SHARED_WRITE, SQLITE_INTEGER_MAX, AgentTools, EventLog, KeyScope, NotFound, Tool, VersionConflict,
-    checked_id, checked_text, format_time, idempotent, integer, next_time_version, object_schema, parse_time, show,
-    string, unsupported_resource_type, upgrade_idempotency_keys, wall_clock,
+    checked_id, checked_text, format_time, idempotent, integer, next_time_version, object_schema, parse_time, quote,
+    show, string, upgrade_idempotency_keys,
 )
 
 STATUSES = ("draft", "published", "unpublished")
@@ -136,7 +136,7 @@ EDIT_KNOWLEDGE_ARTICLE = Tool(
         "title": string(1, TITLE_MAX_CHARACTERS, "A new title; leave out to keep the current one."),
         "expected_version": dict(_VERSION, description=(
             "The updated_at from your read_knowledge_article just before this edit.")),
-        "idempotency_key": string(1, 255, "A fresh unique string for this change, e.g. a UUID."),
+        "idempotency_key": IDEMPOTENCY_KEY,
     }, ["knowledge_base_id", "article_id", "content", "expected_version", "idempotency_key"]),
     output_schema=object_schema({"citation": CITATION_SCHEMA, "replay": {"type": "boolean"}},
                                 ["citation", "replay"]),
@@ -349,14 +349,15 @@ def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
     write it (edits then answer read_only); a file another store or a newer version wrote is refused with
     database.UnusableFile.
     """
-    database = Database(path, LAYOUT, busy_timeout=busy_timeout, durability=durability, read_only=read_only)
-    return KnowledgeBaseStore(database, granted=granted, clock=clock or wall_clock, caller=caller)
+    return open_store(KnowledgeBaseStore, path, LAYOUT, busy_timeout=busy_timeout, durability=durability,
+                      read_only=read_only, clock=clock, granted=granted, caller=caller)
 
 
 class KnowledgeBaseStore(AgentTools):
     """Knowledge bases and their articles: agent tools through call_tool, people's actions as methods."""
 
     TOOLS = (SEARCH_KNOWLEDGE_BASE, READ_KNOWLEDGE_ARTICLE, EDIT_KNOWLEDGE_ARTICLE, POLL_RESOURCE_EVENTS)
+    RESOURCE_TYPE = "knowledge_base"
     EVENTS = EventLog(subject_key="article_id", version_key="updated_at")
 
     # -- the agent side ------------------------------------------------------
@@ -411,19 +412,16 @@ class KnowledgeBaseStore(AgentTools):
         version = self._save(connection, row, now, title=arguments.get("title"), content=arguments["content"])
         return {"citation": citation(kb, article_id, version)}
 
-    def _tool_poll_resource_events(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        if arguments["resource_type"] != "knowledge_base":
-            raise unsupported_resource_type(arguments["resource_type"], ["knowledge_base"])
-        with self.database.read() as connection:
-            self._require_granted(connection, arguments["resource_id"])
-            return self.EVENTS.poll(connection, arguments["resource_id"], arguments.get("after_sequence", 0),
-                                    arguments.get("limit", POLL_LIMIT_DEFAULT))
+    def _granted_log(self, connection: sqlite3.Connection, kb: str) -> str:
+        """A knowledge base's event log is kept under its ID (once it exists and is granted)."""
+        self._require_granted(connection, kb)
+        return kb
 
     def _require_granted(self, connection: sqlite3.Connection, kb: str) -> int:
         """The knowledge base's number; NotFound unless it exists and is granted, both failures read the same."""
         number = _number_of(connection, kb) if self.is_granted(kb) else None
         if number is None:
-            raise NotFound(f"knowledge base {json.dumps(show(kb))} was not found among the knowledge bases "
+            raise NotFound(f"knowledge base {quote(kb, ascii_only=True)} was not found among the knowledge bases "
                            "granted to you. Check the knowledge_base_id; IDs are case-sensitive.")
         return number
 
@@ -432,8 +430,9 @@ class KnowledgeBaseStore(AgentTools):
         """The article if agents may see it (published); NotFound, worded alike, for every other case."""
         row = connection.execute(SELECT_ARTICLE, (kb, article_id)).fetchone()
         if row is None or row["status"] != "published":
-            raise NotFound(f"article {json.dumps(show(article_id))} was not found among the published articles of "
-                           f"knowledge base {json.dumps(kb)}. Use search_knowledge_base to find current articles.")
+            raise NotFound(f"article {quote(article_id, ascii_only=True)} was not found among the published "
+                           f"articles of knowledge base {json.dumps(kb)}. Use search_knowledge_base to find current "
+                           "articles.")
         return row
 
     # -- the people side -----------------------------------------------------

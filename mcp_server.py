@@ -12,7 +12,8 @@ Glossary (MCP's words, as ../shared/MCP.md uses them):
   protocol error a JSON-RPC error (-32700 parse, -32600 invalid request, -32601 unknown method,
                  -32602 invalid params, -32603 internal): the request itself was wrong
   tool error     a tools/call result with isError true: the call was understood, the store refused it
-  workspace      the two stores, the lock around every call, and the simulated colleague if any
+  workspace      the stores, keyed by the resource_type each polls for, the lock around every call,
+                 and the simulated colleague if any
 
 Left out on purpose: resources, prompts, logging and progress (the stores have only
 tools); the stateless 2026-07-28 era (server/discover is answered -32601, so dual-era
@@ -30,7 +31,7 @@ import sqlite3
 import sys
 import threading
 import time
-from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
 import database
 import kb_store
@@ -38,7 +39,7 @@ import mcp_demo
 import plumbing
 import record_fields
 import record_store
-from cli import OneLineParser
+from cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OneLineParser
 
 log = logging.getLogger("osfoundry.mcp")
 
@@ -71,14 +72,26 @@ class ProtocolError(Exception):
 
 
 # ---------------------------------------------------------------------------
-# The tools: both stores' definitions listed once, each call routed to the store that serves it.
+# The tools: every store's definitions listed once, each call routed to the store that serves it.
+
+
+def by_resource_type(stores: Iterable[plumbing.AgentTools]) -> Dict[str, plumbing.AgentTools]:
+    """The stores keyed by the RESOURCE_TYPE each declares, in the order given; ValueError for two of one type."""
+    keyed: Dict[str, plumbing.AgentTools] = {}
+    for store in stores:
+        kind = store.RESOURCE_TYPE
+        if kind is None or kind in keyed:
+            raise ValueError(f"{type(store).__name__} needs a resource_type of its own, not {kind!r}")
+        keyed[kind] = store
+    return keyed
 
 
 class Tools:
     """The stores' tools as one list; poll_resource_events goes to the store of its resource_type."""
 
     def __init__(self, stores: Mapping[str, plumbing.AgentTools], lock: threading.Lock) -> None:
-        """`stores`: resource_type -> the store that keeps that type's event logs, in listing order."""
+        """`stores`: resource_type -> the store that keeps that type's event logs, in listing order
+        (by_resource_type makes it from the stores)."""
         self.stores = dict(stores)
         self.lock = lock
         self.definitions: Dict[str, Dict[str, Any]] = {}
@@ -86,7 +99,7 @@ class Tools:
         for store in self.stores.values():
             for definition in store.list_tools():
                 name = definition["name"]
-                if name in self.definitions:  # poll_resource_events: both stores list the very same definition
+                if name in self.definitions:  # poll_resource_events: every store lists the very same definition
                     if definition != self.definitions[name]:
                         raise ValueError(f"two stores define the tool {name} differently; one definition is listed")
                     continue
@@ -109,7 +122,8 @@ class Tools:
             return store.call_tool(name, arguments)
 
     def unserved_poll(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        """A poll neither store serves: its arguments checked as a store checks them, then a rejection naming both."""
+        """A poll no store serves: its arguments checked as a store checks them, then a rejection naming the
+        resource types served."""
         try:
             plumbing.screen(arguments)
             plumbing.check(plumbing.POLL_RESOURCE_EVENTS.input_schema, arguments)
@@ -307,21 +321,20 @@ def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO, limit: int = MAX_LI
 class Workspace:
     """What one server process serves."""
 
-    kb: kb_store.KnowledgeBaseStore
-    records: record_store.RecordStore
+    stores: Dict[str, plumbing.AgentTools]  # resource_type -> its store, as by_resource_type keys them
     lock: threading.Lock
     colleague: Optional[mcp_demo.Colleague]
     description: str  # for the startup line
     instructions: str
 
     def tools(self) -> Tools:
-        return Tools({"knowledge_base": self.kb, "record": self.records}, self.lock)
+        return Tools(self.stores, self.lock)
 
     def close(self) -> None:
         if self.colleague is not None:
             self.colleague.stop()
-        self.kb.close()
-        self.records.close()
+        for store in self.stores.values():
+            store.close()
 
 
 def is_new(path: str) -> bool:
@@ -355,7 +368,7 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumb
                                            options.people_edit_every)
     kept = [path for path, fresh in ((kb_path, fresh_kb), (records_path, fresh_records)) if not fresh]
     description = describe(options, kb_path, records_path, plan, kept)
-    return Workspace(kb, records, lock, colleague, description, instructions_for(options))
+    return Workspace(by_resource_type([kb, records]), lock, colleague, description, instructions_for(options))
 
 
 def describe(options: argparse.Namespace, kb_path: str, records_path: str, plan: Optional[mcp_demo.Plan],
@@ -414,9 +427,10 @@ class OneRecordALine(logging.Formatter):
 
 
 def caller_name(text: str) -> str:
-    """A caller's name: 1 to 128 printable characters."""
-    if not 0 < len(text) <= 128 or not text.isprintable():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a caller name of 1 to 128 printable characters")
+    """A caller's name: 1 to plumbing.ID_CHARACTERS printable characters, as a store takes it."""
+    if not 0 < len(text) <= plumbing.ID_CHARACTERS or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a caller name of 1 to {plumbing.ID_CHARACTERS} printable "
+                                         "characters")
     return text
 
 
@@ -506,10 +520,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         workspace = open_workspace(options)
     except database.UnusableFile as error:
         print(f"mcp_server.py: error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except sqlite3.DatabaseError as error:
         print(f"mcp_server.py: error: cannot open the databases: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     tools = workspace.tools()
     log.info("serving %d tools over stdio, MCP %s (and %s); %s; ready in %.2f s", len(tools.listing()),
              LATEST_VERSION, ", ".join(PROTOCOL_VERSIONS[1:]), workspace.description, time.perf_counter() - started)
@@ -523,11 +537,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         log.info("stdout closed: stopping")
     finally:
         workspace.close()
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":
     try:
         sys.exit(main())
     except KeyboardInterrupt:  # Ctrl-C in a terminal: stop quietly
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)

@@ -342,14 +342,21 @@ def show(value: Any) -> Any:
     return text[:SHOWN_VALUE_CHARACTERS] + "…"
 
 
-def quote(value: Any) -> str:
-    """A value as a message quotes it: its JSON text, cut when long, non-ASCII kept as is."""
-    return json.dumps(show(value), ensure_ascii=False)
+def quote(value: Any, *, ascii_only: bool = False) -> str:
+    """A value as a message quotes it: its JSON text, cut when long, non-ASCII kept as is.
+
+    ascii_only: non-ASCII escaped (é as \\u00e9), for the messages that have always quoted so: their wording,
+    which tests and results compare, stays byte for byte.
+
+    >>> quote("café"), quote("café", ascii_only=True)
+    ('"café"', '"caf\\\\u00e9"')
+    """
+    return json.dumps(show(value), ensure_ascii=ascii_only)
 
 
 def loggable(value: Any) -> str:
     """A value a client sent, as a log line may hold it: JSON in ASCII, cut, so no character can start a line."""
-    return json.dumps(show(value), ensure_ascii=True)
+    return quote(value, ascii_only=True)
 
 
 def name_of(key: Any) -> str:
@@ -508,12 +515,24 @@ def _path(keys: Sequence[Any]) -> str:
 
 
 class AgentTools:
-    """The base of a store: its database, grant and clock, `list_tools` and `call_tool`.
+    """The base of a store: its database, grant and clock, `list_tools` and `call_tool`, and the poll.
 
-    A store supplies TOOLS and one `_tool_<name>` method per tool.
+    A store supplies TOOLS and one `_tool_<name>` method per tool. A store that lists POLL_RESOURCE_EVENTS
+    also declares RESOURCE_TYPE (the resource_type its event logs answer to), EVENTS (how its events read)
+    and `_granted_log`; the poll itself is this class's.
     """
 
     TOOLS: Tuple[Tool, ...] = ()
+    RESOURCE_TYPE: Optional[str] = None  # e.g. "knowledge_base": what poll_resource_events asks this store for
+    EVENTS: Optional["EventLog"] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if any(tool.name == POLL_RESOURCE_EVENTS.name for tool in cls.TOOLS) and (
+                cls.RESOURCE_TYPE not in RESOURCE_TYPES or cls.EVENTS is None):
+            raise TypeError(f"{cls.__name__} lists {POLL_RESOURCE_EVENTS.name}, so it needs a RESOURCE_TYPE "
+                            f"among {', '.join(RESOURCE_TYPES)} and an EVENTS log, not {cls.RESOURCE_TYPE!r} and "
+                            f"{cls.EVENTS!r}")
 
     def __init__(self, database: Any, *, granted: Optional[Iterable[str]], clock: Callable[[], Any],
                  caller: str = DEFAULT_CALLER) -> None:
@@ -550,7 +569,7 @@ class AgentTools:
             if tool.name == name:
                 return tool
         names = ", ".join(t.name for t in self.TOOLS)
-        raise UnknownTool(f"there is no tool named {json.dumps(show(name))}; this store has {names}.")
+        raise UnknownTool(f"there is no tool named {quote(name, ascii_only=True)}; this store has {names}.")
 
     def call_tool(self, name: str, arguments: Any) -> Dict[str, Any]:
         """Run one tool call as an agent would: JSON in, a JSON-serialisable dict out, never an exception."""
@@ -566,6 +585,20 @@ class AgentTools:
             return failure.as_result() if failure is not None else _internal_error(name, error)
         except Exception as error:  # a bug must still reach the agent as a rejection, not a traceback
             return _internal_error(name, error)
+
+    def _tool_poll_resource_events(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        """poll_resource_events, for every store: its own resource_type only, a granted resource only."""
+        if arguments["resource_type"] != self.RESOURCE_TYPE:
+            raise unsupported_resource_type(arguments["resource_type"], [self.RESOURCE_TYPE])
+        with self.database.read() as connection:
+            log_id = self._granted_log(connection, arguments["resource_id"])
+            return self.EVENTS.poll(connection, log_id, arguments.get("after_sequence", 0),
+                                    arguments.get("limit", POLL_LIMIT_DEFAULT))
+
+    def _granted_log(self, connection: sqlite3.Connection, resource_id: str) -> str:
+        """Inside a read: the event-log ID of the resource `resource_id` names, if it exists and is granted;
+        NotFound, worded as the store's other tools word it, otherwise. A store that polls supplies it."""
+        raise NotImplementedError(f"{type(self).__name__} lists {POLL_RESOURCE_EVENTS.name} but has no _granted_log")
 
 
 def _internal_error(name: Any, error: Exception) -> Dict[str, Any]:
@@ -590,6 +623,11 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
     PRIMARY KEY (caller, tool, resource_id, key)
 ) WITHOUT ROWID;
 """
+
+
+IDEMPOTENCY_KEY_CHARACTERS = 255
+IDEMPOTENCY_KEY = string(1, IDEMPOTENCY_KEY_CHARACTERS, "A fresh unique string for this change, e.g. a UUID.")
+# every keyed edit's idempotency_key argument, in every store
 
 
 @dataclasses.dataclass(frozen=True)

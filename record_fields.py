@@ -51,6 +51,9 @@ COLOR_CHARACTERS = 32
 STARS_MAX = 100
 STARS_DEFAULT = 5
 PHONE_DIGITS = (7, 15)
+EMAIL_CHARACTERS = 254         # an email address at its longest (RFC 5321's path, less its angle brackets)
+URL_CHARACTERS = 2048          # a URL, in a url field or a file's url: what browsers and servers reliably take
+FILE_NAME_CHARACTERS = 255     # a file's name, as most file systems bound one
 
 _CONFIG = {  # the config keys each type takes: a definition with any other key is refused
     "text": ("max_length",), "number": ("min", "max"), "currency": ("min", "max"),
@@ -258,7 +261,7 @@ def _fail(field: Field, text: str, value: Any = None, quote: bool = True, **allo
 
 def unknown_field(key: Any, writable: Optional[Sequence[str]]) -> Failure:
     """A key the channel has no field for; `writable` (the keys it has) is given with the first such key only."""
-    name = show(key) if isinstance(key, str) else json.dumps(show(key))
+    name = show(key) if isinstance(key, str) else quote(key, ascii_only=True)
     allowed = {} if writable is None else {"allowed": list(writable)}
     return Failure(name, f"values.{name} is not a field of this channel", allowed)
 
@@ -353,7 +356,7 @@ def _boolean(field: Field, value: Any) -> Optional[Failure]:
 
 
 def _email(field: Field, value: Any) -> Optional[Failure]:
-    if isinstance(value, str) and len(value) <= 254 and _is_unicode(value) and _EMAIL.fullmatch(value):
+    if isinstance(value, str) and len(value) <= EMAIL_CHARACTERS and _is_unicode(value) and _EMAIL.fullmatch(value):
         return None
     return _fail(field, "must be an email address such as name@example.com", value)
 
@@ -412,7 +415,8 @@ def _relation(field: Field, value: Any) -> Optional[Failure]:
 def _file(field: Field, value: Any) -> Optional[Failure]:
     def sound(item: Any) -> bool:
         return (isinstance(item, dict) and set(item) == {"name", "url"} and isinstance(item["name"], str)
-                and 0 < len(item["name"]) <= 255 and _is_unicode(item["name"]) and _is_url(item["url"]))
+                and 0 < len(item["name"]) <= FILE_NAME_CHARACTERS and _is_unicode(item["name"])
+                and _is_url(item["url"]))
     if isinstance(value, list) and len(value) <= FILES_MAX and all(sound(item) for item in value):
         return None
     return _fail(field, f'must be a list of at most {FILES_MAX} files, each {{"name": text, "url": an http or '
@@ -458,7 +462,8 @@ def _is_unicode(text: str) -> bool:
 
 
 def _is_url(value: Any) -> bool:
-    if not isinstance(value, str) or len(value) > 2048 or not _is_unicode(value) or any(c.isspace() for c in value):
+    if not isinstance(value, str) or len(value) > URL_CHARACTERS or not _is_unicode(value) \
+            or any(c.isspace() for c in value):
         return False
     try:
         parts = urllib.parse.urlsplit(value)

@@ -39,12 +39,12 @@ import json
 import sqlite3
 from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-from database import DURABILITY_DEFAULT, Database, Layout, add_column
+from database import DURABILITY_DEFAULT, Database, Layout, add_column, open_store
 from plumbing import (
-    BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, READ_ONLY,
+    BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, IDEMPOTENCY_KEY, POLL_RESOURCE_EVENTS, READ_ONLY,
     SHARED_WRITE, AgentTools, EventLog, Forbidden, InvalidArguments, KeyScope, NotFound, Rejection, Tool,
     NAME_CHARACTERS, VersionConflict, checked_id, checked_text, fingerprint, format_time, screen, idempotent, integer,
-    object_schema, parse_time, quote, show, string, unsupported_resource_type, upgrade_idempotency_keys, wall_clock,
+    object_schema, parse_time, quote, show, string, upgrade_idempotency_keys,
 )
 from record_fields import (
     DETAILS, FIELD_TYPES, LISTED_FAILURES, RELATIONS_MAX, Failure, Field, check_value, formula_value, missing_relations,
@@ -138,7 +138,7 @@ EDIT_RECORD_ITEM = Tool(
         "item_id": _ITEM_ID,
         "values": {"type": "object"},
         "expected_version": dict(_VERSION, description="The version from your read_record_item just before."),
-        "idempotency_key": string(1, 255, "A fresh unique string for this change, e.g. a UUID."),
+        "idempotency_key": IDEMPOTENCY_KEY,
     }, ["record_channel_id", "item_id", "values", "expected_version", "idempotency_key"]),
     output_schema=object_schema({"item_id": {"type": "string"}, "version": _VERSION, "replay": {"type": "boolean"}},
                                 ["item_id", "version", "replay"]),
@@ -272,15 +272,16 @@ def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
     where a listing cuts long text; read_only as for kb_store.connect. A file another store or a newer version
     wrote is refused with database.UnusableFile.
     """
-    database = Database(path, LAYOUT, busy_timeout=busy_timeout, durability=durability, read_only=read_only)
-    return RecordStore(database, granted=granted, scopes=scopes, rejection_detail=rejection_detail,
-                       clock=clock or wall_clock, caller=caller, preview_characters=preview_characters)
+    return open_store(RecordStore, path, LAYOUT, busy_timeout=busy_timeout, durability=durability,
+                      read_only=read_only, clock=clock, granted=granted, scopes=scopes,
+                      rejection_detail=rejection_detail, caller=caller, preview_characters=preview_characters)
 
 
 class RecordStore(AgentTools):
     """Record channels and their items: agent tools through call_tool, people's actions as methods."""
 
     TOOLS = (LIST_RECORD_ITEMS, READ_RECORD_ITEM, EDIT_RECORD_ITEM, POLL_RESOURCE_EVENTS)
+    RESOURCE_TYPE = "record"
     EVENTS = EventLog(subject_key="item_id", version_key="version")
 
     def __init__(self, database: Database, *, granted: Optional[Iterable[str]], scopes: Iterable[str],
@@ -348,13 +349,9 @@ class RecordStore(AgentTools):
         version = self._save(connection, channel, row, stored, now, values)
         return {"item_id": row["id"], "version": version}
 
-    def _tool_poll_resource_events(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        if arguments["resource_type"] != "record":
-            raise unsupported_resource_type(arguments["resource_type"], ["record"])
-        with self.database.read() as connection:
-            channel = self._granted_channel(connection, arguments["resource_id"])
-            return self.EVENTS.poll(connection, channel.id, arguments.get("after_sequence", 0),
-                                    arguments.get("limit", POLL_LIMIT_DEFAULT))
+    def _granted_log(self, connection: sqlite3.Connection, channel_id: str) -> str:
+        """A record channel's event log is kept under its ID (once it exists and is granted)."""
+        return self._granted_channel(connection, channel_id).id
 
     def _granted_channel(self, connection: sqlite3.Connection, channel_id: str) -> Channel:
         """The channel if it exists and is granted; NotFound, worded alike, for both failures."""

@@ -4,9 +4,10 @@
     python3 sim.py --sensitivity      # writes results/knowledge_base_sensitivity.md (a few minutes)
 
 Layer: a client (see ARCHITECTURE.md). One seed is one support day, simulated by
-lab/sim_day.py on kb_store.py; this file holds the scenario, the two models of the day,
-the published figures, the command line, the runs over seeds and the verdicts;
-lab/sim_report.py writes them.
+lab/sim_day.py on kb_store.py (K1 is measured apart, by lab/citation_forms.py); this file
+holds the scenario, the two models of the day, the published figures, the command line,
+the runs over seeds and the verdicts; lab/sim_report.py writes them, and
+lab/experiments.run_command is the skeleton of main().
 
 Glossary:
   figure    one published number (or K1 cell), keyed like "K2.h8.stale"
@@ -30,13 +31,18 @@ import os
 import re
 import sys
 import time
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import workload
-from lab import sim_day
-from lab import sim_report
-from cli import bounded, exponent, non_negative, OneLineParser, parse_seeds, positive, share, write_text
-from lab.experiments import GROUP_SIZE, measure, percent, range_groups, run_main_and_ranges, total_of
+from cli import OneLineParser, bounded, exponent, non_negative, positive, share
+from lab import sim_day, sim_report
+from lab.citation_forms import citation_forms
+from lab.experiments import (
+    Figures, Written, measure, percent, range_groups, run_command, run_main_and_ranges, seed_options, total_of,
+    write_files,
+)
+from lab.sim_day import HOUR, MINUTE
+from lab.sim_report import CHART, RESULTS, SENSITIVITY
 
 # ---------------------------------------------------------------------------
 # The scenario (SPEC §2), every constant overridable from the command line.
@@ -47,7 +53,7 @@ SAVES = 300  # by people, at uniform random times of the day
 HOURS = 8  # the day; the agent checks every citation at the end of each hour
 ZIPF_S = 0.9  # popularity of articles, the same ranking for questions and saves
 SAVE_MIX = (0.85, 0.10, 0.05)  # content / content and title / unpublish
-DELAYS = (20, 15 * 60, 60 * 60, 4 * 60 * 60)  # seconds from an answer to its K4 edit
+DELAYS = (20, 15 * MINUTE, HOUR, 4 * HOUR)  # seconds from an answer to its K4 edit
 # How the articles are written (our design; SPEC is silent): workload.py's settings, which the demo writes
 # with too. Two are calibrated to the published sizes: workload.ARTICLE_WORDS (a read of an article then
 # weighs about the published 1.5 KiB) and the agent's search limit here.
@@ -62,7 +68,6 @@ MAIN_SEEDS = "1-5"
 RANGE_GROUPS = 20  # groups of five seeds after the main seeds, for the ranges
 SENSITIVITY_AREAS = (5, 10, 20, 40, 80)  # articles per product area tried by --sensitivity, with views
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
-RESULTS, CHART, SENSITIVITY = "knowledge_base.md", "knowledge_base.svg", "knowledge_base_sensitivity.md"
 
 # ---------------------------------------------------------------------------
 # The published figures (SPEC §2, from the articles 000-002), keyed by figure.
@@ -110,8 +115,6 @@ CALIBRATED = frozenset({"K3.title.kib", "K3.title.kib_per_check", "K3.reread.kib
 
 # ---------------------------------------------------------------------------
 # Figures: how each is computed from the summed counts of a group of seeds.
-
-Figures = Dict[str, Callable[[Dict[str, Any]], float]]
 
 
 def _stale_keys(reading: str) -> Tuple[str, str]:
@@ -205,9 +208,14 @@ def k4_totals() -> Figures:
     }
 
 
+def published_hours(scenario: sim_day.Scenario) -> List[int]:
+    """The hours of the published K2 table that the day lasts into."""
+    return [h for h in PUBLISHED_HOURS if h <= scenario.hours]
+
+
 def all_figures(scenario: sim_day.Scenario) -> Dict[str, Figures]:
     """Every figure, per reading ('citation' and 'distinct' differ only in K2, the control and the title-only check)."""
-    hours = [h for h in PUBLISHED_HOURS if h <= scenario.hours]
+    hours = published_hours(scenario)
     figures = {}
     for reading in ("distinct", "citation"):
         table: Figures = {
@@ -308,7 +316,7 @@ def save_mix(text: str) -> Tuple[float, float, float]:
     return tuple(n / 100 for n in numbers)  # type: ignore[return-value]
 
 
-UNITS = {"s": 1, "m": 60, "h": 3600}
+UNITS = {"s": 1, "m": MINUTE, "h": HOUR}
 
 
 def delays(text: str) -> Tuple[int, ...]:
@@ -327,14 +335,7 @@ def parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="sim.py", description="Rerun the knowledge-base experiments (SPEC §2) in two models of the day and "
         "write results/knowledge_base.md and results/knowledge_base.svg beside the published figures.")
-    p.add_argument("--seeds", type=parse_seeds, default=parse_seeds(MAIN_SEEDS), metavar="LIST",
-                   help=f"the seeds the 'ours' column sums, e.g. 1-5 or 1,3,8-10 (default {MAIN_SEEDS})")
-    p.add_argument("--ranges", type=non_negative, default=RANGE_GROUPS, metavar="N",
-                   help=f"groups of {GROUP_SIZE} further seeds, after the largest of --seeds, for the ranges; "
-                   f"0 skips them (default {RANGE_GROUPS})")
-    p.add_argument("--jobs", type=positive, default=os.cpu_count() or 1, metavar="N",
-                   help="processes to run seeds in; results do not depend on it (default: the CPU count)")
-    p.add_argument("--out", default=OUT, metavar="DIR", help="where to write the results (default results/)")
+    seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the ranges", OUT, "the results")
     p.add_argument("--sensitivity", action="store_true",
                    help=f"instead of the main page, write {SENSITIVITY}: the tallies of the popular model with "
                    "each of its ingredients alone and with areas of several sizes (a few minutes)")
@@ -385,7 +386,7 @@ def scenario_from(options: argparse.Namespace) -> sim_day.Scenario:
 
 
 def check_options(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
-    """What argparse cannot check alone; exits with status 2 and one line, like argparse."""
+    """What argparse cannot check alone; exits with cli.EXIT_USAGE and one line, like argparse."""
     if options.title_words > options.topic_words:
         p.error("--title-words must not exceed --topic-words")
     if options.topic_words + 1 > options.vocabulary:
@@ -398,47 +399,49 @@ def check_options(p: argparse.ArgumentParser, options: argparse.Namespace) -> No
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run both models over the seeds, measure every figure, write the markdown and the chart."""
-    p = parser()
-    options = p.parse_args(argv)
-    check_options(p, options)
-    if options.sensitivity:
-        return sensitivity(options)
+    """Run both models over the seeds, measure every figure, write the markdown and the chart (or, with
+    --sensitivity, the sensitivity page); cli.EXIT_OK, or EXIT_USAGE for a bad option."""
+    return run_command("sim.py", parser, check_options,
+                       lambda options: sensitivity(options) if options.sensitivity else main_page(options), argv)
+
+
+def main_page(options: argparse.Namespace) -> Written:
+    """The markdown and the chart of both models over the options' seeds, and the seconds the run took."""
     report = measure_report(options)
-    write_report(report, options.out)
-    print(f"sim.py: wrote {options.out}/{RESULTS} and {CHART} in {report.timing[1]:.1f} s", file=sys.stderr)
-    return 0
+    return report_files(report), report.timing[1]
 
 
 def measure_report(options: argparse.Namespace) -> sim_report.Report:
     """Both models over the options' seeds and range groups, every figure measured: what the page is written from."""
     started = time.perf_counter()
     seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
-    measured, main_seconds = run_models("sim.py", models_from(options), seeds, groups, options.jobs)
-    k1 = sim_day.citation_forms()
+    models = models_from(options)
+    measured, main_seconds = run_models("sim.py", models, seeds, groups, options.jobs)
+    k1 = citation_forms()
     seconds = time.perf_counter() - started
     return sim_report.Report(models=measured, seeds=seeds, groups=groups, k1=k1, published_k1=PUBLISHED_K1,
-                             published=PUBLISHED, calibrated=CALIBRATED, timing=(main_seconds, seconds, options.jobs))
+                             published=PUBLISHED, published_hours=published_hours(models[MODELS[0]]),
+                             calibrated=CALIBRATED, timing=(main_seconds, seconds, options.jobs))
+
+
+def report_files(report: sim_report.Report) -> Dict[str, str]:
+    """The markdown and the chart of a report, by file name."""
+    return {RESULTS: sim_report.markdown(report), CHART: sim_report.chart(report)}
 
 
 def write_report(report: sim_report.Report, out: str) -> None:
     """The markdown and the chart of a report, into the folder `out`."""
-    os.makedirs(out, exist_ok=True)
-    for name, text in ((RESULTS, sim_report.markdown(report)), (CHART, sim_report.chart(report))):
-        write_text(os.path.join(out, name), text)
+    write_files(out, report_files(report))
 
 
-def sensitivity(options: argparse.Namespace) -> int:
-    """--sensitivity: the tallies of each variant of the model, written to SENSITIVITY."""
+def sensitivity(options: argparse.Namespace) -> Written:
+    """--sensitivity: the tallies of each variant of the model, as the page SENSITIVITY, and the seconds taken."""
     started = time.perf_counter()
     seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
     measured, _ = run_models("sim.py --sensitivity", sensitivity_models(options), seeds, groups, options.jobs)
     seconds = time.perf_counter() - started
     text = sim_report.sensitivity_markdown(measured, seeds, groups, (seconds, options.jobs), CALIBRATED)
-    os.makedirs(options.out, exist_ok=True)
-    write_text(os.path.join(options.out, SENSITIVITY), text)
-    print(f"sim.py: wrote {options.out}/{SENSITIVITY} in {seconds:.1f} s", file=sys.stderr)
-    return 0
+    return {SENSITIVITY: text}, seconds
 
 
 if __name__ == "__main__":

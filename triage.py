@@ -5,7 +5,8 @@
 Layer: a client (see ARCHITECTURE.md). lab/triage_runs.py measures one seed of tables
 R1-R5 on record_store.py (its scripted agent is lab/triage_agent.py) and times R6;
 this file holds the scenario, the published figures, the command line, the runs
-over seeds and the verdicts; lab/triage_report.py writes them.
+over seeds and the verdicts; lab/triage_report.py writes them, and
+lab/experiments.run_command is the skeleton of main().
 
 Glossary (lab/experiments.py has the shared words: figure, ours, range, verdict):
   row       one R1 configuration, "<schema>.<detail>": did the agent read the schema
@@ -23,13 +24,13 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import record_store
 import workload
-from lab import triage_report
-from lab import triage_runs
-from lab.triage_agent import WEEKDAYS
-from cli import bounded, non_negative, OneLineParser, parse_seeds, positive, share, write_text
+from cli import OneLineParser, bounded, non_negative, positive, share
+from lab import triage_report, triage_runs
 from lab.experiments import (
-    GROUP_SIZE, Figures, measure, normal_spread, percent, range_groups, run_main_and_ranges, total_of,
+    Figures, Written, measure, normal_spread, percent, range_groups, run_command, run_main_and_ranges, seed_options,
+    total_of,
 )
+from lab.triage_agent import WEEKDAYS
 
 # ---------------------------------------------------------------------------
 # The scenario (SPEC §3), every constant overridable from the command line.
@@ -271,14 +272,7 @@ def parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="triage.py", description="Rerun the record-channel experiments (SPEC §3) through "
                       "record_store.py's agent tools and write results/record_channels.md beside the published "
                       "figures.")
-    p.add_argument("--seeds", type=parse_seeds, default=parse_seeds(MAIN_SEEDS), metavar="LIST",
-                   help=f"the seeds the 'ours' column sums, e.g. 1-5 or 1,3,8-10 (default {MAIN_SEEDS})")
-    p.add_argument("--ranges", type=non_negative, default=RANGE_GROUPS, metavar="N",
-                   help=f"groups of {GROUP_SIZE} further seeds, after the largest of --seeds, for the 95%% ranges "
-                   f"(mean ± 1.96 standard deviations); 0 skips them (default {RANGE_GROUPS})")
-    p.add_argument("--jobs", type=positive, default=os.cpu_count() or 1, metavar="N",
-                   help="processes to run seeds in; results do not depend on it (default: the CPU count)")
-    p.add_argument("--out", default=OUT, metavar="DIR", help=f"where to write {RESULTS} (default results/)")
+    seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the 95%% ranges (mean ± 1.96 standard deviations)", OUT, RESULTS)
     work = p.add_argument_group("the triage (SPEC §3; R1, R2, R5)")
     work.add_argument("--items", type=positive, default=ITEMS, help=f"New bugs per seed (default {ITEMS})")
     work.add_argument("--statuses", type=status_list, default=STATUSES, metavar="LIST",
@@ -330,7 +324,7 @@ def scenario_from(options: argparse.Namespace) -> triage_runs.Scenario:
 
 
 def check_options(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
-    """What argparse cannot check alone; exits with status 2 and one line, like argparse."""
+    """What argparse cannot check alone; exits with cli.EXIT_USAGE and one line, like argparse."""
     modified, _, deleted = options.changes
     if modified + deleted > options.changes_items:
         p.error("--changes: the items modified and deleted must not outnumber --changes-items")
@@ -339,10 +333,13 @@ def check_options(p: argparse.ArgumentParser, options: argparse.Namespace) -> No
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the seeds, measure every figure, time R6, write the markdown."""
-    p = parser()
-    options = p.parse_args(argv)
-    check_options(p, options)
+    """Run the seeds, measure every figure, time R6, write the markdown; cli.EXIT_OK, or EXIT_USAGE for a bad
+    option."""
+    return run_command("triage.py", parser, check_options, measure_page, argv)
+
+
+def measure_page(options: argparse.Namespace) -> Written:
+    """The markdown of the options' seeds, range groups and R6 timing, and the seconds the run took."""
     scenario = scenario_from(options)
     started = time.perf_counter()
     seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
@@ -361,10 +358,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         scenario=scenario, seeds=seeds, groups=groups, rows=rows, main=main_total, published=PUBLISHED,
         published_r6=PUBLISHED_R6, r6=timing, rejection=the_values_rejection(scenario),
         published_rejection=PUBLISHED_VALUES_REJECTION, timing=(seeds_seconds, seconds, options.jobs))
-    os.makedirs(options.out, exist_ok=True)
-    write_text(os.path.join(options.out, RESULTS), triage_report.markdown(report))
-    print(f"triage.py: wrote {options.out}/{RESULTS} in {seconds:.1f} s", file=sys.stderr)
-    return 0
+    return {RESULTS: triage_report.markdown(report)}, seconds
 
 
 if __name__ == "__main__":

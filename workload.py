@@ -29,7 +29,11 @@ BUG_TRACKER = "bugs"  # the bug tracker channel of the record article's runs, an
 
 
 def zipf_weights(n: int, s: float) -> List[float]:
-    """Zipf weights 1/k^s of ranks 1..n, unnormalised."""
+    """Zipf weights 1/k^s of ranks 1..n, unnormalised.
+
+    >>> zipf_weights(4, 1.0)
+    [1.0, 0.5, 0.3333333333333333, 0.25]
+    """
     return [1.0 / k ** s for k in range(1, n + 1)]
 
 # ---------------------------------------------------------------------------
@@ -192,7 +196,12 @@ def description(rng: random.Random, opening: str, low: int, high: int) -> str:
 
 
 def new_bug(rng: random.Random, number: int, characters: Tuple[int, int]) -> Dict[str, Any]:
-    """The values of one bug as a person files it: New, nothing triaged yet; `characters`: its description's."""
+    """The values of one bug as a person files it: New, nothing triaged yet; `characters`: its description's.
+
+    >>> bug = new_bug(random.Random(1), 7, (300, 300))
+    >>> bug["ticket"], bug["status"], len(bug["description"]), sorted(bug)
+    ('BUG-7', 'new', 300, ['description', 'reporter', 'status', 'ticket', 'title'])
+    """
     place, symptom, trigger = rng.choice(PLACES), rng.choice(SYMPTOMS), rng.choice(TRIGGERS)
     title = f"{place[0].upper()}{place[1:]} {symptom} {trigger}"
     return {"ticket": f"BUG-{number}", "title": title, "status": "new",

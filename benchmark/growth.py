@@ -28,7 +28,7 @@ from benchmark.fixtures import KB
 from benchmark.memory import peak_rss_mib
 from benchmark.timing import CHANNEL
 from benchmark.tools import BROAD_QUERY, POLL_BACK, mid_query, narrow_query
-from cli import OneLineParser
+from cli import EXIT_OK, OneLineParser
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # where `-m benchmark.growth` runs
 KINDS = ("articles", "items", "events")
@@ -161,7 +161,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if os.path.exists(options.path):
         p.error(f"{options.path} exists; give a new file")
     print(json.dumps(build(options.kind, options.size, options.path)))
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Peak memory of one program run: this process's own high-water mark, and its largest child's.
 
-    python3 memory.py FACTS.json sim.py --out /tmp/scratch    # runs sim.py, then writes its peaks
+    python3 benchmark/memory.py FACTS.json sim.py --out /tmp/scratch    # runs sim.py, then writes its peaks
 
 Layer: a benchmark helper with no imports of the project, so that what it measures
 is the program it runs. On Linux the peak is /proc/self/status's VmHWM: getrusage's
@@ -14,6 +14,8 @@ import os
 import runpy
 import sys
 from typing import List, Optional
+
+EXIT_OK, EXIT_USAGE = 0, 2  # cli.py's codes, restated: this file imports nothing of the project (see above)
 
 KIB_PER_MIB = 2 ** 10
 
@@ -46,8 +48,8 @@ def _usage_mib(who: str) -> Optional[float]:
 
 def main(argv: List[str]) -> int:
     if len(argv) < 2:
-        print("usage: python3 memory.py FACTS.json SCRIPT [ARGUMENT ...]", file=sys.stderr)
-        return 2
+        print("usage: python3 benchmark/memory.py FACTS.json SCRIPT [ARGUMENT ...]", file=sys.stderr)
+        return EXIT_USAGE
     facts, script = argv[0], argv[1]
     sys.argv = [script] + argv[2:]
     sys.path[0] = os.path.dirname(os.path.abspath(script))  # its imports resolve as if it had been run itself
@@ -58,7 +60,7 @@ def main(argv: List[str]) -> int:
             raise
     with open(facts, "w", encoding="utf-8") as out:
         json.dump({"self": peak_rss_mib(), "children": largest_child_mib()}, out)
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

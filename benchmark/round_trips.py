@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import mcp_demo
 from benchmark.timing import percentile
-from cli import OneLineParser
+from cli import EXIT_OK, OneLineParser
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SERVER = [sys.executable, os.path.join(ROOT, "mcp_server.py"), "--demo"]
@@ -145,7 +145,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"{options.count} round trips of tools/call {options.tool}{served}: median {figures['median']:.3f} ms, "
           f"p99 {figures['p99']:.3f} ms, min {figures['min']:.3f} ms, max {figures['max']:.3f} ms "
           f"(Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.system()} {platform.machine()})")
-    return 0
+    return EXIT_OK
 
 
 def sdk_server(p: OneLineParser, options: argparse.Namespace) -> List[str]:

@@ -36,6 +36,7 @@ except ImportError:  # the SDK is optional: make conformance installs it into .v
     MCPServer = None
 
 import kb_store  # noqa: E402  (after the root is on the path)
+from cli import EXIT_OK, EXIT_USAGE  # noqa: E402
 import mcp_demo  # noqa: E402
 
 TOOL = "read_knowledge_article"
@@ -67,11 +68,11 @@ def build_server(store: kb_store.KnowledgeBaseStore) -> "MCPServer":
 def main() -> int:
     """Serve on stdio until stdin closes; 2 without the mcp package."""
     if MCPServer is None:
-        print("bench_sdk_server.py: error: needs the mcp package (Python >= 3.10); make conformance installs it "
-              "in .venv: .venv/bin/python bench_sdk_server.py", file=sys.stderr)
-        return 2
+        print("benchmark/sdk_server.py: error: needs the mcp package (Python >= 3.10); make conformance installs "
+              "it in .venv: .venv/bin/python benchmark/sdk_server.py", file=sys.stderr)
+        return EXIT_USAGE
     build_server(demo_store()).run("stdio")
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Sequence
 import kb_store
 import plumbing
 import record_store
-from lab import sim_day
+from lab.experiments import bytes_of
 from lab import triage_runs
 from benchmark.fixtures import KB, Written
 from benchmark.timing import CHANNEL
@@ -86,7 +86,7 @@ class Workload:
                 raise RuntimeError(f"{tool} was refused during the benchmark: {json.dumps(result)[:300]}")
             self._saw(name, result)
             if number < SIZED:
-                sizes.append(sim_day.bytes_of(result))
+                sizes.append(bytes_of(result))
             return result
         return one
 

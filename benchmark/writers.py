@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from benchmark import fixtures
 import record_store
 import workload
-from cli import OneLineParser, positive
+from cli import EXIT_FAILED, EXIT_OK, OneLineParser, positive
 from lab.triage_runs import CHANNEL
 
 PROCESSES = 2
@@ -300,7 +300,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           f"(Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.system()} {platform.machine()})")
     for problem in run["chain"]["problems"]:
         print(problem, file=sys.stderr)
-    return 0 if run["chain"]["ok"] else 1
+    return EXIT_OK if run["chain"]["ok"] else EXIT_FAILED
 
 
 if __name__ == "__main__":

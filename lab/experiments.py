@@ -1,8 +1,8 @@
-"""What the experiment scripts share: seeds, runs over processes, 95% ranges, verdicts, options, markdown.
+"""What the experiment scripts share: their main(), seeds, runs over processes, 95% ranges, verdicts, sizes, markdown.
 
-Layer: below sim.py and triage.py (and the one-line option errors of every
-command: mcp_server.py and round_trips.py use OneLineParser too), beside the stores,
-which it never imports.
+Layer: below sim.py and triage.py, on cli.py (whose exit codes and file writer their
+main() uses), beside the stores, which it never imports. What the two report
+writers share about showing one figure is in figures.py, above this module.
 
 Glossary:
   figure    one published number, keyed like "K2.h8.stale" or "R1.no.values.saved"
@@ -13,17 +13,76 @@ Glossary:
   verdict   exact | inside range | outside range (with its reason) | no range (--ranges 0)
 """
 
+import argparse
 import decimal
+import json
 import multiprocessing
+import os
 import statistics
 import sys
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from cli import EXIT_OK, non_negative, parse_seeds, positive, write_text
+
 GROUP_SIZE = 5  # seeds per range group, as many as the main seeds 1-5
 TIMING_MARK = "<!-- timing -->"  # ends every results line that reports a wall time; the only lines that may differ
 
+EXACT, INSIDE, OUTSIDE = "exact", "inside range", "outside range"  # the verdicts, best first
+VERDICTS = (EXACT, INSIDE, OUTSIDE)
+NO_RANGE = "no range (--ranges 0)"  # the verdict of a figure that is not exact when no range was run
+
 Figures = Dict[str, Callable[[Dict[str, Any]], float]]
+Written = Tuple[Dict[str, str], float]  # the files a run writes, text by file name, and the seconds it took
+
+# ---------------------------------------------------------------------------
+# The main() of an experiment script.
+
+
+def run_command(prog: str, parser: Callable[[], argparse.ArgumentParser],
+                check_options: Callable[[argparse.ArgumentParser, argparse.Namespace], None],
+                measure: Callable[[argparse.Namespace], Written], argv: Optional[Sequence[str]]) -> int:
+    """What sim.py's and triage.py's main() do: parse and check the options (a bad one exits with
+    cli.EXIT_USAGE and one line), measure, write the files into --out, say what was written and how long the
+    run took; EXIT_OK."""
+    p = parser()
+    options = p.parse_args(argv)
+    check_options(p, options)
+    files, seconds = measure(options)
+    write_files(options.out, files)
+    print(f"{prog}: wrote {options.out}/{' and '.join(files)} in {seconds:.1f} s", file=sys.stderr)
+    return EXIT_OK
+
+
+def seed_options(p: argparse.ArgumentParser, main_seeds: str, range_groups: int, ranges_for: str, out: str,
+                 written: str) -> None:
+    """The options every experiment script takes: --seeds, --ranges (groups of GROUP_SIZE seeds for
+    `ranges_for`), --jobs and --out (where `written` goes)."""
+    p.add_argument("--seeds", type=parse_seeds, default=parse_seeds(main_seeds), metavar="LIST",
+                   help=f"the seeds the 'ours' column sums, e.g. 1-5 or 1,3,8-10 (default {main_seeds})")
+    p.add_argument("--ranges", type=non_negative, default=range_groups, metavar="N",
+                   help=f"groups of {GROUP_SIZE} further seeds, after the largest of --seeds, for {ranges_for}; "
+                   f"0 skips them (default {range_groups})")
+    p.add_argument("--jobs", type=positive, default=os.cpu_count() or 1, metavar="N",
+                   help="processes to run seeds in; results do not depend on it (default: the CPU count)")
+    p.add_argument("--out", default=out, metavar="DIR", help=f"where to write {written} (default results/)")
+
+
+def write_files(out: str, files: Dict[str, str]) -> None:
+    """Each file's text into the folder `out`, made if missing."""
+    os.makedirs(out, exist_ok=True)
+    for name, text in files.items():
+        write_text(os.path.join(out, name), text)
+
+
+# ---------------------------------------------------------------------------
+# What a tool result weighs (both experiments' KiB figures, and the benchmark's sizes).
+
+
+def bytes_of(result: Any) -> int:
+    """A tool result's size as an MCP client receives it: UTF-8 of json.dumps(result, ensure_ascii=False)."""
+    return len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
+
 
 # ---------------------------------------------------------------------------
 # Running seeds and summing them.
@@ -125,12 +184,12 @@ def verdict(published: float, ours: float, low: Optional[float], high: Optional[
     """
     lower, upper = published_interval(published, decimals)
     if lower <= ours < upper:
-        return "exact"
+        return EXACT
     if low is None or high is None:
-        return "no range (--ranges 0)"
+        return NO_RANGE
     if low < upper and high >= lower:
-        return "inside range"
-    return "outside range"
+        return INSIDE
+    return OUTSIDE
 
 
 def published_interval(published: float, decimals: int) -> Tuple[float, float]:

@@ -1,4 +1,4 @@
-"""sim_chart.py: the hand-built SVG chart of results/knowledge_base.md, from the default model's main seeds.
+"""lab/sim_chart.py: the hand-built SVG chart of results/knowledge_base.md, from the default model's main seeds.
 
 Layer: below sim_report.py. Three small line charts: the stale share by hour with popular
 and uniform saves, and the cumulative calls and KiB of the three hourly checks. No

@@ -1,9 +1,10 @@
 """One simulated support day on the knowledge-base store: the plan, the people, the scripted agent.
 
-Layer: a client of kb_store.py, used by sim.py. People act through the store's
-plain methods; the agent acts only through `call_tool`, as a model would. The
-one exception is ground truth (`store.article`), read only to compare the
-agent's checks against.
+Layer: a client of kb_store.py, used by sim.py (and by kb_law.py, which says what the
+popularity law alone predicts of such a day, and citation_forms.py, which measures K1
+with this agent). People act through the store's plain methods; the agent acts only
+through `call_tool`, as a model would. The one exception is ground truth
+(`store.article`), read only to compare the agent's checks against.
 
 Glossary:
   plan       everything one seed draws before its day runs: articles, questions, people's saves
@@ -17,7 +18,7 @@ Glossary:
              "title" re-searches each cited title, "reread" re-reads each cited article,
              "poll" resumes the event log from its cursor
   cursor     the last sequence the agent has seen in the knowledge base's event log
-  cost       calls and bytes of one strategy; bytes are BYTES_OF each tool result
+  cost       calls and bytes of one strategy; bytes are experiments.bytes_of each tool result
 
 Times inside a day are integer microseconds since the day began.
 """
@@ -26,20 +27,22 @@ import dataclasses
 import datetime
 import heapq
 import itertools
-import json
-import math
 import random
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import kb_store
 import workload
+from lab.experiments import bytes_of
 from workload import Writer, zipf_weights
 
 KB = workload.KNOWLEDGE_BASE
 DAY_START = datetime.datetime(2026, 11, 9, 9, 0, tzinfo=datetime.timezone.utc)
 SECOND = 1_000_000  # microseconds
-HOUR = 3600  # seconds
-LAW_STEPS = 480  # answer times the popularity law averages over: one a minute of the 8-hour day
+MINUTE, HOUR = 60, 3600  # seconds
+PUBLISHED_THE_DAY_BEFORE = -24 * HOUR * SECOND  # when people wrote the articles, before the day began
+
+CITED = 2  # citations per answer: the top two search results, first then second
+TOP = 10  # "the ten most popular" (or most cited) articles the figures count
 
 STRATEGIES = ("title", "reread", "poll")
 SAVE_KINDS = ("content", "content+title", "unpublish")
@@ -84,59 +87,11 @@ class Scenario:
 # Popularity.
 
 
-def top_share(n: int, s: float, top: int = 10) -> float:
-    """The analytic share of the `top` most popular of n articles under Zipf(s)."""
-    weights = zipf_weights(n, s)
-    return sum(weights[:top]) / sum(weights)
-
-
 def popularity(scenario: "Scenario") -> List[float]:
     """Each article's share of questions and of saves, most popular first."""
     weights = zipf_weights(scenario.articles, scenario.zipf_s)
     total = sum(weights)
     return [w / total for w in weights]
-
-
-# ---------------------------------------------------------------------------
-# What the popularity law alone predicts: the yardsticks "Where and why we differ" measures against.
-
-
-def expected_cited_per_check(scenario: "Scenario", citations_per_answer: int) -> float:
-    """Distinct articles cited by the end of an hour, averaged over the hourly checks, if each answer's
-    citations were independent popularity draws (1: the targets alone; 2: both citations)."""
-    shares = popularity(scenario)
-    per_check = []
-    for hour in range(1, scenario.hours + 1):
-        draws = citations_per_answer * scenario.questions * hour / scenario.hours
-        per_check.append(sum(1 - (1 - p) ** draws for p in shares))
-    return sum(per_check) / len(per_check)
-
-
-def expected_uniform_stale(scenario: "Scenario") -> float:
-    """Share of citations stale at the day's end when saves fall uniformly on the articles: a citation made at
-    a uniform time sees the rest of the day's saves, Poisson with mean saves/articles per day."""
-    mean = scenario.saves / scenario.articles
-    return 1 - (1 - math.exp(-mean)) / mean if mean else 0.0
-
-
-def expected_rejection(scenario: "Scenario", delay: int, day_ends: bool) -> float:
-    """Share of delayed edits whose article a person saved (or unpublished) within the delay, when the article
-    and every save are popularity draws and answers come at uniform times; with `day_ends`, no save comes
-    after the last hour, as in our day. The answer times are LAW_STEPS midpoints of the day."""
-    shares, day = popularity(scenario), scenario.hours * HOUR
-    rate = scenario.saves / day  # saves per second
-    saved_within: Dict[float, float] = {}  # window -> share of edits whose article was saved within it
-
-    def share_saved(window: float) -> float:
-        if window not in saved_within:
-            saved_within[window] = sum(p * (1 - math.exp(-rate * p * window)) for p in shares)
-        return saved_within[window]
-
-    total = 0.0
-    for step in range(LAW_STEPS):
-        asked = (step + 0.5) * day / LAW_STEPS
-        total += share_saved(min(delay, day - asked) if day_ends else delay)
-    return total / LAW_STEPS
 
 
 # ---------------------------------------------------------------------------
@@ -205,7 +160,7 @@ def draw_plan(seed: int, scenario: Scenario) -> Plan:
             sharers[word] = sharers.get(word, 0) + 1
     creation_order = list(range(scenario.articles))
     rng.shuffle(creation_order)
-    day = scenario.hours * 3600 * SECOND
+    day = scenario.hours * HOUR * SECOND
     ranks = list(itertools.accumulate(zipf_weights(scenario.articles, scenario.zipf_s)))
     popular = lambda: rng.choices(range(scenario.articles), cum_weights=ranks)[0]  # noqa: E731
     questions = []
@@ -278,11 +233,6 @@ class EventLoop:
 # The scripted agent: only call_tool, exactly as a model would.
 
 
-def bytes_of(result: Dict[str, Any]) -> int:
-    """A tool result's size as an MCP client receives it: UTF-8 of json.dumps(result, ensure_ascii=False)."""
-    return len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
-
-
 @dataclasses.dataclass(frozen=True)
 class Citation:
     """One citation the agent gave, with the title and content it read."""
@@ -331,14 +281,14 @@ class Agent:
 
     def answer(self, query: str) -> List[Citation]:
         """Search, read the top two results, keep both citations."""
-        number = len(self.citations) // 2
+        number = len(self.citations) // CITED
         cited = []
-        for hit in self.search(query)[:2]:
+        for hit in self.search(query)[:CITED]:
             page = self.read(hit["article_id"])
             assert "error" not in page, page  # read at the instant of the search: still published
             cited.append(Citation(number, page["article_id"], page["citation"]["updated_at"], page["title"],
                                   page["content"]))
-        assert len(cited) == 2, f"the search for {query!r} returned fewer than two articles"
+        assert len(cited) == CITED, f"the search for {query!r} returned fewer than two articles"
         self.citations += cited
         return cited
 
@@ -410,7 +360,7 @@ class Published:
 
     def __init__(self, plan: Plan, scenario: Scenario) -> None:
         clock = SimClock()
-        clock.time = -24 * 3600 * SECOND
+        clock.time = PUBLISHED_THE_DAY_BEFORE
         self.store = kb_store.connect(clock=clock)
         self.store.create_knowledge_base(KB, "Support")
         self.ids = [""] * len(plan.articles)  # article IDs by rank
@@ -487,7 +437,7 @@ def staleness(citations: Sequence[Citation], stale: set) -> Dict[str, int]:
         "stale": len(stale),
         "stale_distinct": len({(citations[i].article_id, citations[i].updated_at) for i in stale}),
         "answers_stale": len({citations[i].answer for i in stale}),
-        "stale_second": sum(i % 2 for i in stale),  # an answer's citations are kept in pairs, first then second
+        "stale_second": sum(i % CITED == 1 for i in stale),  # an answer's citations are kept in turn, first first
     }
 
 
@@ -532,7 +482,7 @@ def run_zipf_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[s
 def schedule_checks(day: Day, scenario: Scenario, check: Callable[[], None]) -> None:
     """The hourly check at the end of every hour of the day."""
     for hour in range(1, scenario.hours + 1):
-        day.loop.at(hour * 3600 * SECOND, CHECK, check)
+        day.loop.at(hour * HOUR * SECOND, CHECK, check)
 
 
 def second_concentration(seconds: Sequence[str], ids: Sequence[str]) -> Dict[str, int]:
@@ -540,9 +490,9 @@ def second_concentration(seconds: Sequence[str], ids: Sequence[str]) -> Dict[str
     counts: Dict[str, int] = {}
     for article_id in seconds:
         counts[article_id] = counts.get(article_id, 0) + 1
-    popular = set(ids[:10])
+    popular = set(ids[:TOP])
     return {"seconds": len(seconds), "second_distinct": len(counts),
-            "second_top10": sum(sorted(counts.values(), reverse=True)[:10]),
+            "second_top10": sum(sorted(counts.values(), reverse=True)[:TOP]),
             "second_popular": sum(1 for a in seconds if a in popular)}
 
 
@@ -614,85 +564,9 @@ def run_seed(seed: int, scenario: Scenario) -> Dict[str, Any]:
     plan = draw_plan(seed, scenario)
     published = Published(plan, scenario)
     return {
-        "seed": seed,
-        "questions_top10": sum(q.rank < 10 for q in plan.questions),
-        "saves_top10": sum(s.zipf.rank < 10 for s in plan.saves),
+        "questions_top10": sum(q.rank < TOP for q in plan.questions),
+        "saves_top10": sum(s.zipf.rank < TOP for s in plan.saves),
         "zipf": run_zipf_day(plan, scenario, published),
         "uniform": run_uniform_day(plan, scenario, published),
         "edits": run_edit_day(plan, scenario, published),
     }
-
-
-# ---------------------------------------------------------------------------
-# K1: what each form of citation lets the agent do, tried on a small store.
-
-CITATION_FORMS = {  # what the agent keeps of one read, per form
-    "article title": ("title",),
-    "article ID": ("article_id",),
-    "article ID + updated time": ("article_id", "updated_at"),
-}
-
-
-def _cited_article() -> Tuple[kb_store.KnowledgeBaseStore, SimClock, Agent, Dict[str, Any]]:
-    """A store with one published article and the agent's read of it."""
-    clock = SimClock()
-    store = kb_store.connect(clock=clock)
-    store.create_knowledge_base(KB, "Support")
-    store.create_article(KB, "Reset a password", "Open Settings, then Security, then Reset.")
-    store.create_article(KB, "Export invoices", "Invoices export as PDF from the Billing page.")
-    agent = Agent(store, 5)
-    clock.time += SECOND
-    return store, clock, agent, agent.read("art-00001")
-
-
-def look_up(agent: Agent, form: Dict[str, str]) -> Optional[Dict[str, Any]]:
-    """Find the cited article again from what the citation holds: by ID, or by searching its exact title."""
-    if "article_id" in form:
-        page = agent.read(form["article_id"])
-        return None if "error" in page else page
-    return next((hit for hit in agent.search(form["title"]) if hit["title"] == form["title"]), None)
-
-
-def citation_forms() -> Dict[str, Tuple[str, str, str]]:
-    """K1, measured: per form, (survives a title change, shows the content changed, usable as edit version)."""
-    table = {}
-    for name, fields in CITATION_FORMS.items():
-        table[name] = (_survives_rename(fields), _shows_content_change(fields), _usable_as_version(fields))
-    return table
-
-
-def _form(page: Dict[str, Any], fields: Sequence[str]) -> Dict[str, str]:
-    return {field: page[field] for field in fields}
-
-
-def _survives_rename(fields: Sequence[str]) -> str:
-    store, clock, agent, page = _cited_article()
-    form = _form(page, fields)
-    clock.time += SECOND
-    store.save_article(KB, page["article_id"], title="Reset your password")
-    return "yes" if look_up(agent, form) is not None else "no"
-
-
-def _shows_content_change(fields: Sequence[str]) -> str:
-    store, clock, agent, page = _cited_article()
-    form = _form(page, fields)
-    clock.time += SECOND
-    store.save_article(KB, page["article_id"], content="Use the reset link on the sign-in page.")
-    found = look_up(agent, form)
-    return "yes" if found is None or any(found[k] != v for k, v in form.items()) else "no"
-
-
-def _usable_as_version(fields: Sequence[str]) -> str:
-    """Edit right after the read and again after a person's save, passing what the citation holds as the version."""
-    outcomes = []
-    for person_saves_first in (False, True):
-        store, clock, agent, page = _cited_article()
-        form = _form(page, fields)
-        clock.time += SECOND
-        if person_saves_first:
-            store.save_article(KB, page["article_id"], content="A person's newer text.")
-        version = form.get("updated_at", form.get("article_id", form.get("title")))
-        cited = Citation(0, page["article_id"], version, page["title"], page["content"])
-        outcomes.append("error" not in agent.edit(cited, page["content"] + " More.", version, "k1"))
-    fresh, stale = outcomes
-    return "yes" if fresh and stale else "yes, if recent" if fresh else "no"

@@ -1,11 +1,12 @@
-"""sim_reasons.py: why a knowledge-base figure lies outside our range, each cause checked on the run itself.
+"""lab/sim_reasons.py: why a knowledge-base figure lies outside our range, each cause checked on the run itself.
 
-Layer: below sim_report.py, beside sim_day.py. A cause is a function of the report, the
-model, the figure and the reading; it names itself only when its check holds on this
-run (the other model or reading does better, the popularity law lies in our range, the
-arithmetic of the event log accounts for the gap), and declines otherwise. A figure that
-no cause claims is called marginal when it misses by little, and otherwise its note says
-plainly that the cause is not known. No published figure is quoted here: the tables
+Layer: below sim_report.py, beside sim_day.py, on figures.py (which tries the causes in
+order and says what a marginal miss is, for both reports). A cause is a function of the
+report, the model, the figure and the reading; it names itself only when its check holds
+on this run (the other model or reading does better, the popularity law lies in our range,
+the arithmetic of the event log accounts for the gap), and declines otherwise. A figure
+that no cause claims is called marginal when it misses by little, and otherwise its note
+says plainly that the cause is not known. No published figure is quoted here: the tables
 carry them.
 
 Glossary (sim.py has the others):
@@ -16,10 +17,9 @@ Glossary (sim.py has the others):
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from lab import sim_day
-from lab.experiments import number
+from lab import figures, kb_law, sim_day
+from lab.experiments import OUTSIDE, number
 
-MARGINAL = 0.25  # a miss by at most this share of the range's width is called marginal
 UNKNOWN = "not known"
 STATED, POPULAR = "stated", "popular"
 FALLING_HOURS = (4, 6)  # the published stale share falls between these hours (K2); checked below
@@ -100,7 +100,7 @@ def _popularity_law(report: Any, model: str, key: str, reading: str) -> Optional
     d = int(match.group(1))
     s, m = report.models[model].scenario, report.models[model].main
     seconds = s.delays[d]
-    cut, uncut = (100 * sim_day.expected_rejection(s, seconds, ends) for ends in (True, False))
+    cut, uncut = (100 * kb_law.expected_rejection(s, seconds, ends) for ends in (True, False))
     people = row(report, model, reading, f"K4.d{d}.person_rejected_pct")
     if people["low"] is None:
         return None
@@ -131,7 +131,7 @@ def _uniform_saves(report: Any, model: str, key: str, reading: str) -> Optional[
     if reading != "citation" or key not in ("control.stale", "control.stale_pct"):
         return None
     s = report.models[model].scenario
-    model_share = 100 * sim_day.expected_uniform_stale(s)
+    model_share = 100 * kb_law.expected_uniform_stale(s)
     end = report.models[model].main["uniform"]["hours"][-1]
     ours = 100 * end["stale"] / max(1, end["citations"])
     return ("uniform control", f"with saves spread uniformly, every article is saved {s.saves / s.articles:g} "
@@ -239,28 +239,21 @@ CAUSES: List[Tuple[str, Callable[[Any, str, str, str], Optional[Cause]]]] = [
 
 def reason(report: Any, model: str, key: str, reading: str) -> Cause:
     """Why a figure lies outside our range: the first cause whose check holds, else marginal, else not known."""
-    for pattern, cause in CAUSES:
-        if re.search(pattern, key):
-            found = cause(report, model, key, reading)
-            if found:
-                return found
-    return marginal(report, model, key, reading) or not_known(report, model, key, reading)
+    return figures.reason(CAUSES, key, (report, model, key, reading),
+                          lambda: marginal(report, model, key, reading) or not_known(report, model, key, reading))
 
 
 def marginal(report: Any, model: str, key: str, reading: str) -> Optional[Cause]:
     """For a near miss: how near, and how many of our independent ranged figures chance alone would put outside."""
-    r = row(report, model, reading, key)
-    width = r["high"] - r["low"]
-    half = 0.5 * 10 ** -r["decimals"]
-    miss = (r["low"] - (r["published"] + half)) if r["published"] < r["low"] else (r["published"] - half - r["high"])
-    if width <= 0 or miss > MARGINAL * width:
+    near = figures.marginal(row(report, model, reading, key))
+    if not near:
         return None
     ranged = independent_ranged(report, model, reading)
     groups = len(report.models[model].groups)
     chance = 2 / (groups + 1)  # a further group's chance of falling outside the smallest and largest of `groups`
-    return ("marginal", f"marginal: {number(miss, r['decimals'])} outside a range {number(width, r['decimals'])} "
-            f"wide; a further group of our own seeds falls outside such a range {100 * chance:.0f}% of the time, "
-            f"so chance alone puts about {ranged * chance:.0f} of our {ranged} independent ranged figures outside")
+    return ("marginal", f"{near}; a further group of our own seeds falls outside such a range {100 * chance:.0f}% "
+            f"of the time, so chance alone puts about {ranged * chance:.0f} of our {ranged} independent ranged "
+            "figures outside")
 
 
 def independent_ranged(report: Any, model: str, reading: str) -> int:
@@ -289,17 +282,17 @@ def causes_by_name(report: Any, model: str, reading: str) -> Dict[str, List[str]
     """The figures outside range under one model and reading, grouped by the name of their cause."""
     grouped: Dict[str, List[str]] = {}
     for key, r in report.models[model].rows[reading].items():
-        if r.get("verdict") == "outside range" and key not in report.calibrated:
+        if r.get("verdict") == OUTSIDE and key not in report.calibrated:
             grouped.setdefault(reason(report, model, key, reading)[0], []).append(key)
     return grouped
 
 
 def _delay(seconds: int) -> str:
     """20 s, 15 min, 1 h."""
-    if seconds % 3600 == 0:
-        return f"{seconds // 3600} h"
-    if seconds % 60 == 0:
-        return f"{seconds // 60} min"
+    if seconds % sim_day.HOUR == 0:
+        return f"{seconds // sim_day.HOUR} h"
+    if seconds % sim_day.MINUTE == 0:
+        return f"{seconds // sim_day.MINUTE} min"
     return f"{seconds} s"
 
 

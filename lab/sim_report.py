@@ -1,9 +1,10 @@
-"""sim_report.py: write sim.py's measurements as results/knowledge_base.md and its sensitivity page.
+"""lab/sim_report.py: write sim.py's measurements as results/knowledge_base.md and its sensitivity page.
 
 Layer: below sim.py, beside sim_day.py; it measures nothing itself. It sets what sim.py
 measured in two models of the day beside the published figures and beside what
-sim_day's popularity law predicts. The notes under each table (why a figure lies outside
-our range) come from sim_reasons.py, the chart from sim_chart.py. Every line that reports
+kb_law.py's popularity law predicts. A figure's cells come from figures.py, as in
+triage_report.py; the notes under each table (why a figure lies outside our range) from
+sim_reasons.py, the chart from sim_chart.py. Every line that reports
 a wall time ends with TIMING_MARK; every other line depends only on the seeds and the options.
 
 Glossary (sim.py has the others):
@@ -11,20 +12,17 @@ Glossary (sim.py has the others):
 """
 
 import dataclasses
-import math
 import statistics
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from lab import sim_day
-from lab.experiments import TIMING_MARK, VERDICT_RULE, number, seeds_text, table
+from lab import figures, kb_law, sim_day
+from lab.experiments import EXACT, INSIDE, TIMING_MARK, VERDICT_RULE, VERDICTS, seeds_text, table
 from lab.sim_chart import chart  # noqa: F401  (sim.py writes the chart through this module)
 from lab.sim_reasons import POPULAR, STATED, causes_by_name, delay_words, reason, row
 
-CHART = "knowledge_base.svg"
-SENSITIVITY = "knowledge_base_sensitivity.md"
+RESULTS, CHART, SENSITIVITY = "knowledge_base.md", "knowledge_base.svg", "knowledge_base_sensitivity.md"
 TITLES = {POPULAR: "popular search", STATED: "as stated"}
 READINGS = {"distinct": "per distinct version (consistent)", "citation": "per citation (inconsistent)"}
-VERDICTS = ("exact", "inside range", "outside range")
 
 
 @dataclasses.dataclass
@@ -47,6 +45,7 @@ class Report:
     k1: Dict[str, Tuple[str, str, str]]
     published_k1: Dict[str, Tuple[str, str, str]]
     published: Dict[str, float]
+    published_hours: Sequence[int]  # the hours of the published K2 table within the day
     calibrated: FrozenSet[str]
     timing: Tuple[float, float, int]  # seconds for the main seeds, for the whole run, processes
 
@@ -92,13 +91,15 @@ class Notes:
     def verdict(self, model: str, key: str, reading: str) -> str:
         """A verdict cell: outside range points to its note; a calibrated figure says so."""
         r = row(self.report, model, reading, key)
-        cell = r.get("verdict", "—")
-        if cell == "outside range":
-            text = reason(self.report, model, key, reading)[1]
-            if text not in self.reasons:
-                self.reasons.append(text)
-            cell = f"outside range [{self.reasons.index(text) + 1}]"
+        cell = figures.verdict_cell(r.get("verdict"), lambda: f" [{self.note_number(model, key, reading)}]")
         return cell + (" (calibrated size)" if key in self.report.calibrated and "verdict" in r else "")
+
+    def note_number(self, model: str, key: str, reading: str) -> int:
+        """The number of the note giving a figure's reason, the next one when the reason is new."""
+        text = reason(self.report, model, key, reading)[1]
+        if text not in self.reasons:
+            self.reasons.append(text)
+        return self.reasons.index(text) + 1
 
     def lines(self) -> List[str]:
         """The notes, one line each, after a blank line; nothing when no verdict was outside."""
@@ -122,13 +123,9 @@ def figure_header(report: Report) -> List[str]:
 def figure_row(report: Report, notes: Notes, label: str, key: str, reading: str = "distinct",
                unit: str = "") -> List[str]:
     """One figure in every model."""
-    first = row(report, report.default, reading, key)
-    shown = lambda v: number(v, first["decimals"], unit)  # noqa: E731
-    cells = [label, shown(first["published"]) if "published" in first else "—"]
+    cells = [label, figures.published_cell(row(report, report.default, reading, key), unit)]
     for model in report.models:
-        r = row(report, model, reading, key)
-        spread = f"{shown(r['low'])} – {shown(r['high'])}" if r["low"] is not None else "—"
-        cells += [shown(r["ours"]), spread, notes.verdict(model, key, reading)]
+        cells += figures.figure_cells(row(report, model, reading, key), unit, notes.verdict(model, key, reading))
     return cells
 
 
@@ -205,7 +202,7 @@ def models(report: Report) -> List[str]:
     """Why two models, what the popular one adds and how each part is set."""
     popular, stated = report.models[POPULAR], report.models[STATED]
     s = popular.scenario
-    both, targets = sim_day.expected_cited_per_check(s, 2), sim_day.expected_cited_per_check(s, 1)
+    both, targets = kb_law.expected_cited_per_check(s, sim_day.CITED), kb_law.expected_cited_per_check(s, 1)
     areas = s.articles // s.area_articles
     return [
         "## Why two models",
@@ -286,7 +283,7 @@ def k1(report: Report) -> List[str]:
 
 def popularity(report: Report) -> List[str]:
     s = report.models[report.default].scenario
-    analytic = 100 * sim_day.top_share(s.articles, s.zipf_s)
+    analytic = 100 * kb_law.top_share(s.articles, s.zipf_s)
     exact = "exact" if round(analytic, 1) == report.published["top10.analytic"] else "differs"
     lines = [
         "## Popularity and what the search returns",
@@ -317,7 +314,7 @@ def popularity(report: Report) -> List[str]:
 
 
 def k2(report: Report) -> List[str]:
-    hours = [h for h in (1, 2, 4, 6, 8) if h <= report.models[report.default].scenario.hours]
+    hours = report.published_hours
     lines = ["## K2 — how fast citations go stale", ""]
     for reading, title in (("distinct", "Counted per distinct (article_id, updated_at) citation: the consistent "
                                         "reading"),
@@ -518,7 +515,7 @@ def _apart_words(report: Report) -> str:
     """Whether K1's cells and the analytic top-10 share are exact: 'all exact', or how many are."""
     k1 = [cell == want for form, cells in report.k1.items() for cell, want in zip(cells, report.published_k1[form])]
     s = report.models[report.default].scenario
-    analytic = round(100 * sim_day.top_share(s.articles, s.zipf_s), 1) == report.published["top10.analytic"]
+    analytic = round(100 * kb_law.top_share(s.articles, s.zipf_s), 1) == report.published["top10.analytic"]
     exact, count = sum(k1) + analytic, len(k1) + 1
     return "all exact" if exact == count else f"{exact} of {count} exact"
 
@@ -607,7 +604,7 @@ def rejection_rows(report: Report) -> List[List[str]]:
             people = row(report, model, "distinct", f"K4.d{d}.person_rejected_pct")
             spread = f"{people['low']:.1f}% – {people['high']:.1f}%" if people["low"] is not None else "—"
             cells += [f"{r['ours']:.1f}%", f"{people['ours']:.1f}%", spread]
-        cut, uncut = (100 * sim_day.expected_rejection(s, seconds, ends) for ends in (True, False))
+        cut, uncut = (100 * kb_law.expected_rejection(s, seconds, ends) for ends in (True, False))
         rows.append(cells + [f"{cut:.1f}%", f"{uncut:.1f}%"])
     return rows
 
@@ -718,16 +715,16 @@ def sensitivity_markdown(models_run: Dict[str, ModelRun], seeds: Sequence[int], 
     header = (["model"] + [f"tally, {READINGS[r]}" for r in READINGS] + [f[0] for f in SENSITIVITY_FIGURES]
               + ["second citations to a top-10 article"])
     first = next(iter(models_run.values())).rows
-    published = [[label, number(first[r][k]["published"], first[r][k]["decimals"], u)]
+    published = [[label, figures.published_cell(first[r][k], u)]
                  for label, k, r, u in SENSITIVITY_FIGURES]
     rows, in_range, to_popular = [], {}, {False: [], True: []}
     for name, run in models_run.items():
         tallies = {r: tally(run.rows[r], calibrated) for r in READINGS}
-        in_range[name] = tallies["distinct"]["exact"] + tallies["distinct"]["inside range"]
+        in_range[name] = tallies["distinct"][EXACT] + tallies["distinct"][INSIDE]
         ranking = run.main["zipf"]["ranking"]
         to_popular[run.scenario.views].append(100 * ranking["second_popular"] / ranking["seconds"])
         rows.append([name] + [tally_text(tallies[r]) for r in READINGS] +
-                    [number(run.rows[r][k]["ours"], run.rows[r][k]["decimals"], u)
+                    [figures.ours_cell(run.rows[r][k], u)
                      for _, k, r, u in SENSITIVITY_FIGURES] +
                     [f"{100 * ranking['second_popular'] / ranking['seconds']:.1f}%"])
     best = max(in_range, key=lambda name: (in_range[name], name))

@@ -1,8 +1,9 @@
-"""triage_report.py: write triage.py's measurements as results/record_channels.md.
+"""lab/triage_report.py: write triage.py's measurements as results/record_channels.md.
 
-Layer: below triage.py, beside triage_runs.py; it measures nothing itself. It lays
-each published figure beside ours, with a range and a verdict, and gives every
-figure outside our range a reason computed from this run. Every number in the
+Layer: below triage.py, beside triage_runs.py, on figures.py (a figure's cells and the
+marginal miss, as in sim_report.py); it measures nothing itself. It lays each published
+figure beside ours, with a range and a verdict, and gives every figure outside our
+range a reason computed from this run. Every number in the
 prose comes from the run (or is derived from published figures and says so);
 published figures appear only in columns headed "published". Every line that
 reports a wall time ends with TIMING_MARK; every other line depends only on the
@@ -11,14 +12,12 @@ seeds and the options.
 
 import dataclasses
 import json
-import re
 import statistics
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from lab import triage_runs
-from lab.experiments import TIMING_MARK, VERDICT_RULE, number, seeds_text, table
+from lab import figures, triage_runs
+from lab.experiments import INSIDE, NO_RANGE, OUTSIDE, TIMING_MARK, VERDICT_RULE, number, seeds_text, table
 
-MARGINAL = 0.25  # a miss by at most this share of the range's width is called marginal
 UNEXPLAINED = "no reason written for this figure yet"
 FIGURE_HEADER = ("figure", "published", "ours", "our range", "verdict")
 PUBLISHED_RUNS = 5  # R3's published counts sum five runs
@@ -60,45 +59,21 @@ class Report:
 
 
 def figure_row(report: Report, label: str, key: str, unit: str = "") -> List[str]:
-    """label | published | ours | range | verdict, for one figure."""
+    """label | published | ours | range | verdict, for one figure; an outside verdict gives its reason."""
     row = report.rows[key]
-    fine = row.get("shown_decimals", row["decimals"])
-    shown = lambda v, decimals=fine: number(v, decimals, unit)  # noqa: E731
-    published = shown(row["published"], row["decimals"]) if "published" in row else "—"
-    if row.get("deterministic"):
-        spread = "deterministic"
-    elif row["low"] is not None:
-        spread = f"{shown(row['low'])} – {shown(row['high'])}" + (" (one page)" if row.get("single") else "")
-    else:
-        spread = "—"
-    verdict = row.get("verdict", "—")
-    if verdict == "outside range":
-        verdict = f"outside range: {reason(report, key)}"
-    return [label, published, shown(row["ours"]), spread, verdict]
+    verdict = figures.verdict_cell(row.get("verdict"), lambda: f": {reason(report, key)}")
+    return [label, figures.published_cell(row, unit), *figures.figure_cells(row, unit, verdict)]
 
 
 def reason(report: Report, key: str) -> str:
     """Why a figure lies outside our range: the cause where we know it, computed from this run."""
-    for pattern, cause in CAUSES:
-        if re.search(pattern, key):
-            text = cause(report, key)
-            if text:
-                return text
-    return marginal(report, key) or UNEXPLAINED
+    return figures.reason(CAUSES, key, (report, key), lambda: marginal(report, key) or UNEXPLAINED)
 
 
 def marginal(report: Report, key: str) -> Optional[str]:
-    """A miss by less than a quarter of the range's width: chance, most likely."""
-    row = report.rows[key]
-    if row["low"] is None or row.get("deterministic"):
-        return None
-    width = row["high"] - row["low"]
-    half = 0.5 * 10 ** -row["decimals"]  # the published figure stands for the interval that rounds to it
-    miss = max(row["low"] - (row["published"] + half), (row["published"] - half) - row["high"])
-    if width and miss <= MARGINAL * width:
-        return (f"marginal: {number(miss, row['decimals'])} outside a range {number(width, row['decimals'])} wide, "
-                "within what another draw of seeds could give")
-    return None
+    """A miss by at most figures.MARGINAL of the range's width: chance, most likely."""
+    near = figures.marginal(report.rows[key])
+    return near and f"{near}, within what another draw of seeds could give"
 
 
 def _nothing_left_cause(report: Report, key: str) -> Optional[str]:
@@ -527,7 +502,7 @@ def r6_verdict(report: Report) -> str:
     f = r6_figures(report)
     low, high = f["published_ratio"]
     inside = low <= statistics.median(f["ratios"]) <= high
-    return "inside range" if inside else f"outside range: {_r6_cause(report)}"
+    return figures.verdict_cell(INSIDE if inside else OUTSIDE, lambda: f": {_r6_cause(report)}")
 
 
 def span(values: Sequence[float]) -> str:
@@ -597,8 +572,8 @@ def run_time(report: Report) -> List[str]:
 def differences(report: Report) -> List[str]:
     """Every figure outside our range with its reason, one line per reason, and R6's when outside."""
     lines = ["## Where we differ, and why", ""]
-    outside = [key for key, row in report.rows.items() if row.get("verdict") == "outside range"]
-    unjudged = [key for key, row in report.rows.items() if str(row.get("verdict", "")).startswith("no range")]
+    outside = [key for key, row in report.rows.items() if row.get("verdict") == OUTSIDE]
+    unjudged = [key for key, row in report.rows.items() if row.get("verdict") == NO_RANGE]
     if unjudged:
         lines.append(f"- {len(unjudged)} figures have no range to be judged against (`--ranges 0`).")
     if not outside and not unjudged:
@@ -611,7 +586,7 @@ def differences(report: Report) -> List[str]:
         seen.add(text)
         names = [k for k in outside if reason(report, k) == text]
         lines.append(f"- {', '.join(f'`{k}`' for k in names)}: {text}.")
-    if report.r6 and r6_verdict(report) != "inside range":
+    if report.r6 and r6_verdict(report) != INSIDE:
         lines.append(f"- R6, the cost of validation (timed on this machine, so it moves from run to run): "
                      f"{_r6_cause(report)}. {TIMING_MARK}")
     return lines

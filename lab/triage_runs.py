@@ -1,4 +1,4 @@
-"""triage_runs.py: one seed of each record-channel experiment (SPEC §3, tables R1-R5) and the R6 timing.
+"""lab/triage_runs.py: one seed of each record-channel experiment (SPEC §3, tables R1-R5) and the R6 timing.
 
 Layer: below triage.py, on record_store.py and triage_agent.py. People act through
 the store's plain methods (create_item, edit_item, delete_item); the agent only
@@ -26,12 +26,13 @@ import record_store
 import workload
 from workload import new_bug
 from plumbing import Tool, integer, object_schema
+from record_fields import DETAILS  # how much a rejection says: terse, field, values, labels (R1's rows)
+from lab.experiments import bytes_of
 from lab.triage_agent import TriageAgent, resolve_date
 
 UTC = datetime.timezone.utc
 CHANNEL = workload.BUG_TRACKER
 TARGET_FIELDS = ("status", "owner", "severity", "points", "due", "area")
-DETAILS = ("terse", "field", "values", "labels")
 UNTRIAGED = {"status": "new"}  # a New bug's target fields before triage; the others are unset
 
 
@@ -65,11 +66,6 @@ class Scenario:
 def fixed_clock(moment: datetime.datetime) -> Callable[[], datetime.datetime]:
     """A clock that never moves: versions are integers, and age_days must not depend on the machine's speed."""
     return lambda: moment
-
-
-def bytes_of(result: Any) -> int:
-    """A tool result's size as an MCP client receives it: UTF-8 of json.dumps(result, ensure_ascii=False)."""
-    return len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
 
 
 # ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ if ROOT not in sys.path:
 
 import kb_store  # noqa: E402  (needs ROOT on the path)
 import record_store  # noqa: E402
+from lab.experiments import TIMING_MARK  # noqa: E402
 
 UTC = datetime.timezone.utc
 KB = "kb-support"
@@ -108,3 +109,9 @@ def store_definitions() -> Dict[str, Dict[str, Any]]:
     """The seven tool definitions by name, from the stores themselves (poll_resource_events once)."""
     with kb_store.connect() as kb, record_store.connect() as records:
         return {d["name"]: d for d in kb.list_tools() + records.list_tools()}
+
+
+def without_timing(path: str) -> List[str]:
+    """A results file's lines, less those that report a wall time (the only lines two runs may differ in)."""
+    with open(path, encoding="utf-8") as file:
+        return [line for line in file.read().splitlines() if TIMING_MARK not in line]

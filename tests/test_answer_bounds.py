@@ -8,6 +8,7 @@ from tests import helpers
 from tests.helpers import KB, ManualClock, support_store
 from tests.record_helpers import BUGS, bug_store
 import kb_store
+import plumbing
 import record_fields
 import record_store
 import workload
@@ -20,6 +21,7 @@ BOUNDS = {
     "list_record_items (the bug tracker)": 256 * KIB, "validation_failed (the bug tracker)": 64 * KIB,
 }
 WORST = "\x01"  # a character JSON spends 6 bytes on (\u0001)
+ID_TAIL = WORST * (plumbing.ID_CHARACTERS - 3)  # what follows a three-digit number in an ID at its longest
 
 
 def size(result):
@@ -92,18 +94,18 @@ class LargestAnswersTest(unittest.TestCase):
     def test_the_largest_search_read_and_poll_stay_under_their_bounds(self):
         clock = ManualClock()
         store = kb_store.connect(clock=clock)
-        kb = WORST * 128
+        kb = WORST * plumbing.ID_CHARACTERS
         store.create_knowledge_base(kb)
         for n in range(kb_store.SEARCH_KNOWLEDGE_BASE.input_schema["properties"]["limit"]["maximum"] + 5):
-            article = f"{n:03d}" + WORST * 125
+            article = f"{n:03d}" + ID_TAIL
             store.create_article(kb, f"zz{n} " + WORST * 190, (WORST + " zz ") * 19_999, article_id=article)
         for n in range(120):
-            store.save_article(kb, f"{n % 20:03d}" + WORST * 125, title=f"zz{n} renamed " + WORST * 180)
+            store.save_article(kb, f"{n % 20:03d}" + ID_TAIL, title=f"zz{n} renamed " + WORST * 180)
         answers = {
             "search_knowledge_base": store.call_tool("search_knowledge_base", {
                 "knowledge_base_id": kb, "query": "zz " * 60, "limit": 20}),
             "read_knowledge_article": store.call_tool("read_knowledge_article", {
-                "knowledge_base_id": kb, "article_id": "000" + WORST * 125}),
+                "knowledge_base_id": kb, "article_id": "000" + ID_TAIL}),
             "poll_resource_events": store.call_tool("poll_resource_events", {
                 "resource_type": "knowledge_base", "resource_id": kb, "limit": 100}),
         }
@@ -120,13 +122,13 @@ class LargestAnswersTest(unittest.TestCase):
         for n in range(55):
             values = {key: f"{n}" + WORST * (limit - len(str(n))) for key, limit in longest.items()}
             store.create_item(BUGS, dict(values, status="new", reporter="r" * 60 + "@example.com"),
-                              item_id=f"{n:03d}" + WORST * 125)
+                              item_id=f"{n:03d}" + ID_TAIL)
         page = store.call_tool("list_record_items", {"record_channel_id": BUGS, "limit": 50})
-        read = store.call_tool("read_record_item", {"record_channel_id": BUGS, "item_id": "000" + WORST * 125})
+        read = store.call_tool("read_record_item", {"record_channel_id": BUGS, "item_id": "000" + ID_TAIL})
         failing = {key: WORST * 10_000 for key in ("title", "status", "owner", "severity", "area", "due",
                                                    "reporter", "points", "age_days")}
         failing.update({f"unknown_{n}": 1 for n in range(100)})
-        rejection = store.call_tool("edit_record_item", {"record_channel_id": BUGS, "item_id": "000" + WORST * 125,
+        rejection = store.call_tool("edit_record_item", {"record_channel_id": BUGS, "item_id": "000" + ID_TAIL,
                                                          "values": failing, "expected_version": 1,
                                                          "idempotency_key": "k"})
         self.assertEqual((len(page["items"]), rejection["error"]), (50, "validation_failed"))

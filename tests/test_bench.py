@@ -10,10 +10,7 @@ import tempfile
 import unittest
 
 import bench
-from benchmark import fixtures
-from benchmark import report
-from benchmark import timing
-from benchmark import tools
+from benchmark import fixtures, report, timing, tools
 import record_store
 from benchmark.timing import CHANNEL, Summary
 from tests.helpers import ROOT

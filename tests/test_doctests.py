@@ -1,16 +1,32 @@
-"""The examples in the modules' docstrings run and print what they show."""
+"""The examples in the modules' docstrings run and print what they show: every module of the project that has one."""
 
 import doctest
+import importlib
+import os
+import unittest
 
-from tests import helpers  # noqa: F401
-from lab import experiments
-import kb_store
-import plumbing
-import record_fields
-import record_store
+from tests.helpers import ROOT
+
+FOLDERS = ("", "lab", "benchmark")  # the top level and the packages of the project's own code
+
+
+def modules_with_examples():
+    """The import names of the project's modules whose source holds a docstring example."""
+    for folder in FOLDERS:
+        for name in sorted(os.listdir(os.path.join(ROOT, folder))):
+            if name.endswith(".py") and name != "__init__.py":
+                with open(os.path.join(ROOT, folder, name), encoding="utf-8") as source:
+                    if ">>> " in source.read():
+                        yield ".".join(filter(None, (folder, name[:-3])))
 
 
 def load_tests(loader, tests, ignore):
-    for module in (experiments, kb_store, plumbing, record_fields, record_store):
-        tests.addTests(doctest.DocTestSuite(module))
+    for name in modules_with_examples():
+        tests.addTests(doctest.DocTestSuite(importlib.import_module(name)))
     return tests
+
+
+class ExamplesFoundTest(unittest.TestCase):
+    def test_the_examples_of_the_stores_the_plumbing_and_the_benchmark_are_found(self):
+        self.assertLessEqual({"kb_store", "plumbing", "record_fields", "record_store", "workload", "cli",
+                              "lab.experiments", "benchmark.timing"}, set(modules_with_examples()))

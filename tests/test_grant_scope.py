@@ -13,6 +13,7 @@ from tests.helpers import KB, ManualClock, snapshot
 from tests.record_helpers import BUGS, bug, bug_store, edit, page, read
 import kb_store
 import mcp_server
+import plumbing
 import record_store
 
 PUBLIC, HR = "kb-public", "kb-hr"
@@ -80,7 +81,7 @@ class KeyScopeTest(unittest.TestCase):
         self.assertEqual(snapshot(store), before)
 
     def test_a_caller_must_be_named(self):
-        for caller in ("", None, 7, "x" * 129):
+        for caller in ("", None, 7, "x" * (plumbing.ID_CHARACTERS + 1)):
             with self.subTest(caller=caller), self.assertRaises(ValueError):
                 kb_store.connect(caller=caller)
 
@@ -88,7 +89,8 @@ class KeyScopeTest(unittest.TestCase):
         options = mcp_server.parse_options(["--demo", "--caller", "ops-bot"])
         workspace = mcp_server.open_workspace(options)
         self.addCleanup(workspace.close)
-        self.assertEqual((workspace.kb.caller, workspace.records.caller), ("ops-bot", "ops-bot"))
+        self.assertEqual({kind: store.caller for kind, store in workspace.stores.items()},
+                         {"knowledge_base": "ops-bot", "record": "ops-bot"})
         self.assertEqual(mcp_server.parse_options(["--demo"]).caller, "agent")
 
 

@@ -203,7 +203,8 @@ PEOPLE_RECORD_CALLS = {
     "a channel name that is None": lambda s: s.create_channel("d", None, []),
     "a channel name of a million characters": lambda s: s.create_channel("d", "n" * 10 ** 6, []),
     "a channel ID taken": lambda s: s.create_channel(BUGS, "Again", []),
-    "a channel ID of 129 characters": lambda s: s.create_channel("d" * 129, "D", []),
+    f"a channel ID of {plumbing.ID_CHARACTERS + 1} characters":
+        lambda s: s.create_channel("d" * (plumbing.ID_CHARACTERS + 1), "D", []),
     "a negative max_length": lambda s: s.create_channel("d", "D", [{"key": "x", "label": "X", "type": "text",
                                                                    "max_length": -5}]),
     "a max_length of 1.5": lambda s: s.create_channel("d", "D", [{"key": "x", "label": "X", "type": "text",

@@ -574,10 +574,11 @@ class DemoWorkspaceTest(unittest.TestCase):
 
     def test_the_demo_holds_published_articles_drafts_one_unpublished_and_sixty_new_bugs(self):
         workspace = self.open("--demo")
-        statuses = [workspace.kb.article(KB, a.article_id)["status"] for a in DemoSession.plan.articles]
+        kb, records = workspace.stores["knowledge_base"], workspace.stores["record"]
+        statuses = [kb.article(KB, a.article_id)["status"] for a in DemoSession.plan.articles]
         self.assertEqual({s: statuses.count(s) for s in set(statuses)},
                          {"published": 73, "draft": 6, "unpublished": 1})
-        items = [workspace.records.item(CHANNEL, i) for i in workspace.records.item_ids(CHANNEL)]
+        items = [records.item(CHANNEL, i) for i in records.item_ids(CHANNEL)]
         self.assertEqual(len(items), 60)
         self.assertEqual({item["values"]["status"] for item in items}, {"new"})
         self.assertEqual(len({item["values"]["ticket"] for item in items}), 60)
@@ -592,7 +593,7 @@ class DemoWorkspaceTest(unittest.TestCase):
         tools = workspace.tools()
         hidden = tools.call("search_knowledge_base", {"knowledge_base_id": KB, "query": "help me"})
         self.assertEqual(hidden["error"], "not_found")
-        item_id = workspace.records.item_ids(CHANNEL)[0]
+        item_id = workspace.stores["record"].item_ids(CHANNEL)[0]
         forbidden = tools.call("edit_record_item", {"record_channel_id": CHANNEL, "item_id": item_id,
                                                     "values": {"status": "triaged"}, "expected_version": 1,
                                                     "idempotency_key": "k"})
@@ -601,7 +602,7 @@ class DemoWorkspaceTest(unittest.TestCase):
 
     def test_the_rejection_detail_reaches_the_record_store(self):
         workspace = self.open("--demo", "--rejection-detail", "terse")
-        item_id = workspace.records.item_ids(CHANNEL)[0]
+        item_id = workspace.stores["record"].item_ids(CHANNEL)[0]
         refused = workspace.tools().call("edit_record_item", {
             "record_channel_id": CHANNEL, "item_id": item_id, "values": {"status": "Triaged"},
             "expected_version": 1, "idempotency_key": "k"})
@@ -613,12 +614,12 @@ class DemoWorkspaceTest(unittest.TestCase):
         folder = temporary.name
         argv = ["--demo", "--kb-db", os.path.join(folder, "kb.db"), "--records-db", os.path.join(folder, "r.db")]
         first = mcp_server.open_workspace(mcp_server.parse_options(argv))
-        item_id = first.records.item_ids(CHANNEL)[0]
-        first.records.edit_item(CHANNEL, item_id, {"status": "fixed"})
+        item_id = first.stores["record"].item_ids(CHANNEL)[0]
+        first.stores["record"].edit_item(CHANNEL, item_id, {"status": "fixed"})
         first.close()
         second = self.open(*argv)
-        self.assertEqual(second.records.item(CHANNEL, item_id)["values"]["status"], "fixed")
-        self.assertEqual(len(second.records.item_ids(CHANNEL)), 60)
+        self.assertEqual(second.stores["record"].item(CHANNEL, item_id)["values"]["status"], "fixed")
+        self.assertEqual(len(second.stores["record"].item_ids(CHANNEL)), 60)
         self.assertIn(f"written only where new: {argv[2]}, {argv[4]} served as found", second.description)
 
 
@@ -629,27 +630,27 @@ class ColleagueChangesTest(unittest.TestCase):
         self.workspace = mcp_server.open_workspace(mcp_server.parse_options(["--demo", "--people-edit-every", "60"]))
         self.addCleanup(self.workspace.close)
         self.colleague = self.workspace.colleague
+        self.kb, self.records = self.workspace.stores["knowledge_base"], self.workspace.stores["record"]
 
     def test_a_save_gives_a_published_article_a_newer_version_and_an_updated_event(self):
-        before = {a.article_id: self.workspace.kb.article(KB, a.article_id) for a in DemoSession.plan.articles}
-        head = self.workspace.kb.call_tool("poll_resource_events", {"resource_type": "knowledge_base",
-                                                                    "resource_id": KB, "after_sequence": 2 ** 53 - 1})
+        before = {a.article_id: self.kb.article(KB, a.article_id) for a in DemoSession.plan.articles}
+        head = self.kb.call_tool("poll_resource_events", {"resource_type": "knowledge_base",
+                                                          "resource_id": KB, "after_sequence": 2 ** 53 - 1})
         note = self.colleague.save_article()
-        (changed,) = [i for i, old in before.items() if self.workspace.kb.article(KB, i) != old]
-        after = self.workspace.kb.article(KB, changed)
+        (changed,) = [i for i, old in before.items() if self.kb.article(KB, i) != old]
+        after = self.kb.article(KB, changed)
         self.assertEqual(before[changed]["status"], "published")
         self.assertGreater(after["updated_at"], before[changed]["updated_at"])
         self.assertNotEqual(after["content"], before[changed]["content"])
         self.assertIn(f"saved article {changed}, now version {after['updated_at']}", note)
-        events = self.workspace.kb.call_tool("poll_resource_events", {"resource_type": "knowledge_base",
-                                                                      "resource_id": KB,
-                                                                      "after_sequence": head["last_sequence"]})
+        events = self.kb.call_tool("poll_resource_events", {"resource_type": "knowledge_base", "resource_id": KB,
+                                                            "after_sequence": head["last_sequence"]})
         self.assertEqual(head["last_sequence"], 75)  # 74 created (73 published, 1 later unpublished), 1 unpublished
         self.assertEqual(events["events"], [{"sequence": 76, "type": "updated", "article_id": changed,
                                              "updated_at": after["updated_at"]}])
 
     def test_a_move_sets_another_option_value_of_status_or_owner_and_adds_one_version(self):
-        records = self.workspace.records
+        records = self.records
         before = {i: records.item(CHANNEL, i) for i in records.item_ids(CHANNEL)}
         for _ in range(20):
             self.colleague.move_item()

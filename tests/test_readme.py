@@ -26,6 +26,14 @@ class ReadmeTest(unittest.TestCase):
                 self.assertEqual(run.returncode, 0, run.stderr)
                 self.assertEqual(run.stdout, output)
 
+    def test_the_table_of_files_names_every_module_of_the_tree_and_nothing_that_is_not_there(self):
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as readme:
+            table = re.findall(r"^\| `([\w/]+\.py)` \|", readme.read(), re.M)
+        modules = {os.path.join(folder, name) if folder else name
+                   for folder in ("", "lab", "benchmark") for name in os.listdir(os.path.join(ROOT, folder))
+                   if name.endswith(".py") and name != "__init__.py"}
+        self.assertEqual(sorted(table), sorted(modules))
+
     def test_the_readme_shows_the_two_commands(self):
         (commands,) = readme_blocks("sh")
         self.assertIn("python3 sim.py --seeds 1-5", commands)

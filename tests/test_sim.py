@@ -12,12 +12,10 @@ import sys
 import tempfile
 import unittest
 
-from tests.helpers import ROOT
-from lab import experiments
+from tests.helpers import ROOT, without_timing
 import sim
-from lab import sim_day
-from lab import sim_reasons
-from lab import sim_report
+from lab import citation_forms, kb_law, sim_day
+from lab import sim_reasons, sim_report
 
 SMALL = ["--articles", "60", "--questions", "16", "--saves", "40"]  # a day small enough to run many times
 
@@ -33,11 +31,6 @@ def run(*argv):
         return sim.main(list(argv))
 
 
-def without_timing(path):
-    with open(path, encoding="utf-8") as file:
-        return [line for line in file.read().splitlines() if experiments.TIMING_MARK not in line]
-
-
 class IdentitiesTest(unittest.TestCase):
     """Facts that hold exactly in every seed of the default day (seed 1)."""
 
@@ -47,7 +40,7 @@ class IdentitiesTest(unittest.TestCase):
         cls.result = sim_day.run_seed(1, cls.scenario)
 
     def test_the_top_ten_share_of_zipf_0_9_over_400_articles_is_the_published_36_7_percent(self):
-        share = sim_day.top_share(400, 0.9)
+        share = kb_law.top_share(400, 0.9)
         self.assertEqual(round(100 * share, 1), 36.7)
         self.assertAlmostEqual(share, 0.36697, delta=1e-5)
 
@@ -77,7 +70,7 @@ class IdentitiesTest(unittest.TestCase):
         self.assertEqual([h["costs"]["poll"][0] for h in self.result["zipf"]["hours"]], list(range(1, 9)))
 
     def test_k1_cells_measured_on_the_store_equal_the_published_table(self):
-        self.assertEqual(sim_day.citation_forms(), sim.PUBLISHED_K1)
+        self.assertEqual(citation_forms.citation_forms(), sim.PUBLISHED_K1)
 
 
 class PopularModelTest(unittest.TestCase):
@@ -313,7 +306,7 @@ class ReasonsTest(unittest.TestCase):
             d = int(key[4])
             people = sim_reasons.row(self.report, model, "distinct", f"K4.d{d}.person_rejected_pct")
             scenario = self.report.models[model].scenario
-            law = 100 * sim_day.expected_rejection(scenario, scenario.delays[d], True)
+            law = 100 * kb_law.expected_rejection(scenario, scenario.delays[d], True)
             held = people["low"] <= law <= people["high"]
             with self.subTest(model=model, key=key):
                 self.assertEqual(name, sim_reasons.UNKNOWN)

@@ -14,9 +14,8 @@ import unittest
 
 import record_store
 import triage
-from lab import triage_report
-from lab import triage_runs
-from tests.helpers import ROOT
+from lab import triage_report, triage_runs
+from tests.helpers import ROOT, without_timing
 
 SCENARIO = triage.scenario_from(triage.parser().parse_args([]))
 
@@ -25,11 +24,6 @@ def run(*argv):
     """triage.main quietly; returns its exit status."""
     with contextlib.redirect_stderr(io.StringIO()):
         return triage.main(list(argv))
-
-
-def without_timing(path):
-    with open(path, encoding="utf-8") as file:
-        return [line for line in file.read().splitlines() if triage_report.TIMING_MARK not in line]
 
 
 class R3Test(unittest.TestCase):

@@ -1,0 +1,95 @@
+"""What both report writers share about one figure: its cells in a table, its verdict cell, why it misses.
+
+Layer: below sim_report.py (with sim_reasons.py) and triage_report.py, above
+experiments.py, whose rows it shows; it measures nothing and quotes no published
+figure. Each report keeps its own causes and its own way of pointing to a reason
+(a numbered note, or the reason itself), and passes them in.
+
+Glossary (experiments.py has figure, ours, range, verdict):
+  row       what experiments.measure keeps of one figure: ours, low, high, decimals, and where published,
+            published and verdict; triage.py adds deterministic (no range: the seeds cannot move it), single
+            (the range is over single seeds, for a figure published for one page) and shown_decimals
+            (ours printed more finely than the published figure)
+  cause     (pattern, check): a check of the run that explains why a figure whose key matches the pattern
+            lies outside our range, or declines (None) when it does not hold
+  marginal  a miss by at most MARGINAL of the range's width
+"""
+
+import re
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+
+from lab.experiments import OUTSIDE, number
+
+MARGINAL = 0.25  # a miss by at most this share of the range's width is called marginal
+
+Row = Dict[str, Any]
+Reason = TypeVar("Reason")
+Causes = Sequence[Tuple[str, Callable[..., Optional[Reason]]]]
+
+
+# ---------------------------------------------------------------------------
+# Cells.
+
+
+def published_cell(row: Row, unit: str = "") -> str:
+    """The published figure at its published precision, or "—" for a figure of ours only."""
+    return number(row["published"], row["decimals"], unit) if "published" in row else "—"
+
+
+def ours_cell(row: Row, unit: str = "") -> str:
+    """Ours, at the precision it is shown to."""
+    return number(row["ours"], row.get("shown_decimals", row["decimals"]), unit)
+
+
+def range_cell(row: Row, unit: str = "") -> str:
+    """Our range as "low – high" (marked "one page" when over single seeds), "deterministic", or "—" for none."""
+    if row.get("deterministic"):
+        return "deterministic"
+    if row["low"] is None:
+        return "—"
+    decimals = row.get("shown_decimals", row["decimals"])
+    spread = f"{number(row['low'], decimals, unit)} – {number(row['high'], decimals, unit)}"
+    return spread + (" (one page)" if row.get("single") else "")
+
+
+def verdict_cell(verdict: Optional[str], explain: Callable[[], str]) -> str:
+    """A verdict as the tables print it: "—" where none was given; an outside one followed by explain(), what
+    points to its reason (" [n]" for a numbered note, ": the reason" for the reason itself)."""
+    if verdict != OUTSIDE:
+        return verdict or "—"
+    return OUTSIDE + explain()
+
+
+def figure_cells(row: Row, unit: str, verdict: str) -> List[str]:
+    """ours | our range | verdict: the cells of one figure in one model, after its label and published figure."""
+    return [ours_cell(row, unit), range_cell(row, unit), verdict]
+
+
+# ---------------------------------------------------------------------------
+# Reasons.
+
+
+def reason(causes: "Causes[Reason]", key: str, arguments: Sequence[Any],
+           otherwise: Callable[[], Reason]) -> Reason:
+    """Why a figure lies outside our range: the first cause whose pattern matches its key and whose check,
+    called with `arguments`, holds on this run; otherwise() when none does."""
+    for pattern, cause in causes:
+        if re.search(pattern, key):
+            found = cause(*arguments)
+            if found:
+                return found
+    return otherwise()
+
+
+def marginal(row: Row) -> Optional[str]:
+    """For a near miss, "marginal: <miss> outside a range <width> wide"; None for a wider miss, no range or a
+    range of no width (a deterministic figure's, its own value). The published figure stands for the interval
+    that rounds to it, so the miss is measured from that interval's nearer end."""
+    if row["low"] is None:
+        return None
+    width = row["high"] - row["low"]
+    half = 0.5 * 10 ** -row["decimals"]
+    miss = max(row["low"] - (row["published"] + half), (row["published"] - half) - row["high"])
+    if width <= 0 or miss > MARGINAL * width:
+        return None
+    return f"marginal: {number(miss, row['decimals'])} outside a range {number(width, row['decimals'])} wide"

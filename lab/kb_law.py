@@ -1,0 +1,63 @@
+"""What the popularity law alone predicts of the knowledge-base day: the yardsticks the report measures against.
+
+Layer: above sim_day.py (whose scenario, popularity and clock units it reads), below
+sim_report.py and sim_reasons.py. Nothing here runs a day or touches a store: each
+function is the expectation, under Zipf popularity and uniform times, of something a
+day counts, so that "Where and why we differ" can say whether ours follow the law.
+
+Glossary (sim_day.py has the others):
+  law      the assumption that every question, citation and save is an independent popularity draw,
+           at a uniform time of the day
+"""
+
+import math
+from typing import Dict
+
+from lab.sim_day import HOUR, MINUTE, TOP, Scenario, popularity
+from workload import zipf_weights
+
+LAW_STEPS = 8 * HOUR // MINUTE  # answer times the popularity law averages over: one a minute of an 8-hour day
+
+
+def top_share(n: int, s: float, top: int = TOP) -> float:
+    """The analytic share of the `top` most popular of n articles under Zipf(s)."""
+    weights = zipf_weights(n, s)
+    return sum(weights[:top]) / sum(weights)
+
+
+def expected_cited_per_check(scenario: Scenario, citations_per_answer: int) -> float:
+    """Distinct articles cited by the end of an hour, averaged over the hourly checks, if each answer's
+    citations were independent popularity draws (1: the targets alone; sim_day.CITED: every citation)."""
+    shares = popularity(scenario)
+    per_check = []
+    for hour in range(1, scenario.hours + 1):
+        draws = citations_per_answer * scenario.questions * hour / scenario.hours
+        per_check.append(sum(1 - (1 - p) ** draws for p in shares))
+    return sum(per_check) / len(per_check)
+
+
+def expected_uniform_stale(scenario: Scenario) -> float:
+    """Share of citations stale at the day's end when saves fall uniformly on the articles: a citation made at
+    a uniform time sees the rest of the day's saves, Poisson with mean saves/articles per day."""
+    mean = scenario.saves / scenario.articles
+    return 1 - (1 - math.exp(-mean)) / mean if mean else 0.0
+
+
+def expected_rejection(scenario: Scenario, delay: int, day_ends: bool) -> float:
+    """Share of delayed edits whose article a person saved (or unpublished) within the delay, when the article
+    and every save are popularity draws and answers come at uniform times; with `day_ends`, no save comes
+    after the last hour, as in our day. The answer times are LAW_STEPS midpoints of the day."""
+    shares, day = popularity(scenario), scenario.hours * HOUR
+    rate = scenario.saves / day  # saves per second
+    saved_within: Dict[float, float] = {}  # window -> share of edits whose article was saved within it
+
+    def share_saved(window: float) -> float:
+        if window not in saved_within:
+            saved_within[window] = sum(p * (1 - math.exp(-rate * p * window)) for p in shares)
+        return saved_within[window]
+
+    total = 0.0
+    for step in range(LAW_STEPS):
+        asked = (step + 0.5) * day / LAW_STEPS
+        total += share_saved(min(delay, day - asked) if day_ends else delay)
+    return total / LAW_STEPS
