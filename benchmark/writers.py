@@ -34,7 +34,7 @@ from benchmark import fixtures
 import record_store
 import workload
 from cli import EXIT_FAILED, EXIT_OK, OneLineParser, positive
-from lab.triage_runs import CHANNEL
+from workload import BUG_TRACKER as CHANNEL
 
 PROCESSES = 2
 EDITS = 500  # saved edits per writer
@@ -55,7 +55,7 @@ POINTS = next((f["min"], f["max"]) for f in workload.BUG_TRACKER_FIELDS if f["ke
 
 def run_writers(directory: str, processes: int, edits_per_process: int, items: int, seed: int) -> Dict[str, Any]:
     """One run: a fresh WAL database file in `directory` holding a bug-tracker channel of `items` items
-    (workload.BUG_TRACKER_FIELDS, created through the people side, bugs from triage_runs.new_bug),
+    (workload.BUG_TRACKER_FIELDS, created through the people side, bugs from workload.new_bug),
     then `processes` OS processes that each make `edits_per_process` successful edits through
     call_tool only: read_record_item, then edit_record_item with that version and a fresh idempotency key,
     on an item drawn from a seeded random.Random per process; on version_conflict, count it, re-read and retry.
