@@ -3,7 +3,7 @@
     python3 bench.py              # about five minutes on two cores; writes results/performance.md
     python3 bench.py --quick      # a smoke run of every section in seconds (its figures mean little)
 
-Layer: a client (see ARCHITECTURE.md): every measured call goes through call_tool,
+Layer: a client (see the README's "What is here, layer by layer"): every measured call goes through call_tool,
 or through the MCP server over stdio. This file holds the sizes, the goals, the
 command line and the order of the sections; in benchmark/, timing.py times and
 summarises, tools.py and growth.py make the calls, writers.py runs the concurrent

@@ -22,7 +22,6 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
-
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a bad option costs one line of stderr (and exit status 2), not the whole usage.
 

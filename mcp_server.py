@@ -1,6 +1,6 @@
 """An MCP server over stdio for the two stores: point Claude Code, Codex or any MCP client at the seven tools.
 
-Layer: a client of kb_store.py and record_store.py, like sim.py; it adds the
+Layer: the product's front door, a client of the stores it is given; it adds the
 protocol and nothing else. tools/list is the stores' own list_tools() (one source
 of truth), and tools/call is their call_tool(); a store's rejection becomes a
 result with isError true, whose text tells the agent what to do next.

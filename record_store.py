@@ -184,7 +184,7 @@ UNINDEX_ITEM = "DELETE FROM unique_values WHERE item_number = ?"  # a seek by un
 PAGE = ("SELECT * FROM items WHERE channel_id = ? AND number < ? AND deleted_at IS NULL "
         "ORDER BY number DESC LIMIT ?")
 
-# The bug tracker of the experiments (SPEC §3): 11 fields with the published options.
+
 class Channel(NamedTuple):
     """A record channel as the store works with it."""
 
@@ -428,7 +428,7 @@ class RecordStore(AgentTools):
         """Every field of `values` that may not be saved, in schema order, then unknown keys as sent.
 
         An agent may not write a hidden relation, whatever it sends. The whole of validation, in one method,
-        so triage.py (table R6) can stub it out to weigh it.
+        so lab/triage_runs.py (table R6) can stub it out to weigh it.
         """
         failed: Dict[str, Failure] = {}
         unknown = []

@@ -3,7 +3,7 @@
     python3 sim.py --seeds 1-5        # writes results/knowledge_base.md and results/knowledge_base.svg
     python3 sim.py --sensitivity      # writes results/knowledge_base_sensitivity.md (a few minutes)
 
-Layer: a client (see ARCHITECTURE.md). One seed is one support day, simulated by
+Layer: a client (see the README's "What is here, layer by layer"). One seed is one support day, simulated by
 lab/sim_day.py on kb_store.py (K1 is measured apart, by lab/citation_forms.py); this file
 holds the scenario, the two models of the day, the published figures, the command line,
 the runs over seeds and the verdicts; lab/sim_report.py writes them, and

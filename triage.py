@@ -2,7 +2,7 @@
 
     python3 triage.py                 # seeds 1-5, writes results/record_channels.md
 
-Layer: a client (see ARCHITECTURE.md). lab/triage_runs.py measures one seed of tables
+Layer: a client (see the README's "What is here, layer by layer"). lab/triage_runs.py measures one seed of tables
 R1-R5 on record_store.py (its scripted agent is lab/triage_agent.py) and times R6;
 this file holds the scenario, the published figures, the command line, the runs
 over seeds and the verdicts; lab/triage_report.py writes them, and

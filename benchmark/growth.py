@@ -38,8 +38,6 @@ POLL_PAGE = 100  # a poll from the middle of the log asks for a full page
 MIN_SIZE = 60  # enough items for a full deep page
 
 
-
-
 # ---------------------------------------------------------------------------
 # Building one file (in its own process).
 

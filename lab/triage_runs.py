@@ -69,7 +69,7 @@ def fixed_clock(moment: datetime.datetime) -> Callable[[], datetime.datetime]:
 
 
 # ---------------------------------------------------------------------------
-# The workload: bugs people file, and the words they write to triage them.
+# The triage: the words people write to triage a bug (the bugs themselves are workload.new_bug's).
 
 class Intent(NamedTuple):
     """One person's triage of one bug: the words they wrote, and the values those words mean."""
