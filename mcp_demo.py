@@ -1,17 +1,20 @@
 """The demo workspace mcp_server.py serves with --demo, and the simulated colleague who keeps changing it.
 
 Layer: product, a client of the stores' people's side (plain methods); it never
-calls a tool, and it takes its content from workload.py only, never from the
-experiments. The knowledge base is written by the experiments' own article writer
-(workload.Writer with its default text settings), so an agent searches the same
-kind of text the experiments measured. The bug tracker holds New items filed like
-triage.py's (workload.new_bug), for an agent to triage.
+calls a tool, and it takes its content from help_center.py and workload.py only,
+never from the experiments. The knowledge base is a help centre in plain English
+(help_center.py: accounts, billing, integrations, troubleshooting), so that an agent
+asked "how do I reset my password" or "why was my card declined" finds the article
+that answers it. The bug tracker holds New items filed like triage.py's
+(workload.new_bug), for an agent to triage. The simulations keep their own made-up
+vocabulary: only the demo reads English.
 
 Glossary:
   plan        what one seed draws before anything is written: the articles (with their
-              topics and statuses) and the bug reports; writing it twice writes the same
-  colleague   a background thread that, every few seconds, saves one published article and
-              moves one item (its status or owner), as people do while an agent works
+              statuses) and the bug reports; writing it twice writes the same
+  colleague   a background thread that, every few seconds, saves one published article (a
+              revision: a step reworded, a note added) and moves one item (its status or
+              owner), as people do while an agent works
   move        one people's edit of an item: a new status or a new owner
 
 Left out on purpose: people creating or deleting things while the server runs (a save
@@ -24,6 +27,7 @@ import random
 import threading
 from typing import Any, Dict, List, Optional, Tuple
 
+import help_center
 import kb_store
 import record_store
 import workload
@@ -35,31 +39,38 @@ KNOWLEDGE_BASE = workload.KNOWLEDGE_BASE  # "kb-support", as in the simulation
 KNOWLEDGE_BASE_NAME = "Support"
 CHANNEL = workload.BUG_TRACKER  # "bugs", as in the record experiments
 CHANNEL_NAME = "Bugs"
-ARTICLES = 80   # of which DRAFTS are drafts and UNPUBLISHED was published, then taken away
-DRAFTS = 6
-UNPUBLISHED = 1
+ARTICLES = 80   # published: one per help-centre subject, so that every question of help_center.QUESTIONS
+#                finds its article
+DRAFTS = 6      # and, beyond them, variants of some subjects ("... on Android") that people are still writing
+UNPUBLISHED = 1  # and one variant that was published, then taken away
 ITEMS = 60      # New bug reports
 TICKET_START = 1001
 PEOPLE = ("aiko", "mika", "ren")  # the bug tracker's owners, who also write the articles
+
 
 @dataclasses.dataclass(frozen=True)
 class DemoArticle:
     """One article of the demo knowledge base as first written."""
 
     article_id: str
-    title: str
-    content: str
-    topic: Tuple[str, ...]
+    written: help_center.HelpArticle
     status: str  # "published", "draft" or "unpublished"
+
+    @property
+    def title(self) -> str:
+        return self.written.title
+
+    @property
+    def content(self) -> str:
+        return self.written.content
 
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
-    """Everything one seed draws: the articles, the bug reports, and the writer that wrote them."""
+    """Everything one seed draws: the articles and the bug reports."""
 
     articles: Tuple[DemoArticle, ...]
     items: Tuple[Dict[str, Any], ...]
-    writer: workload.Writer  # the colleague keeps writing with it, in the same vocabulary
 
     def published(self) -> List[DemoArticle]:
         """The articles written as published (people may unpublish nothing while the server runs)."""
@@ -67,25 +78,15 @@ class Plan:
 
 
 def draw_plan(seed: int) -> Plan:
-    """The demo's articles and bug reports, every draw from one random.Random(seed)."""
-    rng = random.Random(seed)
-    writer = workload.Writer(rng, workload.TextSettings(articles=ARTICLES))
-    statuses = article_statuses(rng)
-    articles = []
-    for number, status in enumerate(statuses):
-        topic = writer.topic(number)
-        articles.append(DemoArticle(f"art-{number + 1:05d}", writer.title(topic), writer.content(topic), topic,
-                                    status))
-    items = tuple(workload.new_bug(rng, TICKET_START + n, workload.DESCRIPTION_CHARACTERS) for n in range(ITEMS))
-    return Plan(tuple(articles), items, writer)
-
-
-def article_statuses(rng: random.Random) -> List[str]:
-    """ARTICLES statuses: DRAFTS drafts and UNPUBLISHED unpublished at random places, the rest published."""
-    statuses = ["draft"] * DRAFTS + ["unpublished"] * UNPUBLISHED
-    statuses += ["published"] * (ARTICLES - len(statuses))
-    rng.shuffle(statuses)
-    return statuses
+    """The demo's articles and bug reports: the articles drawn from random.Random(seed), the reports from a
+    generator of their own, so that neither changes when the other is written differently."""
+    written = help_center.write_articles(random.Random(seed), ARTICLES + DRAFTS + UNPUBLISHED)
+    statuses = ["published"] * ARTICLES + ["draft"] * DRAFTS + ["unpublished"] * UNPUBLISHED
+    articles = tuple(DemoArticle(f"art-{number + 1:05d}", article, status)
+                     for number, (article, status) in enumerate(zip(written, statuses)))
+    bugs = random.Random(f"bugs-{seed}")
+    items = tuple(workload.new_bug(bugs, TICKET_START + n, workload.DESCRIPTION_CHARACTERS) for n in range(ITEMS))
+    return Plan(articles, items)
 
 
 # ---------------------------------------------------------------------------
@@ -154,13 +155,15 @@ class Colleague:
                     log.info("people: %s", done)
 
     def save_article(self) -> Optional[str]:
-        """A person rewrites one published article (last writer wins: people do not compare versions)."""
+        """A person revises one published article as it now stands (last writer wins: people do not compare
+        versions)."""
         article = self.rng.choice(self.plan.published())
-        if self.kb.article(KNOWLEDGE_BASE, article.article_id)["status"] != "published":
+        stored = self.kb.article(KNOWLEDGE_BASE, article.article_id)
+        if stored["status"] != "published":
             return None
         person = self.rng.choice(PEOPLE).capitalize()
-        cited = self.kb.save_article(KNOWLEDGE_BASE, article.article_id,
-                                     content=self.plan.writer.content(article.topic))
+        now = dataclasses.replace(article.written, title=stored["title"], content=stored["content"])
+        cited = self.kb.save_article(KNOWLEDGE_BASE, article.article_id, content=help_center.revise(self.rng, now))
         return f"{person} saved article {article.article_id}, now version {cited['updated_at']}"
 
     def move_item(self) -> Optional[str]:
@@ -181,5 +184,5 @@ def describe(plan: Plan) -> str:
     """What the demo holds, for the server's startup line."""
     drafts = sum(a.status == "draft" for a in plan.articles)
     gone = sum(a.status == "unpublished" for a in plan.articles)
-    return (f"knowledge base {KNOWLEDGE_BASE} ({len(plan.published())} published articles, {drafts} drafts, "
-            f"{gone} unpublished), record channel {CHANNEL} ({len(plan.items)} New items)")
+    return (f"knowledge base {KNOWLEDGE_BASE} ({len(plan.published())} published help-centre articles in English, "
+            f"{drafts} drafts, {gone} unpublished), record channel {CHANNEL} ({len(plan.items)} New items)")
