@@ -1,0 +1,577 @@
+"""One's own content from files: a folder of Markdown as a knowledge base, a CSV or JSON Lines file as a channel.
+
+Layer: product, a client of the stores' people's side (plain methods), beside
+mcp_demo.py; mcp_server.py serves what it reads here (--kb-from-dir, --channel-from).
+It imports the stores, plumbing and record_fields only. Every file is read, and every
+article and row written into throwaway in-memory stores, before anything is written
+where it is served: a bad row never leaves half a channel in a database file. A
+knowledge base or channel a database already holds is served as found, never written
+again. IDs come from names, so a restart gives every article the same ID and old
+citations still resolve.
+
+Glossary:
+  source        what one option names: a folder of Markdown files, or a rows file with its field file
+  slug          an ID made from a name: lower-cased, every character outside a-z 0-9 _ - turned into -
+  front matter  key: value lines between two --- lines at the very top of a Markdown file; draft: true
+                (or published: false) makes the article a draft, every other key is ignored
+  rows file     a CSV file (its header row names field keys) or a JSON Lines file (.jsonl, one object a line)
+  field file    JSON: the channel's field definitions as create_channel takes them, or {"name", "fields"}
+  cell          one CSV value, always text: converted by its field's type; an empty cell leaves the field unset
+  kept          a knowledge base or channel the database held already: served as found, the files not written
+
+Left out on purpose: YAML beyond key: value lines; setext headings (a title underlined with ===);
+item IDs of one's own (items are numbered itm-00001, ... in row order, as stable as the file);
+updating what a database already holds (remove the file, or serve from memory, to load again).
+
+    >>> slug("Help Center"), title_from_file_name("guides/two-factor-setup.md")
+    ('help-center', 'Two factor setup')
+    >>> split_markdown("# Reset a password\\n\\nOpen Settings.\\n")
+    ('Reset a password', 'Open Settings.')
+"""
+
+import contextlib
+import csv
+import dataclasses
+import io
+import json
+import os
+import re
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+
+import kb_store
+import plumbing
+import record_fields
+import record_store
+
+MARKDOWN_SUFFIX = ".md"
+ROWS_SUFFIXES = (".csv", ".jsonl")
+FRONT_MATTER_FENCE = "---"
+FRONT_MATTER_ENDS = ("---", "...")
+FLAG_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}  # front matter
+CHECKBOX_WORDS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}  # a CSV cell
+FIELD_FILE_OBJECT = '{"name": ..., "fields": [...]}'  # a field file's other shape, naming the channel
+LIST_SEPARATOR = ";"  # a multi_select cell may list option values so: "editor; mobile"
+SHOWN_OPTIONS = 20  # a message lists this many option values, then says how many more
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines() splits at: escaped in a message
+_NOT_IN_SLUG = re.compile(r"[^a-z0-9_-]")
+_HEADING = re.compile(r" {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*")  # an ATX level-1 heading: "# Title", "# Title #"
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_FRONT_MATTER_LINE = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_ITEM = re.compile(r"\bitem (itm-\d+)")
+JSON_EXAMPLES = {"multi_select": '["a", "b"] or a; b', "relation": '["itm-00001"]',
+                 "file": '[{"name": "a.png", "url": "https://example.com/a.png"}]', "json": '{"key": "value"}'}
+
+
+class ContentError(ValueError):
+    """A file that cannot be served: one line naming the file (and :line), what is wrong, and what to do."""
+
+    def __init__(self, where: str, problem: str, advice: str = "") -> None:
+        text = f"{where}: {problem}" + (f"; {advice}" if advice else "")
+        super().__init__("".join(c.encode("unicode_escape").decode("ascii") if c in LINE_BREAKS else c
+                                 for c in text))
+
+
+# ---------------------------------------------------------------------------
+# What the files hold, read and converted, before any store sees it.
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Article:
+    """One Markdown file as an article."""
+
+    path: str  # the file, as messages name it
+    article_id: str
+    title: str
+    content: str
+    published: bool
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class KnowledgeBase:
+    """A folder of Markdown files as a knowledge base."""
+
+    source: str  # the folder, as messages name it
+    knowledge_base_id: str
+    name: str
+    articles: Tuple[Article, ...]
+
+    def label(self) -> str:
+        return f"knowledge base {self.knowledge_base_id}"
+
+    def summary(self) -> str:
+        """What is loaded, for the server's startup line."""
+        published = sum(a.published for a in self.articles)
+        drafts = len(self.articles) - published
+        return (f"{self.label()} from {self.source} ({_count(published, 'published article')}"
+                + (f", {_count(drafts, 'draft')})" if drafts else ")"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One item's values and the line of the rows file it starts on."""
+
+    line: int
+    values: Dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Channel:
+    """A rows file and its field file as a record channel."""
+
+    source: str  # the rows file, as messages name it
+    fields_source: str  # the field file
+    channel_id: str
+    name: str
+    fields: List[Dict[str, Any]]  # the definitions, as create_channel takes them
+    rows: Tuple[Row, ...]
+
+    def label(self) -> str:
+        return f"record channel {self.channel_id}"
+
+    def summary(self) -> str:
+        """What is loaded, for the server's startup line."""
+        return f"{self.label()} from {self.source} ({_count(len(self.rows), 'item')})"
+
+
+Source = Union[KnowledgeBase, Channel]
+
+
+@dataclasses.dataclass(frozen=True)
+class Content:
+    """Every source one command line names, read and checked."""
+
+    knowledge_bases: Tuple[KnowledgeBase, ...] = ()
+    channels: Tuple[Channel, ...] = ()
+
+    def sources(self) -> List[Source]:
+        return [*self.knowledge_bases, *self.channels]
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def slug(name: str) -> str:
+    """An ID from a name: lower-cased, every character outside [a-z0-9_-] turned into "-".
+
+    >>> slug("Billing/Refunds & VAT")
+    'billing-refunds---vat'
+    """
+    return _NOT_IN_SLUG.sub("-", name.lower())
+
+
+def knowledge_base_id(folder: str) -> str:
+    """The ID of the knowledge base a folder makes: its name's slug."""
+    return slug(folder_name(folder))
+
+
+def folder_name(folder: str) -> str:
+    """The folder's own name, whatever way the path spells it ("docs/", ".", "./docs")."""
+    return os.path.basename(os.path.abspath(folder))
+
+
+def channel_id(rows_path: str) -> str:
+    """The ID of the channel a rows file makes: its file name's slug, without the extension."""
+    return slug(os.path.splitext(os.path.basename(rows_path))[0])
+
+
+def title_from_file_name(path: str) -> str:
+    """A title from a file's name: "-" and "_" as spaces, the first letter capitalised, the rest kept."""
+    words = " ".join(re.sub(r"[-_]", " ", os.path.splitext(os.path.basename(path))[0]).split())
+    return words[:1].upper() + words[1:] if words else os.path.basename(path)
+
+
+def read_text(path: str) -> str:
+    """A file's text, strict UTF-8 (a byte order mark dropped); ContentError if missing, unreadable or not UTF-8."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except FileNotFoundError:
+        raise ContentError(path, "no such file", "check the path") from None
+    except OSError as error:
+        raise ContentError(path, f"cannot be read ({error.strerror})", "check the path and its permissions") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise ContentError(f"{path}:{line}", f"is not UTF-8 text (byte 0x{data[error.start]:02x})",
+                           "save the file as UTF-8") from None
+
+
+def check_distinct(kind: str, sources: Sequence[Tuple[str, str]]) -> None:
+    """ContentError if two sources make one ID; `sources`: (ID, who makes it), in command-line order."""
+    taken: Dict[str, str] = {}
+    for identifier, source in sources:
+        if identifier in taken:
+            thing = "folder" if kind == "knowledge base" else "rows file"
+            raise ContentError(source, f"{kind} ID {json.dumps(identifier)} is taken by {taken[identifier]}",
+                               f"rename the {thing} (the ID is its name, lower-cased, other characters as -)")
+        taken[identifier] = source
+
+# ---------------------------------------------------------------------------
+# A folder of Markdown files.
+
+
+def read_knowledge_base(folder: str) -> KnowledgeBase:
+    """The knowledge base a folder makes: one article per .md file, sorted by path, subfolders included."""
+    shown = os.path.normpath(folder)
+    if not os.path.isdir(folder):
+        problem = "is not a folder" if os.path.exists(folder) else "no such folder"
+        raise ContentError(shown, problem, "give a folder of Markdown (.md) files, one per article")
+    found, others = markdown_files(folder)
+    if not found:
+        problem = (f"holds no Markdown (.md) file, only {_count(len(others), 'other file')} such as {others[0]}"
+                   if others else "is empty")
+        raise ContentError(shown, problem, "put one .md file per article in it (subfolders count too)")
+    articles: List[Article] = []
+    first_path: Dict[str, str] = {}
+    for relative in found:
+        article = read_article(os.path.join(shown, relative), slug(relative[:-len(MARKDOWN_SUFFIX)]))
+        if article.article_id in first_path:
+            raise ContentError(article.path, f"article ID {json.dumps(article.article_id)} is taken by "
+                               f"{first_path[article.article_id]}", "rename one of the two files")
+        first_path[article.article_id] = article.path
+        articles.append(article)
+    return KnowledgeBase(shown, knowledge_base_id(folder), folder_name(folder), tuple(articles))
+
+
+def markdown_files(folder: str) -> Tuple[List[str], List[str]]:
+    """The .md files under `folder` and the other files, as sorted relative paths with "/"; hidden ones skipped."""
+    found, others = [], []
+
+    def refuse(error: OSError) -> None:
+        raise ContentError(error.filename or folder, f"cannot be read ({error.strerror})", "check its permissions")
+
+    for root, folders, files in os.walk(folder, onerror=refuse):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        for name in files:
+            if not name.startswith("."):
+                relative = os.path.relpath(os.path.join(root, name), folder).replace(os.sep, "/")
+                (found if name.lower().endswith(MARKDOWN_SUFFIX) else others).append(relative)
+    return sorted(found), sorted(others)
+
+
+def read_article(path: str, article_id: str) -> Article:
+    """One Markdown file as an article; ContentError for a file the store could not take."""
+    lines = read_text(path).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    published, body = front_matter(path, lines)
+    title, content = split_markdown("\n".join(body))
+    title = title or title_from_file_name(path)
+    if len(title) > kb_store.TITLE_MAX_CHARACTERS:
+        raise ContentError(path, f"the title has {len(title):,} characters, more than the "
+                           f"{kb_store.TITLE_MAX_CHARACTERS} a title may hold", "shorten the first # heading")
+    if not content:
+        raise ContentError(path, "holds no text besides its title", "write the article, or remove the file")
+    if len(content) > kb_store.CONTENT_MAX_CHARACTERS:
+        raise ContentError(path, f"holds {len(content):,} characters of text, more than the "
+                           f"{kb_store.CONTENT_MAX_CHARACTERS:,} an article may hold", "split it into several files")
+    return Article(path, article_id, title, content, published)
+
+
+def front_matter(path: str, lines: List[str]) -> Tuple[bool, List[str]]:
+    """Whether the article is published, and the lines after its front matter (all of them if it has none)."""
+    if not lines or lines[0].rstrip() != FRONT_MATTER_FENCE:
+        return True, lines
+    end = next((n for n in range(1, len(lines)) if lines[n].rstrip() in FRONT_MATTER_ENDS), None)
+    if end is None:
+        raise ContentError(f"{path}:1", "the front matter opened by --- is never closed",
+                           "end it with a line of --- before the article's text")
+    flags = {}
+    for index in range(1, end):
+        matched = _FRONT_MATTER_LINE.fullmatch(lines[index].strip())
+        if matched and matched.group(1) in ("draft", "published"):
+            flags[matched.group(1)] = flag(f"{path}:{index + 1}", *matched.groups())
+    draft = flags.get("draft", False) or not flags.get("published", True)
+    if flags.get("draft") and flags.get("published"):
+        raise ContentError(path, "the front matter says both draft: true and published: true",
+                           "keep one of them")
+    return not draft, lines[end + 1:]
+
+
+def flag(where: str, key: str, text: str) -> bool:
+    """A front-matter flag's value: true or false (also yes/no, on/off, 1/0, quoted or not)."""
+    word = text.split(" #")[0].strip().strip("\"'").lower()
+    if word in FLAG_WORDS:
+        return FLAG_WORDS[word]
+    raise ContentError(where, f"{key} must be true or false, got {json.dumps(text.strip())}",
+                       f"write {key}: true or {key}: false")
+
+
+def split_markdown(text: str) -> Tuple[Optional[str], str]:
+    """The first "# Title" heading outside code blocks (None if there is none) and the rest of the text, stripped."""
+    lines = text.split("\n")
+    fence = None
+    for number, line in enumerate(lines):
+        opened = _FENCE.match(line)
+        if opened:
+            mark = opened.group(1)[0]
+            fence = None if fence == mark else (fence or mark)
+        elif fence is None:
+            heading = _HEADING.fullmatch(line)
+            if heading:
+                return heading.group(1).strip(), "\n".join(lines[:number] + lines[number + 1:]).strip()
+    return None, text.strip()
+
+# ---------------------------------------------------------------------------
+# A rows file and its field file.
+
+
+def read_channel(rows_path: str, fields_path: str) -> Channel:
+    """The record channel a rows file makes, each CSV cell converted by its field's type (JSON Lines as they are)."""
+    if not rows_path.lower().endswith(ROWS_SUFFIXES):
+        raise ContentError(rows_path, "is neither a .csv nor a .jsonl file",
+                           "give a CSV file with a header row of field keys, or a JSON Lines file")
+    name, definitions = read_fields(fields_path)
+    try:
+        fields = {field.key: field for field in record_fields.parse_schema(definitions)}
+    except ValueError as error:
+        raise ContentError(fields_path, str(error), "fix the field definition (record_fields.py lists what each "
+                           "type takes)") from None
+    text = read_text(rows_path)
+    read = csv_rows if rows_path.lower().endswith(".csv") else json_lines_rows
+    rows = tuple(read(rows_path, fields_path, text, fields))
+    return Channel(rows_path, fields_path, channel_id(rows_path), name or title_from_file_name(rows_path),
+                   definitions, rows)
+
+
+def read_fields(path: str) -> Tuple[Optional[str], List[Dict[str, Any]]]:
+    """A field file's channel name (None if it gives none) and field definitions."""
+    text = read_text(path)
+    try:
+        data = json.loads(text, parse_constant=_not_json)
+    except (ValueError, RecursionError) as error:
+        line = getattr(error, "lineno", 1)
+        raise ContentError(f"{path}:{line}", f"is not JSON ({getattr(error, 'msg', error)})",
+                           f"fix the JSON (a list of field definitions, or {FIELD_FILE_OBJECT})") from None
+    if isinstance(data, dict) and set(data) <= {"name", "fields"} and isinstance(data.get("fields"), list):
+        name = data.get("name")
+        if name is not None and not isinstance(name, str):
+            raise ContentError(path, f"name must be text, got {plumbing.quote(name)}", "give the channel's name")
+        return name, data["fields"]
+    if isinstance(data, list):
+        return None, data
+    raise ContentError(path, f"must hold a list of field definitions, or {FIELD_FILE_OBJECT}",
+                       "see examples/feature-requests.fields.json for one")
+
+
+def csv_rows(path: str, fields_path: str, text: str, fields: Mapping[str, record_fields.Field]) -> Iterator[Row]:
+    """The rows of a CSV file: a header row of field keys, then one item per row; rows of empty cells skipped."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header: Optional[List[str]] = None
+    start = 1
+    try:
+        for cells in reader:
+            if any(cell.strip() for cell in cells):
+                if header is None:
+                    header = [cell.strip() for cell in cells]
+                    check_keys(f"{path}:{start}", header, fields, fields_path, "column")
+                    check_required(f"{path}:{start}", header, fields)
+                else:
+                    yield Row(start, converted(f"{path}:{start}", header, cells, fields))
+            start = reader.line_num + 1
+    except csv.Error as error:
+        raise ContentError(f"{path}:{start}", f"is not CSV ({error})", "fix the row: a quoted cell ends with a "
+                           'quote, and a quote inside one is written twice ("")') from None
+    if header is None:
+        raise ContentError(path, "is empty", "give a header row of field keys, then one row per item")
+
+
+def json_lines_rows(path: str, fields_path: str, text: str,
+                    fields: Mapping[str, record_fields.Field]) -> Iterator[Row]:
+    """The rows of a JSON Lines file: one object of field key -> value a line, blank lines skipped."""
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            values = json.loads(line, parse_constant=_not_json)
+        except (ValueError, RecursionError) as error:
+            raise ContentError(where, f"is not JSON ({getattr(error, 'msg', error)})",
+                               "write one JSON object per line") from None
+        if not isinstance(values, dict):
+            raise ContentError(where, f"holds a JSON {type(values).__name__}, not an object",
+                               'write one object per line, such as {"title": "..."}')
+        check_keys(where, list(values), fields, fields_path, "key")
+        yield Row(number, values)
+
+
+def check_keys(where: str, keys: Sequence[str], fields: Mapping[str, record_fields.Field], fields_path: str,
+               noun: str) -> None:
+    """ContentError for a key that names no writable field of the channel, or a column named twice."""
+    writable = [key for key, field in fields.items() if field.writable]
+    seen = set()
+    for position, key in enumerate(keys, 1):
+        if not key:
+            raise ContentError(where, f"{noun} {position} has no name",
+                               "name every column by a field key, or remove it")
+        if key in seen:
+            raise ContentError(where, f"{noun} {json.dumps(key)} appears twice", "keep one of them")
+        seen.add(key)
+        if key in fields and not fields[key].writable:
+            raise ContentError(where, f"{noun} {json.dumps(key)} is a formula field, computed by the store",
+                               f"remove the {noun}")
+        if key not in fields:
+            raise ContentError(where, f"{noun} {json.dumps(key)} is not a field of the channel; the fields are "
+                               f"{', '.join(writable)}", f"rename the {noun}, or add the field to {fields_path}")
+
+
+def check_required(where: str, header: Sequence[str], fields: Mapping[str, record_fields.Field]) -> None:
+    """ContentError for a required field the header has no column for."""
+    missing = [key for key, field in fields.items() if field.is_required and key not in header]
+    if missing:
+        raise ContentError(where, f"has no column for the required field {json.dumps(missing[0])}",
+                           "add the column, with a value in every row")
+
+
+def converted(where: str, header: Sequence[str], cells: Sequence[str],
+              fields: Mapping[str, record_fields.Field]) -> Dict[str, Any]:
+    """One CSV row as values: each non-empty cell converted by its field's type."""
+    if len(cells) != len(header):
+        raise ContentError(where, f"has {_count(len(cells), 'cell')}, but the header names {len(header)} columns",
+                           "give every row one cell per column (an empty one leaves the field unset)")
+    return {key: cell_value(where, fields[key], cell) for key, cell in zip(header, cells) if cell.strip()}
+
+
+def cell_value(where: str, field: record_fields.Field, cell: str) -> Any:
+    """A CSV cell as its field's type takes it; text stays exactly as written, other cells are stripped."""
+    kind, text = field.type, cell.strip()
+    if kind == "text":
+        return cell
+    if kind in ("number", "currency", "percentage"):
+        return number_value(where, field, text[:-1].rstrip() if kind == "percentage" and text.endswith("%") else text)
+    if kind == "rating":
+        if re.fullmatch(r"[+-]?\d+", text):
+            return int(text)
+        return _bad_cell(where, field, "a whole number of stars", text, "write one such as 4")
+    if kind == "boolean":
+        if text.lower() in CHECKBOX_WORDS:
+            return CHECKBOX_WORDS[text.lower()]
+        return _bad_cell(where, field, "true or false", text, "write true, false, yes, no, 1 or 0")
+    if kind == "multi_select" and not text.startswith("["):
+        return [value.strip() for value in text.split(LIST_SEPARATOR) if value.strip()]
+    if kind in JSON_EXAMPLES:
+        try:
+            return json.loads(text, parse_constant=_not_json)
+        except (ValueError, RecursionError):
+            return _bad_cell(where, field, "JSON text", text, f"write it such as {JSON_EXAMPLES[kind]}")
+    return text  # date, email, phone, url, select: text the store checks as it is
+
+
+def number_value(where: str, field: record_fields.Field, text: str) -> Union[int, float]:
+    """A number cell: an integer when written as one, otherwise a float."""
+    if not _NUMBER.fullmatch(text):
+        return _bad_cell(where, field, "a number", text, "write digits such as 12 or 3.5, without units or commas")
+    return int(text) if re.fullmatch(r"[+-]?\d+", text) else float(text)
+
+
+def _bad_cell(where: str, field: record_fields.Field, wanted: str, text: str, advice: str) -> Any:
+    raise ContentError(where, f"values.{field.key} must be {wanted}, got {record_fields.got(text)}", advice)
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+# ---------------------------------------------------------------------------
+# Checking every source in throwaway stores, then writing where new.
+
+
+def read_content(folders: Sequence[str] = (), channels: Sequence[Tuple[str, str]] = ()) -> Content:
+    """Every source read and written into throwaway in-memory stores: ContentError for the first problem."""
+    check_distinct("knowledge base", [(knowledge_base_id(folder), os.path.normpath(folder)) for folder in folders])
+    check_distinct("record channel", [(channel_id(rows), rows) for rows, _ in channels])
+    content = Content(tuple(read_knowledge_base(folder) for folder in folders),
+                      tuple(read_channel(rows, fields) for rows, fields in channels))
+    if content.sources():
+        with kb_store.connect() as kb, record_store.connect() as records:
+            write_content(content, kb, records)
+    return content
+
+
+def load(kb: kb_store.KnowledgeBaseStore, records: record_store.RecordStore, folders: Sequence[str] = (),
+         channels: Sequence[Tuple[str, str]] = ()) -> List[Source]:
+    """read_content, then write_content into these stores: the sources they held already (kept) come back."""
+    return write_content(read_content(folders, channels), kb, records)
+
+
+def write_content(content: Content, kb: kb_store.KnowledgeBaseStore,
+                  records: record_store.RecordStore) -> List[Source]:
+    """Write each knowledge base and channel the stores do not hold yet, in one transaction per store (all or
+    nothing); returns the ones they held already (kept: served as found)."""
+    kept: List[Source] = []
+    source: Optional[Source] = None
+    try:
+        with contextlib.ExitStack() as transactions:
+            if content.knowledge_bases:
+                transactions.enter_context(kb.database.write())
+            if content.channels:
+                transactions.enter_context(records.database.write())
+            for source in content.sources():
+                written = (write_knowledge_base(kb, source) if isinstance(source, KnowledgeBase)
+                           else write_channel(records, source))
+                if not written:
+                    kept.append(source)
+    except plumbing.Rejection as refused:  # a read-only file, another writer past the timeout, a failing disk
+        where = (source or content.sources()[0]).source
+        raise ContentError(where, f"could not be written into its database ({refused.code}: {refused.message})",
+                           "serve it from memory, or from another database file") from None
+    return kept
+
+
+def write_knowledge_base(store: kb_store.KnowledgeBaseStore, base: KnowledgeBase) -> bool:
+    """Create the knowledge base and its articles; False, writing nothing, if the store holds that ID already."""
+    try:
+        store.create_knowledge_base(base.knowledge_base_id, base.name)
+    except ValueError as error:
+        if _is_taken(error):
+            return False
+        raise ContentError(base.source, str(error), "rename the folder") from None
+    for article in base.articles:
+        try:
+            store.create_article(base.knowledge_base_id, article.title, article.content,
+                                 published=article.published, article_id=article.article_id)
+        except ValueError as error:
+            raise ContentError(article.path, str(error), "fix the file, or rename it") from None
+    return True
+
+
+def write_channel(store: record_store.RecordStore, channel: Channel) -> bool:
+    """Create the channel and one item per row; False, writing nothing, if the store holds that ID already."""
+    try:
+        store.create_channel(channel.channel_id, channel.name, channel.fields)
+    except ValueError as error:
+        if _is_taken(error):
+            return False
+        raise ContentError(channel.fields_source, str(error), "fix the field definitions, or give a related "
+                           "channel's files before this one's") from None
+    lines: Dict[str, int] = {}  # item ID -> the line it came from, for a message about a unique value
+    for row in channel.rows:
+        try:
+            lines[store.create_item(channel.channel_id, row.values)["item_id"]] = row.line
+        except record_store.InvalidValues as invalid:
+            raise row_error(f"{channel.source}:{row.line}", invalid.failures, lines) from None
+    return True
+
+
+def _is_taken(error: ValueError) -> bool:
+    """Whether a store refused a create because the ID is taken, as its message says (the people's side has no
+    method to ask first; tests/test_content_files.py checks the wording still matches)."""
+    return str(error).endswith("already exists")
+
+
+def row_error(where: str, failures: Sequence[record_fields.Failure], lines: Mapping[str, int]) -> ContentError:
+    """The first failure of a row, with what to do: the option values to write, the line of a unique value."""
+    failure = failures[0]
+    message = _ITEM.sub(lambda m: m.group(0) + (f" (line {lines[m.group(1)]})" if m.group(1) in lines else ""),
+                        failure.message)
+    if failure.labels:
+        options = [f"{json.dumps(value)} ({label})" for value, label in failure.labels.items()]
+        more = f" and {len(options) - SHOWN_OPTIONS} more" if len(options) > SHOWN_OPTIONS else ""
+        advice = f"write one of the option values: {', '.join(options[:SHOWN_OPTIONS])}{more}"
+    elif "is required" in failure.message:
+        advice = f"give {failure.key} a value in this row"
+    else:
+        advice = "fix the row"
+    if len(failures) > 1:
+        advice += f" ({_count(len(failures) - 1, 'more problem')} in this row)"
+    return ContentError(where, message, advice)

@@ -1,0 +1,546 @@
+"""content_files.py and the server's --kb-from-dir / --channel-from: one's own Markdown, CSV and JSON Lines served.
+
+Each test writes its files into a temporary folder; the examples/ folder is loaded as a newcomer would serve it.
+A bad input must cost one line naming the file and change nothing in any store or database file.
+"""
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from tests.helpers import ROOT, snapshot
+from tests.test_mcp_server import SERVER, WAIT, ServerProcess, rejection
+import content_files
+import kb_store
+import mcp_demo
+import mcp_server
+import plumbing
+import record_store
+
+EXAMPLES = os.path.join(ROOT, "examples")
+HELP_CENTER = os.path.join(EXAMPLES, "help-center")
+REQUESTS = (os.path.join(EXAMPLES, "feature-requests.csv"), os.path.join(EXAMPLES, "feature-requests.fields.json"))
+STATUS = {"key": "status", "label": "Status", "type": "select", "is_required": True, "options": [
+    {"value": "new", "label": "New"}, {"value": "planned", "label": "Planned"}]}
+TITLE = {"key": "title", "label": "Title", "type": "text", "is_required": True}
+EVERY_TYPE = [  # one writable field of each type a CSV cell converts, and a formula
+    TITLE, STATUS,
+    {"key": "votes", "type": "number", "min": 0, "max": 100},
+    {"key": "price", "type": "currency"},
+    {"key": "share", "type": "percentage"},
+    {"key": "stars", "type": "rating"},
+    {"key": "paying", "type": "boolean"},
+    {"key": "due", "type": "date"},
+    {"key": "email", "type": "email"},
+    {"key": "phone", "type": "phone"},
+    {"key": "site", "type": "url"},
+    {"key": "areas", "type": "multi_select", "options": [{"value": "web", "label": "Web"},
+                                                         {"value": "mobile", "label": "Mobile"}]},
+    {"key": "related", "type": "relation", "related_channel_id": "requests"},
+    {"key": "files", "type": "file"},
+    {"key": "extra", "type": "json"},
+    {"key": "age", "type": "formula", "expression": "days_since(created_at)"},
+]
+
+
+class Folder:
+    """A temporary folder to write content files into."""
+
+    def __init__(self, test):
+        temporary = tempfile.TemporaryDirectory()
+        test.addCleanup(temporary.cleanup)
+        self.root = temporary.name
+
+    def path(self, *parts):
+        return os.path.join(self.root, *parts)
+
+    def write(self, relative, text, encoding="utf-8"):
+        """Write a file (its folders made as needed); returns its path."""
+        path = self.path(*relative.split("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as file:
+            file.write(text if isinstance(text, bytes) else text.encode(encoding))
+        return path
+
+    def channel(self, name, rows, fields=(TITLE, STATUS)):
+        """A rows file `name` and its field file; returns (rows path, field file path)."""
+        return self.write(name, rows), self.write(name + ".fields.json", json.dumps(list(fields)))
+
+
+def articles_of(folder):
+    """The articles a folder makes, by ID."""
+    return {a.article_id: a for a in content_files.read_knowledge_base(folder).articles}
+
+
+def values_of(rows_path, fields_path):
+    """The values of each row a rows file makes."""
+    return [row.values for row in content_files.read_channel(rows_path, fields_path).rows]
+
+
+class MarkdownArticlesTest(unittest.TestCase):
+    """A folder of Markdown files as a knowledge base: titles, contents, drafts and IDs."""
+
+    def setUp(self):
+        self.files = Folder(self)
+
+    def test_the_title_is_the_first_heading_and_the_content_the_rest_of_the_file_stripped(self):
+        self.files.write("kb/reset.md", "\n# Reset a password #\n\nOpen Settings.\n\n## Steps\nChoose Reset.\n\n")
+        (article,) = articles_of(self.files.path("kb")).values()
+        self.assertEqual(article.title, "Reset a password")
+        self.assertEqual(article.content, "Open Settings.\n\n## Steps\nChoose Reset.")
+        self.assertTrue(article.published)
+
+    def test_a_file_without_a_heading_takes_its_title_from_its_file_name(self):
+        self.files.write("kb/two-factor-setup.md", "Scan the QR code.\n## Lost phone\nUse a recovery code.")
+        self.files.write("kb/API_keys.md", "#not-a-heading without a space\n")
+        articles = articles_of(self.files.path("kb"))
+        self.assertEqual(articles["two-factor-setup"].title, "Two factor setup")
+        self.assertEqual(articles["api_keys"].title, "API keys")
+        self.assertEqual(articles["api_keys"].content, "#not-a-heading without a space")
+
+    def test_a_heading_inside_a_fenced_code_block_is_not_the_title(self):
+        self.files.write("kb/shell.md", "```sh\n# a comment\n```\n# Use the shell\nRun it.")
+        (article,) = articles_of(self.files.path("kb")).values()
+        self.assertEqual(article.title, "Use the shell")
+        self.assertEqual(article.content, "```sh\n# a comment\n```\nRun it.")
+
+    def test_front_matter_is_skipped_and_draft_true_or_published_false_makes_a_draft(self):
+        cases = {"plain": ("", True), "other-keys": ("owner: mika\ntags: [a, b]\n", True),
+                 "draft": ("draft: true\n", False), "quoted": ('draft: "yes"  # until May\n', False),
+                 "unpublished": ("published: false\n", False), "not-draft": ("draft: false\n", True)}
+        for name, (matter, _) in cases.items():
+            self.files.write(f"kb/{name}.md", f"---\n{matter}---\n# {name}\nText of {name}.\n")
+        articles = articles_of(self.files.path("kb"))
+        for name, (_, published) in cases.items():
+            with self.subTest(name=name):
+                self.assertEqual(articles[name].published, published)
+                self.assertEqual((articles[name].title, articles[name].content), (name, f"Text of {name}."))
+
+    def test_ids_are_slugs_of_the_folder_name_and_of_each_path_without_md(self):
+        folder = self.files.path("Help Center")
+        self.files.write("Help Center/Billing/Refunds & VAT.md", "# Refunds\nFourteen days.")
+        self.files.write("Help Center/getting_started.md", "# Start\nSign up.")
+        base = content_files.read_knowledge_base(folder + os.sep)
+        self.assertEqual((base.knowledge_base_id, base.name), ("help-center", "Help Center"))
+        self.assertEqual([a.article_id for a in base.articles], ["billing-refunds---vat", "getting_started"])
+
+    def test_articles_come_sorted_by_path_subfolders_included_and_hidden_files_left_out(self):
+        for relative in ("kb/b.md", "kb/a/z.md", "kb/a.md", "kb/.hidden.md", "kb/.git/x.md", "kb/notes.txt"):
+            self.files.write(relative, "# T\nText.")
+        self.assertEqual(list(articles_of(self.files.path("kb"))), ["a", "a-z", "b"])
+
+    def test_loading_the_same_folder_again_gives_every_article_the_same_id_and_title(self):
+        def served():
+            with kb_store.connect() as kb, record_store.connect() as records:
+                content_files.load(kb, records, [HELP_CENTER])
+                return {a.article_id: kb.article("help-center", a.article_id)["title"]
+                        for a in content_files.read_knowledge_base(HELP_CENTER).articles}
+        self.assertEqual(served(), served())
+        self.assertIn("billing-refunds", served())
+
+
+class RowsTest(unittest.TestCase):
+    """CSV cells converted by their field's type; JSON Lines taken as they are."""
+
+    def setUp(self):
+        self.files = Folder(self)
+
+    def test_each_csv_cell_is_converted_by_its_fields_type(self):
+        rows, fields = self.files.channel("requests.csv", (
+            "title,status,votes,price,share,stars,paying,due,email,phone,site,areas,related,files,extra\n"
+            'Dark mode,new,12,9.5,45%,4,Yes,2026-03-02,a@b.example,+81 3 1234 5678,https://x.example,web; mobile,'
+            '[],"[{""name"": ""a.png"", ""url"": ""https://x.example/a.png""}]","{""k"": [1, 2]}"\n'
+            'Offline, planned ,-0,1e2,0,5,0,,,,,"[""web""]","[""itm-00001""]",,"""plain"""\n'), EVERY_TYPE)
+        self.assertEqual(values_of(rows, fields), [
+            {"title": "Dark mode", "status": "new", "votes": 12, "price": 9.5, "share": 45, "stars": 4,
+             "paying": True, "due": "2026-03-02", "email": "a@b.example", "phone": "+81 3 1234 5678",
+             "site": "https://x.example", "areas": ["web", "mobile"], "related": [],
+             "files": [{"name": "a.png", "url": "https://x.example/a.png"}], "extra": {"k": [1, 2]}},
+            {"title": "Offline", "status": "planned", "votes": 0, "price": 100.0, "share": 0, "stars": 5,
+             "paying": False, "areas": ["web"], "related": ["itm-00001"], "extra": "plain"}])
+        with kb_store.connect() as kb, record_store.connect() as records:
+            content_files.load(kb, records, channels=[(rows, fields)])
+            self.assertEqual(records.item("requests", "itm-00002")["values"]["related"], ["itm-00001"])
+
+    def test_checkbox_cells_take_true_false_yes_no_1_0_in_any_case(self):
+        rows, fields = self.files.channel("c.csv", "title,status,paying\n" + "".join(
+            f"T,new,{word}\n" for word in ("true", "FALSE", "Yes", "no", "1", "0")),
+            [TITLE, STATUS, {"key": "paying", "type": "boolean"}])
+        self.assertEqual([v["paying"] for v in values_of(rows, fields)], [True, False, True, False, True, False])
+
+    def test_an_empty_cell_leaves_the_field_unset_and_a_row_of_empty_cells_is_skipped(self):
+        rows, fields = self.files.channel("c.csv", "title,status,votes\r\nA,new,\r\n,,\r\n\r\nB,new,  \r\n",
+                                          [TITLE, STATUS, {"key": "votes", "type": "number"}])
+        self.assertEqual(values_of(rows, fields), [{"title": "A", "status": "new"}, {"title": "B", "status": "new"}])
+
+    def test_json_lines_rows_are_taken_as_they_are_with_their_line_numbers(self):
+        rows, fields = self.files.channel("bugs.jsonl", '{"title": "A", "status": "new"}\n\n'
+                                          '{"title": "B", "status": "planned", "votes": 3.5}\n',
+                                          [TITLE, STATUS, {"key": "votes", "type": "number"}])
+        channel = content_files.read_channel(rows, fields)
+        self.assertEqual([(r.line, r.values) for r in channel.rows], [
+            (1, {"title": "A", "status": "new"}), (3, {"title": "B", "status": "planned", "votes": 3.5})])
+        self.assertEqual((channel.channel_id, channel.name), ("bugs", "Bugs"))
+
+    def test_a_field_file_may_be_an_object_naming_the_channel(self):
+        rows = self.files.write("My Requests.csv", "title,status\nA,new\n")
+        fields = self.files.write("f.json", json.dumps({"name": "Customer requests", "fields": [TITLE, STATUS]}))
+        channel = content_files.read_channel(rows, fields)
+        self.assertEqual((channel.channel_id, channel.name), ("my-requests", "Customer requests"))
+
+
+class ExamplesTest(unittest.TestCase):
+    """examples/ loads as it is, and a search finds the article a person would want."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.kb, cls.records = kb_store.connect(), record_store.connect()
+        cls.content = content_files.read_content([HELP_CENTER], [REQUESTS])
+        content_files.write_content(cls.content, cls.kb, cls.records)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.kb.close()
+        cls.records.close()
+
+    def search(self, query):
+        answer = self.kb.call_tool("search_knowledge_base", {"knowledge_base_id": "help-center", "query": query})
+        return [result["article_id"] for result in answer["results"]]
+
+    def test_the_help_center_holds_eight_articles_of_which_offline_mode_is_the_draft(self):
+        (base,) = self.content.knowledge_bases
+        self.assertEqual(len(base.articles), 8)
+        self.assertEqual([a.article_id for a in base.articles if not a.published], ["offline-mode"])
+        self.assertEqual(self.kb.article("help-center", "offline-mode")["status"], "draft")
+        self.assertEqual(self.kb.article("help-center", "two-factor-setup")["title"], "Two factor setup")
+
+    def test_searches_find_the_right_article_first_and_never_the_draft(self):
+        for query, article_id in (("refund a charge", "billing-refunds"), ("forgot my password", "reset-your-password"),
+                                  ("lost phone recovery code", "two-factor-setup"),
+                                  ("downgrade plan", "billing-change-plan"), ("export notebook zip", "export-notes"),
+                                  ("guest access share", "share-a-notebook")):
+            with self.subTest(query=query):
+                self.assertEqual(self.search(query)[0], article_id)
+        self.assertNotIn("offline-mode", self.search("offline notebooks sync"))
+
+    def test_the_feature_requests_hold_fifteen_items_and_fields_of_several_types(self):
+        self.assertEqual(len(self.records.item_ids("feature-requests")), 15)
+        types = {f["type"] for f in self.records.schema("feature-requests")["fields"]}
+        self.assertLessEqual({"text", "select", "number", "date", "email", "multi_select", "boolean"}, types)
+        first = self.records.item("feature-requests", "itm-00002")["values"]
+        self.assertEqual((first["areas"], first["paying_customer"], first["votes"]), (["editor", "mobile"], True, 347))
+
+
+class BadInputTest(unittest.TestCase):
+    """Every bad input: one ContentError line naming the file (and the line), and nothing written anywhere."""
+
+    def setUp(self):
+        self.files = Folder(self)
+        self.kb, self.records = kb_store.connect(), record_store.connect()
+        self.addCleanup(self.kb.close)
+        self.addCleanup(self.records.close)
+        self.kb.create_knowledge_base("kb-other", "Other")  # something to leave alone
+        self.before = (snapshot(self.kb), snapshot(self.records))
+
+    def refused(self, pattern, folders=(), channels=()):
+        """Load the sources; assert one ContentError line matching `pattern` and both stores unchanged."""
+        with self.assertRaises(content_files.ContentError) as caught:
+            content_files.load(self.kb, self.records, folders, channels)
+        message = str(caught.exception)
+        self.assertEqual(message.splitlines(), [message])
+        self.assertRegex(message, pattern)
+        self.assertIsInstance(caught.exception, ValueError)
+        self.assertEqual((snapshot(self.kb), snapshot(self.records)), self.before)
+        return message
+
+    def test_a_missing_folder_is_named_and_nothing_is_written(self):
+        folder = self.files.path("nowhere")
+        self.refused(f"^{re.escape(folder)}: no such folder; give a folder of Markdown", [folder])
+
+    def test_an_empty_folder_and_a_folder_without_a_markdown_file(self):
+        os.makedirs(self.files.path("empty"))
+        self.refused(r"empty: is empty; put one \.md file per article in it", [self.files.path("empty")])
+        self.files.write("text/notes.txt", "hello")
+        self.refused(r"text: holds no Markdown \(\.md\) file, only 1 other file such as notes\.txt",
+                     [self.files.path("text")])
+
+    def test_a_file_that_is_not_utf8_names_its_line(self):
+        self.files.write("kb/good.md", "# Good\nFine.")
+        self.files.write("kb/latin.md", "# Caf\xe9\n\nna\xefve\n", encoding="latin-1")
+        self.refused(r"kb/latin\.md:1: is not UTF-8 text \(byte 0xe9\); save the file as UTF-8",
+                     [self.files.path("kb")])
+        rows, fields = self.files.channel("r.csv", "title,status\nA,new\nB\xe9,new\n".encode("latin-1"))
+        self.refused(r"r\.csv:3: is not UTF-8 text", channels=[(rows, fields)])
+
+    def test_a_title_or_content_past_the_stores_limits_is_refused_naming_the_limit(self):
+        self.files.write("long/title.md", "# " + "t" * (kb_store.TITLE_MAX_CHARACTERS + 1) + "\nText.")
+        self.refused(r"title\.md: the title has 201 characters, more than the 200", [self.files.path("long")])
+        self.files.write("big/content.md", "# Big\n" + "x" * (kb_store.CONTENT_MAX_CHARACTERS + 1))
+        self.refused(r"content\.md: holds 100,001 characters of text, more than the 100,000",
+                     [self.files.path("big")])
+
+    def test_an_unclosed_front_matter_or_a_flag_that_is_not_true_or_false_names_its_line(self):
+        self.files.write("open/a.md", "---\ndraft: true\n# A\nText.")
+        self.refused(r"a\.md:1: the front matter opened by --- is never closed", [self.files.path("open")])
+        self.files.write("flag/a.md", "---\ntitle: A\ndraft: maybe\n---\nText.")
+        self.refused(r'a\.md:3: draft must be true or false, got "maybe"', [self.files.path("flag")])
+
+    def test_two_files_of_one_article_id_are_both_named(self):
+        self.files.write("kb/Reset password.md", "# A\nText.")
+        self.files.write("kb/reset-password.md", "# B\nText.")
+        self.refused(r'kb/reset-password\.md: article ID "reset-password" is taken by \S+/kb/Reset password\.md',
+                     [self.files.path("kb")])
+
+    def test_two_folders_of_one_name_clash_and_the_later_is_named(self):
+        for side in ("a", "b"):
+            self.files.write(f"{side}/Help/x.md", "# X\nText.")
+        self.refused(r'b/Help: knowledge base ID "help" is taken by \S+/a/Help; rename the folder',
+                     [self.files.path("a", "Help"), self.files.path("b", "Help")])
+
+    def test_two_rows_files_of_one_name_clash_and_the_later_is_named(self):
+        first = self.files.channel("a/req.csv", "title,status\nA,new\n")
+        second = self.files.channel("b/req.jsonl", '{"title": "B", "status": "new"}\n')
+        self.refused(r'b/req\.jsonl: record channel ID "req" is taken by \S+/a/req\.csv', channels=[first, second])
+
+    def test_an_unknown_column_names_the_allowed_keys(self):
+        rows, fields = self.files.channel("r.csv", "title,stauts\nA,new\n")
+        self.refused(r'r\.csv:1: column "stauts" is not a field of the channel; the fields are title, status; '
+                     r"rename the column, or add the field to \S+r\.csv\.fields\.json", channels=[(rows, fields)])
+
+    def test_a_formula_column_or_a_missing_required_column_is_refused_at_the_header(self):
+        rows, fields = self.files.channel("r.csv", "title,status,age\nA,new,3\n", EVERY_TYPE)
+        self.refused(r'r\.csv:1: column "age" is a formula field', channels=[(rows, fields)])
+        rows, fields = self.files.channel("s.csv", "status\nnew\n")
+        self.refused(r's\.csv:1: has no column for the required field "title"', channels=[(rows, fields)])
+
+    def test_a_bad_option_value_on_line_n_names_the_line_and_leaves_no_half_loaded_channel(self):
+        rows, fields = self.files.channel("requests.csv", "title,status\nA,new\nB,planned\n\nC,Doing\nD,new\n")
+        message = self.refused(r'requests\.csv:5: values\.status must be one of the option values, got "Doing"; '
+                               r'write one of the option values: "new" \(New\), "planned" \(Planned\)$',
+                               channels=[(rows, fields)])
+        self.assertTrue(message.startswith(rows + ":5: "), message)
+
+    def test_a_bad_number_checkbox_json_or_option_cell_names_its_line(self):
+        fields = EVERY_TYPE
+        for cells, pattern in (("votes\nA,new,lots", r':2: values\.votes must be a number, got "lots"'),
+                               ("votes\nA,new,101", r":2: values\.votes must be between 0 and 100, got 101"),
+                               ("paying\nA,new,maybe", r':2: values\.paying must be true or false, got "maybe"'),
+                               ("extra\nA,new,{oops", r':2: values\.extra must be JSON text, got "\{oops"'),
+                               ("areas\nA,new,web; tablet", r':2: values\.areas must hold only option values, got '
+                                                             r'"tablet"')):
+            with self.subTest(cells=cells):
+                rows, definitions = self.files.channel("requests.csv", "title,status," + cells + "\n", fields)
+                self.refused(r"requests\.csv" + pattern, channels=[(rows, definitions)])
+
+    def test_a_repeated_unique_value_names_the_line_that_holds_it_first(self):
+        ticket = {"key": "ticket", "type": "text", "is_unique": True}
+        rows, fields = self.files.channel("r.csv", "title,status,ticket\nA,new,T-1\nB,new,T-2\nC,new,T-1\n",
+                                          [TITLE, STATUS, ticket])
+        self.refused(r'r\.csv:4: values\.ticket must be unique in this channel, got "T-1", which item itm-00001 '
+                     r"\(line 2\) already has", channels=[(rows, fields)])
+
+    def test_bad_field_definitions_name_the_field_file(self):
+        rows = self.files.write("r.csv", "title\nA\n")
+        for text, pattern in (('[{"key": "title", "type": "txt"}]', r"f\.json: field 'title' has type 'txt'"),
+                              ('{"fields": [1], "colour": "red"}', r"f\.json: must hold a list of field definitions"),
+                              ('[{"key": "title",', r"f\.json:1: is not JSON"),
+                              ('[{"key": "s", "type": "select", "options": []}]', r"f\.json: field 's': options")):
+            with self.subTest(text=text):
+                fields = self.files.write("f.json", text)
+                self.refused(pattern, channels=[(rows, fields)])
+
+    def test_a_json_lines_line_that_is_no_object_or_names_an_unknown_key_is_refused_by_number(self):
+        rows, fields = self.files.channel("r.jsonl", '{"title": "A", "status": "new"}\n[1]\n')
+        self.refused(r"r\.jsonl:2: holds a JSON list, not an object", channels=[(rows, fields)])
+        rows, fields = self.files.channel("s.jsonl", '{"title": "A", "status": "new"}\n{"title": "B", "owner": 1}\n')
+        self.refused(r's\.jsonl:2: key "owner" is not a field of the channel; the fields are title, status',
+                     channels=[(rows, fields)])
+
+    def test_a_missing_rows_file_is_named_and_nothing_is_written(self):
+        fields = self.files.write("f.json", json.dumps([TITLE]))
+        self.refused(r"gone\.csv: no such file; check the path", channels=[(self.files.path("gone.csv"), fields)])
+
+    def test_a_line_break_in_a_file_name_stays_on_one_line(self):
+        error = content_files.ContentError("a\nb.csv:2", "bad\u2028value", "fix it")
+        self.assertEqual(str(error), "a\\nb.csv:2: bad\\u2028value; fix it")
+
+
+class DatabaseFilesTest(unittest.TestCase):
+    """Content in database files: written only where new, found content served as it is, bad content writes nothing."""
+
+    def setUp(self):
+        self.files = Folder(self)
+        self.kb_db, self.records_db = self.files.path("kb.db"), self.files.path("records.db")
+
+    def open(self, *argv):
+        workspace = mcp_server.open_workspace(mcp_server.parse_options(list(argv)))
+        self.addCleanup(workspace.close)
+        return workspace
+
+    def files_argv(self):
+        return ["--kb-db", self.kb_db, "--records-db", self.records_db, "--kb-from-dir", HELP_CENTER,
+                "--channel-from", *REQUESTS]
+
+    def test_content_is_written_once_and_served_as_found_with_peoples_changes_after_a_restart(self):
+        first = mcp_server.open_workspace(mcp_server.parse_options(self.files_argv()))
+        self.assertIn("knowledge base help-center from ", first.description)
+        self.assertIn("(7 published articles, 1 draft)", first.description)
+        self.assertNotIn("served as found", first.description)
+        first.stores["knowledge_base"].save_article("help-center", "billing-refunds", content="Thirty days now.")
+        first.stores["record"].edit_item("feature-requests", "itm-00001", {"status": "shipped"})
+        first.close()
+        second = self.open(*self.files_argv())
+        kb, records = second.stores["knowledge_base"], second.stores["record"]
+        self.assertEqual(kb.article("help-center", "billing-refunds")["content"], "Thirty days now.")
+        self.assertEqual(records.item("feature-requests", "itm-00001")["values"]["status"], "shipped")
+        self.assertEqual(len(records.item_ids("feature-requests")), 15)
+        self.assertIn(f"knowledge base help-center already in {self.kb_db}, served as found, not loaded from "
+                      f"{HELP_CENTER} (to load the files again, remove {self.kb_db} or serve from memory)",
+                      second.description)
+        self.assertIn(f"record channel feature-requests already in {self.records_db}, served as found",
+                      second.description)
+
+    def test_a_database_that_holds_the_demo_gets_the_content_it_lacks_beside_it(self):
+        mcp_server.open_workspace(mcp_server.parse_options(["--demo", "--kb-db", self.kb_db])).close()
+        workspace = self.open("--demo", "--kb-db", self.kb_db, "--kb-from-dir", HELP_CENTER)
+        kb = workspace.stores["knowledge_base"]
+        self.assertEqual(kb.article("help-center", "export-notes")["title"], "Export your notes")
+        self.assertEqual(kb.article(mcp_demo.KNOWLEDGE_BASE, "art-00001")["article_id"], "art-00001")
+        self.assertIn("knowledge base help-center from", workspace.description)
+        self.assertIn("knowledge base IDs: kb-support, help-center", workspace.instructions)
+
+    def test_a_bad_row_creates_no_database_file_and_leaves_an_existing_one_byte_for_byte(self):
+        rows, fields = self.files.channel("requests.csv", "title,status\nA,new\nB,Doing\n")
+        argv = ["--records-db", self.records_db, "--channel-from", rows, fields]
+        with self.assertRaisesRegex(content_files.ContentError, r"requests\.csv:3: values\.status"):
+            mcp_server.open_workspace(mcp_server.parse_options(argv))
+        self.assertFalse(os.path.exists(self.records_db))
+        mcp_server.open_workspace(mcp_server.parse_options(["--demo", "--records-db", self.records_db])).close()
+        with open(self.records_db, "rb") as file:
+            before = hashlib.sha256(file.read()).hexdigest()
+        with self.assertRaises(content_files.ContentError):
+            mcp_server.open_workspace(mcp_server.parse_options(argv))
+        with open(self.records_db, "rb") as file:
+            self.assertEqual(hashlib.sha256(file.read()).hexdigest(), before)
+
+    def test_a_row_the_files_allow_but_the_database_refuses_writes_nothing_of_that_run(self):
+        parent = {"key": "parent", "type": "relation", "related_channel_id": "a"}
+        a = self.files.channel("a.csv", "title,status\nA,new\n")
+        b = self.files.channel("b.csv", 'title,status,parent\nB,new,"[""itm-00001""]"\n', [TITLE, STATUS, parent])
+        first = mcp_server.open_workspace(mcp_server.parse_options(["--records-db", self.records_db,
+                                                                    "--channel-from", *a]))
+        first.stores["record"].delete_item("a", "itm-00001")  # a person's change the files know nothing of
+        first.close()
+        argv = ["--records-db", self.records_db, "--kb-db", self.kb_db, "--kb-from-dir", HELP_CENTER,
+                "--channel-from", *a, "--channel-from", *b]
+        with self.assertRaisesRegex(content_files.ContentError, r'b\.csv:2: values\.parent must name items that '
+                                                                r'exist in record channel "a"'):
+            mcp_server.open_workspace(mcp_server.parse_options(argv))
+        with record_store.connect(self.records_db) as records, kb_store.connect(self.kb_db) as kb:
+            self.assertEqual(records.item_ids("b"), [])
+            with self.assertRaises(plumbing.NotFound):
+                records.schema("b")
+            with self.assertRaises(plumbing.NotFound):
+                kb.article("help-center", "billing-refunds")
+
+    def test_the_stores_still_say_already_exists_for_a_taken_id(self):
+        with kb_store.connect() as kb, record_store.connect() as records:
+            kb.create_knowledge_base("x")
+            records.create_channel("x", "X", [TITLE])
+            for create in (lambda: kb.create_knowledge_base("x"), lambda: records.create_channel("x", "X", [TITLE])):
+                with self.assertRaises(ValueError) as caught:
+                    create()
+                self.assertTrue(content_files._is_taken(caught.exception), caught.exception)
+
+
+class ServerOptionsTest(unittest.TestCase):
+    """--kb-from-dir and --channel-from on the command line and over stdio."""
+
+    def parse(self, *argv):
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr), self.assertRaises(SystemExit) as exit:
+            mcp_server.parse_options(list(argv))
+        return exit.exception.code, stderr.getvalue()
+
+    def test_the_examples_are_served_over_stdio_searched_listed_and_named_in_the_instructions(self):
+        server = ServerProcess("--kb-from-dir", "examples/help-center", "--channel-from",
+                               "examples/feature-requests.csv", "examples/feature-requests.fields.json")
+        self.addCleanup(lambda: server.process.poll() is not None or server.close())
+        instructions = server.handshake()["result"]["instructions"]
+        self.assertIn("knowledge base IDs: help-center; record channel IDs: feature-requests", instructions)
+        found = server.call("search_knowledge_base", {"knowledge_base_id": "help-center", "query": "refund"})
+        self.assertEqual(found["structuredContent"]["results"][0]["citation"]["article_id"], "billing-refunds")
+        page = server.call("list_record_items", {"record_channel_id": "feature-requests", "limit": 50})
+        self.assertEqual(len(page["structuredContent"]["items"]), 15)
+        draft = server.call("read_knowledge_article", {"knowledge_base_id": "help-center",
+                                                       "article_id": "offline-mode"})
+        self.assertEqual(rejection(draft)["error"], "not_found")
+        status, _ = server.close()
+        self.assertEqual(status, 0)
+        self.assertIn("knowledge base help-center from examples/help-center (7 published articles, 1 draft); "
+                      "record channel feature-requests from examples/feature-requests.csv (15 items)", server.log_text)
+
+    def test_a_bad_row_exits_2_with_exactly_one_line_on_stderr_and_nothing_on_stdout(self):
+        files = Folder(self)
+        rows, fields = files.channel("requests.csv", "title,status\nA,new\nB,Doing\n")
+        run = subprocess.run([sys.executable, SERVER, "--channel-from", rows, fields, "--records-db",
+                              files.path("r.db")], capture_output=True, timeout=WAIT, cwd=ROOT,
+                             stdin=subprocess.DEVNULL)
+        self.assertEqual((run.returncode, run.stdout), (2, b""))
+        self.assertEqual(run.stderr.count(b"\n"), 1, run.stderr)
+        self.assertIn(f"mcp_server.py: error: {rows}:3: values.status must be one of the option values, got "
+                      '"Doing"'.encode(), run.stderr)
+        self.assertFalse(os.path.exists(files.path("r.db")))
+
+    def test_bad_content_options_exit_2_with_one_line_before_anything_is_opened(self):
+        files = Folder(self)
+        rows, fields = files.channel("bugs.csv", "title,status\nA,new\n")
+        files.write("kb-support/a.md", "# A\nText.")
+        cases = {
+            ("--kb-from-dir", files.path("nowhere")): "does not exist",
+            ("--kb-from-dir", rows): "is not a folder",
+            ("--channel-from", fields, fields): "is neither a .csv nor a .jsonl file",
+            ("--channel-from", rows, files.path("none.json")): "does not exist",
+            ("--channel-from", rows, files.root): "is not a file",
+            ("--channel-from", rows): "expected 2 arguments",
+            ("--demo", "--kb-from-dir", files.path("kb-support")): 'knowledge base ID "kb-support" is taken by --demo',
+            ("--demo", "--channel-from", rows, fields): 'record channel ID "bugs" is taken by --demo',
+            ("--kb-from-dir", HELP_CENTER, "--kb-from-dir", HELP_CENTER + os.sep): "is taken by",
+            ("--read-only", "--kb-db", "k.db", "--records-db", "r.db", "--kb-from-dir", HELP_CENTER):
+                "--read-only serves existing files",
+        }
+        for argv, reason in cases.items():
+            with self.subTest(argv=argv):
+                code, stderr = self.parse(*argv)
+                self.assertEqual(code, 2)
+                self.assertEqual(stderr.count("\n"), 1, stderr)
+                self.assertIn(reason, stderr)
+
+    def test_content_options_alone_are_something_to_serve(self):
+        for argv in (["--kb-from-dir", HELP_CENTER], ["--channel-from", *REQUESTS]):
+            with self.subTest(argv=argv):
+                options = mcp_server.parse_options(argv)
+                self.assertEqual((options.kb_db, options.records_db, options.demo), (None, None, False))
+        self.assertIn("--kb-from-dir", self.parse()[1])
+
+    def test_help_explains_both_content_options(self):
+        stdout = io.StringIO()
+        with contextlib.redirect_stdout(stdout), self.assertRaises(SystemExit):
+            mcp_server.parse_options(["--help"])
+        self.assertIn("--kb-from-dir DIR", stdout.getvalue())
+        self.assertIn("--channel-from ROWS FIELDS", stdout.getvalue())
+
+    def test_grants_still_decide_the_ids_the_instructions_name(self):
+        options = mcp_server.parse_options(["--kb-from-dir", HELP_CENTER, "--grant-kb", "kb-x"])
+        self.assertIn("knowledge base IDs: kb-x.", mcp_server.instructions_for(options))
+
+
+if __name__ == "__main__":
+    unittest.main()
