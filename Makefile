@@ -1,7 +1,9 @@
-# The project's commands. Standard library only: nothing to install.
+# The project's commands. `make test` needs nothing installed; the targets that need packages install them
+# into .venv (never into the product's path), and `make conformance` also fetches the MCP Inspector with npx.
 PYTHON ?= python3
+VENV ?= .venv
 
-.PHONY: test results
+.PHONY: test results sensitivity-check bench conformance lint venv
 test:  ## run the whole unittest suite; the last line reads "N passed, N failed, N skipped"
 	$(PYTHON) tests/run.py
 
@@ -10,18 +12,25 @@ results:  ## regenerate results/ from both experiments and the sensitivity page 
 	$(PYTHON) sim.py --sensitivity
 	$(PYTHON) triage.py
 
-.PHONY: sensitivity-check
 sensitivity-check:  ## rerun the sensitivity page and compare it with the committed one (about four minutes)
 	SIM_SENSITIVITY=1 $(PYTHON) -m unittest -v tests.test_sim.CommittedSensitivityTest
 
-.PHONY: bench
 bench:  ## time the tools against the bare sqlite transaction and how cost grows; writes results/performance.md (about 5 min)
 	$(PYTHON) bench.py
 
-# The real-client test: the official MCP SDK, in .venv only (the product and `make test` stay standard library).
-VENV ?= .venv
-.PHONY: conformance
-conformance:  ## install mcp==2.3.0 into .venv (Python >= 3.10) and run tests/test_mcp_sdk.py there; a skip fails
+venv:
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -q mcp==2.3.0
+
+# The real clients: the official MCP SDK (Python >= 3.10) and uv in .venv, the MCP Inspector through npx (skipped
+# with a message where npx is missing), and the package installed into a fresh venv of its own. A skip of the SDK
+# test is a failure here.
+conformance: venv  ## the official SDK client, the Inspector's CLI, pip install . and uvx against our server
+	$(VENV)/bin/python -m pip install -q mcp==2.3.0 uv
 	MCP_SDK_REQUIRED=1 $(VENV)/bin/python -m unittest -v tests.test_mcp_sdk
+	MCP_INSPECTOR=1 $(PYTHON) -m unittest -v tests.test_inspector
+	PACKAGE_INSTALL=1 UVX="$(abspath $(VENV))/bin/uvx" $(PYTHON) -m unittest -v tests.test_package
+
+lint: venv  ## ruff and mypy (installed into .venv), both clean; settings in pyproject.toml
+	$(VENV)/bin/python -m pip install -q ruff==0.17.6 mypy==2.4.1
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy

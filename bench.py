@@ -15,6 +15,11 @@ repetition everything compared is measured back to back, so a ratio is always
 between figures taken at the same moment of a shared, noisy machine.
 """
 
+import sys
+
+if sys.version_info < (3, 9):  # before an import fails on it: say which Python is needed
+    sys.exit(f"bench.py needs Python 3.9 or newer; this is Python {sys.version.split()[0]}")
+
 import argparse
 import cProfile
 import dataclasses
@@ -25,7 +30,6 @@ import platform
 import pstats
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -34,10 +38,11 @@ from benchmark import fixtures, growth, guards, memory, report, round_trips, wri
 from lab import sim_day
 from benchmark.timing import FloorTransaction, latency, timed
 from benchmark.tools import EDITED, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
-from cli import EXIT_OK, OneLineParser, write_text
+from cli import EXIT_OK, OneLineParser, duration, ignore_interrupts, output_folder, run_main, shown, write_files
+from lab.experiments import RESULTS, RUNS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "results")
+PAGE, FACTS = "performance.md", "performance.json"
 DATABASE_KINDS = (MEMORY, WAL)
 
 
@@ -273,7 +278,8 @@ def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
     out, facts = os.path.join(directory, "sim-results"), os.path.join(directory, "sim-peak.json")
     started = time.perf_counter()
     run = subprocess.run([sys.executable, os.path.join(HERE, "benchmark", "memory.py"), facts, os.path.join(HERE, "sim.py"),
-                          *sizes.sim_arguments, "--out", out], capture_output=True, text=True, check=False)
+                          *sizes.sim_arguments, "--out", out], capture_output=True, text=True, check=False,
+                         preexec_fn=ignore_interrupts)  # Ctrl-C is this process's to handle
     if run.returncode != 0:
         raise RuntimeError(f"sim.py failed: {run.stderr.strip()[-500:]}")
     with open(facts, encoding="utf-8") as peak:
@@ -298,7 +304,9 @@ def parser() -> OneLineParser:
         "Time the seven agent tools against the bare sqlite transaction, and how their cost grows; "
         "write results/performance.md, and the measured facts it is written from to performance.json."))
     p.add_argument("--quick", action="store_true", help="a smoke run of every section with tiny sizes")
-    p.add_argument("--out", default=OUT, help=f"where performance.md and .json go (default {OUT})")
+    p.add_argument("--out", metavar="DIR", help="where performance.md and .json go, made if missing (default: "
+                   "results/ for a full run of every section, or a --render of results/performance.json; a new "
+                   "folder under runs/ for any other, so that no try overwrites the committed page)")
     p.add_argument("--only", choices=SECTIONS, action="append",
                    help="measure only this section (repeatable); the others are left out of the page")
     p.add_argument("--render", metavar="FACTS.json",
@@ -307,26 +315,92 @@ def parser() -> OneLineParser:
     return p
 
 
+class Estimate:
+    """The time a run has left, from the seconds each section took in the committed full run."""
+
+    def __init__(self, sections: Sequence[str], reference: Dict[str, float],
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.sections, self.reference, self.clock = list(sections), reference, clock
+        self.current, self.began = 0, clock()
+
+    def enter(self, section: str) -> None:
+        """The run starts `section`."""
+        self.current, self.began = self.sections.index(section), self.clock()
+
+    def left(self) -> Optional[float]:
+        """Seconds left, or None without a reference for every section still to run."""
+        ahead = self.sections[self.current:]
+        if any(section not in self.reference for section in ahead):
+            return None
+        spent = self.clock() - self.began
+        return max(0.0, self.reference[ahead[0]] - spent) + sum(self.reference[s] for s in ahead[1:])
+
+
+def reference_seconds(options: argparse.Namespace) -> Dict[str, float]:
+    """What each section took in the committed full run, for a full run's estimates (none for a quick one)."""
+    try:
+        with open(os.path.join(RESULTS, FACTS), encoding="utf-8") as saved:
+            facts = json.load(saved)
+        return {} if options.quick else {str(k): float(v) for k, v in facts["section_seconds"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
 def measure(options: argparse.Namespace, command: Sequence[str], log: Callable[[str], None]) -> Dict[str, Any]:
     """Every chosen section, in SECTIONS order: the facts the page is written from."""
     sizes = QUICK if options.quick else FULL
     started = time.perf_counter()
     facts: Dict[str, Any] = {"machine": machine(datetime.datetime.now(), command), "sizes": dataclasses.asdict(sizes),
                              "goals": GOALS, "quick": options.quick, "section_seconds": {}}
+    chosen = [section for section in SECTIONS if section in (options.only or SECTIONS)]
+    estimate = Estimate(chosen, reference_seconds(options))
+
+    def said(line: str) -> None:
+        left = estimate.left()
+        log(line if left is None else f"{line} (about {duration(left)} left, by the committed run's times)")
+
     with tempfile.TemporaryDirectory() as directory:
-        measures = {"tools": lambda: measure_tools(directory, sizes, log),
-                    "growth": lambda: measure_growth(directory, sizes, log),
-                    "guards": lambda: measure_guards(directory, sizes, log),
-                    "day": lambda: measure_day(sizes, log),
-                    "writers": lambda: measure_writers(directory, sizes, log),
-                    "mcp": lambda: measure_mcp(sizes, log),
-                    "memory": lambda: measure_memory(directory, sizes, log)}
-        for section in SECTIONS:
-            if section in (options.only or SECTIONS):
-                begun = time.perf_counter()
-                facts[section] = measures[section]()
-                facts["section_seconds"][section] = time.perf_counter() - begun
+        measures = {"tools": lambda: measure_tools(directory, sizes, said),
+                    "growth": lambda: measure_growth(directory, sizes, said),
+                    "guards": lambda: measure_guards(directory, sizes, said),
+                    "day": lambda: measure_day(sizes, said),
+                    "writers": lambda: measure_writers(directory, sizes, said),
+                    "mcp": lambda: measure_mcp(sizes, said),
+                    "memory": lambda: measure_memory(directory, sizes, said)}
+        for section in chosen:
+            estimate.enter(section)
+            begun = time.perf_counter()
+            facts[section] = measures[section]()
+            facts["section_seconds"][section] = time.perf_counter() - begun
     facts["seconds"] = time.perf_counter() - started
+    return facts
+
+
+def destination(p: argparse.ArgumentParser, options: argparse.Namespace) -> str:
+    """Where the page goes, checked before any work: results/ only for a full run of every section or a render
+    of the committed facts (or an explicit --out); a folder of its own under runs/ otherwise."""
+    if options.render:
+        committed = os.path.join(RESULTS, FACTS)
+        canonical = os.path.exists(options.render) and os.path.exists(committed) and \
+            os.path.samefile(options.render, committed)
+        changed = [] if canonical else ["--render"]
+    else:
+        changed = [flag for flag, given in (("--quick", options.quick), ("--only", options.only)) if given]
+    folder, why = output_folder(p, options.out, changed, RESULTS, RUNS, "bench")
+    if why and not options.quiet:
+        print(f"bench.py: {why}", file=sys.stderr, flush=True)
+    return folder
+
+
+def read_facts(p: argparse.ArgumentParser, path: str) -> Dict[str, Any]:
+    """The facts of an earlier run, for --render; a one-line error for a file that is not such facts."""
+    try:
+        with open(path, encoding="utf-8") as saved:
+            facts = json.load(saved)
+    except (OSError, ValueError) as error:
+        p.error(f"cannot read the facts in {path}: {error}")
+    if not isinstance(facts, dict) or not isinstance(facts.get("machine"), dict):
+        p.error(f"{path} holds no facts of a bench.py run")
     return facts
 
 
@@ -336,23 +410,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = p.parse_args(argv)
     command = sys.argv[1:] if argv is None else list(argv)
     log = (lambda line: None) if options.quiet else (lambda line: print(f"bench.py: {line}", file=sys.stderr))
-    if options.render:
-        if options.quick or options.only:
-            p.error("--render measures nothing: give it without --quick or --only")
-        try:
-            with open(options.render, encoding="utf-8") as saved:
-                facts = json.load(saved)
-        except (OSError, ValueError) as error:
-            p.error(f"cannot read the facts in {options.render}: {error}")
-    else:
+    if options.render and (options.quick or options.only):
+        p.error("--render measures nothing: give it without --quick or --only")
+    facts = read_facts(p, options.render) if options.render else None
+    folder = destination(p, options)
+    if facts is None:
         facts = json.loads(json.dumps(measure(options, command, log)))  # as the .json keeps them: one rendering
-    os.makedirs(options.out, exist_ok=True)
-    write_text(os.path.join(options.out, "performance.md"), report.markdown(facts))
-    if not options.render:
-        write_text(os.path.join(options.out, "performance.json"), json.dumps(facts, indent=1) + "\n")
-    log(f"wrote {options.out}/performance.md" + ("" if options.render else f" in {facts['seconds']:.0f} s"))
+        files = {PAGE: report.markdown(facts), FACTS: json.dumps(facts, indent=1) + "\n"}
+    else:
+        files = {PAGE: report.markdown(facts)}
+    write_files(folder, files)
+    log(f"wrote {shown(folder)}/{PAGE}" + ("" if options.render else f" in {facts['seconds']:.0f} s"))
     return EXIT_OK
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main("bench.py", main))

@@ -1,37 +1,62 @@
-"""What every command shares: the one-line argument parser, the option types, the exit codes, output files.
+"""What every command shares: the one-line parser, option types, exit codes, output folders, progress, Ctrl-C.
 
 Layer: the bottom of the commands, beside the stores: sim.py, triage.py, bench.py,
 mcp_server.py and the benchmark's scripts take their parser from here, and it
 imports nothing of the project. A bad option costs one line on stderr and exit
-status 2, whatever the command.
+status 2, whatever the command; Ctrl-C costs one line and exit status 130.
 
 Glossary:
   option type   a function from the option's text to its value, raising argparse.ArgumentTypeError
                 with a sentence that names what was wrong
   exit code     EXIT_OK, EXIT_FAILED (the work ran and found a failure), EXIT_USAGE (a bad option,
                 nothing done), EXIT_INTERRUPTED (Ctrl-C: 128 + SIGINT, as shells report it)
+  canonical run a command run with the settings its committed results/ page was made with: the only
+                run that writes results/ unless --out says otherwise; any other run writes into a
+                folder of its own under runs/
+  progress      done out of total on stderr, with an estimate of the time left: one line rewritten
+                in place on a terminal, plain lines (at every tenth of the work) anywhere else
 """
 
 import argparse
+import contextlib
+import datetime
+import math
+import os
 import re
-from typing import Any, List
+import signal
+import sys
+import time
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
+VERSION = "0.7.0"  # of the whole project: every command's --version, the server's serverInfo, the package
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+PROGRESS_STEPS = 10  # plain progress lines per run when stderr is not a terminal
+REDRAW_SECONDS = 0.1  # a terminal's progress line is rewritten at most this often
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a bad option costs one line of stderr (and exit status 2), not the whole usage.
+    """argparse, but a bad option costs one line of stderr (and exit status 2), not the whole usage; every
+    command answers --version.
 
     prog is a script ("sim.py") or a module run with -m ("benchmark.growth"); the line names the command
     that explains every option.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.add_argument("--version", action="version", version=f"%(prog)s {VERSION}",
+                          help="print the version and exit")
+
     def error(self, message: str) -> None:  # type: ignore[override]
         command = self.prog if self.prog.endswith(".py") else f"-m {self.prog}"
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (python3 {command} --help explains every option)\n")
+
+
+# ---------------------------------------------------------------------------
+# Option types.
 
 
 def parse_seeds(text: str) -> List[int]:
@@ -53,12 +78,21 @@ def parse_seeds(text: str) -> List[int]:
 
 
 def bounded(kind: type, text: str, low: Any, high: Any) -> Any:
-    """text as a `kind` from low to high (high None: no upper bound), or an argparse error saying so."""
+    """text as a finite `kind` from low to high (high None: no upper bound), or an argparse error saying so.
+
+    >>> bounded(float, "0.5", 0.0, None)
+    0.5
+    >>> bounded(float, "inf", 0.0, None)
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 'inf' is not a finite number
+    """
     try:
         value = kind(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value < low or (high is not None and value > high) or value != value:
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    if value < low or (high is not None and value > high):
         bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
         raise argparse.ArgumentTypeError(f"{text!r} is not a number {bounds}")
     return value
@@ -80,11 +114,171 @@ def share(text: str) -> float:
 
 
 def exponent(text: str) -> float:
-    """A number of at least 0."""
+    """A finite number of at least 0."""
     return bounded(float, text, 0.0, None)
+
+
+# ---------------------------------------------------------------------------
+# Where a run writes: results/ for the canonical run, a folder of its own under runs/ for any other.
+
+
+def changed_settings(p: argparse.ArgumentParser, options: argparse.Namespace, apart: Sequence[str]) -> List[str]:
+    """The options whose values differ from their defaults, as flags ("--seeds"), leaving out those in
+    `apart` (destinations such as "jobs" or "out", which move no figure)."""
+    defaults = p.parse_args([])
+    flags = {action.dest: action.option_strings[-1] for action in p._actions if action.option_strings}
+    return [flags.get(name, name) for name, value in vars(options).items()
+            if name not in apart and getattr(defaults, name, value) != value]
+
+
+def check_folder(p: argparse.ArgumentParser, flag: str, folder: str) -> None:
+    """Refuse, before any work, a folder that cannot be written: a file in its place, or no writable folder to
+    make it in."""
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        p.error(f"{flag}: {folder!r} is a file, not a folder")
+    existing = os.path.abspath(folder)
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        p.error(f"{flag}: {folder!r} cannot be made: {existing!r} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        p.error(f"{flag}: {folder!r} cannot be written: {existing!r} is not writable")
+
+
+def output_folder(p: argparse.ArgumentParser, out: Optional[str], changed: Sequence[str], results: str, runs: str,
+                  name: str, now: Callable[[], datetime.datetime] = datetime.datetime.now) -> Tuple[str, str]:
+    """Where a run writes, checked before any work, and a line saying why (empty when it needs none).
+
+    An explicit --out wins; otherwise the canonical run (nothing `changed`) writes `results`, and any other
+    run a new folder `runs`/<name>-<time>, so that nothing a user tries can overwrite the committed pages.
+    """
+    if out is not None:
+        check_folder(p, "--out", out)
+        return out, ""
+    if not changed:
+        return results, ""
+    base = os.path.join(runs, f"{name}-{now():%Y%m%d-%H%M%S}")
+    folder, number = base, 1
+    while os.path.exists(folder):  # two runs in one second
+        number += 1
+        folder = f"{base}-{number}"
+    check_folder(p, "--out", folder)
+    return folder, (f"{', '.join(changed)} differ from the committed results' settings: writing into "
+                    f"{shown(folder)}/ (--out results would replace the committed page)")
+
+
+def shown(path: str) -> str:
+    """A path as a user would type it: relative to the working folder when inside it."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
 
 
 def write_text(path: str, text: str) -> None:
     """Write a results file with "\\n" line ends on every platform."""
     with open(path, "w", encoding="utf-8", newline="\n") as file:
         file.write(text)
+
+
+def write_files(folder: str, files: Dict[str, str]) -> bool:
+    """Each file's text into `folder` (made if missing; True if it was), all or none: every file is written
+    under a temporary name first and renamed only once all are, so an interruption leaves no partial page."""
+    made = not os.path.isdir(folder)
+    os.makedirs(folder, exist_ok=True)
+    pending: Dict[str, str] = {}
+    try:
+        for name, text in files.items():
+            path = os.path.join(folder, name)
+            pending[path] = f"{path}.partial-{os.getpid()}"
+            write_text(pending[path], text)
+        for path, temporary in list(pending.items()):
+            os.replace(temporary, path)
+            del pending[path]
+    finally:
+        for temporary in pending.values():
+            if os.path.exists(temporary):
+                os.remove(temporary)
+    return made
+
+
+# ---------------------------------------------------------------------------
+# Progress, and Ctrl-C.
+
+
+def duration(seconds: float) -> str:
+    """A time left as a person says it.
+
+    >>> duration(4.2), duration(75), duration(3720)
+    ('5 s', '1 min 15 s', '62 min')
+    """
+    seconds = math.ceil(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 600:
+        return f"{seconds // 60} min {seconds % 60} s"
+    return f"{round(seconds / 60)} min"
+
+
+class Progress:
+    """done/total of a run on stderr, with the time left estimated from the pace so far."""
+
+    def __init__(self, prog: str, total: int, unit: str, stream: Optional[TextIO] = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.prog, self.total, self.unit = prog, total, unit
+        self.stream = sys.stderr if stream is None else stream
+        self.clock = clock
+        self.started = clock()
+        self.terminal = self.stream.isatty()
+        self.drawn = -math.inf  # when the terminal's line was last drawn
+        self.step = 0  # the tenths of the work already reported in plain lines
+
+    def line(self, done: int) -> str:
+        """'sim.py: 12/210 seeds, about 1 min 20 s left'."""
+        text = f"{self.prog}: {done}/{self.total} {self.unit}"
+        elapsed = self.clock() - self.started
+        if 0 < done < self.total:
+            text += f", about {duration(elapsed * (self.total - done) / done)} left"
+        elif done == self.total:
+            text += f" in {elapsed:.1f} s"
+        return text
+
+    def update(self, done: int) -> None:
+        """Report that `done` of the total are done."""
+        if self.terminal:
+            if done == self.total or self.clock() - self.drawn >= REDRAW_SECONDS:
+                self.drawn = self.clock()
+                self.stream.write("\r\x1b[K" + self.line(done) + ("\n" if done == self.total else ""))
+                self.stream.flush()
+            return
+        step = done * PROGRESS_STEPS // max(1, self.total)
+        if step > self.step or done in (0, self.total):
+            self.step = step
+            print(self.line(done), file=self.stream, flush=True)
+
+
+def ignore_interrupts() -> None:
+    """Make this process deaf to Ctrl-C: for child processes, which the terminal's SIGINT reaches too and
+    which their parent stops itself (given as a pool's initializer or a subprocess's preexec_fn)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def deaf_children() -> Iterator[None]:
+    """A block in which the processes started (multiprocessing's, whatever its start method) are born deaf to
+    Ctrl-C: SIGINT is ignored here meanwhile, and an ignored signal stays ignored in a child, even across exec.
+    Keep it short: a Ctrl-C inside it is lost."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def run_main(prog: str, main: Callable[[Optional[Sequence[str]]], int], argv: Optional[Sequence[str]] = None,
+             interrupted: str = "interrupted; nothing was written") -> int:
+    """main(argv), except that Ctrl-C ends it with one line on stderr and EXIT_INTERRUPTED, no traceback."""
+    try:
+        return main(argv)
+    except KeyboardInterrupt:
+        start = "\r\x1b[K" if sys.stderr.isatty() else ""  # over a progress line, and the terminal's ^C
+        print(f"{start}{prog}: {interrupted}", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED

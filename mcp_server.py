@@ -21,6 +21,11 @@ clients fall back to initialize at once); pagination of tools/list (seven tools 
 Requests are handled one at a time, in the order they arrive.
 """
 
+import sys
+
+if sys.version_info < (3, 9):  # before an import fails on it: say which Python is needed
+    sys.exit(f"mcp_server.py needs Python 3.9 or newer; this is Python {sys.version.split()[0]}")
+
 import argparse
 import dataclasses
 import json
@@ -28,18 +33,18 @@ import logging
 import os
 import random
 import sqlite3
-import sys
 import threading
 import time
 from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
+import content_files
 import database
 import kb_store
 import mcp_demo
 import plumbing
 import record_fields
 import record_store
-from cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OneLineParser
+from cli import EXIT_OK, EXIT_USAGE, VERSION, OneLineParser, run_main
 
 log = logging.getLogger("osfoundry.mcp")
 
@@ -47,7 +52,7 @@ PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # 
 LATEST_VERSION = PROTOCOL_VERSIONS[0]
 MAX_LINE_BYTES = 4 * 1024 * 1024  # a longer line is answered -32600 and skipped; the largest call, 100,000
 #                                   characters of content, takes at most 600 KB even with every character escaped
-SERVER_INFO = {"name": "osfoundry-reconstruction", "title": "osFoundry tools, reconstructed", "version": "0.6.0"}
+SERVER_INFO = {"name": "osfoundry-reconstruction", "title": "osFoundry tools, reconstructed", "version": VERSION}
 INSTRUCTIONS = (
     "Knowledge-base and record-channel tools on a shared workspace where people edit too. Keep each citation "
     "(article_id and updated_at) with your answer. Right before an edit, read the article or item again and pass "
@@ -343,7 +348,12 @@ def is_new(path: str) -> bool:
 
 
 def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumbing.wall_clock) -> Workspace:
-    """Open both stores as the options say; with --demo, write the demo into each database that is new."""
+    """Open both stores as the options say; with --demo, write the demo into each database that is new; write each
+    --kb-from-dir and --channel-from source whose ID the database does not hold yet.
+
+    The sources are read and checked before any database is opened: content_files.ContentError leaves every
+    file as it was."""
+    content = content_files.read_content(options.kb_from_dir, options.channel_from)
     kb_path, records_path = options.kb_db or ":memory:", options.records_db or ":memory:"
     fresh_kb, fresh_records = is_new(kb_path), is_new(records_path)
     read_only = True if options.read_only else None  # None: read-only where the process may not write
@@ -366,18 +376,27 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumb
         if options.people_edit_every:
             colleague = mcp_demo.Colleague(kb, records, plan, random.Random(options.seed), lock,
                                            options.people_edit_every)
+    try:
+        kept_content = content_files.write_content(content, kb, records)
+    except BaseException:
+        kb.close()
+        records.close()
+        raise
     kept = [path for path, fresh in ((kb_path, fresh_kb), (records_path, fresh_records)) if not fresh]
-    description = describe(options, kb_path, records_path, plan, kept)
+    loaded = describe_content(content, kept_content, kb_path, records_path)
+    description = describe(options, kb_path, records_path, plan, kept, loaded)
     return Workspace(by_resource_type([kb, records]), lock, colleague, description, instructions_for(options))
 
 
 def describe(options: argparse.Namespace, kb_path: str, records_path: str, plan: Optional[mcp_demo.Plan],
-             kept: Sequence[str]) -> str:
-    """The startup line's account of what is served; `kept`: database files that already held something."""
+             kept: Sequence[str], loaded: Sequence[str] = ()) -> str:
+    """The startup line's account of what is served; `kept`: database files that already held something;
+    `loaded`: what describe_content says of the --kb-from-dir and --channel-from sources."""
     parts = [f"knowledge bases in {kb_path}", f"record channels in {records_path}"]
     if plan is not None:
         demo = f"demo (seed {options.seed}): {mcp_demo.describe(plan)}"
         parts.append(demo + (f", written only where new: {', '.join(kept)} served as found" if kept else ""))
+    parts.extend(loaded)
     parts.append("granted knowledge bases: " + (", ".join(options.grant_kb) if options.grant_kb else "all"))
     parts.append("granted record channels: " + (", ".join(options.grant_channel) if options.grant_channel else "all"))
     parts.append("scopes: " + (", ".join(options.scopes) or "none (edit_record_item answers forbidden)"))
@@ -388,10 +407,26 @@ def describe(options: argparse.Namespace, kb_path: str, records_path: str, plan:
     return "; ".join(parts)
 
 
+def describe_content(content: content_files.Content, kept: Sequence[content_files.Source], kb_path: str,
+                     records_path: str) -> List[str]:
+    """Each source as loaded, or as found already in its database file (written only where new)."""
+    parts = []
+    for source in content.sources():
+        path = kb_path if isinstance(source, content_files.KnowledgeBase) else records_path
+        if any(source is found for found in kept):
+            parts.append(f"{source.label()} already in {path}, served as found, not loaded from {source.source} "
+                         f"(to load the files again, remove {path} or serve from memory)")
+        else:
+            parts.append(source.summary())
+    return parts
+
+
 def instructions_for(options: argparse.Namespace) -> str:
     """INSTRUCTIONS, plus the IDs an agent may use where the server knows them (no tool lists them)."""
-    kbs = options.grant_kb or ([mcp_demo.KNOWLEDGE_BASE] if options.demo else [])
-    channels = options.grant_channel or ([mcp_demo.CHANNEL] if options.demo else [])
+    kbs = options.grant_kb or ([mcp_demo.KNOWLEDGE_BASE] if options.demo else []) + [
+        content_files.knowledge_base_id(folder) for folder in options.kb_from_dir]
+    channels = options.grant_channel or ([mcp_demo.CHANNEL] if options.demo else []) + [
+        content_files.channel_id(rows) for rows, _ in options.channel_from]
     known = [f"knowledge base IDs: {', '.join(kbs)}"] if kbs else []
     known += [f"record channel IDs: {', '.join(channels)}"] if channels else []
     return INSTRUCTIONS + (f" Served here: {'; '.join(known)}." if known else "")
@@ -438,11 +473,12 @@ def parser() -> argparse.ArgumentParser:
     """The command line, each option explained."""
     p = OneLineParser(prog="mcp_server.py", description=(
         "Serve the seven osFoundry tools (knowledge bases and record channels) over MCP on stdio: "
-        "newline-delimited JSON-RPC on stdin and stdout, logs on stderr. Give --demo, or a database file, "
-        "or both."))
+        "newline-delimited JSON-RPC on stdin and stdout, logs on stderr. Give --demo, a database file, "
+        "your own content (--kb-from-dir, --channel-from), or several of them."))
     p.add_argument("--demo", action="store_true", help=(
-        f"serve a demo workspace: knowledge base {mcp_demo.KNOWLEDGE_BASE} ({mcp_demo.ARTICLES} articles written "
-        f"like the simulation's, {mcp_demo.DRAFTS} drafts and {mcp_demo.UNPUBLISHED} unpublished among them) and "
+        f"serve a demo workspace: knowledge base {mcp_demo.KNOWLEDGE_BASE} (a help centre of {mcp_demo.ARTICLES} "
+        f"published articles in English on accounts, billing, integrations and troubleshooting, beside "
+        f"{mcp_demo.DRAFTS} drafts and {mcp_demo.UNPUBLISHED} unpublished one) and "
         f"the bug tracker channel {mcp_demo.CHANNEL} ({mcp_demo.ITEMS} New items); in memory, unless a database "
         "file below is given, in which case the demo is written into it when the file is new and an existing "
         "file is served as it is"))
@@ -450,6 +486,19 @@ def parser() -> argparse.ArgumentParser:
                    "processes may share it (default: in memory)")
     p.add_argument("--records-db", metavar="PATH", help="a record-channel database file, created if absent "
                    "(default: in memory); must differ from --kb-db")
+    p.add_argument("--kb-from-dir", metavar="DIR", action="append", help=(
+        "serve a folder of Markdown files as a knowledge base, repeatable: one article per .md file (subfolders "
+        "too), titled by its first '# ' heading (else by its file name), a draft if its front matter says "
+        "draft: true; the knowledge base's ID is the folder's name, each article's its path in the folder without "
+        ".md (lower-cased, other characters as -). Every file is checked before anything is written; with "
+        "--kb-db, it is written into the file only if that knowledge base is not there yet (one that is, is served "
+        "as found)"))
+    p.add_argument("--channel-from", metavar=("ROWS", "FIELDS"), nargs=2, action="append", help=(
+        "serve a record channel, repeatable: ROWS a CSV file (a header row of field keys, one item per row) or "
+        "a JSON Lines file (.jsonl, one object per line), FIELDS a JSON file of its field definitions (a list "
+        "as create_channel takes them, or {\"name\": ..., \"fields\": [...]}); the channel's ID is ROWS's "
+        "name without extension. Every row is checked before anything is written; with --records-db, it is "
+        "written into the file only if that channel is not there yet (one that is, is served as found)"))
     p.add_argument("--grant-kb", metavar="ID", action="append", help="a knowledge base the agent may use; "
                    "repeat for several (default: all); others answer not_found, as if absent")
     p.add_argument("--grant-channel", metavar="ID", action="append", help="a record channel the agent may use; "
@@ -482,12 +531,16 @@ def parse_options(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     """The options, checked together; a bad one exits with status 2 and one line on stderr."""
     p = parser()
     options = p.parse_args(argv)
-    if not (options.demo or options.kb_db or options.records_db):
-        p.error("nothing to serve: give --demo, or --kb-db and/or --records-db")
+    options.kb_from_dir, options.channel_from = options.kb_from_dir or [], options.channel_from or []
+    content = options.kb_from_dir or options.channel_from
+    if not (options.demo or options.kb_db or options.records_db or content):
+        p.error("nothing to serve: give --demo, --kb-db and/or --records-db, or --kb-from-dir or --channel-from")
     if not options.demo and (options.people_edit_every or options.seed is not None):
         p.error("--people-edit-every and --seed act on the demo workspace: add --demo")
-    if options.read_only and (options.demo or not (options.kb_db and options.records_db)):
-        p.error("--read-only serves existing files: give --kb-db and --records-db, without --demo")
+    if options.read_only and (options.demo or content or not (options.kb_db and options.records_db)):
+        p.error("--read-only serves existing files: give --kb-db and --records-db, without --demo, --kb-from-dir "
+                "or --channel-from")
+    check_sources(p, options)
     for flag, path in (("--kb-db", options.kb_db), ("--records-db", options.records_db)):
         if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             p.error(f"{flag}: the folder of {path!r} does not exist")
@@ -500,6 +553,29 @@ def parse_options(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     return options
 
 
+def check_sources(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
+    """Each --kb-from-dir a folder, each --channel-from a .csv or .jsonl file and a field file, and no two
+    sources (the demo's included) of one ID; what the files hold is checked when the workspace opens."""
+    for folder in options.kb_from_dir:
+        if not os.path.isdir(folder):
+            p.error(f"--kb-from-dir: {folder!r} " + ("is not a folder" if os.path.exists(folder) else "does not exist"))
+    for rows, fields in options.channel_from:
+        if not rows.lower().endswith(content_files.ROWS_SUFFIXES):
+            p.error(f"--channel-from: {rows!r} is neither a .csv nor a .jsonl file")
+        for path in (rows, fields):
+            if not os.path.isfile(path):
+                p.error(f"--channel-from: {path!r} " + ("is not a file" if os.path.exists(path) else "does not exist"))
+    demo_kb = [(mcp_demo.KNOWLEDGE_BASE, "--demo")] if options.demo else []
+    demo_channel = [(mcp_demo.CHANNEL, "--demo")] if options.demo else []
+    try:
+        content_files.check_distinct("knowledge base", demo_kb + [
+            (content_files.knowledge_base_id(folder), os.path.normpath(folder)) for folder in options.kb_from_dir])
+        content_files.check_distinct("record channel", demo_channel + [
+            (content_files.channel_id(rows), rows) for rows, _ in options.channel_from])
+    except content_files.ContentError as clash:
+        p.error(str(clash))
+
+
 def same_file(first: str, second: str) -> bool:
     """Whether two paths name one file: the same path, a symbolic link or a hard link to it."""
     if os.path.exists(first) and os.path.exists(second):
@@ -507,8 +583,9 @@ def same_file(first: str, second: str) -> bool:
     return os.path.realpath(first) == os.path.realpath(second)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Serve until stdin closes; 0 on EOF, 2 for bad options or a database that cannot be opened."""
+def serve_command(argv: Optional[Sequence[str]] = None) -> int:
+    """Serve until stdin closes; 0 on EOF, 2 for bad options, content files that cannot be served, or a database
+    that cannot be opened."""
     options = parse_options(argv)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(OneRecordALine("mcp_server: %(message)s"))
@@ -518,7 +595,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     started = time.perf_counter()
     try:
         workspace = open_workspace(options)
-    except database.UnusableFile as error:
+    except (database.UnusableFile, content_files.ContentError) as error:
         print(f"mcp_server.py: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except sqlite3.DatabaseError as error:
@@ -540,8 +617,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return EXIT_OK
 
 
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The command (and the package's osfoundry-mcp): serve_command, with Ctrl-C ending it in one line and exit
+    status 130."""
+    return run_main("mcp_server.py", serve_command, argv, interrupted="interrupted; stopped")
+
+
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:  # Ctrl-C in a terminal: stop quietly
-        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(main())

@@ -302,6 +302,8 @@ def describe(schema: Mapping[str, Any]) -> str:
     """
     if "enum" in schema:
         return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
+    if "anyOf" in schema:
+        return " or ".join(describe(branch) for branch in schema["anyOf"])
     kinds = schema.get("type", "object")
     kinds = [kinds] if isinstance(kinds, str) else kinds
     words = " or ".join(_ARTICLES[k] for k in kinds)
@@ -380,6 +382,10 @@ def _characters(text: str) -> str:
 
 def check(schema: Mapping[str, Any], value: Any, path: str = "arguments") -> None:
     """Raise InvalidArguments unless `value` satisfies `schema` (the subset of JSON Schema the tools use)."""
+    if "anyOf" in schema:  # a nullable value: {"anyOf": [{"type": "string"}, {"type": "null"}]}
+        if not any(_satisfies(branch, value, path) for branch in schema["anyOf"]):
+            raise _reject(path, "type", schema, value)
+        return
     kinds = schema.get("type")
     if kinds is not None and not (_JSON_TYPES[kinds](value) if isinstance(kinds, str) else
                                   any(_JSON_TYPES[k](value) for k in kinds)):
@@ -395,6 +401,14 @@ def check(schema: Mapping[str, Any], value: Any, path: str = "arguments") -> Non
             check(schema["items"], item, f"{path}[{index}]")
     if "enum" in schema and value not in schema["enum"]:
         raise _reject(path, "enum", schema, value)
+
+
+def _satisfies(schema: Mapping[str, Any], value: Any, path: str) -> bool:
+    try:
+        check(schema, value, path)
+    except InvalidArguments:
+        return False
+    return True
 
 
 def _check_string(schema: Mapping[str, Any], value: str, path: str) -> None:

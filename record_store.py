@@ -102,7 +102,8 @@ LIST_RECORD_ITEMS = Tool(
     output_schema=object_schema({
         "schema": CHANNEL_SCHEMA,
         "items": {"type": "array", "items": ITEM_SCHEMA},
-        "next_before_id": {"type": ["string", "null"]},
+        "next_before_id": {"anyOf": [{"type": "string"}, {"type": "null"}]},  # anyOf, not a list of types: some
+        #                                                                    clients read "type" as one string
     }, ["schema", "items", "next_before_id"]),
     annotations=READ_ONLY,
 )

@@ -24,22 +24,25 @@ Glossary:
   tally     how many published figures are exact, inside range and outside range, per model and reading
 """
 
+import sys
+
+if sys.version_info < (3, 9):  # before an import fails on it: say which Python is needed
+    sys.exit(f"sim.py needs Python 3.9 or newer; this is Python {sys.version.split()[0]}")
+
 import argparse
 import dataclasses
 import math
-import os
 import re
-import sys
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import workload
-from cli import OneLineParser, bounded, exponent, non_negative, positive, share
+from cli import OneLineParser, bounded, exponent, non_negative, positive, run_main, share, write_files
 from lab import sim_day, sim_report
 from lab.citation_forms import citation_forms
 from lab.experiments import (
-    Figures, Written, measure, percent, range_groups, run_command, run_main_and_ranges, seed_options, total_of,
-    write_files,
+    Command, Figures, Written, measure, percent, range_groups, run_command, run_main_and_ranges, seed_options,
+    total_of,
 )
 from lab.sim_day import HOUR, MINUTE
 from lab.sim_report import CHART, RESULTS, SENSITIVITY
@@ -67,7 +70,6 @@ MODELS = ("popular", "stated")  # the first is the default "ours"
 MAIN_SEEDS = "1-5"
 RANGE_GROUPS = 20  # groups of five seeds after the main seeds, for the ranges
 SENSITIVITY_AREAS = (5, 10, 20, 40, 80)  # articles per product area tried by --sensitivity, with views
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
 # ---------------------------------------------------------------------------
 # The published figures (SPEC §2, from the articles 000-002), keyed by figure.
@@ -335,7 +337,7 @@ def parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="sim.py", description="Rerun the knowledge-base experiments (SPEC §2) in two models of the day and "
         "write results/knowledge_base.md and results/knowledge_base.svg beside the published figures.")
-    seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the ranges", OUT, "the results")
+    seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the ranges", "the results")
     p.add_argument("--sensitivity", action="store_true",
                    help=f"instead of the main page, write {SENSITIVITY}: the tallies of the popular model with "
                    "each of its ingredients alone and with areas of several sizes (a few minutes)")
@@ -398,11 +400,17 @@ def check_options(p: argparse.ArgumentParser, options: argparse.Namespace) -> No
         p.error("--vocabulary must hold more words than the product areas and --topic-words together")
 
 
+COMMAND = Command(
+    prog="sim.py", parser=parser, check_options=check_options,
+    measure=lambda options: sensitivity(options) if options.sensitivity else main_page(options),
+    run_name=lambda options: "sim-sensitivity" if options.sensitivity else "sim",
+    apart=("jobs", "out", "sensitivity"))
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run both models over the seeds, measure every figure, write the markdown and the chart (or, with
     --sensitivity, the sensitivity page); cli.EXIT_OK, or EXIT_USAGE for a bad option."""
-    return run_command("sim.py", parser, check_options,
-                       lambda options: sensitivity(options) if options.sensitivity else main_page(options), argv)
+    return run_command(COMMAND, argv)
 
 
 def main_page(options: argparse.Namespace) -> Written:
@@ -445,4 +453,4 @@ def sensitivity(options: argparse.Namespace) -> Written:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main("sim.py", main))

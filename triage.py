@@ -14,21 +14,24 @@ Glossary (lab/experiments.py has the shared words: figure, ours, range, verdict)
   run       one seed of R3 and R4 (the article's "5 runs" are seeds 1-5)
 """
 
+import sys
+
+if sys.version_info < (3, 9):  # before an import fails on it: say which Python is needed
+    sys.exit(f"triage.py needs Python 3.9 or newer; this is Python {sys.version.split()[0]}")
+
 import argparse
 import datetime
-import os
 import random
-import sys
 import time
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 import record_store
 import workload
-from cli import OneLineParser, bounded, non_negative, positive, share
+from cli import OneLineParser, bounded, non_negative, positive, run_main, share
 from lab import triage_report, triage_runs
 from lab.experiments import (
-    Figures, Written, measure, normal_spread, percent, range_groups, run_command, run_main_and_ranges, seed_options,
-    total_of,
+    Command, Figures, Written, measure, normal_spread, percent, range_groups, run_command, run_main_and_ranges,
+    seed_options, total_of,
 )
 from lab.triage_agent import WEEKDAYS
 
@@ -52,7 +55,6 @@ TODAY = datetime.date(2026, 11, 9)  # the day the record tools were read (SPEC �
 
 MAIN_SEEDS = "1-5"
 RANGE_GROUPS = 12  # groups of five seeds after the main seeds, for mean ± 1.96 sd (experiments.normal_spread)
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 RESULTS = "record_channels.md"
 
 # ---------------------------------------------------------------------------
@@ -272,7 +274,7 @@ def parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="triage.py", description="Rerun the record-channel experiments (SPEC §3) through "
                       "record_store.py's agent tools and write results/record_channels.md beside the published "
                       "figures.")
-    seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the 95%% ranges (mean ± 1.96 standard deviations)", OUT, RESULTS)
+    seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the 95%% ranges (mean ± 1.96 standard deviations)", RESULTS)
     work = p.add_argument_group("the triage (SPEC §3; R1, R2, R5)")
     work.add_argument("--items", type=positive, default=ITEMS, help=f"New bugs per seed (default {ITEMS})")
     work.add_argument("--statuses", type=status_list, default=STATUSES, metavar="LIST",
@@ -335,7 +337,8 @@ def check_options(p: argparse.ArgumentParser, options: argparse.Namespace) -> No
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the seeds, measure every figure, time R6, write the markdown; cli.EXIT_OK, or EXIT_USAGE for a bad
     option."""
-    return run_command("triage.py", parser, check_options, measure_page, argv)
+    return run_command(Command(prog="triage.py", parser=parser, check_options=check_options, measure=measure_page,
+                                run_name=lambda options: "triage"), argv)
 
 
 def measure_page(options: argparse.Namespace) -> Written:
@@ -362,4 +365,4 @@ def measure_page(options: argparse.Namespace) -> Written:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main("triage.py", main))

@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import mcp_demo
 from benchmark.timing import percentile
-from cli import EXIT_OK, OneLineParser
+from cli import EXIT_FAILED, EXIT_OK, OneLineParser, ignore_interrupts, positive, run_main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SERVER = [sys.executable, os.path.join(ROOT, "mcp_server.py"), "--demo"]
@@ -56,7 +57,7 @@ class Client:
 
     def __init__(self, argv: Sequence[str]) -> None:
         self.process = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL)
+                                        stderr=subprocess.DEVNULL, preexec_fn=ignore_interrupts)
         self.next_id = 0
 
     def send(self, method: str, params: Optional[Dict[str, Any]] = None, *, notify: bool = False) -> None:
@@ -91,18 +92,31 @@ class Client:
 
     def close(self) -> int:
         """Close stdin, as a client ends a session; the server's exit status."""
-        self.process.stdin.close()
+        try:
+            self.process.stdin.close()
+        except BrokenPipeError:  # it had exited with a request unread
+            pass
         status = self.process.wait(timeout=10)
         self.process.stdout.close()
         return status
 
 
+class UnknownTool(ValueError):
+    """The server lists no tool of the name asked for."""
+
+
 def round_trips(argv: Sequence[str], tool: str, arguments: Dict[str, Any], count: int, warm_up: int = WARM_UP,
                 clock: Callable[[], float] = time.perf_counter) -> List[float]:
-    """Seconds per tools/call round trip, `count` of them after `warm_up` untimed ones, on a fresh server."""
+    """Seconds per tools/call round trip, `count` of them after `warm_up` untimed ones, on a fresh server.
+
+    UnknownTool if the server does not list `tool`; RuntimeError if it fails a call, dies or answers wrongly.
+    """
     client = Client(argv)
     try:
         client.handshake()
+        listed = [t.get("name") for t in client.request("tools/list").get("tools", [])]
+        if tool not in listed:
+            raise UnknownTool(f"the server lists no tool {tool!r}; it lists {', '.join(map(str, listed))}")
         samples = []
         for number in range(warm_up + count):
             started = clock()
@@ -112,6 +126,8 @@ def round_trips(argv: Sequence[str], tool: str, arguments: Dict[str, Any], count
                 raise RuntimeError(f"{tool} failed: {result['content'][0]['text'][:300]}")
             if number >= warm_up:
                 samples.append(elapsed)
+    except BrokenPipeError:
+        raise RuntimeError(f"the server exited (status {client.process.wait()}) before reading a request") from None
     finally:
         status = client.close()
     if status != 0:
@@ -125,22 +141,50 @@ def summary(samples: Sequence[float]) -> Dict[str, float]:
             "min": 1000 * min(samples), "max": 1000 * max(samples)}
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def json_object(text: str) -> Dict[str, Any]:
+    """--arguments: a JSON object, strictly (NaN and Infinity are not JSON)."""
+    try:
+        value = json.loads(text, parse_constant=_not_json)
+    except (ValueError, RecursionError) as error:
+        raise argparse.ArgumentTypeError(f"{text!r} is not JSON ({error})") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a JSON object such as {{\"article_id\": \"art-00001\"}}")
+    return value
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def parser() -> OneLineParser:
     p = OneLineParser(prog="benchmark.round_trips", description=(
         f"Time tools/call {TOOL} round trips over stdio against a server command (default: mcp_server.py --demo)."))
-    p.add_argument("--count", type=int, default=COUNT, help=f"timed round trips (default {COUNT})")
+    p.add_argument("--count", type=positive, default=COUNT, help=f"timed round trips (default {COUNT})")
     p.add_argument("--tool", default=TOOL, help=f"the tool to call (default {TOOL})")
-    p.add_argument("--arguments", type=json.loads, help="its arguments as a JSON object (default: a read of the "
+    p.add_argument("--arguments", type=json_object, help="its arguments as a JSON object (default: a read of the "
                    "demo's first published article)")
     p.add_argument("--sdk", action="store_true", help="time benchmark/sdk_server.py, the same read served by the "
                    "official MCP SDK, instead (needs the mcp package here or in .venv: make conformance)")
     p.add_argument("server", nargs="*", help="the server command after --, e.g. -- python3 mcp_server.py --demo")
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Time the round trips and print one line of figures; one line and EXIT_USAGE for a bad option or an unknown
+    tool, EXIT_FAILED for a server that fails."""
+    p = parser()
     options = p.parse_args(argv)
-    if options.count < 1:
-        p.error("--count must be at least 1")
     server = sdk_server(p, options) if options.sdk else options.server or DEFAULT_SERVER
+    if shutil.which(server[0]) is None:
+        p.error(f"cannot run the server command: {server[0]!r} is not a program on the PATH")
     arguments = demo_article() if options.arguments is None else options.arguments
-    figures = summary(round_trips(server, options.tool, arguments, options.count))
+    try:
+        figures = summary(round_trips(server, options.tool, arguments, options.count))
+    except UnknownTool as error:
+        p.error(f"--tool: {error}")
+    except (RuntimeError, OSError) as error:
+        print(f"benchmark.round_trips: {error}", file=sys.stderr)
+        return EXIT_FAILED
     served = " on the official SDK's server" if options.sdk else ""
     print(f"{options.count} round trips of tools/call {options.tool}{served}: median {figures['median']:.3f} ms, "
           f"p99 {figures['p99']:.3f} ms, min {figures['min']:.3f} ms, max {figures['max']:.3f} ms "
@@ -159,4 +203,4 @@ def sdk_server(p: OneLineParser, options: argparse.Namespace) -> List[str]:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main("benchmark.round_trips", main))

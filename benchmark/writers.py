@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from benchmark import fixtures
 import record_store
 import workload
-from cli import EXIT_FAILED, EXIT_OK, OneLineParser, positive
+from cli import EXIT_FAILED, EXIT_OK, OneLineParser, deaf_children, positive, run_main
 from workload import BUG_TRACKER as CHANNEL
 
 PROCESSES = 2
@@ -93,8 +93,9 @@ def run_processes(path: str, item_ids: Sequence[str], processes: int, edits: int
     start, reports = context.Event(), context.Queue()
     writers = [context.Process(target=writer, args=(path, list(item_ids), edits, seed, number, start, reports))
                for number in range(1, processes + 1)]
-    for process in writers:
-        process.start()
+    with deaf_children():  # Ctrl-C is the benchmark's to handle: it stops them below
+        for process in writers:
+            process.start()
     try:
         collect(reports, writers)  # every writer connected and waiting
         began = time.perf_counter()
@@ -304,4 +305,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main("benchmark.writers", main))

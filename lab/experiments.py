@@ -14,6 +14,7 @@ Glossary:
 """
 
 import argparse
+import dataclasses
 import decimal
 import json
 import multiprocessing
@@ -23,8 +24,14 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from cli import EXIT_OK, non_negative, parse_seeds, positive, write_text
+from cli import (
+    EXIT_OK, Progress, changed_settings, deaf_children, ignore_interrupts, non_negative, output_folder, parse_seeds,
+    positive, shown, write_files,
+)
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(ROOT, "results")  # the committed pages: written by the canonical runs only
+RUNS = os.path.join(ROOT, "runs")  # any other run's folder, ignored by git
 GROUP_SIZE = 5  # seeds per range group, as many as the main seeds 1-5
 TIMING_MARK = "<!-- timing -->"  # ends every results line that reports a wall time; the only lines that may differ
 
@@ -39,22 +46,39 @@ Written = Tuple[Dict[str, str], float]  # the files a run writes, text by file n
 # The main() of an experiment script.
 
 
-def run_command(prog: str, parser: Callable[[], argparse.ArgumentParser],
-                check_options: Callable[[argparse.ArgumentParser, argparse.Namespace], None],
-                measure: Callable[[argparse.Namespace], Written], argv: Optional[Sequence[str]]) -> int:
-    """What sim.py's and triage.py's main() do: parse and check the options (a bad one exits with
-    cli.EXIT_USAGE and one line), measure, write the files into --out, say what was written and how long the
-    run took; EXIT_OK."""
-    p = parser()
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """An experiment script, as run_command runs it."""
+
+    prog: str  # "sim.py"
+    parser: Callable[[], argparse.ArgumentParser]
+    check_options: Callable[[argparse.ArgumentParser, argparse.Namespace], None]  # p.error() for a bad one
+    measure: Callable[[argparse.Namespace], Written]
+    run_name: Callable[[argparse.Namespace], str]  # a non-canonical run's folder under runs/, before its time
+    apart: Tuple[str, ...] = ("jobs", "out")  # options that move no figure: a run that changes only them is canonical
+    results: str = RESULTS
+    runs: str = RUNS
+
+
+def run_command(command: Command, argv: Optional[Sequence[str]]) -> int:
+    """What sim.py's and triage.py's main() do: parse and check every option, --out included, before any work (a
+    bad one exits with cli.EXIT_USAGE and one line); measure; write the files into --out, results/ for the
+    canonical run or a folder of its own under runs/ for any other, all at once; say where and how long it took."""
+    p = command.parser()
     options = p.parse_args(argv)
-    check_options(p, options)
-    files, seconds = measure(options)
-    write_files(options.out, files)
-    print(f"{prog}: wrote {options.out}/{' and '.join(files)} in {seconds:.1f} s", file=sys.stderr)
+    command.check_options(p, options)
+    changed = changed_settings(p, options, command.apart)
+    folder, why = output_folder(p, options.out, changed, command.results, command.runs, command.run_name(options))
+    if why:
+        print(f"{command.prog}: {why}", file=sys.stderr, flush=True)
+    files, seconds = command.measure(options)
+    made = write_files(folder, files)
+    print(f"{command.prog}: wrote {shown(folder)}/{' and '.join(files)} in {seconds:.1f} s"
+          + (" (a new folder)" if made else ""), file=sys.stderr)
     return EXIT_OK
 
 
-def seed_options(p: argparse.ArgumentParser, main_seeds: str, range_groups: int, ranges_for: str, out: str,
+def seed_options(p: argparse.ArgumentParser, main_seeds: str, range_groups: int, ranges_for: str,
                  written: str) -> None:
     """The options every experiment script takes: --seeds, --ranges (groups of GROUP_SIZE seeds for
     `ranges_for`), --jobs and --out (where `written` goes)."""
@@ -65,14 +89,9 @@ def seed_options(p: argparse.ArgumentParser, main_seeds: str, range_groups: int,
                    f"0 skips them (default {range_groups})")
     p.add_argument("--jobs", type=positive, default=os.cpu_count() or 1, metavar="N",
                    help="processes to run seeds in; results do not depend on it (default: the CPU count)")
-    p.add_argument("--out", default=out, metavar="DIR", help=f"where to write {written} (default results/)")
-
-
-def write_files(out: str, files: Dict[str, str]) -> None:
-    """Each file's text into the folder `out`, made if missing."""
-    os.makedirs(out, exist_ok=True)
-    for name, text in files.items():
-        write_text(os.path.join(out, name), text)
+    p.add_argument("--out", metavar="DIR", help=f"where to write {written}, made if missing (default: results/ "
+                   "for a run with the committed page's settings, --jobs aside; a new folder under runs/ for "
+                   "any other, so that no try overwrites the committed results)")
 
 
 # ---------------------------------------------------------------------------
@@ -117,7 +136,9 @@ def run_seeds(run_one: Callable[[Any], Dict[str, Any]], jobs: Sequence[Any], pro
             results.append(run_one(job))
             progress(len(results))
         return results
-    with multiprocessing.get_context().Pool(processes) as pool:
+    with deaf_children():  # Ctrl-C reaches the workers too: they ignore it, and leaving the block ends them
+        pool = multiprocessing.get_context().Pool(processes, initializer=ignore_interrupts)
+    with pool:
         results = []
         for result in pool.imap(run_one, jobs, chunksize=max(1, len(jobs) // (processes * 8))):
             results.append(result)
@@ -135,15 +156,15 @@ def run_main_and_ranges(prog: str, run_one: Callable[[Any], Dict[str, Any]], mai
     """
     started = time.perf_counter()
     main_done = []
-    total = len(main_jobs) + len(range_jobs)
+    shown_progress = Progress(prog, len(main_jobs) + len(range_jobs), "seed runs")
+    shown_progress.update(0)
 
     def progress(done: int) -> None:
-        print(f"\r{prog}: {done}/{total} seeds", end="", file=sys.stderr, flush=True)
+        shown_progress.update(done)
         if done == len(main_jobs):
             main_done.append(time.perf_counter() - started)
 
     results = run_seeds(run_one, list(main_jobs) + list(range_jobs), processes, progress)
-    print(file=sys.stderr)
     extra = results[len(main_jobs):]
     groups = [extra[i:i + GROUP_SIZE] for i in range(0, len(extra), GROUP_SIZE)]
     return results[:len(main_jobs)], groups, main_done[0]

@@ -7,7 +7,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
+from unittest import mock
 
 import bench
 from benchmark import fixtures, report, timing, tools
@@ -25,15 +27,26 @@ class QuickRunTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.folder = tempfile.TemporaryDirectory()
-        with contextlib.redirect_stderr(io.StringIO()):
-            cls.status = bench.main(["--quick", "--quiet", "--out", cls.folder.name])
+        cls.scratch = tempfile.TemporaryDirectory()
+        cls.results, runs = os.path.join(cls.scratch.name, "results"), os.path.join(cls.scratch.name, "runs")
+        os.makedirs(cls.results)
+        with contextlib.redirect_stderr(io.StringIO()), mock.patch.object(bench, "RESULTS", cls.results), \
+                mock.patch.object(bench, "RUNS", runs):
+            cls.status = bench.main(["--quick", "--quiet"])  # not the canonical run: a folder of its own in runs/
+        cls.runs = os.listdir(runs)
+        cls.folder = types.SimpleNamespace(name=os.path.join(runs, cls.runs[0]))
         with open(os.path.join(cls.folder.name, "performance.md"), encoding="utf-8") as page:
             cls.page = page.read()
 
     @classmethod
     def tearDownClass(cls):
-        cls.folder.cleanup()
+        cls.scratch.cleanup()
+
+    def test_a_quick_run_writes_a_folder_of_its_own_and_leaves_the_results_alone(self):
+        self.assertEqual(len(self.runs), 1)
+        self.assertRegex(self.runs[0], r"^bench-\d{8}-\d{6}$")
+        self.assertEqual(sorted(os.listdir(self.folder.name)), ["performance.json", "performance.md"])
+        self.assertEqual(os.listdir(self.results), [])
 
     def test_the_run_succeeds_and_says_it_was_a_smoke_run(self):
         self.assertEqual(self.status, 0)

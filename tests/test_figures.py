@@ -126,16 +126,16 @@ class SharedByBothScriptsTest(unittest.TestCase):
 
         with tempfile.TemporaryDirectory() as out, contextlib.redirect_stderr(io.StringIO()) as said:
             folder = os.path.join(out, "new")
-            status = experiments.run_command("x.py", parser, check, measure, ["--out", folder, "--n", "3"])
+            command = experiments.Command("x.py", parser, check, measure, lambda options: "x")
+            status = experiments.run_command(command, ["--out", folder, "--n", "3"])
             self.assertEqual(status, cli.EXIT_OK)
             self.assertEqual(sorted(os.listdir(folder)), ["a.md", "b.svg"])
             with open(os.path.join(folder, "a.md"), encoding="utf-8") as file:
                 self.assertEqual(file.read(), "n = 3\n")
-            self.assertEqual(said.getvalue(), f"x.py: wrote {folder}/a.md and b.svg in 1.2 s\n")
+            self.assertEqual(said.getvalue(), f"x.py: wrote {folder}/a.md and b.svg in 1.2 s (a new folder)\n")
             with self.assertRaises(SystemExit) as stopped:
-                experiments.run_command("x.py", parser, check, measure, ["--out", folder, "--n", "0"])
+                experiments.run_command(command, ["--out", folder, "--n", "0"])
             self.assertEqual(stopped.exception.code, cli.EXIT_USAGE)
-
 
 if __name__ == "__main__":
     unittest.main()

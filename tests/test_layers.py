@@ -17,8 +17,8 @@ PRODUCT_RANKS = {
     "cli": 0, "plumbing": 0,
     "database": 1, "record_fields": 1,
     "kb_store": 2, "record_store": 2,
-    "workload": 3,
-    "mcp_demo": 4,
+    "workload": 3, "help_center": 3,
+    "mcp_demo": 4, "content_files": 4,
     "mcp_server": 5,
 }
 ENTRY_SCRIPTS = {"sim", "triage", "bench"}  # the experiments' and the benchmark's commands at the top level

@@ -494,7 +494,7 @@ class LifecycleTest(unittest.TestCase):
             self.assertEqual(len(set(message) & {"result", "error"}), 1)
         log = server.log_text
         self.assertRegex(log.splitlines()[0], r"^mcp_server: serving 7 tools over stdio.*knowledge base kb-support "
-                         r"\(73 published articles, 6 drafts, 1 unpublished\).*60 New items.*rejection detail: "
+                         r"\(80 published help-centre articles in English, 6 drafts, 1 unpublished\).*60 New items.*rejection detail: "
                          r"labels; ready in")
         self.assertIn("stdin closed", log)
 
@@ -577,7 +577,7 @@ class DemoWorkspaceTest(unittest.TestCase):
         kb, records = workspace.stores["knowledge_base"], workspace.stores["record"]
         statuses = [kb.article(KB, a.article_id)["status"] for a in DemoSession.plan.articles]
         self.assertEqual({s: statuses.count(s) for s in set(statuses)},
-                         {"published": 73, "draft": 6, "unpublished": 1})
+                         {"published": 80, "draft": 6, "unpublished": 1})
         items = [records.item(CHANNEL, i) for i in records.item_ids(CHANNEL)]
         self.assertEqual(len(items), 60)
         self.assertEqual({item["values"]["status"] for item in items}, {"new"})
@@ -645,8 +645,8 @@ class ColleagueChangesTest(unittest.TestCase):
         self.assertIn(f"saved article {changed}, now version {after['updated_at']}", note)
         events = self.kb.call_tool("poll_resource_events", {"resource_type": "knowledge_base", "resource_id": KB,
                                                             "after_sequence": head["last_sequence"]})
-        self.assertEqual(head["last_sequence"], 75)  # 74 created (73 published, 1 later unpublished), 1 unpublished
-        self.assertEqual(events["events"], [{"sequence": 76, "type": "updated", "article_id": changed,
+        self.assertEqual(head["last_sequence"], 82)  # 81 created (80 published, 1 later unpublished), 1 unpublished
+        self.assertEqual(events["events"], [{"sequence": 83, "type": "updated", "article_id": changed,
                                              "updated_at": after["updated_at"]}])
 
     def test_a_move_sets_another_option_value_of_status_or_owner_and_adds_one_version(self):

@@ -230,7 +230,7 @@ class CommandLineTest(unittest.TestCase):
         for heading in ("## R1", "## R2", "## R3", "## R4", "## R5", "## R6", "## Where we differ"):
             self.assertIn(heading, text)
         self.assertIn("| already-read items deleted, offset: never seen | 110 | 22 |", text)
-        self.assertIn("triage.py: 4/11 seeds", done.stderr)
+        self.assertIn("triage.py: 11/11 seed runs in ", done.stderr)
 
     def test_bad_options_exit_2_with_a_one_line_reason(self):
         for argv in (["--seeds", "x"], ["--statuses", "open"], ["--points", "a,b"], ["--description", "10-9"],

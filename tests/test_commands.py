@@ -1,0 +1,390 @@
+"""Every command: safe to try (results/ only for the canonical run), every option checked before any work,
+--version, Ctrl-C in one line with exit 130, progress that says how long is left."""
+
+import argparse
+import contextlib
+import dataclasses
+import datetime
+import glob
+import io
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from unittest import mock
+
+from tests.helpers import ROOT
+import bench
+import cli
+import sim
+import triage
+from lab import experiments
+
+COMMANDS = (  # every command a user runs, as argv after the interpreter
+    ["sim.py"], ["triage.py"], ["bench.py"], ["mcp_server.py"],
+    ["-m", "benchmark.round_trips"], ["-m", "benchmark.writers"], ["-m", "benchmark.growth"],
+)
+WAIT = 60  # seconds any one command here may take at most
+
+
+def toy_command(results, runs, measured):
+    """An experiment script in miniature: --n moves its figure, --jobs does not."""
+    def parser():
+        p = cli.OneLineParser(prog="toy.py")
+        p.add_argument("--n", type=cli.positive, default=1)
+        p.add_argument("--jobs", type=cli.positive, default=2)
+        p.add_argument("--out")
+        return p
+
+    def measure(options):
+        measured.append(options)
+        return {"a.md": f"n = {options.n}\n", "b.svg": "<svg/>\n"}, 0.5
+
+    return experiments.Command(prog="toy.py", parser=parser, check_options=lambda p, options: None,
+                               measure=measure, run_name=lambda options: "toy", results=results, runs=runs)
+
+
+def run_quietly(command, argv):
+    """run_command's status and what it said on stderr."""
+    with contextlib.redirect_stderr(io.StringIO()) as said:
+        status = experiments.run_command(command, argv)
+    return status, said.getvalue()
+
+
+def files_under(folder):
+    """Every file below `folder`, relative to it."""
+    return sorted(os.path.relpath(os.path.join(path, name), folder)
+                  for path, _, names in os.walk(folder) for name in names)
+
+
+class SafeResultsTest(unittest.TestCase):
+    """Nothing a user tries can overwrite the committed results: only the canonical run writes results/."""
+
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.addCleanup(self.folder.cleanup)
+        self.results = os.path.join(self.folder.name, "results")
+        self.runs = os.path.join(self.folder.name, "runs")
+        os.makedirs(self.results)
+        cli.write_text(os.path.join(self.results, "a.md"), "committed\n")
+        self.measured = []
+        self.command = toy_command(self.results, self.runs, self.measured)
+
+    def committed(self):
+        with open(os.path.join(self.results, "a.md"), encoding="utf-8") as file:
+            return file.read()
+
+    def test_a_run_with_other_settings_writes_a_folder_of_its_own_under_runs_and_says_where(self):
+        status, said = run_quietly(self.command, ["--n", "3"])
+        self.assertEqual(status, cli.EXIT_OK)
+        self.assertEqual(self.committed(), "committed\n")
+        (folder,) = os.listdir(self.runs)
+        self.assertRegex(folder, r"^toy-\d{8}-\d{6}$")
+        self.assertEqual(files_under(os.path.join(self.runs, folder)), ["a.md", "b.svg"])
+        first, last = said.splitlines()
+        self.assertIn("--n differ from the committed results' settings", first)
+        self.assertIn(folder, first)
+        self.assertIn(folder, last)
+
+    def test_the_canonical_run_writes_results_and_a_destination_option_does_not_make_a_run_other(self):
+        for argv in ([], ["--jobs", "1"]):
+            with self.subTest(argv=argv):
+                self.assertEqual(run_quietly(self.command, argv)[0], cli.EXIT_OK)
+                self.assertEqual(self.committed(), "n = 1\n")
+                self.assertFalse(os.path.exists(self.runs))
+
+    def test_an_explicit_out_is_obeyed_even_for_results(self):
+        self.assertEqual(run_quietly(self.command, ["--n", "4", "--out", self.results])[0], cli.EXIT_OK)
+        self.assertEqual(self.committed(), "n = 4\n")
+        self.assertFalse(os.path.exists(self.runs))
+
+    def test_two_runs_in_one_second_get_two_folders(self):
+        now = lambda: datetime.datetime(2026, 12, 1, 9, 30, 5)  # noqa: E731
+        p = argparse.ArgumentParser()
+        first, _ = cli.output_folder(p, None, ["--n"], self.results, self.runs, "toy", now)
+        os.makedirs(first)
+        second, _ = cli.output_folder(p, None, ["--n"], self.results, self.runs, "toy", now)
+        self.assertEqual([os.path.basename(first), os.path.basename(second)],
+                         ["toy-20261201-093005", "toy-20261201-093005-2"])
+
+    def test_the_experiment_scripts_call_only_their_default_settings_canonical(self):
+        cases = [(sim.COMMAND, [], []), (sim.COMMAND, ["--jobs", "1", "--sensitivity"], []),
+                 (sim.COMMAND, ["--seeds", "1", "--ranges", "0"], ["--seeds", "--ranges"]),
+                 (sim.COMMAND, ["--seeds", "1-5", "--zipf-s", "0.5"], ["--zipf-s"])]
+        triage_command = experiments.Command("triage.py", triage.parser, triage.check_options, triage.measure_page,
+                                             lambda options: "triage")
+        cases += [(triage_command, ["--jobs", "3"], []), (triage_command, ["--timed-runs", "0"], ["--timed-runs"])]
+        for command, argv, changed in cases:
+            with self.subTest(prog=command.prog, argv=argv):
+                p = command.parser()
+                self.assertEqual(cli.changed_settings(p, p.parse_args(argv), command.apart), changed)
+        self.assertEqual(sim.COMMAND.run_name(sim.parser().parse_args(["--sensitivity"])), "sim-sensitivity")
+
+    def test_a_one_seed_look_of_sim_py_leaves_results_alone(self):
+        command = dataclasses.replace(sim.COMMAND, results=self.results, runs=self.runs)
+        self.assertEqual(run_quietly(command, ["--seeds", "1", "--ranges", "0", "--jobs", "1"])[0], cli.EXIT_OK)
+        self.assertEqual(self.committed(), "committed\n")
+        (folder,) = os.listdir(self.runs)
+        self.assertEqual(files_under(os.path.join(self.runs, folder)), ["knowledge_base.md", "knowledge_base.svg"])
+
+    def test_bench_py_writes_results_only_for_a_full_run_or_a_render_of_the_committed_facts(self):
+        committed = os.path.join(self.results, bench.FACTS)
+        cli.write_text(committed, "{}\n")
+        cli.write_text(os.path.join(self.folder.name, "other.json"), "{}\n")
+        p = bench.parser()
+        cases = ((["--quick"], "runs"), (["--only", "tools"], "runs"), ([], "results"),
+                 (["--render", committed], "results"), (["--render", os.path.join(self.folder.name, "other.json")],
+                                                        "runs"))
+        with mock.patch.object(bench, "RESULTS", self.results), mock.patch.object(bench, "RUNS", self.runs):
+            for argv, where in cases:
+                with self.subTest(argv=argv), contextlib.redirect_stderr(io.StringIO()):
+                    folder = bench.destination(p, p.parse_args(argv + ["--quiet"]))
+                    self.assertEqual(os.path.dirname(folder) if where == "runs" else folder,
+                                     self.runs if where == "runs" else self.results)
+
+
+class OptionsCheckedFirstTest(unittest.TestCase):
+    """Every option, --out included, is checked before any work: one line, exit 2, nothing measured or written."""
+
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.addCleanup(self.folder.cleanup)
+        self.measured = []
+        self.command = toy_command(os.path.join(self.folder.name, "results"), os.path.join(self.folder.name, "runs"),
+                                   self.measured)
+
+    def refused(self, argv):
+        """What the toy command said when it refused argv; fails unless it refused before measuring."""
+        with contextlib.redirect_stderr(io.StringIO()) as said, self.assertRaises(SystemExit) as stop:
+            experiments.run_command(self.command, argv)
+        self.assertEqual(stop.exception.code, cli.EXIT_USAGE)
+        self.assertEqual(self.measured, [])
+        self.assertEqual(len(said.getvalue().splitlines()), 1, said.getvalue())
+        return said.getvalue()
+
+    def test_an_out_that_is_a_file_is_refused_before_the_run(self):
+        a_file = os.path.join(self.folder.name, "a-file")
+        cli.write_text(a_file, "keep me\n")
+        self.assertIn("is a file, not a folder", self.refused(["--out", a_file]))
+        self.assertIn("is a file", self.refused(["--out", os.path.join(a_file, "inside")]))
+        with open(a_file, encoding="utf-8") as file:
+            self.assertEqual(file.read(), "keep me\n")
+        self.assertEqual(files_under(self.folder.name), ["a-file"])
+
+    @unittest.skipIf(hasattr(os, "geteuid") and os.geteuid() == 0, "root may write anywhere")
+    def test_an_out_in_a_folder_that_cannot_be_written_is_refused_before_the_run(self):
+        locked = os.path.join(self.folder.name, "locked")
+        os.makedirs(locked)
+        os.chmod(locked, 0o500)
+        self.addCleanup(os.chmod, locked, 0o700)
+        self.assertIn("is not writable", self.refused(["--out", os.path.join(locked, "new")]))
+
+    def test_an_out_whose_folders_are_missing_is_made_and_the_line_says_so(self):
+        deep = os.path.join(self.folder.name, "a", "b")
+        status, said = run_quietly(self.command, ["--out", deep])
+        self.assertEqual(status, cli.EXIT_OK)
+        self.assertEqual(files_under(deep), ["a.md", "b.svg"])
+        self.assertIn("(a new folder)", said)
+
+    def test_numbers_that_are_not_finite_are_refused_by_every_command(self):
+        cases = [("sim.py", "--zipf-s", "inf"), ("sim.py", "--word-zipf-s", "nan"), ("sim.py", "--topic-share", "nan"),
+                 ("triage.py", "--bare-severity-share", "inf"), ("triage.py", "--move-share", "nan"),
+                 ("mcp_server.py", "--people-edit-every", "inf")]
+        for script, option, value in cases:
+            with self.subTest(script=script, option=option, value=value):
+                done = subprocess.run([sys.executable, script, "--demo", option, value] if script == "mcp_server.py"
+                                      else [sys.executable, script, option, value, "--out", self.folder.name],
+                                      cwd=ROOT, capture_output=True, text=True, timeout=WAIT, stdin=subprocess.DEVNULL)
+                self.assertEqual(done.returncode, cli.EXIT_USAGE)
+                self.assertRegex(done.stderr, rf"^{script}: error: [^\n]*{option}[^\n]*\n$")
+        self.assertEqual(files_under(self.folder.name), [])
+
+    def test_the_round_trip_timer_refuses_arguments_that_are_no_object_and_a_tool_the_server_lacks(self):
+        for argv, said in ((["--arguments", "[1]"], "is not a JSON object"),
+                           (["--arguments", '{"limit": NaN}'], "NaN is not JSON"),
+                           (["--tool", "delete_everything", "--count", "1"], "lists no tool 'delete_everything'"),
+                           (["--count", "1", "--", "no-such-program-here"], "is not a program on the PATH")):
+            with self.subTest(argv=argv):
+                done = subprocess.run([sys.executable, "-m", "benchmark.round_trips", *argv], cwd=ROOT,
+                                      capture_output=True, text=True, timeout=WAIT)
+                self.assertEqual(done.returncode, cli.EXIT_USAGE)
+                self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
+                self.assertIn(said, done.stderr)
+                self.assertEqual(done.stdout, "")
+
+    def test_the_round_trip_timer_says_in_one_line_that_the_server_died(self):
+        done = subprocess.run([sys.executable, "-m", "benchmark.round_trips", "--count", "1", "--",
+                               sys.executable, "-c", "import sys; sys.exit(3)"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=WAIT)
+        self.assertEqual(done.returncode, cli.EXIT_FAILED)
+        self.assertEqual(done.stderr, "benchmark.round_trips: the server exited (status 3) before answering\n")
+
+
+class VersionTest(unittest.TestCase):
+    def test_every_command_answers_version_with_the_project_version(self):
+        for argv in COMMANDS:
+            with self.subTest(command=argv):
+                done = subprocess.run([sys.executable, *argv, "--version"], cwd=ROOT, capture_output=True, text=True,
+                                      timeout=WAIT, stdin=subprocess.DEVNULL)
+                self.assertEqual((done.returncode, done.stderr), (0, ""))
+                self.assertEqual(done.stdout, f"{argv[-1]} {cli.VERSION}\n")
+
+    def test_an_older_python_is_told_which_python_is_needed_in_one_line(self):
+        older = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[678].*/bin/python3")))
+        if not older:
+            self.skipTest("no Python older than 3.9 on this machine")
+        for python in older:
+            for argv in (["sim.py", "--version"], ["triage.py"], ["bench.py"], ["mcp_server.py", "--demo"],
+                         ["-m", "benchmark.round_trips"]):
+                with self.subTest(python=python, command=argv):
+                    done = subprocess.run([python, *argv], cwd=ROOT, capture_output=True, text=True, timeout=WAIT,
+                                          stdin=subprocess.DEVNULL)
+                    self.assertEqual(done.returncode, cli.EXIT_FAILED)
+                    self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
+                    self.assertRegex(done.stderr, r"needs Python 3\.9 or newer; this is Python 3\.[678]\.\d+\n$")
+
+
+class InterruptTest(unittest.TestCase):
+    """Ctrl-C, as a terminal sends it (SIGINT to the whole foreground process group): one line, exit 130, every
+    worker stopped, no partial result file."""
+
+    def interrupt(self, argv, ready, out=None):
+        """Start a command in a process group of its own, send the group SIGINT once stderr shows `ready` (None:
+        after a second and a half)."""
+        process = subprocess.Popen([sys.executable, *argv], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
+        seen = []
+        while ready is not None:
+            line = process.stderr.readline()
+            self.assertTrue(line, f"{argv} ended before {ready!r}: {''.join(seen)}")
+            seen.append(line)
+            if ready in line:
+                break
+        time.sleep(0.3 if ready is not None else 1.5)  # well inside the work
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            stdout, rest = process.communicate(timeout=WAIT)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+        self.assertEqual(process.returncode, cli.EXIT_INTERRUPTED, rest)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self.group_alive(process.pid):
+            time.sleep(0.05)
+        self.assertFalse(self.group_alive(process.pid), "a worker outlived the command")
+        if out is not None:
+            self.assertEqual(files_under(out), [])
+        return rest
+
+    @staticmethod
+    def group_alive(group):
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def assert_one_line(self, said, prog):
+        self.assertNotIn("Traceback", said)
+        self.assertNotIn("KeyboardInterrupt", said)
+        interrupted = [line for line in said.splitlines() if "interrupted" in line]
+        self.assertEqual(interrupted, [f"{prog}: interrupted; nothing was written"], said)
+        self.assertTrue(said.endswith(interrupted[0] + "\n"), said)
+
+    def test_sim_py_with_its_workers(self):
+        with tempfile.TemporaryDirectory() as out:
+            said = self.interrupt(["sim.py", "--seeds", "1-5", "--ranges", "4", "--jobs", "2", "--out", out],
+                                  "seed runs", out)
+        self.assert_one_line(said, "sim.py")
+
+    def test_triage_py(self):
+        with tempfile.TemporaryDirectory() as out:
+            said = self.interrupt(["triage.py", "--seeds", "1-5", "--ranges", "4", "--out", out], "seed runs", out)
+        self.assert_one_line(said, "triage.py")
+
+    def test_bench_py_with_its_child_processes(self):
+        with tempfile.TemporaryDirectory() as out:
+            said = self.interrupt(["bench.py", "--quick", "--only", "growth", "--out", out], "growth: building", out)
+        self.assert_one_line(said, "bench.py")
+
+    def test_the_round_trip_timer_and_the_server_it_runs(self):
+        said = self.interrupt(["-m", "benchmark.round_trips", "--count", "10000000", "--", sys.executable,
+                               os.path.join(ROOT, "mcp_server.py"), "--demo"], None)
+        self.assert_one_line(said, "benchmark.round_trips")
+
+    def test_the_mcp_server(self):
+        said = self.interrupt(["mcp_server.py", "--demo"], "serving")
+        self.assertNotIn("Traceback", said)
+        self.assertEqual([line for line in said.splitlines() if "interrupted" in line],
+                         ["mcp_server.py: interrupted; stopped"])
+
+
+class ProgressTest(unittest.TestCase):
+    class Stream(io.StringIO):
+        def __init__(self, terminal):
+            super().__init__()
+            self.terminal = terminal
+
+        def isatty(self):
+            return self.terminal
+
+    def test_away_from_a_terminal_progress_is_plain_lines_at_every_tenth_with_the_time_left(self):
+        stream, now = self.Stream(terminal=False), [0.0]
+        progress = cli.Progress("sim.py", 40, "seed runs", stream, clock=lambda: now[0])
+        for done in range(41):
+            progress.update(done)
+            now[0] += 1.5
+        lines = stream.getvalue().splitlines()
+        self.assertNotIn("\r", stream.getvalue())
+        self.assertEqual(len(lines), 11)
+        self.assertEqual(lines[0], "sim.py: 0/40 seed runs")
+        self.assertEqual(lines[1], "sim.py: 4/40 seed runs, about 54 s left")
+        self.assertEqual(lines[-1], "sim.py: 40/40 seed runs in 60.0 s")
+
+    def test_on_a_terminal_one_line_is_rewritten_in_place(self):
+        stream, now = self.Stream(terminal=True), [0.0]
+        progress = cli.Progress("triage.py", 3, "seed runs", stream, clock=lambda: now[0])
+        for done in range(4):
+            progress.update(done)
+            now[0] += 60.0
+        self.assertEqual(stream.getvalue().count("\n"), 1)
+        self.assertTrue(stream.getvalue().endswith("\r\x1b[Ktriage.py: 3/3 seed runs in 180.0 s\n"))
+        self.assertIn("\r\x1b[Ktriage.py: 2/3 seed runs, about 1 min 0 s left", stream.getvalue())
+
+    def test_bench_py_estimates_from_the_committed_run_s_section_times(self):
+        now = [0.0]
+        estimate = bench.Estimate(["growth", "tools"], {"growth": 60.0, "tools": 10.0}, clock=lambda: now[0])
+        estimate.enter("growth")
+        now[0] = 20.0
+        self.assertEqual(estimate.left(), 50.0)
+        estimate.enter("tools")
+        now[0] = 40.0
+        self.assertEqual(estimate.left(), 0.0)
+        self.assertIsNone(bench.Estimate(["growth"], {}).left())
+
+
+class AllOrNothingFilesTest(unittest.TestCase):
+    def test_a_failure_while_writing_leaves_neither_a_page_nor_a_temporary_file(self):
+        with tempfile.TemporaryDirectory() as out:
+            cli.write_text(os.path.join(out, "a.md"), "before\n")
+            real = cli.write_text
+            calls = []
+
+            def failing(path, text):
+                calls.append(path)
+                if len(calls) == 2:
+                    raise KeyboardInterrupt
+                real(path, text)
+
+            with mock.patch.object(cli, "write_text", failing), self.assertRaises(KeyboardInterrupt):
+                cli.write_files(out, {"a.md": "after\n", "b.svg": "<svg/>\n"})
+            self.assertEqual(files_under(out), ["a.md"])
+            with open(os.path.join(out, "a.md"), encoding="utf-8") as file:
+                self.assertEqual(file.read(), "before\n")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,61 @@
+"""The MCP Inspector's command line lists and calls our tools and finds nothing unportable in their schemas.
+
+The Inspector (a Node program, fetched by npx from the npm registry) lints every tool's schemas for what some
+MCP clients cannot read, such as a "type" given as a list; with --strict it prints each finding. It needs
+the network, so `make test` skips it; `make conformance` runs it (MCP_INSPECTOR=1), and without npx, or
+where npx cannot fetch the Inspector, skips it with a message saying so.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+from tests.helpers import ROOT
+
+INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
+RUN = os.environ.get("MCP_INSPECTOR") == "1"
+WAIT = 300  # seconds: the first run downloads the Inspector
+SERVER = [sys.executable, os.path.join(ROOT, "mcp_server.py"), "--demo"]
+
+
+def inspector(*arguments):
+    """One Inspector command-line run against the demo server: its exit status, stdout and stderr."""
+    npx = shutil.which("npx")
+    if npx is None:
+        raise unittest.SkipTest("npx is not installed: the MCP Inspector's check needs Node.js")
+    done = subprocess.run([npx, "--yes", INSPECTOR, "--cli", *SERVER, *arguments], capture_output=True, text=True,
+                          timeout=WAIT, cwd=ROOT, stdin=subprocess.DEVNULL)
+    if done.returncode != 0 and "npm error" in done.stderr:
+        raise unittest.SkipTest(f"npx could not fetch {INSPECTOR}: {done.stderr.strip().splitlines()[-1]}")
+    return done
+
+
+def findings(stderr):
+    """The Inspector's lines about the server's schemas (npm's own warnings and the server's log aside)."""
+    return [line for line in stderr.splitlines()
+            if not line.startswith(("npm warn", "mcp_server:")) and line.strip()]
+
+
+@unittest.skipUnless(RUN, "fetches the Inspector with npx: make conformance runs it (MCP_INSPECTOR=1)")
+class InspectorTest(unittest.TestCase):
+    def test_it_lists_the_seven_tools_and_finds_no_schema_it_calls_unportable(self):
+        done = inspector("--method", "tools/list", "--strict")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        names = [tool["name"] for tool in json.loads(done.stdout)["tools"]]
+        self.assertEqual(len(names), 7)
+        self.assertEqual(findings(done.stderr), [])
+
+    def test_it_calls_a_tool_and_gets_structured_content(self):
+        done = inspector("--method", "tools/call", "--tool-name", "search_knowledge_base",
+                         "--tool-arg", "knowledge_base_id=kb-support", "--tool-arg", "query=reset my password")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        result = json.loads(done.stdout)
+        self.assertFalse(result.get("isError"))
+        self.assertTrue(result["structuredContent"]["results"])
+
+
+if __name__ == "__main__":
+    unittest.main()
