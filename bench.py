@@ -145,8 +145,9 @@ def profile_edits(work: Workload, count: int) -> List[Tuple[str, float]]:
         call(number)
     profiler.disable()
     stats = pstats.Stats(profiler)
-    total = sum(entry[2] for entry in stats.stats.values())  # type: ignore[attr-defined]
-    parts = [(_function_name(where), entry[2] / total * 100) for where, entry in stats.stats.items()]  # type: ignore
+    entries = stats.stats  # type: ignore[attr-defined]  # Stats.__init__ sets it; typeshed leaves it out
+    total = sum(entry[2] for entry in entries.values())
+    parts = [(_function_name(where), entry[2] / total * 100) for where, entry in entries.items()]
     return sorted(parts, key=lambda part: -part[1])[:12]
 
 
@@ -277,8 +278,9 @@ def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
     log("memory: a sim.py run " + " ".join(sizes.sim_arguments or ("(default)",)))
     out, facts = os.path.join(directory, "sim-results"), os.path.join(directory, "sim-peak.json")
     started = time.perf_counter()
-    run = subprocess.run([sys.executable, os.path.join(HERE, "benchmark", "memory.py"), facts, os.path.join(HERE, "sim.py"),
-                          *sizes.sim_arguments, "--out", out], capture_output=True, text=True, check=False,
+    run = subprocess.run([sys.executable, os.path.join(HERE, "benchmark", "memory.py"), facts,
+                          os.path.join(HERE, "sim.py"), *sizes.sim_arguments, "--out", out],
+                         capture_output=True, text=True, check=False,
                          preexec_fn=ignore_interrupts)  # Ctrl-C is this process's to handle
     if run.returncode != 0:
         raise RuntimeError(f"sim.py failed: {run.stderr.strip()[-500:]}")
@@ -316,24 +318,46 @@ def parser() -> OneLineParser:
 
 
 class Estimate:
-    """The time a run has left, from the seconds each section took in the committed full run."""
+    """The time a run has left, from the seconds each section took in the committed full run, scaled by how much
+    slower or faster than that run the sections done so far went."""
 
     def __init__(self, sections: Sequence[str], reference: Dict[str, float],
                  clock: Callable[[], float] = time.perf_counter) -> None:
         self.sections, self.reference, self.clock = list(sections), reference, clock
         self.current, self.began = 0, clock()
+        self.done: Dict[str, float] = {}  # seconds each finished section took in this run
 
     def enter(self, section: str) -> None:
-        """The run starts `section`."""
+        """The run finishes the section it was in, if any, and starts `section`."""
+        if self.current < len(self.sections) and self.sections[self.current] != section:
+            self.done[self.sections[self.current]] = self.clock() - self.began
         self.current, self.began = self.sections.index(section), self.clock()
 
-    def left(self) -> Optional[float]:
-        """Seconds left, or None without a reference for every section still to run."""
+    def pace(self) -> float:
+        """This run's seconds per second of the committed run, over the sections it has finished (1 before any)."""
+        compared = [name for name in self.done if self.reference.get(name)]
+        if not compared:
+            return 1.0
+        return sum(self.done[name] for name in compared) / sum(self.reference[name] for name in compared)
+
+    def left(self) -> Optional[Tuple[float, float]]:
+        """Seconds left in this section and after it, or None without a reference for a section still to run.
+        A section running longer than expected has 0 left in it: how much more, nothing here can tell."""
         ahead = self.sections[self.current:]
         if any(section not in self.reference for section in ahead):
             return None
-        spent = self.clock() - self.began
-        return max(0.0, self.reference[ahead[0]] - spent) + sum(self.reference[s] for s in ahead[1:])
+        pace, spent = self.pace(), self.clock() - self.began
+        return max(0.0, pace * self.reference[ahead[0]] - spent), pace * sum(self.reference[s] for s in ahead[1:])
+
+    def said(self) -> str:
+        """The estimate in words, empty without one."""
+        left = self.left()
+        if left is None:
+            return ""
+        here, after = left
+        if here > 0:
+            return f" (about {duration(here + after)} left, by the committed run's times)"
+        return f" (longer than the committed run took here; then about {duration(after)} of other sections)"
 
 
 def reference_seconds(options: argparse.Namespace) -> Dict[str, float]:
@@ -356,8 +380,7 @@ def measure(options: argparse.Namespace, command: Sequence[str], log: Callable[[
     estimate = Estimate(chosen, reference_seconds(options))
 
     def said(line: str) -> None:
-        left = estimate.left()
-        log(line if left is None else f"{line} (about {duration(left)} left, by the committed run's times)")
+        log(line + estimate.said())
 
     with tempfile.TemporaryDirectory() as directory:
         measures = {"tools": lambda: measure_tools(directory, sizes, said),

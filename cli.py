@@ -26,7 +26,7 @@ import re
 import signal
 import sys
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Dict, Iterator, List, NoReturn, Optional, Sequence, Set, TextIO, Tuple
 
 VERSION = "0.7.0"  # of the whole project: every command's --version, the server's serverInfo, the package
 EXIT_OK = 0
@@ -50,7 +50,7 @@ class OneLineParser(argparse.ArgumentParser):
         self.add_argument("--version", action="version", version=f"%(prog)s {VERSION}",
                           help="print the version and exit")
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         command = self.prog if self.prog.endswith(".py") else f"-m {self.prog}"
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (python3 {command} --help explains every option)\n")
 
@@ -65,7 +65,7 @@ def parse_seeds(text: str) -> List[int]:
     >>> parse_seeds("1,3,8-10"), parse_seeds("2-4,3")
     ([1, 3, 8, 9, 10], [2, 3, 4])
     """
-    seeds = set()
+    seeds: Set[int] = set()
     for part in text.split(","):
         match = re.fullmatch(r"\s*(\d+)(?:\s*-\s*(\d+))?\s*", part)
         if not match:
@@ -163,7 +163,8 @@ def output_folder(p: argparse.ArgumentParser, out: Optional[str], changed: Seque
         number += 1
         folder = f"{base}-{number}"
     check_folder(p, "--out", folder)
-    return folder, (f"{', '.join(changed)} differ from the committed results' settings: writing into "
+    verb = "differs" if len(changed) == 1 else "differ"
+    return folder, (f"{', '.join(changed)} {verb} from the committed results' settings: writing into "
                     f"{shown(folder)}/ (--out results would replace the committed page)")
 
 

@@ -238,7 +238,8 @@ def read_knowledge_base(folder: str) -> KnowledgeBase:
 
 def markdown_files(folder: str) -> Tuple[List[str], List[str]]:
     """The .md files under `folder` and the other files, as sorted relative paths with "/"; hidden ones skipped."""
-    found, others = [], []
+    found: List[str] = []
+    others: List[str] = []
 
     def refuse(error: OSError) -> None:
         raise ContentError(error.filename or folder, f"cannot be read ({error.strerror})", "check its permissions")

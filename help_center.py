@@ -77,7 +77,9 @@ class Qualifier(NamedTuple):
 # ---------------------------------------------------------------------------
 # The catalogue: (key, title, topic, summary, steps, trouble) per subject, about 20 per category.
 
-ACCOUNTS = [
+Written = Tuple[str, str, str, str, Tuple[str, ...], str]  # one subject as the catalogue writes it
+
+ACCOUNTS: List[Written] = [
     ("password-reset", "Reset your password", "resetting a forgotten password",
      "If you have forgotten your password, you can set a new one from the sign-in page without asking anyone. "
      "osFoundry emails you a reset link that works once and expires after 60 minutes. Your workspaces, records "
@@ -326,7 +328,7 @@ ACCOUNTS = [
      "Google Workspace or Microsoft 365, and an administrator there must allow osFoundry first."),
 ]
 
-BILLING = [
+BILLING: List[Written] = [
     ("card-declined", "Why was my card declined?", "card payments that fail",
      "A declined card means your bank refused the charge; osFoundry receives only a short reason code, not the "
      "whole story. The usual causes are an expired card, a billing postcode that does not match, a block on "
@@ -544,7 +546,7 @@ BILLING = [
      "the invoice number."),
 ]
 
-INTEGRATIONS = [
+INTEGRATIONS: List[Written] = [
     ("slack", "Connect Slack to your workspace", "the Slack integration",
      "With the Slack integration, osFoundry posts updates to the Slack channels you choose, such as new records, "
      "status changes or published articles, and people can search your knowledge bases from Slack with the "
@@ -760,7 +762,7 @@ INTEGRATIONS = [
      "separately; look for a second entry in the list."),
 ]
 
-TROUBLESHOOTING = [
+TROUBLESHOOTING: List[Written] = [
     ("slow-pages", "Pages load slowly", "slow pages",
      "osFoundry pages should open in about a second. When they take much longer, the cause is most often the "
      "network, a browser extension, or a very large view, such as a record channel showing thousands of rows "
@@ -1309,9 +1311,15 @@ def _catalogue() -> Tuple[Subject, ...]:
     written = {"accounts": ACCOUNTS, "billing": BILLING, "integrations": INTEGRATIONS,
                "troubleshooting": TROUBLESHOOTING}
     rows = itertools.zip_longest(*(written[category] for category in CATEGORIES))
-    return tuple(Subject(row[0], category, *row[1:], asks=ASKS[row[0]],
-                         axes=SUBJECT_AXES.get(row[0], CATEGORY_AXES[category]))
-                 for turn in rows for category, row in zip(CATEGORIES, turn) if row is not None)
+    return tuple(_subject(category, row) for turn in rows for category, row in zip(CATEGORIES, turn)
+                 if row is not None)
+
+
+def _subject(category: str, row: Written) -> Subject:
+    """One subject of the catalogue, with its questions and the axes its variants take."""
+    key, title, topic, summary, steps, trouble = row
+    return Subject(key, category, title, topic, summary, steps, trouble, asks=ASKS[key],
+                   axes=SUBJECT_AXES.get(key, CATEGORY_AXES[category]))
 
 
 SUBJECTS = _catalogue()

@@ -41,7 +41,7 @@ from database import DURABILITY_DEFAULT, Layout, add_column, open_store
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, IDEMPOTENCY_KEY, NAME_CHARACTERS, POLL_RESOURCE_EVENTS,
     READ_ONLY, SHARED_WRITE, SQLITE_INTEGER_MAX, AgentTools, EventLog, KeyScope, NotFound, Tool, VersionConflict,
-    checked_id, checked_text, format_time, idempotent, integer, next_time_version, object_schema, parse_time, quote,
+    checked_id, checked_text, checked_time, format_time, idempotent, integer, next_time_version, object_schema, quote,
     show, string, upgrade_idempotency_keys,
 )
 
@@ -356,7 +356,8 @@ def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
 class KnowledgeBaseStore(AgentTools):
     """Knowledge bases and their articles: agent tools through call_tool, people's actions as methods."""
 
-    TOOLS = (SEARCH_KNOWLEDGE_BASE, READ_KNOWLEDGE_ARTICLE, EDIT_KNOWLEDGE_ARTICLE, POLL_RESOURCE_EVENTS)
+    TOOLS: Tuple[Tool, ...] = (SEARCH_KNOWLEDGE_BASE, READ_KNOWLEDGE_ARTICLE, EDIT_KNOWLEDGE_ARTICLE,
+                               POLL_RESOURCE_EVENTS)
     RESOURCE_TYPE = "knowledge_base"
     EVENTS = EventLog(subject_key="article_id", version_key="updated_at")
 
@@ -394,7 +395,7 @@ class KnowledgeBaseStore(AgentTools):
                 "updated_at": row["updated_at"], "citation": citation(kb, row["id"], row["updated_at"])}
 
     def _tool_edit_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        expected = format_time(parse_time(arguments["expected_version"]))  # one spelling of each instant
+        expected = format_time(checked_time(arguments["expected_version"]))  # one spelling of each instant
         arguments = dict(arguments, expected_version=expected)
         with self.database.write() as connection:
             self._require_granted(connection, arguments["knowledge_base_id"])
@@ -552,8 +553,8 @@ class KnowledgeBaseStore(AgentTools):
                                                       row["number"], row["updated_at"])).rowcount
         if swapped != 1:
             raise _conflict(row["id"], row["updated_at"])
-        self._index(connection, _number_of(connection, row["knowledge_base_id"]), row["number"], title, content,
-                    status)
+        self._index(connection, _existing_number(connection, row["knowledge_base_id"]), row["number"], title,
+                    content, status)
         self._log(connection, row["knowledge_base_id"], row["id"],
                   event_for(row["status"], status, title != row["title"]), version)
         return version
@@ -586,6 +587,14 @@ def _number_of(connection: sqlite3.Connection, kb: str) -> Optional[int]:
     """The number of a knowledge base (its search index's), or None if there is none by this ID."""
     row = connection.execute("SELECT number FROM knowledge_bases WHERE id = ?", (kb,)).fetchone()
     return None if row is None else row["number"]
+
+
+def _existing_number(connection: sqlite3.Connection, kb: str) -> int:
+    """The number of a knowledge base that must exist (an article's own); LookupError if it does not."""
+    number = _number_of(connection, kb)
+    if number is None:
+        raise LookupError(f"knowledge base {kb!r} does not exist")
+    return number
 
 
 def _next_article_id(connection: sqlite3.Connection, kb: str) -> str:

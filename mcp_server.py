@@ -188,7 +188,8 @@ class Server:
         if not isinstance(message, dict):
             return error_message(None, INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
         if "id" not in message:
-            return self.notification(message)
+            self.notification(message)
+            return None
         request_id = message["id"]
         if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
             return error_message(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
@@ -234,7 +235,9 @@ class Server:
             raise ProtocolError(INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", a string '
                                 f'such as "{LATEST_VERSION}"')
         version = asked if asked in PROTOCOL_VERSIONS else LATEST_VERSION
-        client = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
+        client = params.get("clientInfo")
+        if not isinstance(client, dict):
+            client = {}
         log.info("client %s (version %s) asked for MCP %s; speaking %s", plumbing.loggable(client.get("name", "?")),
                  plumbing.loggable(client.get("version", "?")), plumbing.loggable(asked), version)
         return {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": dict(SERVER_INFO),

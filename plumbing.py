@@ -34,7 +34,7 @@ import logging
 import math
 import re
 import sqlite3
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 log = logging.getLogger("osfoundry")
 
@@ -189,6 +189,14 @@ def parse_time(text: str) -> Optional[datetime.datetime]:
         return None
 
 
+def checked_time(text: str) -> datetime.datetime:
+    """A time already known to be RFC 3339 (one this code stored, or one the schema checked) as aware UTC."""
+    moment = parse_time(text)
+    if moment is None:
+        raise ValueError(f"not an RFC 3339 date-time: {text!r}")
+    return moment
+
+
 def next_time_version(previous: Optional[str], now: datetime.datetime) -> str:
     """The clock's time as a version, moved one microsecond past `previous` if it would not exceed it.
 
@@ -222,7 +230,7 @@ class Tool:
 
     def listing(self) -> Dict[str, Any]:
         """The tool as an MCP tools/list entry: a copy, so no caller can loosen what call_tool enforces."""
-        entry = {
+        entry: Dict[str, Any] = {
             "name": self.name,
             "title": self.title,
             "description": self.description,
@@ -527,6 +535,8 @@ def _path(keys: Sequence[Any]) -> str:
 # ---------------------------------------------------------------------------
 # The agent side of a store: list the tools, check each call, turn failures into rejections.
 
+Tools = TypeVar("Tools", bound="AgentTools")  # a store's own class: `with connect() as store` keeps its methods
+
 
 class AgentTools:
     """The base of a store: its database, grant and clock, `list_tools` and `call_tool`, and the poll.
@@ -563,7 +573,7 @@ class AgentTools:
         """Whether this caller may use the resource (None as the grant: every resource)."""
         return self.granted is None or resource_id in self.granted
 
-    def __enter__(self) -> "AgentTools":
+    def __enter__(self: "Tools") -> "Tools":
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
@@ -602,12 +612,16 @@ class AgentTools:
 
     def _tool_poll_resource_events(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """poll_resource_events, for every store: its own resource_type only, a granted resource only."""
-        if arguments["resource_type"] != self.RESOURCE_TYPE:
-            raise unsupported_resource_type(arguments["resource_type"], [self.RESOURCE_TYPE])
+        resource_type, events = self.RESOURCE_TYPE, self.EVENTS
+        if resource_type is None or events is None:  # __init_subclass__ refuses such a store; this says so to mypy
+            raise NotImplementedError(f"{type(self).__name__} lists {POLL_RESOURCE_EVENTS.name} but has no "
+                                      "RESOURCE_TYPE or EVENTS")
+        if arguments["resource_type"] != resource_type:
+            raise unsupported_resource_type(arguments["resource_type"], [resource_type])
         with self.database.read() as connection:
             log_id = self._granted_log(connection, arguments["resource_id"])
-            return self.EVENTS.poll(connection, log_id, arguments.get("after_sequence", 0),
-                                    arguments.get("limit", POLL_LIMIT_DEFAULT))
+            return events.poll(connection, log_id, arguments.get("after_sequence", 0),
+                               arguments.get("limit", POLL_LIMIT_DEFAULT))
 
     def _granted_log(self, connection: sqlite3.Connection, resource_id: str) -> str:
         """Inside a read: the event-log ID of the resource `resource_id` names, if it exists and is granted;

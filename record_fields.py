@@ -147,10 +147,14 @@ class Field:
     def writable(self) -> bool:
         return self.type != "formula"
 
+    def stars(self) -> Tuple[int, int]:
+        """The inclusive range of a rating field: 1 to its max_stars."""
+        return 1, self.config.get("max_stars", STARS_DEFAULT)
+
     def bounds(self) -> Tuple[Optional[float], Optional[float]]:
         """The inclusive range of a numeric field (None: open), after its type's defaults."""
         if self.type == "rating":
-            return 1, self.config.get("max_stars", STARS_DEFAULT)
+            return self.stars()
         if self.type == "percentage":
             return self.config.get("min", 0), self.config.get("max", 100)
         return self.config.get("min"), self.config.get("max")
@@ -192,7 +196,7 @@ def parse_schema(definitions: Sequence[Mapping[str, Any]]) -> Tuple[Field, ...]:
     dates = {f.key for f in fields if f.type == "date"}
     for field in fields:
         if field.type == "formula":
-            function, argument = _FORMULA.fullmatch(field.config["expression"]).groups()
+            function, argument = formula_parts(field)
             names = ITEM_TIMES if function == "days_since" else ()
             if argument not in names and argument not in dates:
                 raise ValueError(f"field {field.key!r}: {field.config['expression']} names neither a date field "
@@ -254,7 +258,7 @@ def got(value: Any) -> str:
     return quote(value)
 
 
-def _fail(field: Field, text: str, value: Any = None, quote: bool = True, **allowed: Any) -> Failure:
+def _fail(field: Field, text: str, value: Any = None, *, quote: bool = True, **allowed: Any) -> Failure:
     message = f"values.{field.key} {text}" + (f", got {got(value)}" if quote else "")
     return Failure(field.key, message, allowed)
 
@@ -314,7 +318,7 @@ def _text(field: Field, value: Any) -> Optional[Failure]:
 
 def _number(field: Field, value: Any) -> Optional[Failure]:
     low, high = field.bounds()
-    allowed = {name: bound for name, bound in (("min", low), ("max", high)) if bound is not None}
+    allowed: Dict[str, Any] = {name: bound for name, bound in (("min", low), ("max", high)) if bound is not None}
     if not _is_number(value):
         return _fail(field, "must be a number" + _range_words(low, high, " "), value, **allowed)
     if (low is not None and value < low) or (high is not None and value > high):
@@ -325,7 +329,7 @@ def _number(field: Field, value: Any) -> Optional[Failure]:
 
 
 def _rating(field: Field, value: Any) -> Optional[Failure]:
-    low, high = field.bounds()
+    low, high = field.stars()
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         return _fail(field, f"must be a whole number of stars from {low} to {high}", value, min=low, max=high)
     return None
@@ -476,10 +480,18 @@ def _is_url(value: Any) -> bool:
 # Formulas: computed on every read from the item's times and the store's clock.
 
 
+def formula_parts(field: Field) -> Tuple[str, str]:
+    """(function, argument) of a formula field, whose expression Field.from_definition has checked."""
+    match = _FORMULA.fullmatch(field.config["expression"])
+    if match is None:
+        raise ValueError(f"field {field.key!r}: {field.config['expression']!r} is not a formula")
+    return match.group(1), match.group(2)
+
+
 def formula_value(field: Field, values: Mapping[str, Any], times: Mapping[str, datetime.datetime],
                   now: datetime.datetime) -> Optional[int]:
     """days_since(created_at | updated_at | a date field) or days_until(a date field), in whole days."""
-    function, argument = _FORMULA.fullmatch(field.config["expression"]).groups()
+    function, argument = formula_parts(field)
     if argument in times:
         moment = times[argument]
     elif values.get(argument) is not None:

@@ -44,7 +44,7 @@ from plumbing import (
     BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, IDEMPOTENCY_KEY, POLL_RESOURCE_EVENTS, READ_ONLY,
     SHARED_WRITE, AgentTools, EventLog, Forbidden, InvalidArguments, KeyScope, NotFound, Rejection, Tool,
     NAME_CHARACTERS, VersionConflict, checked_id, checked_text, fingerprint, format_time, screen, idempotent, integer,
-    object_schema, parse_time, quote, show, string, upgrade_idempotency_keys,
+    checked_time, object_schema, quote, show, string, upgrade_idempotency_keys,
 )
 from record_fields import (
     DETAILS, FIELD_TYPES, LISTED_FAILURES, RELATIONS_MAX, Failure, Field, check_value, formula_value, missing_relations,
@@ -281,7 +281,7 @@ def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
 class RecordStore(AgentTools):
     """Record channels and their items: agent tools through call_tool, people's actions as methods."""
 
-    TOOLS = (LIST_RECORD_ITEMS, READ_RECORD_ITEM, EDIT_RECORD_ITEM, POLL_RESOURCE_EVENTS)
+    TOOLS: Tuple[Tool, ...] = (LIST_RECORD_ITEMS, READ_RECORD_ITEM, EDIT_RECORD_ITEM, POLL_RESOURCE_EVENTS)
     RESOURCE_TYPE = "record"
     EVENTS = EventLog(subject_key="item_id", version_key="version")
 
@@ -388,7 +388,7 @@ class RecordStore(AgentTools):
     def _shown(self, channel: Channel, row: sqlite3.Row, now: Any, *, preview: bool) -> Dict[str, Any]:
         """An item as agents see it: every field in schema order, formulas computed, unset and hidden ones null."""
         stored = json.loads(row["fields"])
-        times = {"created_at": parse_time(row["created_at"]), "updated_at": parse_time(row["updated_at"])}
+        times = {"created_at": checked_time(row["created_at"]), "updated_at": checked_time(row["updated_at"])}
         values = {}
         for field in channel.fields:
             if self._hidden(field):
@@ -432,7 +432,7 @@ class RecordStore(AgentTools):
         so lab/triage_runs.py (table R6) can stub it out to weigh it.
         """
         failed: Dict[str, Failure] = {}
-        unknown = []
+        unknown: List[Failure] = []
         for key, value in values.items():
             field = channel.field(key)
             if field is None:  # the writable keys go with the first unknown key only

@@ -315,7 +315,8 @@ def save_mix(text: str) -> Tuple[float, float, float]:
         numbers = ()
     if len(numbers) != 3 or any(not 0 <= n <= 100 for n in numbers) or abs(sum(numbers) - 100) > 1e-9:
         raise argparse.ArgumentTypeError(f"{text!r} is not three percentages summing to 100, such as 85/10/5")
-    return tuple(n / 100 for n in numbers)  # type: ignore[return-value]
+    content, titled, unpublish = numbers
+    return content / 100, titled / 100, unpublish / 100
 
 
 UNITS = {"s": 1, "m": MINUTE, "h": HOUR}

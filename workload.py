@@ -211,7 +211,7 @@ def new_bug(rng: random.Random, number: int, characters: Tuple[int, int]) -> Dic
 # ---------------------------------------------------------------------------
 # The articles' bug tracker: its fields, as a person defines them on the people's side.
 
-BUG_TRACKER_FIELDS = [
+BUG_TRACKER_FIELDS: List[Dict[str, Any]] = [
     {"key": "ticket", "label": "Ticket", "type": "text", "is_required": True, "is_unique": True, "max_length": 20},
     {"key": "title", "label": "Title", "type": "text", "is_required": True, "max_length": 200},
     {"key": "description", "label": "Description", "type": "text", "max_length": 8000},

@@ -63,7 +63,8 @@ def knowledge_base(path: str, count: int, seed: int = 1,
     """
     store = kb_store.connect(path, durability=durability)
     store.create_knowledge_base(KB, "Support")
-    ids, kept = [], []
+    ids: List[str] = []
+    kept: List[Written] = []
     written = articles(seed, count)
     for start in range(0, count, BATCH):
         with store.database.write():

@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
 from benchmark import fixtures
 import kb_store
@@ -62,7 +62,7 @@ def _articles(size: int, path: str) -> Dict[str, Any]:
 def _matches(store: kb_store.KnowledgeBaseStore, query: str) -> int:
     """How many published articles a query matches (what the search ranks before it keeps the best)."""
     with store.database.read() as connection:
-        index = kb_store.index_table(kb_store._number_of(connection, KB))
+        index = kb_store.index_table(kb_store._existing_number(connection, KB))
         (count,) = connection.execute(f"SELECT count(*) FROM {index} WHERE {index} MATCH ?",
                                       (kb_store.match_expression(query),)).fetchone()
     return count
@@ -134,8 +134,10 @@ def _calling(store: Any, tool: str, argument_list: Sequence[Dict[str, Any]]) -> 
     return one
 
 
-CALLS = {"articles": search_calls, "items": list_calls, "events": poll_calls}
-OPEN = {"articles": kb_store.connect, "items": record_store.connect, "events": record_store.connect}
+CALLS: Dict[str, Callable[[Any, Dict[str, Any]], Dict[str, Callable[[int], Any]]]] = {
+    "articles": search_calls, "items": list_calls, "events": poll_calls}
+OPEN: Dict[str, Callable[[str], Any]] = {"articles": kb_store.connect, "items": record_store.connect,
+                                         "events": record_store.connect}
 
 
 def open_built(facts: Dict[str, Any]) -> Any:
@@ -148,7 +150,7 @@ def calls_for(store: Any, facts: Dict[str, Any]) -> Dict[str, Callable[[int], An
     return CALLS[facts["kind"]](store, facts)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: Optional[Sequence[str]] = None) -> int:
     p = OneLineParser(prog="benchmark.growth", description="Build one benchmark file and print what it holds.")
     p.add_argument("command", choices=["build"])
     p.add_argument("kind", choices=KINDS)

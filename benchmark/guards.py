@@ -68,7 +68,7 @@ def measure_adversaries(directory: str, articles: int, calls: int, repetitions: 
     """Per repetition: an ordinary question, then each adversarial query, on one knowledge base that holds both."""
     store, _, written = knowledge_base(os.path.join(directory, "adversaries.db"), articles, keep=EDITED)
     adversaries = _adversaries()
-    for name, planted in adversaries.items():
+    for planted in adversaries.values():
         for number in range(PLANTED):
             store.create_article(KB, f"{planted['title']} {number}", planted["content"])
     queries = {"an ordinary question": [mid_query(article) for article in written]}
@@ -78,10 +78,15 @@ def measure_adversaries(directory: str, articles: int, calls: int, repetitions: 
     for repetition in range(repetitions):
         log(f"guards: adversarial searches, repetition {repetition + 1} of {repetitions}")
         for name, texts in queries.items():
-            runs[name].append(latency(timed(lambda n, texts=texts: _search(store, texts[n % len(texts)]), calls)))
+            runs[name].append(latency(timed(_searching(store, texts), calls)))
     sizes = {name: len(str(_search(store, texts[0]))) for name, texts in queries.items()}
     store.close()
     return {"runs": runs, "results": matched, "characters": sizes, "planted": PLANTED, "articles": articles}
+
+
+def _searching(store: kb_store.KnowledgeBaseStore, texts: List[str]) -> Callable[[int], Dict[str, Any]]:
+    """Call n of a timing: a search for texts[n], cycling through the texts."""
+    return lambda n: _search(store, texts[n % len(texts)])
 
 
 def _search(store: kb_store.KnowledgeBaseStore, query: str) -> Dict[str, Any]:

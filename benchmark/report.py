@@ -165,7 +165,8 @@ def validation_section(tools: Dict[str, Any], facts: Dict[str, Any]) -> List[str
     runs, goals = tools["runs"], facts["goals"]
     lines = ["## Validation, and the edit against the floor", "",
              "As the article weighed it: `edit_record_item` with full validation against the same store with "
-             "its `_validate` stubbed out (`lab/triage_runs.py`'s `UnvalidatedStore`), on the same database, alternately. "
+             "its `_validate` stubbed out (`lab/triage_runs.py`'s `UnvalidatedStore`), on the same database, "
+             "alternately. "
              f"Goals: a full edit within {goals['edit_over_floor']:g}× the floor, and validation under "
              f"{goals['validation_share']:g}% of the edit.", ""]
     rows = []

@@ -58,6 +58,9 @@ class Client:
     def __init__(self, argv: Sequence[str]) -> None:
         self.process = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, preexec_fn=ignore_interrupts)
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None, "both are pipes"
+        self.stdin, self.stdout = stdin, stdout
         self.next_id = 0
 
     def send(self, method: str, params: Optional[Dict[str, Any]] = None, *, notify: bool = False) -> None:
@@ -67,12 +70,12 @@ class Client:
         if not notify:
             self.next_id += 1
             message["id"] = self.next_id
-        self.process.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
-        self.process.stdin.flush()
+        self.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
+        self.stdin.flush()
 
     def receive(self) -> Dict[str, Any]:
         """The next answer; RuntimeError if the server exited, or answered another id or with an error."""
-        line = self.process.stdout.readline()
+        line = self.stdout.readline()
         if not line:
             raise RuntimeError(f"the server exited (status {self.process.wait()}) before answering")
         answer = json.loads(line)
@@ -93,11 +96,11 @@ class Client:
     def close(self) -> int:
         """Close stdin, as a client ends a session; the server's exit status."""
         try:
-            self.process.stdin.close()
+            self.stdin.close()
         except BrokenPipeError:  # it had exited with a request unread
             pass
         status = self.process.wait(timeout=10)
-        self.process.stdout.close()
+        self.stdout.close()
         return status
 
 

@@ -32,8 +32,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 try:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
+    SDK_MISSING = False
 except ImportError:  # the SDK is optional: make conformance installs it into .venv
-    MCPServer = None
+    SDK_MISSING = True
 
 import kb_store  # noqa: E402  (after the root is on the path)
 from cli import EXIT_OK, EXIT_USAGE  # noqa: E402
@@ -67,7 +68,7 @@ def build_server(store: kb_store.KnowledgeBaseStore) -> "MCPServer":
 
 def main() -> int:
     """Serve on stdio until stdin closes; 2 without the mcp package."""
-    if MCPServer is None:
+    if SDK_MISSING:
         print("benchmark/sdk_server.py: error: needs the mcp package (Python >= 3.10); make conformance installs "
               "it in .venv: .venv/bin/python benchmark/sdk_server.py", file=sys.stderr)
         return EXIT_USAGE

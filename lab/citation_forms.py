@@ -80,7 +80,7 @@ def _usable_as_version(fields: Sequence[str]) -> str:
         clock.time += SECOND
         if person_saves_first:
             store.save_article(KB, page["article_id"], content="A person's newer text.")
-        version = form.get("updated_at", form.get("article_id", form.get("title")))
+        version = next(form[k] for k in ("updated_at", "article_id", "title") if k in form)  # the first it holds
         cited = Citation(0, page["article_id"], version, page["title"], page["content"])
         outcomes.append("error" not in agent.edit(cited, page["content"] + " More.", version, "k1"))
     fresh, stale = outcomes

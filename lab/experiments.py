@@ -230,14 +230,15 @@ def measure(figures: Figures, main: Dict[str, Any], groups: Sequence[Dict[str, A
             spread_of: Callable[[Sequence[float]], Tuple[float, float]] = spread) -> Dict[str, Dict[str, Any]]:
     """Per figure: ours, the range over the groups (None without groups) and the values it spans, and the verdict
     where published."""
-    rows = {}
+    rows: Dict[str, Dict[str, Any]] = {}
     for key, compute in figures.items():
         ours, values = compute(main), [compute(g) for g in groups]
         low, high = spread_of(values) if groups else (None, None)
-        row = {"ours": ours, "low": low, "high": high, "decimals": decimals_of(key), "groups": values}
+        decimals = decimals_of(key)
+        row: Dict[str, Any] = {"ours": ours, "low": low, "high": high, "decimals": decimals, "groups": values}
         if key in published:
             row["published"] = published[key]
-            row["verdict"] = verdict(published[key], ours, low, high, row["decimals"])
+            row["verdict"] = verdict(published[key], ours, low, high, decimals)
         rows[key] = row
     return rows
 

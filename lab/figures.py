@@ -36,9 +36,14 @@ def published_cell(row: Row, unit: str = "") -> str:
     return number(row["published"], row["decimals"], unit) if "published" in row else "—"
 
 
+def shown_decimals(row: Row) -> int:
+    """The decimals ours is printed to: shown_decimals where the row sets it, else the published precision."""
+    return row["shown_decimals"] if "shown_decimals" in row else row["decimals"]
+
+
 def ours_cell(row: Row, unit: str = "") -> str:
     """Ours, at the precision it is shown to."""
-    return number(row["ours"], row.get("shown_decimals", row["decimals"]), unit)
+    return number(row["ours"], shown_decimals(row), unit)
 
 
 def range_cell(row: Row, unit: str = "") -> str:
@@ -47,7 +52,7 @@ def range_cell(row: Row, unit: str = "") -> str:
         return "deterministic"
     if row["low"] is None:
         return "—"
-    decimals = row.get("shown_decimals", row["decimals"])
+    decimals = shown_decimals(row)
     spread = f"{number(row['low'], decimals, unit)} – {number(row['high'], decimals, unit)}"
     return spread + (" (one page)" if row.get("single") else "")
 

@@ -25,6 +25,7 @@ Times inside a day are integer microseconds since the day began.
 
 import dataclasses
 import datetime
+import functools
 import heapq
 import itertools
 import random
@@ -214,10 +215,10 @@ class EventLoop:
 
     def __init__(self, clock: SimClock) -> None:
         self.clock = clock
-        self.queue: List[Tuple[int, int, int, Callable[[], None]]] = []
+        self.queue: List[Tuple[int, int, int, Callable[[], object]]] = []  # an action's result is not used
         self.counter = itertools.count()
 
-    def at(self, time: int, priority: int, action: Callable[[], None]) -> None:
+    def at(self, time: int, priority: int, action: Callable[[], object]) -> None:
         """Schedule `action` at `time` (microseconds since the day began)."""
         heapq.heappush(self.queue, (time, priority, next(self.counter), action))
 
@@ -393,7 +394,7 @@ class Day:
         self.eventless_saves = 0  # people's saves of articles already unpublished
         for save in plan.saves:
             change = save.zipf if saves == "zipf" else save.uniform
-            self.loop.at(save.time, SAVE, lambda change=change: self.save(change))
+            self.loop.at(save.time, SAVE, functools.partial(self.save, change))
 
     def save(self, change: Change) -> None:
         """A person's save; an unpublish of an article already unpublished edits its content instead."""
@@ -444,7 +445,10 @@ def staleness(citations: Sequence[Citation], stale: set) -> Dict[str, int]:
 def run_zipf_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[str, Any]:
     """K2 and K3: the day with popular saves, the three hourly checks, and how the search ranked targets."""
     day = Day(plan, scenario, "zipf", published)
-    agent, hours, ranking = day.agent, [], {"first": 0, "second": 0, "seconds": []}
+    agent = day.agent
+    hours: List[Dict[str, Any]] = []
+    ranking = {"first": 0, "second": 0}  # questions whose target the search ranked first, second
+    seconds: List[str] = []  # the article each answer cited second
     day.loop.at(0, QUESTION, lambda: agent.catch_up(agent.setup))
 
     def ask(question: Question) -> None:
@@ -452,7 +456,7 @@ def run_zipf_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[s
         target = day.ids[question.rank]
         ranking["first"] += first.article_id == target
         ranking["second"] += second.article_id == target
-        ranking["seconds"].append(second.article_id)
+        seconds.append(second.article_id)
 
     def check() -> None:
         truth = day.truth()
@@ -471,10 +475,9 @@ def run_zipf_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[s
         hours.append(hour)
 
     for question in plan.questions:
-        day.loop.at(question.time, QUESTION, lambda q=question: ask(q))
+        day.loop.at(question.time, QUESTION, functools.partial(ask, question))
     schedule_checks(day, scenario, check)
     day.loop.run()
-    seconds = ranking.pop("seconds")
     return {"hours": hours, "ranking": dict(ranking, **second_concentration(seconds, day.ids)),
             "setup": list(agent.setup), "eventless_saves": day.eventless_saves, "calls": dict(agent.calls)}
 
@@ -499,9 +502,9 @@ def second_concentration(seconds: Sequence[str], ids: Sequence[str]) -> Dict[str
 def run_uniform_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[str, Any]:
     """The control run: the same questions, the same saves spread uniformly over the articles."""
     day = Day(plan, scenario, "uniform", published)
-    hours = []
+    hours: List[Dict[str, int]] = []
     for question in plan.questions:
-        day.loop.at(question.time, QUESTION, lambda q=question: day.ask(q))
+        day.loop.at(question.time, QUESTION, functools.partial(day.ask, question))
     schedule_checks(day, scenario, lambda: hours.append(
         staleness(day.agent.citations, stale_now(day.agent.citations, day.truth()))))
     day.loop.run()
@@ -554,7 +557,7 @@ def run_edit_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[s
         day.loop.at(question.time + delay, EDIT, lambda: edit(number, cited, question.time, question.addition))
 
     for number, question in enumerate(plan.questions):
-        day.loop.at(question.time, QUESTION, lambda n=number, q=question: ask(n, q))
+        day.loop.at(question.time, QUESTION, functools.partial(ask, number, question))
     day.loop.run()
     return {"delays": delays, "calls": dict(agent.calls)}
 

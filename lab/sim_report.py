@@ -211,7 +211,7 @@ def models(report: Report) -> List[str]:
         f"a question names its article's product area, an area holds {stated.scenario.area_articles} articles "
         "(so the search always finds a second article), and the search ranks by text alone.",
         "",
-        f"**Popular search** adds one mechanism, in three parts, each set by a principle rather than fitted to "
+        "**Popular search** adds one mechanism, in three parts, each set by a principle rather than fitted to "
         "a figure:",
         "",
         "- the knowledge base keeps people's views of each article, as help centres count page views; before "
@@ -717,7 +717,9 @@ def sensitivity_markdown(models_run: Dict[str, ModelRun], seeds: Sequence[int], 
     first = next(iter(models_run.values())).rows
     published = [[label, figures.published_cell(first[r][k], u)]
                  for label, k, r, u in SENSITIVITY_FIGURES]
-    rows, in_range, to_popular = [], {}, {False: [], True: []}
+    rows: List[List[str]] = []
+    in_range: Dict[str, int] = {}
+    to_popular: Dict[bool, List[float]] = {False: [], True: []}  # by whether the model adds views
     for name, run in models_run.items():
         tallies = {r: tally(run.rows[r], calibrated) for r in READINGS}
         in_range[name] = tallies["distinct"][EXACT] + tallies["distinct"][INSIDE]

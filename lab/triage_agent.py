@@ -108,7 +108,7 @@ class TriageAgent:
             arguments = dict(arguments, before_id=page["next_before_id"])
 
     def triage(self, item_id: str, version: int, words: Mapping[str, Any],
-               schema: Optional[Mapping[str, Any]]) -> None:
+               schema: Mapping[str, Any]) -> None:
         """Apply one person's words to one item, as far as the tools allow."""
         values = self.first_values(item_id, words, schema) if self.reads_schema else dict(words)
         if not values:

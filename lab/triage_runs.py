@@ -357,7 +357,7 @@ def r5_version_check(template: record_store.RecordStore, rng: random.Random, sce
     plans = [{"status": "triaged", "owner": rng.choice(owners), "severity": rng.choice(severities)} for _ in ids]
     moves = [{"status": "in_progress", "owner": rng.choice(owners)} if rng.random() < scenario.move_share else None
              for _ in ids]
-    result = {"edits": len(ids), "moved": sum(1 for m in moves if m)}
+    result: Dict[str, Any] = {"edits": len(ids), "moved": sum(1 for m in moves if m)}
     for strategy in ("from_read", "reread"):
         with copy_of(template, scenario) as store:
             conflicts = 0

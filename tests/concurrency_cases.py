@@ -12,6 +12,7 @@ import tempfile
 import threading
 import time
 import unittest
+from typing import Any
 
 from tests.helpers import ROOT, snapshot
 
@@ -25,7 +26,7 @@ class ConcurrencyCases:
     """Mixed into a unittest.TestCase that sets KIND, SIDE, and defines make_store(path) and events(store, after)."""
 
     KIND = ""
-    SIDE = None
+    SIDE: Any = None  # KnowledgeBaseSide or RecordSide of tests/store_worker.py
     VERSION_KEY = ""  # what an event calls the version
 
     def make_store(self, path):

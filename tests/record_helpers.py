@@ -11,7 +11,7 @@ OPS = "ops"          # a second channel: the grant tests leave it out
 EVERY_TYPE = "every-type"
 
 # One field of each of the 16 types, with config where the type takes one.
-EVERY_TYPE_FIELDS = [
+EVERY_TYPE_FIELDS: List[Dict[str, Any]] = [
     {"key": "name", "label": "Name", "type": "text", "is_required": True, "is_unique": True, "max_length": 10},
     {"key": "count", "label": "Count", "type": "number", "min": -5, "max": 5},
     {"key": "due", "label": "Due", "type": "date"},

@@ -3,10 +3,14 @@
 Exits 1 on any failure or error (errors count as failed), 0 otherwise.
 """
 
-import os
 import sys
+
+if sys.version_info < (3, 9):  # before an import fails on it: say which Python is needed
+    sys.exit(f"the tests need Python 3.9 or newer; this is Python {sys.version.split()[0]}")
+
+import os
 import unittest
-from unittest.suite import _ErrorHolder
+from unittest.suite import _ErrorHolder  # type: ignore[attr-defined]  # private to unittest; typeshed omits it
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -177,7 +177,7 @@ class WorkloadTest(unittest.TestCase):
         self.work = tools.Workload(kb, article_ids, written, records, item_ids)
 
     def test_edits_keep_succeeding_batch_after_batch_with_the_versions_they_returned(self):
-        for batch in range(2):
+        for _ in range(2):  # two batches
             call = self.work.call("edit_record_item")
             for number in range(13):
                 call(number)

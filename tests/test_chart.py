@@ -79,12 +79,12 @@ def mantissa(step: float) -> float:
 
 def point_ys(polyline: ElementTree.Element) -> List[float]:
     """The y of every point of a polyline."""
-    return [float(pair.split(",")[1]) for pair in polyline.get("points").split()]
+    return [float(pair.split(",")[1]) for pair in polyline.attrib["points"].split()]
 
 
 def label_ys(panel: ElementTree.Element) -> List[float]:
     """The baselines of a panel's end labels."""
-    return [float(t.get("y")) for t in classed(panel, "label")]
+    return [float(t.attrib["y"]) for t in classed(panel, "label")]
 
 
 class TicksTest(unittest.TestCase):

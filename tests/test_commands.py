@@ -85,7 +85,7 @@ class SafeResultsTest(unittest.TestCase):
         self.assertRegex(folder, r"^toy-\d{8}-\d{6}$")
         self.assertEqual(files_under(os.path.join(self.runs, folder)), ["a.md", "b.svg"])
         first, last = said.splitlines()
-        self.assertIn("--n differ from the committed results' settings", first)
+        self.assertIn("--n differs from the committed results' settings", first)
         self.assertIn(folder, first)
         self.assertIn(folder, last)
 
@@ -354,16 +354,24 @@ class ProgressTest(unittest.TestCase):
         self.assertTrue(stream.getvalue().endswith("\r\x1b[Ktriage.py: 3/3 seed runs in 180.0 s\n"))
         self.assertIn("\r\x1b[Ktriage.py: 2/3 seed runs, about 1 min 0 s left", stream.getvalue())
 
-    def test_bench_py_estimates_from_the_committed_run_s_section_times(self):
+    def test_bench_py_estimates_from_the_committed_run_s_section_times_at_this_run_s_pace(self):
         now = [0.0]
-        estimate = bench.Estimate(["growth", "tools"], {"growth": 60.0, "tools": 10.0}, clock=lambda: now[0])
+        estimate = bench.Estimate(["growth", "tools", "mcp"], {"growth": 60.0, "tools": 10.0, "mcp": 20.0},
+                                  clock=lambda: now[0])
         estimate.enter("growth")
         now[0] = 20.0
-        self.assertEqual(estimate.left(), 50.0)
+        self.assertEqual(estimate.left(), (40.0, 30.0))
+        self.assertEqual(estimate.said(), " (about 1 min 10 s left, by the committed run's times)")
+        now[0] = 120.0  # growth took twice as long as in the committed run: so will the rest, it is assumed
         estimate.enter("tools")
-        now[0] = 40.0
-        self.assertEqual(estimate.left(), 0.0)
+        now[0] = 130.0
+        self.assertEqual(estimate.left(), (10.0, 40.0))
+        now[0] = 150.0
+        self.assertEqual(estimate.left(), (0.0, 40.0))
+        self.assertEqual(estimate.said(), " (longer than the committed run took here; then about 40 s of other "
+                                          "sections)")
         self.assertIsNone(bench.Estimate(["growth"], {}).left())
+        self.assertEqual(bench.Estimate(["growth"], {}).said(), "")
 
 
 class AllOrNothingFilesTest(unittest.TestCase):

@@ -1,4 +1,5 @@
-"""cli.py and lab/experiments.py: seed lists, range groups, the 95% range, verdicts and sums both experiment scripts use."""
+"""cli.py and lab/experiments.py: seed lists, range groups, the 95% range, verdicts and sums both experiment
+scripts use."""
 
 import argparse
 import unittest

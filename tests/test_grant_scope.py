@@ -10,7 +10,7 @@ import unittest
 
 from tests import helpers
 from tests.helpers import KB, ManualClock, snapshot
-from tests.record_helpers import BUGS, bug, bug_store, edit, page, read
+from tests.record_helpers import BUGS, bug_store, edit, page, read
 import kb_store
 import mcp_server
 import plumbing

@@ -2,7 +2,6 @@
 
 import unittest
 
-from tests import helpers
 from tests.helpers import KB, edit, poll_all, read, snapshot, support_store
 from plumbing import VersionConflict
 import kb_store

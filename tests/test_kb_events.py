@@ -2,7 +2,6 @@
 
 import unittest
 
-from tests import helpers
 from tests.helpers import KB, OTHER_KB, edit, poll_all, read, snapshot, support_store
 
 

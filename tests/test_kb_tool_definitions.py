@@ -17,7 +17,7 @@ PUBLISHED = json.loads("""[
  {"name": "read_knowledge_article", "description": "Read one current published article by ID from a granted knowledge base and return a stable citation.", "inputSchema": {"required": ["knowledge_base_id", "article_id"]}, "annotations": {"readOnlyHint": true}},
  {"name": "edit_knowledge_article", "description": "Replace article content and optionally its title. Supply the version from read_knowledge_article; concurrent changes are rejected.", "inputSchema": {"required": ["knowledge_base_id", "article_id", "content", "expected_version", "idempotency_key"]}, "annotations": {"readOnlyHint": false, "destructiveHint": true, "openWorldHint": true}},
  {"name": "poll_resource_events", "description": "Resume from an event sequence for one granted channel, Note, knowledge base, record, or session.", "inputSchema": {"required": ["resource_type", "resource_id"], "properties": {"after_sequence": {"type": "integer", "minimum": 0}, "limit": {"type": "integer", "minimum": 1, "maximum": 100}}}, "annotations": {"readOnlyHint": true}}
-]""")
+]""")  # noqa: E501  (quoted verbatim, one tool a line)
 
 
 class PublishedDefinitionsTest(unittest.TestCase):
@@ -103,7 +103,8 @@ class OneDefinitionTest(unittest.TestCase):
                 arguments = dict(base[tool["name"]], **{name: value})
                 result = store.call_tool(tool["name"], arguments)
                 rejected_here = result.get("error") == "invalid_arguments" and result.get("argument") == name
-                with self.subTest(tool=tool["name"], argument=name, size=len(value) if isinstance(value, str) else value):
+                size = len(value) if isinstance(value, str) else value
+                with self.subTest(tool=tool["name"], argument=name, size=size):
                     self.assertEqual(rejected_here, not accepted, result)
 
 

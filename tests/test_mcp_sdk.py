@@ -46,7 +46,8 @@ def in_session(check, *server_args):
 
 
 def read_demo_article(argv):
-    """The tools/call result of one read of round_trips.demo_article() on a fresh server, through round_trips's client."""
+    """The tools/call result of one read of round_trips.demo_article() on a fresh server, through round_trips's
+    client."""
     client = round_trips.Client(argv)
     try:
         client.handshake()
@@ -196,7 +197,8 @@ class SdkClientTest(unittest.TestCase):
 
 @unittest.skipIf(SDK_MISSING and not REQUIRED, SDK_MISSING)
 class SdkServerBenchmarkTest(unittest.TestCase):
-    """benchmark/sdk_server.py, the same read served by the SDK's MCPServer, as benchmark/round_trips.py --sdk times it."""
+    """benchmark/sdk_server.py, the same read served by the SDK's MCPServer, as benchmark/round_trips.py --sdk
+    times it."""
 
     @classmethod
     def setUpClass(cls):

@@ -494,8 +494,8 @@ class LifecycleTest(unittest.TestCase):
             self.assertEqual(len(set(message) & {"result", "error"}), 1)
         log = server.log_text
         self.assertRegex(log.splitlines()[0], r"^mcp_server: serving 7 tools over stdio.*knowledge base kb-support "
-                         r"\(80 published help-centre articles in English, 6 drafts, 1 unpublished\).*60 New items.*rejection detail: "
-                         r"labels; ready in")
+                         r"\(80 published help-centre articles in English, 6 drafts, 1 unpublished\).*60 New items.*"
+                         r"rejection detail: labels; ready in")
         self.assertIn("stdin closed", log)
 
     def test_eof_right_after_start_exits_0(self):

@@ -2,7 +2,6 @@
 
 import unittest
 
-from tests import helpers
 from tests.helpers import snapshot
 from tests.record_helpers import BUGS, OPS, bug_store
 from tests.schema_cases import SchemaDrivenCases

@@ -2,6 +2,7 @@
 
 import json
 import random
+import sqlite3
 import unittest
 
 from tests.record_helpers import BUGS, EVERY_TYPE, bug, bug_store, page, read
@@ -21,6 +22,25 @@ def walk(store, limit, between_pages=lambda seen: None):
         if before_id is None:
             return seen
         between_pages(seen)
+
+
+def churned_walk(seed):
+    """A walk by pages of 7 over 60 bugs; after each page, 2 bugs are created and 2 of the 60 are deleted.
+
+    Returns the 60 bugs' IDs, the IDs the pages listed in order, the IDs deleted and the IDs created.
+    """
+    store, clock, ids = bug_store(items=60)
+    rng = random.Random(seed)
+    deleted, created = set(), []
+
+    def churn(seen):
+        for _ in range(2):
+            clock.advance()
+            created.append(store.create_item(BUGS, bug(1000 + len(created)))["item_id"])
+        for victim in rng.sample([i for i in ids if i not in deleted], 2):  # read or not yet read
+            store.delete_item(BUGS, victim)
+            deleted.add(victim)
+    return ids, walk(store, 7, churn), deleted, created
 
 
 class PageTest(unittest.TestCase):
@@ -98,7 +118,7 @@ class PageTest(unittest.TestCase):
     def test_a_store_used_as_a_context_manager_closes_its_database(self):
         with record_store.connect() as store:
             store.create_channel(BUGS, "Bugs", workload.BUG_TRACKER_FIELDS)
-        with self.assertRaises(Exception):
+        with self.assertRaises(sqlite3.ProgrammingError):  # "Cannot operate on a closed database."
             store.database.connection.execute("SELECT 1")
 
 
@@ -107,18 +127,7 @@ class CursorTest(unittest.TestCase):
 
     def test_creates_and_deletes_between_pages_neither_repeat_nor_skip_an_item(self):
         for seed in range(5):
-            store, clock, ids = bug_store(items=60)
-            rng = random.Random(seed)
-            deleted, created = set(), []
-
-            def churn(seen):
-                for _ in range(2):
-                    clock.advance()
-                    created.append(store.create_item(BUGS, bug(1000 + len(created)))["item_id"])
-                for victim in rng.sample([i for i in ids if i not in deleted], 2):  # read or not yet read
-                    store.delete_item(BUGS, victim)
-                    deleted.add(victim)
-            seen = walk(store, 7, churn)
+            ids, seen, deleted, created = churned_walk(seed)
             with self.subTest(seed=seed):
                 self.assertEqual(len(seen), len(set(seen)), "an item was listed twice")
                 throughout = [i for i in ids if i not in deleted]

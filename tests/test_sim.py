@@ -332,7 +332,7 @@ class ReasonsTest(unittest.TestCase):
                 self.assertIn("ours lies below" if r["ours"] < r["published"] else "ours lies above", note)
 
     def test_residual_spread_is_popular_searchs_alone_and_only_above_the_published_figure(self):
-        for model, key, name, note in self.outside():
+        for model, key, name, _ in self.outside():
             if name == "residual spread":
                 r = sim_reasons.row(self.report, model, "distinct", key)
                 self.assertEqual(model, sim_reasons.POPULAR)

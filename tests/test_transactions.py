@@ -50,7 +50,7 @@ class TransactionHelperTest(unittest.TestCase):
 
     def test_an_error_after_a_nested_write_rolls_back_everything(self):
         with self.assertRaises(RuntimeError):
-            with self.database.write() as connection:
+            with self.database.write():
                 with self.database.write() as inner:
                     inner.execute("INSERT INTO notes VALUES ('inner')")
                 raise RuntimeError
