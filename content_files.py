@@ -524,7 +524,7 @@ def write_knowledge_base(store: kb_store.KnowledgeBaseStore, base: KnowledgeBase
     try:
         store.create_knowledge_base(base.knowledge_base_id, base.name)
     except ValueError as error:
-        if _is_taken(error):
+        if isinstance(error, plumbing.IdTaken):
             return False
         raise ContentError(base.source, str(error), "rename the folder") from None
     for article in base.articles:
@@ -541,7 +541,7 @@ def write_channel(store: record_store.RecordStore, channel: Channel) -> bool:
     try:
         store.create_channel(channel.channel_id, channel.name, channel.fields)
     except ValueError as error:
-        if _is_taken(error):
+        if isinstance(error, plumbing.IdTaken):
             return False
         raise ContentError(channel.fields_source, str(error), "fix the field definitions, or give a related "
                            "channel's files before this one's") from None
@@ -552,12 +552,6 @@ def write_channel(store: record_store.RecordStore, channel: Channel) -> bool:
         except record_store.InvalidValues as invalid:
             raise row_error(f"{channel.source}:{row.line}", invalid.failures, lines) from None
     return True
-
-
-def _is_taken(error: ValueError) -> bool:
-    """Whether a store refused a create because the ID is taken, as its message says (the people's side has no
-    method to ask first; tests/test_content_files.py checks the wording still matches)."""
-    return str(error).endswith("already exists")
 
 
 def row_error(where: str, failures: Sequence[record_fields.Failure], lines: Mapping[str, int]) -> ContentError:

@@ -40,9 +40,9 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from database import DURABILITY_DEFAULT, Layout, add_column, open_store
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, IDEMPOTENCY_KEY, NAME_CHARACTERS, POLL_RESOURCE_EVENTS,
-    READ_ONLY, SHARED_WRITE, SQLITE_INTEGER_MAX, AgentTools, EventLog, KeyScope, NotFound, Tool, VersionConflict,
-    checked_id, checked_text, checked_time, format_time, idempotent, integer, next_time_version, object_schema, quote,
-    show, string, upgrade_idempotency_keys,
+    READ_ONLY, SHARED_WRITE, SQLITE_INTEGER_MAX, AgentTools, EventLog, IdTaken, KeyScope, NotFound, Tool,
+    VersionConflict, checked_id, checked_text, checked_time, format_time, idempotent, integer, next_time_version,
+    object_schema, quote, show, string, upgrade_idempotency_keys,
 )
 
 STATUSES = ("draft", "published", "unpublished")
@@ -444,7 +444,7 @@ class KnowledgeBaseStore(AgentTools):
         name = checked_text(knowledge_base_id if name is None else name, "a knowledge base's name", NAME_CHARACTERS)
         with self.database.write() as connection:
             if _number_of(connection, knowledge_base_id) is not None:
-                raise ValueError(f"knowledge base {knowledge_base_id!r} already exists")
+                raise IdTaken(f"knowledge base {knowledge_base_id!r} already exists")
             (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM knowledge_bases").fetchone()
             connection.execute("INSERT INTO knowledge_bases (id, name, number) VALUES (?, ?, ?)",
                                (knowledge_base_id, name, number))
@@ -466,7 +466,7 @@ class KnowledgeBaseStore(AgentTools):
                 raise NotFound(f"knowledge base {knowledge_base_id!r} does not exist")
             taken = article_id is not None and connection.execute(SELECT_ARTICLE, (knowledge_base_id, article_id))
             if taken and taken.fetchone():
-                raise ValueError(f"knowledge base {knowledge_base_id!r} already has an article {article_id!r}")
+                raise IdTaken(f"knowledge base {knowledge_base_id!r} already has an article {article_id!r}")
             (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM articles").fetchone()
             article_id = article_id or _next_article_id(connection, knowledge_base_id)
             version = format_time(self.clock())

@@ -109,6 +109,11 @@ class UnknownTool(Rejection):
     code = "unknown_tool"
 
 
+class IdTaken(ValueError):
+    """People's side: a knowledge base, article, channel or item of this ID exists already (a ValueError, as every
+    refusal of a people's method is, so that a caller can tell "already there" from "wrong")."""
+
+
 class Busy(Rejection):
     """Other writers held the database longer than the busy timeout."""
 

@@ -42,7 +42,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Opt
 from database import DURABILITY_DEFAULT, Database, Layout, add_column, open_store
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, IDEMPOTENCY_KEY, POLL_RESOURCE_EVENTS, READ_ONLY,
-    SHARED_WRITE, AgentTools, EventLog, Forbidden, InvalidArguments, KeyScope, NotFound, Rejection, Tool,
+    SHARED_WRITE, AgentTools, EventLog, Forbidden, IdTaken, InvalidArguments, KeyScope, NotFound, Rejection, Tool,
     NAME_CHARACTERS, VersionConflict, checked_id, checked_text, fingerprint, format_time, screen, idempotent, integer,
     checked_time, object_schema, quote, show, string, upgrade_idempotency_keys,
 )
@@ -482,7 +482,7 @@ class RecordStore(AgentTools):
         parsed = _fields(definitions)
         with self.database.write() as connection:
             if connection.execute("SELECT 1 FROM channels WHERE id = ?", (channel_id,)).fetchone() is not None:
-                raise ValueError(f"record channel {channel_id!r} already exists")
+                raise IdTaken(f"record channel {channel_id!r} already exists")
             for field in parsed:
                 related = field.config.get("related_channel_id")
                 if field.type == "relation" and related != channel_id and connection.execute(
@@ -501,7 +501,7 @@ class RecordStore(AgentTools):
         with self.database.write() as connection:
             channel = self._channel(connection, channel_id)
             if item_id is not None and connection.execute(SELECT_ITEM, (channel.id, item_id)).fetchone():
-                raise ValueError(f"record channel {channel_id!r} already has an item {item_id!r}")
+                raise IdTaken(f"record channel {channel_id!r} already has an item {item_id!r}")
             missing = [f for f in channel.fields if f.is_required and f.key not in values]
             failures = self._validate(connection, channel, values, None) + [
                 Failure(f.key, f"values.{f.key} is required") for f in missing]

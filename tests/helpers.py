@@ -1,16 +1,19 @@
 """Fixtures the store tests share: a clock moved by hand, a small support knowledge base, a database snapshot."""
 
+import contextlib
 import datetime
+import io
 import json
 import os
 import sys
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import kb_store  # noqa: E402  (needs ROOT on the path)
+import mcp_server  # noqa: E402
 import record_store  # noqa: E402
 from lab.experiments import TIMING_MARK  # noqa: E402
 
@@ -115,3 +118,14 @@ def without_timing(path: str) -> List[str]:
     """A results file's lines, less those that report a wall time (the only lines two runs may differ in)."""
     with open(path, encoding="utf-8") as file:
         return [line for line in file.read().splitlines() if TIMING_MARK not in line]
+
+
+def server_options_refused(argv: Sequence[str]) -> Tuple[Any, str]:
+    """The exit status and stderr of mcp_server's option parser refusing `argv`; AssertionError if it accepts."""
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        try:
+            mcp_server.parse_options(list(argv))
+        except SystemExit as exit:
+            return exit.code, stderr.getvalue()
+    raise AssertionError(f"mcp_server accepted {list(argv)}")

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import unittest
 
-from tests.helpers import ROOT, snapshot
+from tests.helpers import ROOT, server_options_refused, snapshot
 from tests.test_mcp_server import SERVER, WAIT, ServerProcess, rejection
 import content_files
 import kb_store
@@ -450,24 +450,23 @@ class DatabaseFilesTest(unittest.TestCase):
             with self.assertRaises(plumbing.NotFound):
                 kb.article("help-center", "billing-refunds")
 
-    def test_the_stores_still_say_already_exists_for_a_taken_id(self):
+    def test_the_stores_refuse_a_taken_id_with_id_taken_and_a_bad_one_with_a_plain_value_error(self):
         with kb_store.connect() as kb, record_store.connect() as records:
             kb.create_knowledge_base("x")
             records.create_channel("x", "X", [TITLE])
             for create in (lambda: kb.create_knowledge_base("x"), lambda: records.create_channel("x", "X", [TITLE])):
-                with self.assertRaises(ValueError) as caught:
+                with self.assertRaises(plumbing.IdTaken):
                     create()
-                self.assertTrue(content_files._is_taken(caught.exception), caught.exception)
+            with self.assertRaises(ValueError) as caught:
+                records.create_channel("y", "Y", [dict(TITLE, type="txt")])
+            self.assertNotIsInstance(caught.exception, plumbing.IdTaken)
 
 
 class ServerOptionsTest(unittest.TestCase):
     """--kb-from-dir and --channel-from on the command line and over stdio."""
 
     def parse(self, *argv):
-        stderr = io.StringIO()
-        with contextlib.redirect_stderr(stderr), self.assertRaises(SystemExit) as exit:
-            mcp_server.parse_options(list(argv))
-        return exit.exception.code, stderr.getvalue()
+        return server_options_refused(argv)
 
     def test_the_examples_are_served_over_stdio_searched_listed_and_named_in_the_instructions(self):
         server = ServerProcess("--kb-from-dir", "examples/help-center", "--channel-from",

@@ -18,7 +18,7 @@ import threading
 import time
 import unittest
 
-from tests.helpers import ROOT, store_definitions
+from tests.helpers import ROOT, server_options_refused, store_definitions
 from benchmark import round_trips
 import kb_store
 import mcp_demo
@@ -682,10 +682,7 @@ class CommandLineTest(unittest.TestCase):
     """Bad options exit with status 2 and one line; --help explains every flag."""
 
     def parse(self, *argv):
-        stderr = io.StringIO()
-        with contextlib.redirect_stderr(stderr), self.assertRaises(SystemExit) as exit:
-            mcp_server.parse_options(list(argv))
-        return exit.exception.code, stderr.getvalue()
+        return server_options_refused(argv)
 
     def test_bad_options_exit_2_with_one_line_saying_why(self):
         folder = tempfile.gettempdir()
