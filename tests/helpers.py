@@ -129,3 +129,14 @@ def server_options_refused(argv: Sequence[str]) -> Tuple[Any, str]:
         except SystemExit as exit:
             return exit.code, stderr.getvalue()
     raise AssertionError(f"mcp_server accepted {list(argv)}")
+
+
+def assert_server_refuses(test: Any, cases: Dict[Tuple[str, ...], str]) -> None:
+    """Each argv of `cases` refused by mcp_server's option parser with exit status 2 and one line holding its
+    reason."""
+    for argv, reason in cases.items():
+        with test.subTest(argv=argv):
+            code, stderr = server_options_refused(argv)
+            test.assertEqual(code, 2)
+            test.assertEqual(stderr.count("\n"), 1, stderr)
+            test.assertIn(reason, stderr)

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import unittest
 
-from tests.helpers import ROOT, server_options_refused, snapshot
+from tests.helpers import ROOT, assert_server_refuses, server_options_refused, snapshot
 from tests.test_mcp_server import SERVER, WAIT, ServerProcess, rejection
 import content_files
 import kb_store
@@ -465,9 +465,6 @@ class DatabaseFilesTest(unittest.TestCase):
 class ServerOptionsTest(unittest.TestCase):
     """--kb-from-dir and --channel-from on the command line and over stdio."""
 
-    def parse(self, *argv):
-        return server_options_refused(argv)
-
     def test_the_examples_are_served_over_stdio_searched_listed_and_named_in_the_instructions(self):
         server = ServerProcess("--kb-from-dir", "examples/help-center", "--channel-from",
                                "examples/feature-requests.csv", "examples/feature-requests.fields.json")
@@ -515,19 +512,14 @@ class ServerOptionsTest(unittest.TestCase):
             ("--read-only", "--kb-db", "k.db", "--records-db", "r.db", "--kb-from-dir", HELP_CENTER):
                 "--read-only serves existing files",
         }
-        for argv, reason in cases.items():
-            with self.subTest(argv=argv):
-                code, stderr = self.parse(*argv)
-                self.assertEqual(code, 2)
-                self.assertEqual(stderr.count("\n"), 1, stderr)
-                self.assertIn(reason, stderr)
+        assert_server_refuses(self, cases)
 
     def test_content_options_alone_are_something_to_serve(self):
         for argv in (["--kb-from-dir", HELP_CENTER], ["--channel-from", *REQUESTS]):
             with self.subTest(argv=argv):
                 options = mcp_server.parse_options(argv)
                 self.assertEqual((options.kb_db, options.records_db, options.demo), (None, None, False))
-        self.assertIn("--kb-from-dir", self.parse()[1])
+        self.assertIn("--kb-from-dir", server_options_refused([])[1])
 
     def test_help_explains_both_content_options(self):
         stdout = io.StringIO()

@@ -18,7 +18,7 @@ import threading
 import time
 import unittest
 
-from tests.helpers import ROOT, server_options_refused, store_definitions
+from tests.helpers import ROOT, assert_server_refuses, store_definitions
 from benchmark import round_trips
 import kb_store
 import mcp_demo
@@ -681,9 +681,6 @@ class ColleagueChangesTest(unittest.TestCase):
 class CommandLineTest(unittest.TestCase):
     """Bad options exit with status 2 and one line; --help explains every flag."""
 
-    def parse(self, *argv):
-        return server_options_refused(argv)
-
     def test_bad_options_exit_2_with_one_line_saying_why(self):
         folder = tempfile.gettempdir()
         cases = {
@@ -699,12 +696,7 @@ class CommandLineTest(unittest.TestCase):
             ("--demo", "--kb-db", "same.db", "--records-db", "./same.db"): "different files",
             ("--demo", "--frobnicate"): "unrecognized arguments",
         }
-        for argv, reason in cases.items():
-            with self.subTest(argv=argv):
-                code, stderr = self.parse(*argv)
-                self.assertEqual(code, 2)
-                self.assertEqual(stderr.count("\n"), 1, stderr)
-                self.assertIn(reason, stderr)
+        assert_server_refuses(self, cases)
 
     def test_help_explains_every_flag(self):
         stdout = io.StringIO()
