@@ -15,10 +15,8 @@ repetition everything compared is measured back to back, so a ratio is always
 between figures taken at the same moment of a shared, noisy machine.
 """
 
-import sys
+import minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
 
-if sys.version_info < (3, 9):  # before an import fails on it: say which Python is needed
-    sys.exit(f"bench.py needs Python 3.9 or newer; this is Python {sys.version.split()[0]}")
 
 import argparse
 import cProfile
@@ -30,6 +28,7 @@ import platform
 import pstats
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -38,7 +37,10 @@ from benchmark import fixtures, growth, guards, memory, report, round_trips, wri
 from lab import sim_day
 from benchmark.timing import FloorTransaction, latency, timed
 from benchmark.tools import EDITED, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
-from cli import EXIT_OK, OneLineParser, duration, ignore_interrupts, output_folder, run_main, shown, write_files
+from cli import (
+    EXIT_OK, Destination, OneLineParser, duration, ignore_interrupts, output_folder, removed_unless_written, run_main,
+    shown, write_files,
+)
 from lab.experiments import RESULTS, RUNS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -357,7 +359,8 @@ class Estimate:
         here, after = left
         if here > 0:
             return f" (about {duration(here + after)} left, by the committed run's times)"
-        return f" (longer than the committed run took here; then about {duration(after)} of other sections)"
+        then = f"; then about {duration(after)} of other sections" if after >= 1 else ""
+        return f" (longer than the committed run took here{then})"
 
 
 def reference_seconds(options: argparse.Namespace) -> Dict[str, float]:
@@ -399,7 +402,7 @@ def measure(options: argparse.Namespace, command: Sequence[str], log: Callable[[
     return facts
 
 
-def destination(p: argparse.ArgumentParser, options: argparse.Namespace) -> str:
+def destination(p: argparse.ArgumentParser, options: argparse.Namespace) -> Destination:
     """Where the page goes, checked before any work: results/ only for a full run of every section or a render
     of the committed facts (or an explicit --out); a folder of its own under runs/ otherwise."""
     if options.render:
@@ -409,22 +412,24 @@ def destination(p: argparse.ArgumentParser, options: argparse.Namespace) -> str:
         changed = [] if canonical else ["--render"]
     else:
         changed = [flag for flag, given in (("--quick", options.quick), ("--only", options.only)) if given]
-    folder, why = output_folder(p, options.out, changed, RESULTS, RUNS, "bench")
-    if why and not options.quiet:
-        print(f"bench.py: {why}", file=sys.stderr, flush=True)
-    return folder
+    chosen = output_folder(p, options.out, changed, RESULTS, RUNS, "bench")
+    if chosen.note and not options.quiet:
+        print(f"bench.py: {chosen.note}", file=sys.stderr, flush=True)
+    return chosen
 
 
-def read_facts(p: argparse.ArgumentParser, path: str) -> Dict[str, Any]:
-    """The facts of an earlier run, for --render; a one-line error for a file that is not such facts."""
+def rendered(p: argparse.ArgumentParser, path: str) -> str:
+    """The page of the facts an earlier run kept, for --render; a one-line error for a file that holds no such
+    facts (nothing is written then)."""
     try:
         with open(path, encoding="utf-8") as saved:
             facts = json.load(saved)
     except (OSError, ValueError) as error:
         p.error(f"cannot read the facts in {path}: {error}")
-    if not isinstance(facts, dict) or not isinstance(facts.get("machine"), dict):
-        p.error(f"{path} holds no facts of a bench.py run")
-    return facts
+    try:
+        return report.markdown(facts)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        p.error(f"{path} holds no facts of a bench.py run ({type(error).__name__}: {error})")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -435,15 +440,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     log = (lambda line: None) if options.quiet else (lambda line: print(f"bench.py: {line}", file=sys.stderr))
     if options.render and (options.quick or options.only):
         p.error("--render measures nothing: give it without --quick or --only")
-    facts = read_facts(p, options.render) if options.render else None
-    folder = destination(p, options)
-    if facts is None:
-        facts = json.loads(json.dumps(measure(options, command, log)))  # as the .json keeps them: one rendering
-        files = {PAGE: report.markdown(facts), FACTS: json.dumps(facts, indent=1) + "\n"}
-    else:
-        files = {PAGE: report.markdown(facts)}
-    write_files(folder, files)
-    log(f"wrote {shown(folder)}/{PAGE}" + ("" if options.render else f" in {facts['seconds']:.0f} s"))
+    page = rendered(p, options.render) if options.render else None
+    chosen = destination(p, options)
+    with removed_unless_written(chosen):
+        if page is None:
+            facts = json.loads(json.dumps(measure(options, command, log)))  # as the .json keeps them: one rendering
+            files = {PAGE: report.markdown(facts), FACTS: json.dumps(facts, indent=1) + "\n"}
+        else:
+            files = {PAGE: page}
+        made = write_files(chosen.folder, files) or chosen.reserved
+    took = "" if page is not None else f" in {facts['seconds']:.0f} s"
+    log(f"wrote {shown(chosen.folder)}/{' and '.join(files)}{took}" + (" (a new folder)" if made else ""))
     return EXIT_OK
 
 

@@ -26,7 +26,7 @@ import re
 import signal
 import sys
 import time
-from typing import Any, Callable, Dict, Iterator, List, NoReturn, Optional, Sequence, Set, TextIO, Tuple
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, NoReturn, Optional, Sequence, Set, TextIO
 
 VERSION = "0.7.0"  # of the whole project: every command's --version, the server's serverInfo, the package
 EXIT_OK = 0
@@ -41,8 +41,8 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, but a bad option costs one line of stderr (and exit status 2), not the whole usage; every
     command answers --version.
 
-    prog is a script ("sim.py") or a module run with -m ("benchmark.growth"); the line names the command
-    that explains every option.
+    prog is a script ("sim.py"), a module run with -m ("benchmark.growth") or an installed command
+    ("osfoundry-mcp"); the line names the command that explains every option.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -51,8 +51,13 @@ class OneLineParser(argparse.ArgumentParser):
                           help="print the version and exit")
 
     def error(self, message: str) -> NoReturn:
-        command = self.prog if self.prog.endswith(".py") else f"-m {self.prog}"
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (python3 {command} --help explains every option)\n")
+        if self.prog.endswith(".py"):
+            command = f"python3 {self.prog}"
+        elif "." in self.prog:  # a module run with -m
+            command = f"python3 -m {self.prog}"
+        else:  # an installed command, such as osfoundry-mcp
+            command = self.prog
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} ({command} --help explains every option)\n")
 
 
 # ---------------------------------------------------------------------------
@@ -132,8 +137,10 @@ def changed_settings(p: argparse.ArgumentParser, options: argparse.Namespace, ap
 
 
 def check_folder(p: argparse.ArgumentParser, flag: str, folder: str) -> None:
-    """Refuse, before any work, a folder that cannot be written: a file in its place, or no writable folder to
-    make it in."""
+    """Refuse, before any work, a folder that cannot be written: no name, a file in its place, or no writable
+    folder to make it in."""
+    if not folder.strip():
+        p.error(f"{flag}: give the name of a folder")
     if os.path.exists(folder) and not os.path.isdir(folder):
         p.error(f"{flag}: {folder!r} is a file, not a folder")
     existing = os.path.abspath(folder)
@@ -145,27 +152,55 @@ def check_folder(p: argparse.ArgumentParser, flag: str, folder: str) -> None:
         p.error(f"{flag}: {folder!r} cannot be written: {existing!r} is not writable")
 
 
+class Destination(NamedTuple):
+    """Where a run writes, and what to say of it."""
+
+    folder: str
+    note: str  # a line saying why it is not results/ (empty when there is nothing to say)
+    reserved: bool  # made already, empty, for this run alone: to be removed if the run writes nothing
+
+
 def output_folder(p: argparse.ArgumentParser, out: Optional[str], changed: Sequence[str], results: str, runs: str,
-                  name: str, now: Callable[[], datetime.datetime] = datetime.datetime.now) -> Tuple[str, str]:
-    """Where a run writes, checked before any work, and a line saying why (empty when it needs none).
+                  name: str, now: Callable[[], datetime.datetime] = datetime.datetime.now) -> Destination:
+    """Where a run writes, checked before any work.
 
     An explicit --out wins; otherwise the canonical run (nothing `changed`) writes `results`, and any other
-    run a new folder `runs`/<name>-<time>, so that nothing a user tries can overwrite the committed pages.
+    run a new folder `runs`/<name>-<time>, made at once so that no other run takes it, so that nothing a user
+    tries can overwrite the committed pages.
     """
     if out is not None:
         check_folder(p, "--out", out)
-        return out, ""
+        return Destination(out, "", reserved=False)
     if not changed:
-        return results, ""
+        check_folder(p, "results", results)
+        return Destination(results, "", reserved=False)
+    check_folder(p, "runs", runs)
+    os.makedirs(runs, exist_ok=True)
     base = os.path.join(runs, f"{name}-{now():%Y%m%d-%H%M%S}")
     folder, number = base, 1
-    while os.path.exists(folder):  # two runs in one second
-        number += 1
-        folder = f"{base}-{number}"
-    check_folder(p, "--out", folder)
+    while True:
+        try:
+            os.mkdir(folder)
+            break
+        except FileExistsError:  # another run of the same second
+            number += 1
+            folder = f"{base}-{number}"
     verb = "differs" if len(changed) == 1 else "differ"
-    return folder, (f"{', '.join(changed)} {verb} from the committed results' settings: writing into "
-                    f"{shown(folder)}/ (--out results would replace the committed page)")
+    return Destination(folder, f"{', '.join(changed)} {verb} from the committed results' settings: writing into "
+                       f"{shown(folder)}/ (--out results would replace the committed page)", reserved=True)
+
+
+@contextlib.contextmanager
+def removed_unless_written(destination: Destination) -> Iterator[None]:
+    """A block that writes into `destination`: a folder reserved for the run is removed again if the block ends
+    in an error or Ctrl-C before anything was written into it."""
+    try:
+        yield
+    except BaseException:
+        if destination.reserved:
+            with contextlib.suppress(OSError):  # a folder that holds anything stays
+                os.rmdir(destination.folder)
+        raise
 
 
 def shown(path: str) -> str:
@@ -181,8 +216,9 @@ def write_text(path: str, text: str) -> None:
 
 
 def write_files(folder: str, files: Dict[str, str]) -> bool:
-    """Each file's text into `folder` (made if missing; True if it was), all or none: every file is written
-    under a temporary name first and renamed only once all are, so an interruption leaves no partial page."""
+    """Each file's text into `folder` (made if missing; True if it was): every file is written under a temporary
+    name first and renamed only once all are written, so an interruption leaves no partial file, and none of
+    the new files unless all of them could be written (the renames themselves take microseconds)."""
     made = not os.path.isdir(folder)
     os.makedirs(folder, exist_ok=True)
     pending: Dict[str, str] = {}

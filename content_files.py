@@ -36,6 +36,7 @@ import io
 import json
 import os
 import re
+import unicodedata
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import kb_store
@@ -153,17 +154,57 @@ def _count(number: int, noun: str) -> str:
 
 
 def slug(name: str) -> str:
-    """An ID from a name: lower-cased, every character outside [a-z0-9_-] turned into "-".
+    """An ID from a name: accents dropped (Über is uber), lower-cased, every other character outside [a-z0-9_-]
+    turned into "-".
 
-    >>> slug("Billing/Refunds & VAT")
-    'billing-refunds---vat'
+    >>> slug("Billing/Refunds & VAT"), slug("Über-Ärger")
+    ('billing-refunds---vat', 'uber-arger')
     """
-    return _NOT_IN_SLUG.sub("-", name.lower())
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    return _NOT_IN_SLUG.sub("-", plain.lower())
 
 
 def knowledge_base_id(folder: str) -> str:
     """The ID of the knowledge base a folder makes: its name's slug."""
     return slug(folder_name(folder))
+
+
+def identifier(made: str, source: str, thing: str) -> str:
+    """An ID made from a source's name, refused (ContentError) when that name holds no letter or digit."""
+    if not made.strip("-_"):
+        raise ContentError(source, "its name holds no letter or digit to make an ID of", f"rename the {thing}")
+    return made
+
+
+def checked_folder(folder: str) -> str:
+    """The ID of the knowledge base a folder makes; ContentError if it is no folder or its name makes no ID."""
+    if not os.path.isdir(folder):
+        problem = "is not a folder" if os.path.exists(folder) else "no such folder"
+        raise ContentError(os.path.normpath(folder), problem, "give a folder of Markdown (.md) files, one per article")
+    return identifier(knowledge_base_id(folder), os.path.normpath(folder), "folder")
+
+
+def checked_rows(rows_path: str, fields_path: str) -> str:
+    """The ID of the channel a rows file makes; ContentError for a file of another kind, a path that is no file,
+    or a name that makes no ID."""
+    if not rows_path.lower().endswith(ROWS_SUFFIXES):
+        raise ContentError(rows_path, "is neither a .csv nor a .jsonl file",
+                           "give a CSV file with a header row of field keys, or a JSON Lines file")
+    for path in (rows_path, fields_path):
+        if not os.path.isfile(path):
+            raise ContentError(path, "is not a file" if os.path.exists(path) else "no such file", "check the path")
+    return identifier(channel_id(rows_path), rows_path, "rows file")
+
+
+def check_paths(folders: Sequence[str], channels: Sequence[Tuple[str, str]],
+                taken: Sequence[Tuple[str, str, str]] = ()) -> None:
+    """What can be checked of the sources without reading them: each folder a folder, each rows and field file
+    a file of its kind, each name an ID, and no two sources of one ID; `taken`: (kind, ID, who) already served,
+    such as the demo's. ContentError for the first problem."""
+    check_distinct("knowledge base", [(i, who) for kind, i, who in taken if kind == "knowledge base"]
+                   + [(checked_folder(folder), os.path.normpath(folder)) for folder in folders])
+    check_distinct("record channel", [(i, who) for kind, i, who in taken if kind == "record channel"]
+                   + [(checked_rows(rows, fields), rows) for rows, fields in channels])
 
 
 def folder_name(folder: str) -> str:
@@ -215,10 +256,7 @@ def check_distinct(kind: str, sources: Sequence[Tuple[str, str]]) -> None:
 
 def read_knowledge_base(folder: str) -> KnowledgeBase:
     """The knowledge base a folder makes: one article per .md file, sorted by path, subfolders included."""
-    shown = os.path.normpath(folder)
-    if not os.path.isdir(folder):
-        problem = "is not a folder" if os.path.exists(folder) else "no such folder"
-        raise ContentError(shown, problem, "give a folder of Markdown (.md) files, one per article")
+    shown, knowledge_base = os.path.normpath(folder), checked_folder(folder)
     found, others = markdown_files(folder)
     if not found:
         problem = (f"holds no Markdown (.md) file, only {_count(len(others), 'other file')} such as {others[0]}"
@@ -233,7 +271,7 @@ def read_knowledge_base(folder: str) -> KnowledgeBase:
                                f"{first_path[article.article_id]}", "rename one of the two files")
         first_path[article.article_id] = article.path
         articles.append(article)
-    return KnowledgeBase(shown, knowledge_base_id(folder), folder_name(folder), tuple(articles))
+    return KnowledgeBase(shown, knowledge_base, folder_name(folder), tuple(articles))
 
 
 def markdown_files(folder: str) -> Tuple[List[str], List[str]]:
@@ -320,9 +358,7 @@ def split_markdown(text: str) -> Tuple[Optional[str], str]:
 
 def read_channel(rows_path: str, fields_path: str) -> Channel:
     """The record channel a rows file makes, each CSV cell converted by its field's type (JSON Lines as they are)."""
-    if not rows_path.lower().endswith(ROWS_SUFFIXES):
-        raise ContentError(rows_path, "is neither a .csv nor a .jsonl file",
-                           "give a CSV file with a header row of field keys, or a JSON Lines file")
+    channel = checked_rows(rows_path, fields_path)
     name, definitions = read_fields(fields_path)
     try:
         fields = {field.key: field for field in record_fields.parse_schema(definitions)}
@@ -332,7 +368,7 @@ def read_channel(rows_path: str, fields_path: str) -> Channel:
     text = read_text(rows_path)
     read = csv_rows if rows_path.lower().endswith(".csv") else json_lines_rows
     rows = tuple(read(rows_path, fields_path, text, fields))
-    return Channel(rows_path, fields_path, channel_id(rows_path), name or title_from_file_name(rows_path),
+    return Channel(rows_path, fields_path, channel, name or title_from_file_name(rows_path),
                    definitions, rows)
 
 
@@ -340,7 +376,7 @@ def read_fields(path: str) -> Tuple[Optional[str], List[Dict[str, Any]]]:
     """A field file's channel name (None if it gives none) and field definitions."""
     text = read_text(path)
     try:
-        data = json.loads(text, parse_constant=_not_json)
+        data = plumbing.strict_json(text)
     except (ValueError, RecursionError) as error:
         line = getattr(error, "lineno", 1)
         raise ContentError(f"{path}:{line}", f"is not JSON ({getattr(error, 'msg', error)})",
@@ -386,7 +422,7 @@ def json_lines_rows(path: str, fields_path: str, text: str,
             continue
         where = f"{path}:{number}"
         try:
-            values = json.loads(line, parse_constant=_not_json)
+            values = plumbing.strict_json(line)
         except (ValueError, RecursionError) as error:
             raise ContentError(where, f"is not JSON ({getattr(error, 'msg', error)})",
                                "write one JSON object per line") from None
@@ -453,7 +489,7 @@ def cell_value(where: str, field: record_fields.Field, cell: str) -> Any:
         return [value.strip() for value in text.split(LIST_SEPARATOR) if value.strip()]
     if kind in JSON_EXAMPLES:
         try:
-            return json.loads(text, parse_constant=_not_json)
+            return plumbing.strict_json(text)
         except (ValueError, RecursionError):
             return _bad_cell(where, field, "JSON text", text, f"write it such as {JSON_EXAMPLES[kind]}")
     return text  # date, email, phone, url, select: text the store checks as it is
@@ -470,17 +506,13 @@ def _bad_cell(where: str, field: record_fields.Field, wanted: str, text: str, ad
     raise ContentError(where, f"values.{field.key} must be {wanted}, got {record_fields.got(text)}", advice)
 
 
-def _not_json(constant: str) -> None:
-    raise ValueError(f"{constant} is not JSON")
-
 # ---------------------------------------------------------------------------
 # Checking every source in throwaway stores, then writing where new.
 
 
 def read_content(folders: Sequence[str] = (), channels: Sequence[Tuple[str, str]] = ()) -> Content:
     """Every source read and written into throwaway in-memory stores: ContentError for the first problem."""
-    check_distinct("knowledge base", [(knowledge_base_id(folder), os.path.normpath(folder)) for folder in folders])
-    check_distinct("record channel", [(channel_id(rows), rows) for rows, _ in channels])
+    check_paths(folders, channels)
     content = Content(tuple(read_knowledge_base(folder) for folder in folders),
                       tuple(read_channel(rows, fields) for rows, fields in channels))
     if content.sources():
@@ -489,34 +521,37 @@ def read_content(folders: Sequence[str] = (), channels: Sequence[Tuple[str, str]
     return content
 
 
-def load(kb: kb_store.KnowledgeBaseStore, records: record_store.RecordStore, folders: Sequence[str] = (),
-         channels: Sequence[Tuple[str, str]] = ()) -> List[Source]:
-    """read_content, then write_content into these stores: the sources they held already (kept) come back."""
-    return write_content(read_content(folders, channels), kb, records)
-
-
 def write_content(content: Content, kb: kb_store.KnowledgeBaseStore,
                   records: record_store.RecordStore) -> List[Source]:
     """Write each knowledge base and channel the stores do not hold yet, in one transaction per store (all or
-    nothing); returns the ones they held already (kept: served as found)."""
-    kept: List[Source] = []
+    nothing); returns the ones they held already (kept: served as found). A store that holds every one of its
+    sources is only read, so a database file that may not be written still serves what it holds."""
+    kept: List[Source] = [source for source in content.sources() if _held(source, kb, records)]
+    new = [source for source in content.sources() if all(source is not held for held in kept)]
     source: Optional[Source] = None
     try:
         with contextlib.ExitStack() as transactions:
-            if content.knowledge_bases:
+            if any(isinstance(source, KnowledgeBase) for source in new):
                 transactions.enter_context(kb.database.write())
-            if content.channels:
+            if any(isinstance(source, Channel) for source in new):
                 transactions.enter_context(records.database.write())
-            for source in content.sources():
+            for source in new:
                 written = (write_knowledge_base(kb, source) if isinstance(source, KnowledgeBase)
                            else write_channel(records, source))
-                if not written:
+                if not written:  # another process wrote it since: served as found too
                     kept.append(source)
     except plumbing.Rejection as refused:  # a read-only file, another writer past the timeout, a failing disk
         where = (source or content.sources()[0]).source
         raise ContentError(where, f"could not be written into its database ({refused.code}: {refused.message})",
                            "serve it from memory, or from another database file") from None
     return kept
+
+
+def _held(source: Source, kb: kb_store.KnowledgeBaseStore, records: record_store.RecordStore) -> bool:
+    """Whether the store a source goes into holds its ID already."""
+    if isinstance(source, KnowledgeBase):
+        return kb.has_knowledge_base(source.knowledge_base_id)
+    return records.has_channel(source.channel_id)
 
 
 def write_knowledge_base(store: kb_store.KnowledgeBaseStore, base: KnowledgeBase) -> bool:

@@ -513,6 +513,11 @@ class KnowledgeBaseStore(AgentTools):
                 table = index_table(number)
                 connection.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
 
+    def has_knowledge_base(self, knowledge_base_id: str) -> bool:
+        """Whether a knowledge base of this ID exists, granted or not (people see every one); reads only."""
+        with self.database.read() as connection:
+            return _number_of(connection, knowledge_base_id) is not None
+
     def article(self, knowledge_base_id: str, article_id: str) -> Dict[str, Any]:
         """The stored article whatever its status: the ground truth simulations check against."""
         with self.database.read() as connection:

@@ -94,20 +94,23 @@ def draw_plan(seed: int) -> Plan:
 
 
 def write_knowledge_base(store: kb_store.KnowledgeBaseStore, plan: Plan) -> None:
-    """The demo knowledge base: every article created, drafts as drafts, the unpublished one taken away."""
-    store.create_knowledge_base(KNOWLEDGE_BASE, KNOWLEDGE_BASE_NAME)
-    for article in plan.articles:
-        store.create_article(KNOWLEDGE_BASE, article.title, article.content, article_id=article.article_id,
-                             published=article.status != "draft")
-        if article.status == "unpublished":
-            store.unpublish_article(KNOWLEDGE_BASE, article.article_id)
+    """The demo knowledge base: every article created, drafts as drafts, the unpublished one taken away; in one
+    transaction, so that a file never keeps half a demo (it would be served as found at the next start)."""
+    with store.database.write():
+        store.create_knowledge_base(KNOWLEDGE_BASE, KNOWLEDGE_BASE_NAME)
+        for article in plan.articles:
+            store.create_article(KNOWLEDGE_BASE, article.title, article.content, article_id=article.article_id,
+                                 published=article.status != "draft")
+            if article.status == "unpublished":
+                store.unpublish_article(KNOWLEDGE_BASE, article.article_id)
 
 
 def write_bug_tracker(store: record_store.RecordStore, plan: Plan) -> None:
-    """The demo bug tracker: the experiments' fields and the plan's New items."""
-    store.create_channel(CHANNEL, CHANNEL_NAME, workload.BUG_TRACKER_FIELDS)
-    for values in plan.items:
-        store.create_item(CHANNEL, values)
+    """The demo bug tracker: the experiments' fields and the plan's New items, in one transaction."""
+    with store.database.write():
+        store.create_channel(CHANNEL, CHANNEL_NAME, workload.BUG_TRACKER_FIELDS)
+        for values in plan.items:
+            store.create_item(CHANNEL, values)
 
 
 # ---------------------------------------------------------------------------

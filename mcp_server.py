@@ -21,18 +21,18 @@ clients fall back to initialize at once); pagination of tools/list (seven tools 
 Requests are handled one at a time, in the order they arrive.
 """
 
-import sys
+import minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
 
-if sys.version_info < (3, 9):  # before an import fails on it: say which Python is needed
-    sys.exit(f"mcp_server.py needs Python 3.9 or newer; this is Python {sys.version.split()[0]}")
 
 import argparse
 import dataclasses
+import functools
 import json
 import logging
 import os
 import random
 import sqlite3
+import sys
 import threading
 import time
 from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
@@ -175,7 +175,7 @@ class Server:
             if not text:  # a blank line carries no message and no id to answer
                 return None
             log.debug("received %s", plumbing.loggable(text[:LOGGED_CHARACTERS]))
-            message = json.loads(text, parse_constant=_not_json)
+            message = plumbing.strict_json(text)
         except (ValueError, RecursionError) as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
             return error_message(None, PARSE_ERROR, f"Parse error: the line is not one JSON text in UTF-8 ({error})")
         return self.handle(message)
@@ -264,9 +264,6 @@ class Server:
         return tool_result(self.tools.call(name, arguments))
 
 
-def _not_json(constant: str) -> None:
-    raise ValueError(f"{constant} is not JSON")
-
 
 def error_message(request_id: Any, code: int, message: str) -> Dict[str, Any]:
     """A JSON-RPC error response."""
@@ -345,20 +342,15 @@ class Workspace:
             store.close()
 
 
-def is_new(path: str) -> bool:
-    """Whether a database path holds nothing yet (in memory, absent, or an empty file)."""
-    return path == ":memory:" or not os.path.exists(path) or os.path.getsize(path) == 0
-
-
 def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumbing.wall_clock) -> Workspace:
-    """Open both stores as the options say; with --demo, write the demo into each database that is new; write each
-    --kb-from-dir and --channel-from source whose ID the database does not hold yet.
+    """Open both stores as the options say; with --demo, write the demo's knowledge base and bug tracker into each
+    database that does not hold them yet; write each --kb-from-dir and --channel-from source whose ID the database
+    does not hold yet.
 
     The sources are read and checked before any database is opened: content_files.ContentError leaves every
     file as it was."""
     content = content_files.read_content(options.kb_from_dir, options.channel_from)
     kb_path, records_path = options.kb_db or ":memory:", options.records_db or ":memory:"
-    fresh_kb, fresh_records = is_new(kb_path), is_new(records_path)
     read_only = True if options.read_only else None  # None: read-only where the process may not write
     kb = kb_store.connect(kb_path, granted=options.grant_kb, clock=clock, caller=options.caller,
                           durability=options.durability, read_only=read_only)
@@ -369,26 +361,38 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumb
     except BaseException:
         kb.close()
         raise
-    lock, colleague, plan = threading.Lock(), None, None
-    if options.demo:
-        plan = mcp_demo.draw_plan(options.seed)
-        if fresh_kb:
-            mcp_demo.write_knowledge_base(kb, plan)
-        if fresh_records:
-            mcp_demo.write_bug_tracker(records, plan)
-        if options.people_edit_every:
-            colleague = mcp_demo.Colleague(kb, records, plan, random.Random(options.seed), lock,
-                                           options.people_edit_every)
+    lock, colleague, plan, kept = threading.Lock(), None, None, []
     try:
+        if options.demo:
+            plan = mcp_demo.draw_plan(options.seed)
+            kept = write_demo(plan, kb, records, kb_path, records_path)
+            if options.people_edit_every:
+                colleague = mcp_demo.Colleague(kb, records, plan, random.Random(options.seed), lock,
+                                               options.people_edit_every)
         kept_content = content_files.write_content(content, kb, records)
     except BaseException:
         kb.close()
         records.close()
         raise
-    kept = [path for path, fresh in ((kb_path, fresh_kb), (records_path, fresh_records)) if not fresh]
     loaded = describe_content(content, kept_content, kb_path, records_path)
     description = describe(options, kb_path, records_path, plan, kept, loaded)
     return Workspace(by_resource_type([kb, records]), lock, colleague, description, instructions_for(options))
+
+
+def write_demo(plan: mcp_demo.Plan, kb: kb_store.KnowledgeBaseStore, records: record_store.RecordStore,
+               kb_path: str, records_path: str) -> List[str]:
+    """The demo's knowledge base and bug tracker, each written (in one transaction) where its database does not
+    hold it yet; returns the paths of the databases that held it, served as found."""
+    kept = []
+    if kb.has_knowledge_base(mcp_demo.KNOWLEDGE_BASE):
+        kept.append(kb_path)
+    else:
+        mcp_demo.write_knowledge_base(kb, plan)
+    if records.has_channel(mcp_demo.CHANNEL):
+        kept.append(records_path)
+    else:
+        mcp_demo.write_bug_tracker(records, plan)
+    return kept
 
 
 def describe(options: argparse.Namespace, kb_path: str, records_path: str, plan: Optional[mcp_demo.Plan],
@@ -472,9 +476,12 @@ def caller_name(text: str) -> str:
     return text
 
 
-def parser() -> argparse.ArgumentParser:
+PROG = "mcp_server.py"  # the command's name in its messages, unless started by another name (osfoundry-mcp)
+
+
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The command line, each option explained."""
-    p = OneLineParser(prog="mcp_server.py", description=(
+    p = OneLineParser(prog=prog, description=(
         "Serve the seven osFoundry tools (knowledge bases and record channels) over MCP on stdio: "
         "newline-delimited JSON-RPC on stdin and stdout, logs on stderr. Give --demo, a database file, "
         "your own content (--kb-from-dir, --channel-from), or several of them."))
@@ -483,8 +490,8 @@ def parser() -> argparse.ArgumentParser:
         f"published articles in English on accounts, billing, integrations and troubleshooting, beside "
         f"{mcp_demo.DRAFTS} drafts and {mcp_demo.UNPUBLISHED} unpublished one) and "
         f"the bug tracker channel {mcp_demo.CHANNEL} ({mcp_demo.ITEMS} New items); in memory, unless a database "
-        "file below is given, in which case the demo is written into it when the file is new and an existing "
-        "file is served as it is"))
+        "file below is given, in which case the demo is written into it, whole, if the file does not hold it yet, "
+        "and served as found if it does"))
     p.add_argument("--kb-db", metavar="PATH", help="a knowledge-base database file, created if absent; several "
                    "processes may share it (default: in memory)")
     p.add_argument("--records-db", metavar="PATH", help="a record-channel database file, created if absent "
@@ -530,9 +537,9 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_options(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+def parse_options(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> argparse.Namespace:
     """The options, checked together; a bad one exits with status 2 and one line on stderr."""
-    p = parser()
+    p = parser(prog)
     options = p.parse_args(argv)
     options.kb_from_dir, options.channel_from = options.kb_from_dir or [], options.channel_from or []
     content = options.kb_from_dir or options.channel_from
@@ -559,24 +566,12 @@ def parse_options(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
 def check_sources(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
     """Each --kb-from-dir a folder, each --channel-from a .csv or .jsonl file and a field file, and no two
     sources (the demo's included) of one ID; what the files hold is checked when the workspace opens."""
-    for folder in options.kb_from_dir:
-        if not os.path.isdir(folder):
-            p.error(f"--kb-from-dir: {folder!r} " + ("is not a folder" if os.path.exists(folder) else "does not exist"))
-    for rows, fields in options.channel_from:
-        if not rows.lower().endswith(content_files.ROWS_SUFFIXES):
-            p.error(f"--channel-from: {rows!r} is neither a .csv nor a .jsonl file")
-        for path in (rows, fields):
-            if not os.path.isfile(path):
-                p.error(f"--channel-from: {path!r} " + ("is not a file" if os.path.exists(path) else "does not exist"))
-    demo_kb = [(mcp_demo.KNOWLEDGE_BASE, "--demo")] if options.demo else []
-    demo_channel = [(mcp_demo.CHANNEL, "--demo")] if options.demo else []
+    demo = [("knowledge base", mcp_demo.KNOWLEDGE_BASE, "--demo"),
+            ("record channel", mcp_demo.CHANNEL, "--demo")] if options.demo else []
     try:
-        content_files.check_distinct("knowledge base", demo_kb + [
-            (content_files.knowledge_base_id(folder), os.path.normpath(folder)) for folder in options.kb_from_dir])
-        content_files.check_distinct("record channel", demo_channel + [
-            (content_files.channel_id(rows), rows) for rows, _ in options.channel_from])
-    except content_files.ContentError as clash:
-        p.error(str(clash))
+        content_files.check_paths(options.kb_from_dir, options.channel_from, demo)
+    except content_files.ContentError as problem:
+        p.error(str(problem))
 
 
 def same_file(first: str, second: str) -> bool:
@@ -586,10 +581,10 @@ def same_file(first: str, second: str) -> bool:
     return os.path.realpath(first) == os.path.realpath(second)
 
 
-def serve_command(argv: Optional[Sequence[str]] = None) -> int:
+def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
     """Serve until stdin closes; 0 on EOF, 2 for bad options, content files that cannot be served, or a database
     that cannot be opened."""
-    options = parse_options(argv)
+    options = parse_options(argv, prog)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(OneRecordALine("mcp_server: %(message)s"))
     logging.basicConfig(level=logging.DEBUG if options.verbose else logging.INFO, handlers=[handler])
@@ -599,10 +594,10 @@ def serve_command(argv: Optional[Sequence[str]] = None) -> int:
     try:
         workspace = open_workspace(options)
     except (database.UnusableFile, content_files.ContentError) as error:
-        print(f"mcp_server.py: error: {error}", file=sys.stderr)
+        print(f"{prog}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except sqlite3.DatabaseError as error:
-        print(f"mcp_server.py: error: cannot open the databases: {error}", file=sys.stderr)
+        print(f"{prog}: error: cannot open the databases: {error}", file=sys.stderr)
         return EXIT_USAGE
     tools = workspace.tools()
     log.info("serving %d tools over stdio, MCP %s (and %s); %s; ready in %.2f s", len(tools.listing()),
@@ -622,8 +617,10 @@ def serve_command(argv: Optional[Sequence[str]] = None) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """The command (and the package's osfoundry-mcp): serve_command, with Ctrl-C ending it in one line and exit
-    status 130."""
-    return run_main("mcp_server.py", serve_command, argv, interrupted="interrupted; stopped")
+    status 130; its messages name it as it was started."""
+    started_as = os.path.basename(sys.argv[0]) if argv is None else ""
+    prog = started_as if started_as and not started_as.startswith("-") else PROG
+    return run_main(prog, functools.partial(serve_command, prog=prog), argv, interrupted="interrupted; stopped")
 
 
 if __name__ == "__main__":

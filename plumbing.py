@@ -335,6 +335,23 @@ def describe(schema: Mapping[str, Any]) -> str:
     return words
 
 
+def strict_json(text: str) -> Any:
+    """JSON text as Python values, strictly: NaN, Infinity and -Infinity, which json.loads takes, are not JSON
+    and raise ValueError like any other fault of the text.
+
+    >>> strict_json('{"a": [1, 2.5]}')
+    {'a': [1, 2.5]}
+    >>> strict_json('[NaN]')
+    Traceback (most recent call last):
+    ValueError: NaN is not JSON
+    """
+    return json.loads(text, parse_constant=_not_json)
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
 def show(value: Any) -> Any:
     """A bad value as a rejection quotes it: strict JSON, valid Unicode, and cut when long."""
     if isinstance(value, float) and not math.isfinite(value):

@@ -554,6 +554,11 @@ class RecordStore(AgentTools):
         return {"item_id": row["id"], "version": row["version"], "values": json.loads(row["fields"]),
                 "deleted": row["deleted_at"] is not None}
 
+    def has_channel(self, channel_id: str) -> bool:
+        """Whether a channel of this ID exists, granted or not (people see every channel); reads only."""
+        with self.database.read() as connection:
+            return connection.execute("SELECT 1 FROM channels WHERE id = ?", (channel_id,)).fetchone() is not None
+
     def item_ids(self, channel_id: str) -> List[str]:
         """The IDs of the channel's live items, newest first: ground truth for the simulations."""
         with self.database.read() as connection:

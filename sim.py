@@ -24,15 +24,14 @@ Glossary:
   tally     how many published figures are exact, inside range and outside range, per model and reading
 """
 
-import sys
+import minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
 
-if sys.version_info < (3, 9):  # before an import fails on it: say which Python is needed
-    sys.exit(f"sim.py needs Python 3.9 or newer; this is Python {sys.version.split()[0]}")
 
 import argparse
 import dataclasses
 import math
 import re
+import sys
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 

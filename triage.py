@@ -14,14 +14,13 @@ Glossary (lab/experiments.py has the shared words: figure, ours, range, verdict)
   run       one seed of R3 and R4 (the article's "5 runs" are seeds 1-5)
 """
 
-import sys
+import minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
 
-if sys.version_info < (3, 9):  # before an import fails on it: say which Python is needed
-    sys.exit(f"triage.py needs Python 3.9 or newer; this is Python {sys.version.split()[0]}")
 
 import argparse
 import datetime
 import random
+import sys
 import time
 from typing import Any, Dict, Optional, Sequence, Tuple
 
@@ -360,8 +359,7 @@ def check_options(p: argparse.ArgumentParser, options: argparse.Namespace) -> No
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the seeds, measure every figure, time R6, write the markdown; cli.EXIT_OK, or EXIT_USAGE for a bad
     option."""
-    return run_command(Command(prog="triage.py", parser=parser, check_options=check_options, measure=measure_page,
-                                run_name=lambda options: "triage"), argv)
+    return run_command(COMMAND, argv)
 
 
 def measure_page(options: argparse.Namespace) -> Written:
@@ -385,6 +383,10 @@ def measure_page(options: argparse.Namespace) -> Written:
         published_r6=PUBLISHED_R6, r6=timing, rejection=the_values_rejection(scenario),
         published_rejection=PUBLISHED_VALUES_REJECTION, timing=(seeds_seconds, seconds, options.jobs))
     return {RESULTS: triage_report.markdown(report)}, seconds
+
+
+COMMAND = Command(prog="triage.py", parser=parser, check_options=check_options, measure=measure_page,
+                  run_name=lambda options: "triage")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import mcp_demo
+import plumbing
 from benchmark.timing import percentile
 from cli import EXIT_FAILED, EXIT_OK, OneLineParser, ignore_interrupts, positive, run_main
 
@@ -147,16 +148,13 @@ def summary(samples: Sequence[float]) -> Dict[str, float]:
 def json_object(text: str) -> Dict[str, Any]:
     """--arguments: a JSON object, strictly (NaN and Infinity are not JSON)."""
     try:
-        value = json.loads(text, parse_constant=_not_json)
+        value = plumbing.strict_json(text)
     except (ValueError, RecursionError) as error:
         raise argparse.ArgumentTypeError(f"{text!r} is not JSON ({error})") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"{text!r} is not a JSON object such as {{\"article_id\": \"art-00001\"}}")
     return value
 
-
-def _not_json(constant: str) -> None:
-    raise ValueError(f"{constant} is not JSON")
 
 
 def parser() -> OneLineParser:

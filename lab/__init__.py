@@ -5,7 +5,4 @@ entry scripts at the top level, sim.py and triage.py, which are all a user runs.
 Nothing in the product imports from here.
 """
 
-import sys
-
-if sys.version_info < (3, 9):  # before an import fails on it: say which Python is needed
-    sys.exit(f"this project needs Python 3.9 or newer; this is Python {sys.version.split()[0]}")
+import minimum_python  # noqa: F401  (refuses a Python older than 3.9 in one line)

@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from cli import (
     EXIT_OK, Progress, changed_settings, deaf_children, ignore_interrupts, non_negative, output_folder, parse_seeds,
-    positive, shown, write_files,
+    positive, removed_unless_written, shown, write_files,
 )
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -68,12 +68,13 @@ def run_command(command: Command, argv: Optional[Sequence[str]]) -> int:
     options = p.parse_args(argv)
     command.check_options(p, options)
     changed = changed_settings(p, options, command.apart)
-    folder, why = output_folder(p, options.out, changed, command.results, command.runs, command.run_name(options))
-    if why:
-        print(f"{command.prog}: {why}", file=sys.stderr, flush=True)
-    files, seconds = command.measure(options)
-    made = write_files(folder, files)
-    print(f"{command.prog}: wrote {shown(folder)}/{' and '.join(files)} in {seconds:.1f} s"
+    destination = output_folder(p, options.out, changed, command.results, command.runs, command.run_name(options))
+    if destination.note:
+        print(f"{command.prog}: {destination.note}", file=sys.stderr, flush=True)
+    with removed_unless_written(destination):
+        files, seconds = command.measure(options)
+        made = write_files(destination.folder, files) or destination.reserved
+    print(f"{command.prog}: wrote {shown(destination.folder)}/{' and '.join(files)} in {seconds:.1f} s"
           + (" (a new folder)" if made else ""), file=sys.stderr)
     return EXIT_OK
 

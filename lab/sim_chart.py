@@ -100,6 +100,10 @@ class Panel(NamedTuple):
     unit: str  # after an end label's value
 
 
+STALE = "stale_distinct"  # the page's leading reading: a stale (article_id, updated_at) counted once, however
+#                           often it was cited
+
+
 def chart(report: Any) -> str:
     """Hand-built SVG: stale share by hour (popular vs uniform saves), and the checks' cumulative cost."""
     m = report.models[report.default].main
@@ -121,20 +125,22 @@ def chart(report: Any) -> str:
 def caption(report: Any) -> str:
     """The chart's accessible title: what it shows, over which seeds and model."""
     return (f"Seeds {seeds_text(report.seeds)} summed, {report.title(report.default)} model; the agent checks "
-            "at the end of each hour. Top left: stale citations, % of citations so far, with saves on popular "
+            "at the end of each hour. Top left: stale citations, each distinct version counted once (the reading "
+            "the page leads with), % of citations so far, with saves on popular "
             "articles or uniform. Calls and KiB of the checking strategies, cumulative, on log scales: "
             "re-search titles, re-read articles, poll events.")
 
 
 def chart_panels(m: Dict[str, Any]) -> List[Panel]:
     """The three panels of the main seeds' sums `m`: stale share, calls, KiB."""
-    stale = {run: [100 * h["stale"] / h["citations"] if h["citations"] else 0.0 for h in m[run]["hours"]]
+    stale = {run: [100 * h[STALE] / h["citations"] if h["citations"] else 0.0 for h in m[run]["hours"]]
              for run in ("zipf", "uniform")}
     costs = {s: [h["costs"][s] for h in m["zipf"]["hours"]] for s in sim_day.STRATEGIES}
     calls = {s: [float(c[0]) for c in costs[s]] for s in sim_day.STRATEGIES}
     kib = {s: [c[1] / 1024 for c in costs[s]] for s in sim_day.STRATEGIES}
     return [
-        Panel(0, 0, "Stale citations, % of citations so far", linear_axis(all_values(stale)), stale, ".1f", "%"),
+        Panel(0, 0, "Stale citations (each version once), % of citations", linear_axis(all_values(stale)), stale,
+              ".1f", "%"),
         Panel(1, 0, "Calls of the hourly checks, cumulative (log scale)", log_axis(all_values(calls)), calls,
               ",.0f", ""),
         Panel(0, 1, "KiB returned by the hourly checks, cumulative (log scale)", log_axis(all_values(kib)), kib,

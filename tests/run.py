@@ -3,16 +3,14 @@
 Exits 1 on any failure or error (errors count as failed), 0 otherwise.
 """
 
+import os
 import sys
 
-if sys.version_info < (3, 9):  # before an import fails on it: say which Python is needed
-    sys.exit(f"the tests need Python 3.9 or newer; this is Python {sys.version.split()[0]}")
-
-import os
-import unittest
-from unittest.suite import _ErrorHolder  # type: ignore[attr-defined]  # private to unittest; typeshed omits it
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+import minimum_python  # noqa: E402, F401  (before any import that would fail on an older Python)
+import unittest  # noqa: E402
+from unittest.suite import _ErrorHolder  # type: ignore[attr-defined]  # noqa: E402  (private; typeshed omits it)
 
 
 def test_ids(pairs: list) -> set:
@@ -22,7 +20,6 @@ def test_ids(pairs: list) -> set:
 
 def main() -> int:
     """Discover tests/test_*.py, run them, print the closing line, return the exit status."""
-    sys.path.insert(0, ROOT)
     suite = unittest.defaultTestLoader.discover(os.path.join(ROOT, "tests"), top_level_dir=ROOT)
     result = unittest.TextTestRunner(verbosity=int(os.environ.get("VERBOSE", "1"))).run(suite)
     problems = result.failures + result.errors + [(test, "") for test in result.unexpectedSuccesses]

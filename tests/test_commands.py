@@ -101,22 +101,30 @@ class SafeResultsTest(unittest.TestCase):
         self.assertEqual(self.committed(), "n = 4\n")
         self.assertFalse(os.path.exists(self.runs))
 
-    def test_two_runs_in_one_second_get_two_folders(self):
+    def test_two_runs_in_one_second_get_two_folders_each_made_when_chosen(self):
         now = lambda: datetime.datetime(2026, 12, 1, 9, 30, 5)  # noqa: E731
         p = argparse.ArgumentParser()
-        first, _ = cli.output_folder(p, None, ["--n"], self.results, self.runs, "toy", now)
-        os.makedirs(first)
-        second, _ = cli.output_folder(p, None, ["--n"], self.results, self.runs, "toy", now)
-        self.assertEqual([os.path.basename(first), os.path.basename(second)],
+        first = cli.output_folder(p, None, ["--n"], self.results, self.runs, "toy", now)
+        second = cli.output_folder(p, None, ["--n"], self.results, self.runs, "toy", now)
+        self.assertEqual([os.path.basename(first.folder), os.path.basename(second.folder)],
                          ["toy-20261201-093005", "toy-20261201-093005-2"])
+        self.assertTrue(os.path.isdir(first.folder) and first.reserved and second.reserved)
+
+    def test_a_run_that_fails_or_is_interrupted_leaves_no_folder_of_its_own_behind(self):
+        for stop in (KeyboardInterrupt, RuntimeError):
+            def measure(options, stop=stop):
+                raise stop()
+
+            with self.subTest(stop=stop.__name__), self.assertRaises(stop):
+                run_quietly(dataclasses.replace(self.command, measure=measure), ["--n", "2"])
+            self.assertEqual(os.listdir(self.runs), [])
+        self.assertEqual(self.committed(), "committed\n")
 
     def test_the_experiment_scripts_call_only_their_default_settings_canonical(self):
         cases = [(sim.COMMAND, [], []), (sim.COMMAND, ["--jobs", "1", "--sensitivity"], []),
                  (sim.COMMAND, ["--seeds", "1", "--ranges", "0"], ["--seeds", "--ranges"]),
                  (sim.COMMAND, ["--seeds", "1-5", "--zipf-s", "0.5"], ["--zipf-s"])]
-        triage_command = experiments.Command("triage.py", triage.parser, triage.check_options, triage.measure_page,
-                                             lambda options: "triage")
-        cases += [(triage_command, ["--jobs", "3"], []), (triage_command, ["--timed-runs", "0"], ["--timed-runs"])]
+        cases += [(triage.COMMAND, ["--jobs", "3"], []), (triage.COMMAND, ["--timed-runs", "0"], ["--timed-runs"])]
         for command, argv, changed in cases:
             with self.subTest(prog=command.prog, argv=argv):
                 p = command.parser()
@@ -141,7 +149,7 @@ class SafeResultsTest(unittest.TestCase):
         with mock.patch.object(bench, "RESULTS", self.results), mock.patch.object(bench, "RUNS", self.runs):
             for argv, where in cases:
                 with self.subTest(argv=argv), contextlib.redirect_stderr(io.StringIO()):
-                    folder = bench.destination(p, p.parse_args(argv + ["--quiet"]))
+                    folder = bench.destination(p, p.parse_args(argv + ["--quiet"])).folder
                     self.assertEqual(os.path.dirname(folder) if where == "runs" else folder,
                                      self.runs if where == "runs" else self.results)
 
@@ -181,6 +189,11 @@ class OptionsCheckedFirstTest(unittest.TestCase):
         os.chmod(locked, 0o500)
         self.addCleanup(os.chmod, locked, 0o700)
         self.assertIn("is not writable", self.refused(["--out", os.path.join(locked, "new")]))
+
+    def test_an_empty_out_and_a_results_folder_that_is_a_file_are_refused_before_the_run(self):
+        self.assertIn("give the name of a folder", self.refused(["--out", ""]))
+        cli.write_text(self.command.results, "not a folder\n")
+        self.assertIn("is a file, not a folder", self.refused([]))
 
     def test_an_out_whose_folders_are_missing_is_made_and_the_line_says_so(self):
         deep = os.path.join(self.folder.name, "a", "b")

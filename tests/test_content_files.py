@@ -50,6 +50,11 @@ EVERY_TYPE = [  # one writable field of each type a CSV cell converts, and a for
 ]
 
 
+
+def load(kb, records, folders=(), channels=()):
+    """Read and check the sources, then write them into these stores: the sources they held already come back."""
+    return content_files.write_content(content_files.read_content(folders, channels), kb, records)
+
 class Folder:
     """A temporary folder to write content files into."""
 
@@ -139,7 +144,7 @@ class MarkdownArticlesTest(unittest.TestCase):
     def test_loading_the_same_folder_again_gives_every_article_the_same_id_and_title(self):
         def served():
             with kb_store.connect() as kb, record_store.connect() as records:
-                content_files.load(kb, records, [HELP_CENTER])
+                load(kb, records, [HELP_CENTER])
                 return {a.article_id: kb.article("help-center", a.article_id)["title"]
                         for a in content_files.read_knowledge_base(HELP_CENTER).articles}
         self.assertEqual(served(), served())
@@ -166,7 +171,7 @@ class RowsTest(unittest.TestCase):
             {"title": "Offline", "status": "planned", "votes": 0, "price": 100.0, "share": 0, "stars": 5,
              "paying": False, "areas": ["web"], "related": ["itm-00001"], "extra": "plain"}])
         with kb_store.connect() as kb, record_store.connect() as records:
-            content_files.load(kb, records, channels=[(rows, fields)])
+            load(kb, records, channels=[(rows, fields)])
             self.assertEqual(records.item("requests", "itm-00002")["values"]["related"], ["itm-00001"])
 
     def test_checkbox_cells_take_true_false_yes_no_1_0_in_any_case(self):
@@ -252,7 +257,7 @@ class BadInputTest(unittest.TestCase):
     def refused(self, pattern, folders=(), channels=()):
         """Load the sources; assert one ContentError line matching `pattern` and both stores unchanged."""
         with self.assertRaises(content_files.ContentError) as caught:
-            content_files.load(self.kb, self.records, folders, channels)
+            load(self.kb, self.records, folders, channels)
         message = str(caught.exception)
         self.assertEqual(message.splitlines(), [message])
         self.assertRegex(message, pattern)
@@ -388,6 +393,16 @@ class DatabaseFilesTest(unittest.TestCase):
         return ["--kb-db", self.kb_db, "--records-db", self.records_db, "--kb-from-dir", HELP_CENTER,
                 "--channel-from", *REQUESTS]
 
+    def test_a_database_that_may_not_be_written_still_serves_the_content_it_holds(self):
+        self.open(*self.files_argv())  # written once
+        content = content_files.read_content([HELP_CENTER], [REQUESTS])
+        with kb_store.connect(self.kb_db, read_only=True) as kb, \
+                record_store.connect(self.records_db, read_only=True) as records:
+            kept = content_files.write_content(content, kb, records)
+            self.assertEqual([source.source for source in kept], [source.source for source in content.sources()])
+            self.assertTrue(kb.has_knowledge_base("help-center") and records.has_channel("feature-requests"))
+            self.assertFalse(kb.has_knowledge_base("help") or records.has_channel("feature"))
+
     def test_content_is_written_once_and_served_as_found_with_peoples_changes_after_a_restart(self):
         first = mcp_server.open_workspace(mcp_server.parse_options(self.files_argv()))
         self.assertIn("knowledge base help-center from ", first.description)
@@ -500,10 +515,10 @@ class ServerOptionsTest(unittest.TestCase):
         rows, fields = files.channel("bugs.csv", "title,status\nA,new\n")
         files.write("kb-support/a.md", "# A\nText.")
         cases = {
-            ("--kb-from-dir", files.path("nowhere")): "does not exist",
+            ("--kb-from-dir", files.path("nowhere")): "no such folder",
             ("--kb-from-dir", rows): "is not a folder",
             ("--channel-from", fields, fields): "is neither a .csv nor a .jsonl file",
-            ("--channel-from", rows, files.path("none.json")): "does not exist",
+            ("--channel-from", rows, files.path("none.json")): "no such file",
             ("--channel-from", rows, files.root): "is not a file",
             ("--channel-from", rows): "expected 2 arguments",
             ("--demo", "--kb-from-dir", files.path("kb-support")): 'knowledge base ID "kb-support" is taken by --demo',
@@ -511,6 +526,8 @@ class ServerOptionsTest(unittest.TestCase):
             ("--kb-from-dir", HELP_CENTER, "--kb-from-dir", HELP_CENTER + os.sep): "is taken by",
             ("--read-only", "--kb-db", "k.db", "--records-db", "r.db", "--kb-from-dir", HELP_CENTER):
                 "--read-only serves existing files",
+            ("--kb-from-dir", os.path.dirname(files.write("日本/a.md", "# A\nText."))):
+                "its name holds no letter or digit to make an ID of; rename",
         }
         assert_server_refuses(self, cases)
 

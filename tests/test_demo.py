@@ -1,12 +1,17 @@
 """The demo an agent can talk to: ordinary questions find the right help-centre article through the server's
 tools, and every schema the server lists is in the portable subset clients read (one type, nullable as anyOf)."""
 
+import os
+import tempfile
 import unittest
 
 from tests.helpers import store_definitions
 import help_center
+import kb_store
 import mcp_demo
 import mcp_server
+import plumbing
+import record_store
 
 KB = mcp_demo.KNOWLEDGE_BASE
 
@@ -64,6 +69,39 @@ class DemoQuestionsTest(unittest.TestCase):
                     self.assertNotIn(article.article_id, [hit["article_id"] for hit in found["results"]])
 
 
+class DemoFilesTest(unittest.TestCase):
+    def interrupted(self, store, method, calls):
+        """`store` whose people's `method` is interrupted (Ctrl-C) at its `calls`-th call."""
+        real, made = getattr(store, method), []
+
+        def failing(*arguments, **options):
+            made.append(1)
+            if len(made) == calls:
+                raise KeyboardInterrupt
+            return real(*arguments, **options)
+
+        setattr(store, method, failing)
+        return store
+
+    def test_a_demo_interrupted_while_it_is_written_into_files_leaves_nothing_of_itself(self):
+        plan = mcp_demo.draw_plan(mcp_demo.SEED)
+        with tempfile.TemporaryDirectory() as folder:
+            kb_path, records_path = os.path.join(folder, "kb.db"), os.path.join(folder, "records.db")
+            with kb_store.connect(kb_path) as kb, record_store.connect(records_path) as records:
+                with self.assertRaises(KeyboardInterrupt):
+                    mcp_demo.write_knowledge_base(self.interrupted(kb, "create_article", 40), plan)
+                with self.assertRaises(KeyboardInterrupt):
+                    mcp_demo.write_bug_tracker(self.interrupted(records, "create_item", 30), plan)
+            with kb_store.connect(kb_path) as kb, record_store.connect(records_path) as records:
+                self.assertFalse(kb.has_knowledge_base(KB))
+                self.assertFalse(records.has_channel(mcp_demo.CHANNEL))
+            workspace = mcp_server.open_workspace(mcp_server.parse_options(
+                ["--demo", "--kb-db", kb_path, "--records-db", records_path]))  # the next start writes it whole
+            self.addCleanup(workspace.close)
+            self.assertEqual(len(workspace.stores["record"].item_ids(mcp_demo.CHANNEL)), mcp_demo.ITEMS)
+            self.assertNotIn("served as found", workspace.description)
+
+
 class PortableSchemasTest(unittest.TestCase):
     def test_no_schema_of_any_tool_gives_its_type_as_a_list(self):
         checked = 0
@@ -74,6 +112,15 @@ class PortableSchemasTest(unittest.TestCase):
                     with self.subTest(schema=where):
                         self.assertNotIsInstance(schema.get("type"), list)
         self.assertGreater(checked, 50)
+
+    def test_the_argument_check_reads_any_of_as_its_branches_and_names_them_when_none_holds(self):
+        nullable = {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]}
+        for fits in ("abc", None):
+            plumbing.check(nullable, fits, "next_before_id")
+        for wrong in (5, "abcd", [], {}):
+            with self.subTest(wrong=wrong), self.assertRaises(plumbing.InvalidArguments) as refused:
+                plumbing.check(nullable, wrong, "next_before_id")
+            self.assertIn('argument "next_before_id" must be a string or null; got', str(refused.exception))
 
     def test_the_next_cursor_is_nullable_as_any_of_a_string_and_null(self):
         schema = store_definitions()["list_record_items"]["outputSchema"]["properties"]["next_before_id"]

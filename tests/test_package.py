@@ -71,7 +71,11 @@ class InstalledTest(unittest.TestCase):
             self.assertEqual(installed - {"pip", "setuptools"}, {"osfoundry-tools"})
             command = os.path.join(venv, "bin", "osfoundry-mcp")
             version = subprocess.run([command, "--version"], capture_output=True, text=True, timeout=WAIT)
-            self.assertEqual(version.stdout, f"mcp_server.py {cli.VERSION}\n")
+            self.assertEqual(version.stdout, f"osfoundry-mcp {cli.VERSION}\n")
+            refused = subprocess.run([command, "--frobnicate"], capture_output=True, text=True, timeout=WAIT)
+            self.assertEqual(refused.returncode, cli.EXIT_USAGE)
+            self.assertTrue(refused.stderr.startswith("osfoundry-mcp: error: "), refused.stderr)
+            self.assertIn("(osfoundry-mcp --help explains", refused.stderr)
             answer = answers_initialize([command, "--demo"], cwd=folder)  # away from the repository's modules
             self.assertEqual(answer["result"]["serverInfo"]["version"], cli.VERSION)
 
