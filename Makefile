@@ -3,7 +3,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 
-.PHONY: test results sensitivity-check bench conformance lint venv
+.PHONY: test results results-check sensitivity-check bench conformance lint venv
 test:  ## run the whole unittest suite; the last line reads "N passed, N failed, N skipped"
 	$(PYTHON) tests/run.py
 
@@ -12,10 +12,14 @@ results:  ## regenerate results/ from both experiments and the sensitivity page 
 	$(PYTHON) sim.py --sensitivity
 	$(PYTHON) triage.py
 
+results-check:  ## rerun sim.py and triage.py as committed and compare them with results/ (about three minutes)
+	RESULTS_CHECK=1 $(PYTHON) -m unittest -v tests.test_sim.CommittedResultsTest tests.test_sim.ReasonsTest \
+		tests.test_triage.CommittedResultsTest
+
 sensitivity-check:  ## rerun the sensitivity page and compare it with the committed one (about four minutes)
 	SIM_SENSITIVITY=1 $(PYTHON) -m unittest -v tests.test_sim.CommittedSensitivityTest
 
-bench:  ## time the tools against the bare sqlite transaction and how cost grows; writes results/performance.md (about 5 min)
+bench:  ## time the tools against the bare sqlite transaction and how cost grows; writes results/performance.md (about 10 min)
 	$(PYTHON) bench.py
 
 venv:

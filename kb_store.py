@@ -18,6 +18,8 @@ Glossary:
   views            how often people opened an article in the help centre, recorded by the
                    people's side; search lists the matches after the best one most viewed first
   grant            the knowledge-base IDs this caller may use; others look absent
+  common word      a query word held by at least half of a large knowledge base's first articles: bm25
+                   weighs it nothing, so a search leaves it out when the query has rarer ones (WORD_SAMPLE)
 
 Events: every save of a published article writes `updated` (or `renamed` when the
 title changed); publishing writes `published` (`created` for an article created
@@ -35,7 +37,7 @@ import functools
 import json
 import re
 import sqlite3
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from database import DURABILITY_DEFAULT, Layout, add_column, open_store
 from plumbing import (
@@ -78,8 +80,12 @@ SEARCH_KNOWLEDGE_BASE = Tool(
         "updated time; this is a live database read. The query is read as plain words. The best text match "
         "comes first: articles holding more of the words, and rarer ones, match better, and a word in the title "
         "counts more than one in the text. The other matching articles follow most viewed first, as a help "
-        "centre lists its popular articles, and by text match among equally viewed ones. Keep each result's "
-        "citation with your answer; its updated_at later shows whether the article changed since you read it."
+        "centre lists its popular articles, and by text match among equally viewed ones. In a knowledge base of "
+        "more than 1,000 articles, a search ignores words that at least half of its articles hold (how, do, my, "
+        "the) when the query has rarer ones, and ranks at most the 1,000 oldest matching articles, so use the "
+        "question's distinctive words; a query of only such common words lists the articles holding them most "
+        "viewed first, then oldest first. Keep each result's citation with your answer; its updated_at later "
+        "shows whether the article changed since you read it."
     ),
     input_schema=object_schema({
         "knowledge_base_id": _KB_ID,
@@ -170,6 +176,16 @@ CREATE INDEX IF NOT EXISTS articles_by_views ON articles (knowledge_base_id, vie
 """
 INDEX = ("CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5("
          "title, content, tokenize = 'porter unicode61 remove_diacritics 2')")
+MERGE_PAGES = 16
+# How a search index stays small without a slow write. Every transaction that writes an index adds a segment to
+# it, and a search reads every segment, so segments must be merged as they come. FTS5 does it by itself
+# ('automerge') after every 64 leaf pages written, as much as is due then, all in the write that crossed the
+# mark: with 400 articles, one edit in 64 rewrote up to the whole index, several times an edit's work. Here
+# automerge is off (merge_by_budget) and each transaction that writes an index pays for it before it commits:
+# at most MERGE_PAGES pages of merging per article it wrote ('merge', a positive budget: only levels holding
+# 'usermerge', 4, segments, or a merge already begun). That is more than an edit adds at any level, so the
+# segments stay as few as automerge keeps them, and the index and the file as small; a bulk import pays in one
+# go at its end. 'crisismerge' (16 segments on one level merged at once) still backs it up.
 # Each knowledge base has a search index of its own, holding exactly its published articles: bm25's counts
 # (how rare a word is, how long an article is) then come from what this caller may search and nothing else,
 # so no ranking can tell whether a word occurs in a knowledge base outside the grant. Snippets are cut in
@@ -187,21 +203,168 @@ def index_table(number: int) -> str:
     return f"search_index_{int(number)}"
 
 
+# How a search stays bounded (the rule SEARCH_KNOWLEDGE_BASE's description and the README state). A knowledge
+# base of at most WORD_SAMPLE articles ranks every match by bm25 over every query word. A larger one:
+#   common word  one held by at least half of its first WORD_SAMPLE articles. bm25 weighs such a word nothing
+#                (FTS5 floors the IDF, log((N - n + 0.5) / (n + 0.5)), at 1e-6 once n >= N / 2) yet reads its
+#                whole document list to count n. When the query holds a rarer word, the common words are left
+#                out: they neither rank an article nor make it a match.
+#   ranked       at most RANKED_MATCHES matching articles are ranked, the first created; the best text match
+#                comes first, the other matches most viewed first, then by bm25, then by article ID.
+#   listed       a query of common words only (or whose rarer words match nothing) has no text ranking: of the
+#                first RANKED_MATCHES articles holding any of its words, the most viewed first, then the oldest.
+# What still grows with the knowledge base is bm25's count of each ranked word's articles: one pass over its
+# document list (held by fewer than half of them), as the bare FTS5 query makes too.
+RANKED_MATCHES = 1000  # matching articles a search ranks at most: bm25 costs microseconds per article, these ms
+WORD_SAMPLE = RANKED_MATCHES  # a larger knowledge base counts a word's share over its first this many articles
+# (to within a few points), and one no larger never meets the cap on ranked matches
+
+
+class SearchStatements(NamedTuple):
+    """The statements of one knowledge base's searches: bm25 inside FTS5 first, the articles' rows after."""
+
+    scored: str  # the first :ranked matches of :words, each with its bm25 score
+    scored_with_views: str  # the same with each article's views and ID
+    listed: str  # the first :ranked matches of :words, each with its views
+
+
+_LENGTHS = "{table}_docsize"  # FTS5's own row of column lengths per indexed article, by rowid: its articles in order
+_PLAN = ("WITH sample (last, large) AS (SELECT min(id), count(*) > 1 FROM "  # the :sample-th article, and one more?
+         "(SELECT id FROM {lengths} ORDER BY id LIMIT 2 OFFSET :sample - 1)) "
+         "SELECT large, EXISTS (SELECT 1 FROM articles WHERE knowledge_base_id = :kb AND views > 0){counts} "
+         "FROM sample")
+_WORD_COUNT = ", CASE WHEN large THEN (SELECT count(*) FROM {table} WHERE {table} MATCH :word{n} AND rowid <= last) END"
+_SCORED = ("SELECT rowid AS number, bm25({table}, {title}, 1.0) AS score FROM {table} WHERE {table} MATCH :words "
+           "ORDER BY rowid LIMIT :ranked")  # FTS5's own order: the first created first, bm25 for these only
+_WITH_VIEWS = ("SELECT c.number, c.score, a.views, a.id FROM ({scored}) AS c JOIN articles AS a ON a.number = c.number "
+               "WHERE a.status = 'published'")
+_LISTED = ("SELECT c.number, a.views FROM (SELECT rowid AS number FROM {table} WHERE {table} MATCH :words "
+           "ORDER BY rowid LIMIT :ranked) AS c JOIN articles AS a ON a.number = c.number WHERE a.status = 'published'")
+
+
 @functools.lru_cache(maxsize=256)
-def search_statements(number: int) -> Tuple[str, str]:
-    """The two ranked searches of one knowledge base's index: by text, and the others most viewed first."""
+def search_statements(number: int) -> SearchStatements:
+    """The ranking statements of the knowledge base of this number."""
     table = index_table(number)
-    matches = (f"FROM {table} JOIN articles AS a ON a.number = {table}.rowid "
-               f"WHERE {table} MATCH ? AND a.status = 'published'")
-    rank = f"bm25({table}, {TITLE_WEIGHT}, 1.0)"
-    return (f"{_RESULT} {matches} ORDER BY {rank}, a.id LIMIT ?",
-            f"{_RESULT} {matches} AND a.number != ? ORDER BY a.views DESC, {rank}, a.id LIMIT ?")
+    scored = _SCORED.format(table=table, title=TITLE_WEIGHT)
+    return SearchStatements(scored, _WITH_VIEWS.format(scored=scored), _LISTED.format(table=table))
 
 
-HAS_VIEWS = "SELECT 1 FROM articles WHERE knowledge_base_id = ? AND views > 0 LIMIT 1"
-# A knowledge base without views ranks by text alone, in one query. With views, the best text match comes
-# from that query (LIMIT 1) and the rest from a second: sqlite cannot order by "is this the best match"
-# without computing bm25 twice per match (a window function over it took 40 times as long).
+RESULTS_READ = 500  # article numbers per statement: sqlite before 3.32 takes at most 999 values
+
+
+@functools.lru_cache(maxsize=64)
+def results_statement(articles: int) -> str:
+    """The rows a search answers with, of `articles` article numbers (in no order)."""
+    return f"{_RESULT} FROM articles AS a WHERE a.number IN ({', '.join('?' * articles)})"
+
+
+@functools.lru_cache(maxsize=256)
+def plan_statement(number: int, words: int) -> str:
+    """Whether the knowledge base of this number holds more than :sample articles, whether people recorded views
+    (:kb), and, in a larger one only, how many of its first :sample articles hold each of `words` query words
+    (:word0, :word1 ...): a count reads at most :sample entries of the word's document list."""
+    table = index_table(number)
+    counts = "".join(_WORD_COUNT.format(table=table, n=n) for n in range(words))
+    return _PLAN.format(lengths=_LENGTHS.format(table=table), counts=counts)
+
+
+class SearchPlan(NamedTuple):
+    """What a search learns before it ranks: whether the knowledge base is larger than WORD_SAMPLE articles,
+    whether people recorded views, and (in a larger one) how many of its first WORD_SAMPLE articles hold each
+    query word."""
+
+    large: bool
+    has_views: bool
+    counts: Dict[str, int]
+
+    @classmethod
+    def read(cls, connection: sqlite3.Connection, kb: str, number: int, words: List[str]) -> "SearchPlan":
+        """One statement; the words are counted in a larger knowledge base only."""
+        values = {f"word{n}": phrase(word) for n, word in enumerate(words)}
+        large, has_views, *counts = connection.execute(plan_statement(number, len(words)),
+                                                       dict(values, sample=WORD_SAMPLE, kb=kb)).fetchone()
+        return cls(bool(large), bool(has_views), {word: count or 0 for word, count in zip(words, counts)})
+
+    def is_common(self, word: str) -> bool:
+        """Held by at least half of the sample, where bm25 weighs it nothing (a smaller knowledge base has none)."""
+        return 2 * self.counts[word] >= WORD_SAMPLE
+
+    def rarer(self) -> List[str]:
+        """The words that rank: those not common, in query order."""
+        return [word for word in self.counts if not self.is_common(word)]
+
+    def common(self) -> List[str]:
+        """The words only a query of common words lists by."""
+        return [word for word in self.counts if self.is_common(word)]
+
+
+def ranked_rows(connection: sqlite3.Connection, statements: SearchStatements, plan: SearchPlan, expression: str,
+                limit: int) -> List[sqlite3.Row]:
+    """The rows of the first RANKED_MATCHES matches of `expression` in ranking order, `limit` at most: scored in
+    FTS5, then the chosen rows read (each match is joined to its views and ID only where people recorded views)."""
+    values = {"words": expression, "ranked": RANKED_MATCHES}
+    if plan.has_views:
+        scored = connection.execute(statements.scored_with_views, values).fetchall()
+        return rows_in_order(connection, [row[0] for row in best_then_most_viewed(scored, limit)])
+    score = {number: score for number, score in connection.execute(statements.scored, values)}
+    rows = article_rows(connection, within_best_scores(score, limit))
+    return sorted(rows, key=lambda row: (score[row["number"]], row["id"]))[:limit]
+
+
+def listed_rows(connection: sqlite3.Connection, statements: SearchStatements, has_views: bool, expression: str,
+                limit: int) -> List[sqlite3.Row]:
+    """The rows of the first RANKED_MATCHES matches of `expression`, most viewed first, then oldest first."""
+    looked_at = RANKED_MATCHES if has_views else limit  # without views, the first matches are the answer
+    listed = connection.execute(statements.listed, {"words": expression, "ranked": looked_at}).fetchall()
+    return rows_in_order(connection, [number for number, _ in sorted(listed, key=_most_viewed)[:limit]])
+
+
+def best_then_most_viewed(scored: Sequence[Any], limit: int) -> List[Any]:
+    """Of rows that start (number, bm25 score, views, ID): the best score first (the smaller ID among equals),
+    then the others most viewed first, then by score, then by ID; `limit` rows in all. Without views, that is
+    the order of the scores, then of the IDs.
+
+    >>> best_then_most_viewed([(1, -2.0, 0, "a"), (2, -1.0, 9, "b"), (3, -3.0, 1, "c")], 2)
+    [(3, -3.0, 1, 'c'), (2, -1.0, 9, 'b')]
+    """
+    if not scored:
+        return []
+    best = min(scored, key=lambda row: (row[1], row[3]))
+    others = sorted((row for row in scored if row is not best), key=lambda row: (-row[2], row[1], row[3]))
+    return [best] + others[:limit - 1]
+
+
+def within_best_scores(score: Dict[int, float], limit: int) -> List[int]:
+    """The article numbers whose score is among the `limit` best, every tie of the last included (the article
+    ID then orders them)."""
+    if len(score) <= limit:
+        return list(score)
+    last = sorted(score.values())[limit - 1]
+    return [number for number, value in score.items() if value <= last]
+
+
+def _most_viewed(row: Sequence[int]) -> Tuple[int, int]:
+    """The order of a listing's row (number, views): most viewed first, then oldest first."""
+    return -row[1], row[0]
+
+
+def rows_in_order(connection: sqlite3.Connection, numbers: List[int]) -> List[sqlite3.Row]:
+    """The rows a search answers with, of these article numbers, in their order."""
+    found = {row["number"]: row for row in article_rows(connection, numbers)}
+    return [found[number] for number in numbers if number in found]
+
+
+def article_rows(connection: sqlite3.Connection, numbers: List[int]) -> List[sqlite3.Row]:
+    """The rows of these article numbers, in no order: one statement per RESULTS_READ of them (more only when
+    many ranked articles tie)."""
+    rows: List[sqlite3.Row] = []
+    for start in range(0, len(numbers), RESULTS_READ):
+        chunk = numbers[start:start + RESULTS_READ]
+        rows += connection.execute(results_statement(len(chunk)), chunk).fetchall()
+    return rows
+
+
 _WORD = re.compile(r"\w+")
 
 
@@ -226,7 +389,17 @@ def match_expression(query: str) -> Optional[str]:
     True
     """
     words = query_words(query)
-    return " OR ".join(f'"{word}"' for word in words) if words else None
+    return any_of(words) if words else None
+
+
+def phrase(word: str) -> str:
+    """One query word as an FTS5 phrase: quoted, so it is plain text (words hold no quote)."""
+    return f'"{word}"'
+
+
+def any_of(words: Iterable[str]) -> str:
+    """The FTS5 expression that matches an article holding any of `words`."""
+    return " OR ".join(phrase(word) for word in words)
 
 
 def snippet(content: str, query: str) -> str:
@@ -247,10 +420,16 @@ def snippet_of(opening: str, length: int, query: str) -> str:
     """The snippet of a content of `length` characters whose first ones are `opening` (at least SNIPPET_SCAN
     and SNIPPET_REACH's second more, where the content has them): what a search reads of each result."""
     text = opening[:SNIPPET_SCAN].lower()
-    stems = dict.fromkeys(word[:max(STEM_KEEP, len(word) - 4)] for word in query_words(query))
-    starts = [_word_start(text, stem) for stem in list(stems)[:SNIPPET_STEMS]]
+    starts = [_word_start(text, stem) for stem in _snippet_stems(query)]
     hit = min((start for start in starts if start >= 0), default=0)
     return _quote_around(opening, length, hit)
+
+
+@functools.lru_cache(maxsize=256)
+def _snippet_stems(query: str) -> Tuple[str, ...]:
+    """The first SNIPPET_STEMS distinct stems a snippet looks for, worked out once per query, not per result."""
+    stems = dict.fromkeys(word[:max(STEM_KEEP, len(word) - 4)] for word in query_words(query))
+    return tuple(stems)[:SNIPPET_STEMS]
 
 
 def _quote_around(content: str, length: int, hit: int) -> str:
@@ -330,11 +509,17 @@ def _upgrade_from_2(connection: sqlite3.Connection) -> None:
     connection.execute("DROP TABLE IF EXISTS article_index")
 
 
+def _upgrade_from_3(connection: sqlite3.Connection) -> None:
+    """Schema 3 to 4: search indexes are merged by budget (MERGE_PAGES), no longer by FTS5's automerge."""
+    for (number,) in connection.execute("SELECT number FROM knowledge_bases").fetchall():
+        merge_by_budget(connection, index_table(number))
+
+
 LAYOUT = Layout(
-    name="knowledge-base", application_id=0x4F53_4B42, version=3, schema=SCHEMA,  # "OSKB"
+    name="knowledge-base", application_id=0x4F53_4B42, version=4, schema=SCHEMA,  # "OSKB"
     tables=frozenset({"knowledge_bases", "articles", "article_index"} |  # as the version before the marks left them
                      {f"article_index_{shadow}" for shadow in ("data", "idx", "content", "docsize", "config")}),
-    upgrades={1: _upgrade_from_1, 2: _upgrade_from_2})
+    upgrades={1: _upgrade_from_1, 2: _upgrade_from_2, 3: _upgrade_from_3})
 
 
 def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
@@ -364,27 +549,28 @@ class KnowledgeBaseStore(AgentTools):
     # -- the agent side ------------------------------------------------------
 
     def _tool_search_knowledge_base(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        kb, query = arguments["knowledge_base_id"], arguments["query"]
-        expression = match_expression(query)
+        kb, words = arguments["knowledge_base_id"], query_words(arguments["query"])
         with self.database.read() as connection:
             number = self._require_granted(connection, kb)
-            rows = [] if expression is None else self._ranked(
-                connection, expression, kb, number, arguments.get("limit", SEARCH_LIMIT_DEFAULT))
+            rows, used = self._ranked(connection, kb, number, words,
+                                      arguments.get("limit", SEARCH_LIMIT_DEFAULT)) if words else ([], [])
+        looked_for = " ".join(used)  # a snippet quotes from the first of the words that found the article
         return {"results": [{"article_id": r["id"], "title": r["title"], "updated_at": r["updated_at"],
-                             "snippet": snippet_of(r["opening"], len(r["opening"]) + r["cut"], query),
+                             "snippet": snippet_of(r["opening"], len(r["opening"]) + r["cut"], looked_for),
                              "citation": citation(kb, r["id"], r["updated_at"])} for r in rows]}
 
     @staticmethod
-    def _ranked(connection: sqlite3.Connection, expression: str, kb: str, number: int,
-                limit: int) -> List[sqlite3.Row]:
-        """The rows of the best text match, then of the other matches most viewed first, `limit` in all."""
-        by_text, by_views = search_statements(number)
-        if connection.execute(HAS_VIEWS, (kb,)).fetchone() is None:
-            return connection.execute(by_text, (expression, limit)).fetchall()
-        ranked = connection.execute(by_text, (expression, 1)).fetchall()
-        if ranked:
-            ranked += connection.execute(by_views, (expression, ranked[0]["number"], limit - 1))
-        return ranked
+    def _ranked(connection: sqlite3.Connection, kb: str, number: int, words: List[str],
+                limit: int) -> Tuple[List[sqlite3.Row], List[str]]:
+        """The rows a search answers with, `limit` at most, and the words that found them: the rarer words
+        ranked, else the common words listed (see WORD_SAMPLE)."""
+        plan, statements = SearchPlan.read(connection, kb, number, words), search_statements(number)
+        rarer, common = plan.rarer(), plan.common()
+        if rarer:
+            rows = ranked_rows(connection, statements, plan, any_of(rarer), limit)
+            if rows or not common:
+                return rows, rarer
+        return listed_rows(connection, statements, plan.has_views, any_of(common), limit), common
 
     def _tool_read_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
@@ -398,19 +584,20 @@ class KnowledgeBaseStore(AgentTools):
         expected = format_time(checked_time(arguments["expected_version"]))  # one spelling of each instant
         arguments = dict(arguments, expected_version=expected)
         with self.database.write() as connection:
-            self._require_granted(connection, arguments["knowledge_base_id"])
+            kb_number = self._require_granted(connection, arguments["knowledge_base_id"])
             now = self.clock()
             scope = KeyScope(self.caller, EDIT_KNOWLEDGE_ARTICLE.name, arguments["knowledge_base_id"])
             return idempotent(connection, scope, arguments, format_time(now),
-                              lambda: self._compare_and_swap(connection, arguments, now))
+                              lambda: self._compare_and_swap(connection, arguments, now, kb_number))
 
     def _compare_and_swap(self, connection: sqlite3.Connection, arguments: Dict[str, Any],
-                          now: Any) -> Dict[str, Any]:
+                          now: Any, kb_number: int) -> Dict[str, Any]:
         kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
         row = self._visible(connection, kb, article_id)
         if row["updated_at"] != arguments["expected_version"]:
             raise _conflict(article_id, arguments["expected_version"])
-        version = self._save(connection, row, now, title=arguments.get("title"), content=arguments["content"])
+        version = self._save(connection, row, now, title=arguments.get("title"), content=arguments["content"],
+                             kb_number=kb_number)
         return {"citation": citation(kb, article_id, version)}
 
     def _granted_log(self, connection: sqlite3.Connection, kb: str) -> str:
@@ -449,6 +636,7 @@ class KnowledgeBaseStore(AgentTools):
             connection.execute("INSERT INTO knowledge_bases (id, name, number) VALUES (?, ?, ?)",
                                (knowledge_base_id, name, number))
             connection.execute(INDEX.format(table=index_table(number)))
+            merge_by_budget(connection, index_table(number))
 
     def create_article(self, knowledge_base_id: str, title: str, content: str, *, published: bool = True,
                        article_id: Optional[str] = None) -> Dict[str, str]:
@@ -526,14 +714,14 @@ class KnowledgeBaseStore(AgentTools):
                 "content": row["content"], "status": row["status"], "updated_at": row["updated_at"],
                 "views": row["views"]}
 
-    def _change(self, kb: str, article_id: str, *, needs: Tuple[str, ...] = STATUSES,
-                **changes: Optional[str]) -> Dict[str, str]:
+    def _change(self, kb: str, article_id: str, *, needs: Tuple[str, ...] = STATUSES, title: Optional[str] = None,
+                content: Optional[str] = None, status: Optional[str] = None) -> Dict[str, str]:
         """One person's save, allowed only from the statuses in `needs`."""
         with self.database.write() as connection:
             row = self._stored(connection, kb, article_id)
             if row["status"] not in needs:
                 raise ValueError(f"article {article_id!r} is {row['status']}, not {' or '.join(needs)}")
-            version = self._save(connection, row, self.clock(), **changes)
+            version = self._save(connection, row, self.clock(), title=title, content=content, status=status)
         return citation(kb, article_id, version)
 
     @staticmethod
@@ -548,8 +736,9 @@ class KnowledgeBaseStore(AgentTools):
     # -- one save, whoever makes it --------------------------------------------
 
     def _save(self, connection: sqlite3.Connection, row: sqlite3.Row, now: Any, *, title: Optional[str] = None,
-              content: Optional[str] = None, status: Optional[str] = None) -> str:
-        """Inside a write: compare-and-swap the row to a new version, re-index it, log its event."""
+              content: Optional[str] = None, status: Optional[str] = None, kb_number: Optional[int] = None) -> str:
+        """Inside a write: compare-and-swap the row to a new version, re-index it, log its event (kb_number: its
+        knowledge base's, when the caller has it already)."""
         title = row["title"] if title is None else title
         content = row["content"] if content is None else content
         status = row["status"] if status is None else status
@@ -558,26 +747,43 @@ class KnowledgeBaseStore(AgentTools):
                                                       row["number"], row["updated_at"])).rowcount
         if swapped != 1:
             raise _conflict(row["id"], row["updated_at"])
-        self._index(connection, _existing_number(connection, row["knowledge_base_id"]), row["number"], title,
-                    content, status)
+        if kb_number is None:
+            kb_number = _existing_number(connection, row["knowledge_base_id"])
+        self._index(connection, kb_number, row["number"], title, content, status)
         self._log(connection, row["knowledge_base_id"], row["id"],
                   event_for(row["status"], status, title != row["title"]), version)
         return version
 
-    @staticmethod
-    def _index(connection: sqlite3.Connection, kb_number: int, number: int, title: str, content: str,
+    def _index(self, connection: sqlite3.Connection, kb_number: int, number: int, title: str, content: str,
                status: str) -> None:
-        """Keep an article in its knowledge base's search index exactly while it is published."""
+        """Keep an article in its knowledge base's search index exactly while it is published; the transaction
+        then owes the index MERGE_PAGES more pages of merging, paid before it commits."""
         table = index_table(kb_number)
         connection.execute(f"DELETE FROM {table} WHERE rowid = ?", (number,))
         if status == "published":
             connection.execute(f"INSERT INTO {table} (rowid, title, content) VALUES (?, ?, ?)",
                                (number, title, content))
+        self.database.at_commit(("merge", table), lambda: IndexMerge(connection, table)).pages += MERGE_PAGES
 
     def _log(self, connection: sqlite3.Connection, kb: str, article_id: str, event: Optional[str],
              version: str) -> None:
         if event is not None:
             self.EVENTS.append(connection, kb, event, article_id, version)
+
+
+class IndexMerge:
+    """The merging a transaction owes one search index: `pages` pages at most, done just before it commits."""
+
+    def __init__(self, connection: sqlite3.Connection, table: str) -> None:
+        self.connection, self.table, self.pages = connection, table, 0
+
+    def __call__(self) -> None:
+        self.connection.execute(f"INSERT INTO {self.table} ({self.table}, rank) VALUES ('merge', ?)", (self.pages,))
+
+
+def merge_by_budget(connection: sqlite3.Connection, table: str) -> None:
+    """Turn FTS5's own merging (automerge) off in a search index: its writes are merged by budget (MERGE_PAGES)."""
+    connection.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('automerge', 0)")
 
 
 def _check_text(**texts: Optional[str]) -> None:

@@ -34,7 +34,7 @@ import logging
 import math
 import re
 import sqlite3
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, TypeVar
 
 log = logging.getLogger("osfoundry")
 
@@ -168,9 +168,8 @@ def format_time(moment: datetime.datetime) -> str:
     """An aware datetime as RFC 3339 UTC with microseconds, e.g. 2026-11-09T09:15:02.123456Z."""
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("the clock must return an aware datetime (UTC), got a naive one")
-    t = moment.astimezone(datetime.timezone.utc)  # by hand: about twice as fast as strftime, and every edit calls it
-    return (f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}."
-            f"{t.microsecond:06d}Z")
+    t = moment if moment.tzinfo is datetime.timezone.utc else moment.astimezone(datetime.timezone.utc)
+    return t.isoformat(timespec="microseconds")[:-6] + "Z"  # "+00:00" as "Z"; isoformat is quicker than strftime
 
 
 def parse_time(text: str) -> Optional[datetime.datetime]:
@@ -232,6 +231,11 @@ class Tool:
     output_schema: Mapping[str, Any]
     annotations: Mapping[str, Any]
     security_schemes: Tuple[Mapping[str, Any], ...] = ()
+    accepts: Callable[[Any], bool] = dataclasses.field(init=False, repr=False, compare=False)
+    # acceptor(input_schema), made once: call_tool's quick test before the full check()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "accepts", acceptor(self.input_schema))
 
     def listing(self) -> Dict[str, Any]:
         """The tool as an MCP tools/list entry: a copy, so no caller can loosen what call_tool enforces."""
@@ -433,6 +437,86 @@ def check(schema: Mapping[str, Any], value: Any, path: str = "arguments") -> Non
         raise _reject(path, "enum", schema, value)
 
 
+def acceptor(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
+    """A quick test made once from a schema: True only for values check() accepts, False for the rest, so that a
+    call which passes skips check()'s walk (it costs more than a read's whole transaction) and one which does not
+    gets check()'s own words. A schema with anything this was not written for is always left to check()."""
+    if not isinstance(schema, Mapping) or not set(schema) <= _PLAIN_KEYWORDS:
+        return _never
+    if "anyOf" in schema:
+        branches = [acceptor(branch) for branch in schema["anyOf"]]
+        return lambda value: any(branch(value) for branch in branches)
+    kind = schema.get("type")
+    if not isinstance(kind, str) or kind not in _ACCEPTORS:  # a list of types, or none: check() alone
+        return _never
+    test = _ACCEPTORS[kind](schema)
+    if "enum" in schema:
+        allowed = list(schema["enum"])
+        return lambda value: test(value) and value in allowed
+    return test
+
+
+_PLAIN_KEYWORDS = frozenset({"type", "description", "title", "default", "minLength", "maxLength", "format", "minimum",
+                             "maximum", "enum", "anyOf", "properties", "required", "additionalProperties", "items"})
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _accepts_string(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
+    low, high = schema.get("minLength", 0), schema.get("maxLength", math.inf)
+    moment = schema.get("format") == "date-time"
+    return lambda value: (isinstance(value, str) and low <= len(value) <= high and "\x00" not in value
+                          and (value.isascii() or _encodes(value)) and (not moment or parse_time(value) is not None))
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _accepts_number(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
+    low, high = schema.get("minimum", -math.inf), schema.get("maximum", math.inf)
+    if schema["type"] == "integer":
+        low, high = max(low, -SQLITE_INTEGER_MAX), min(high, SQLITE_INTEGER_MAX)
+        return lambda value: isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+    return lambda value: _JSON_TYPES["number"](value) and low <= value <= high
+
+
+def _accepts_object(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
+    properties = {key: acceptor(branch) for key, branch in schema.get("properties", {}).items()}
+    closed, required = schema.get("additionalProperties") is False, tuple(schema.get("required", ()))
+
+    def test(value: Any) -> bool:
+        if not isinstance(value, dict) or (closed and not value.keys() <= properties.keys()):
+            return False
+        for key in required:
+            if key not in value:
+                return False
+        for key, item in value.items():
+            accepts = properties.get(key)
+            if accepts is not None and not accepts(item):
+                return False
+        return True
+    return test
+
+
+def _accepts_array(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
+    items = acceptor(schema["items"]) if "items" in schema else None
+    return lambda value: isinstance(value, list) and (items is None or all(items(item) for item in value))
+
+
+_ACCEPTORS: Dict[str, Callable[[Mapping[str, Any]], Callable[[Any], bool]]] = {
+    "string": _accepts_string, "integer": _accepts_number, "number": _accepts_number, "object": _accepts_object,
+    "array": _accepts_array, "boolean": lambda schema: lambda value: isinstance(value, bool),
+    "null": lambda schema: lambda value: value is None,
+}
+
+
 def _satisfies(schema: Mapping[str, Any], value: Any, path: str) -> bool:
     try:
         check(schema, value, path)
@@ -516,14 +600,18 @@ def screen(arguments: Any) -> None:
     """
     if not isinstance(arguments, dict):
         return  # check() says what arguments must be
-    stack = [(value, (key,), 1) for key, value in arguments.items() if isinstance(value, (dict, list)) and value]
-    for key, value in arguments.items():
-        _screen_integer(value, (key,))
+    stack = []
+    for key, value in arguments.items():  # every integer here first, then what the containers hold
+        if isinstance(value, int):
+            _screen_integer(value, (key,))
+        elif value and isinstance(value, (dict, list)):
+            stack.append((value, (key,), 1))
     while stack:
         container, where, depth = stack.pop()
         for item in (container.values() if isinstance(container, dict) else container):
             if isinstance(item, int):
-                _screen_integer(item, where)
+                if item.bit_length() > NUMBER_BITS:  # a bool never is
+                    _screen_integer(item, where)
             elif isinstance(item, (dict, list)):
                 if depth >= MAX_NESTING:
                     path = _path(where)
@@ -622,7 +710,8 @@ class AgentTools:
         try:
             tool = self.tool(name)
             screen(arguments)
-            check(tool.input_schema, arguments)
+            if not tool.accepts(arguments):
+                check(tool.input_schema, arguments)
             return getattr(self, "_tool_" + tool.name)(arguments)
         except Rejection as rejection:
             return rejection.as_result()
@@ -680,19 +769,23 @@ IDEMPOTENCY_KEY = string(1, IDEMPOTENCY_KEY_CHARACTERS, "A fresh unique string f
 # every keyed edit's idempotency_key argument, in every store
 
 
-@dataclasses.dataclass(frozen=True)
-class KeyScope:
-    """Where an idempotency key lives: one caller's calls of one tool on one resource."""
+class KeyScope(NamedTuple):
+    """Where an idempotency key lives: one caller's calls of one tool on one resource (a NamedTuple: every edit
+    makes one, and a frozen dataclass takes several times as long to build)."""
 
     caller: str
     tool: str
     resource_id: str
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+# json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":")), without building an encoder on
+# every call: the same text, so fingerprints stored by earlier versions still match
+
+
 def fingerprint(arguments: Mapping[str, Any]) -> str:
     """A digest of the call's arguments that ignores key order."""
-    canonical = json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(_CANONICAL(arguments).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def idempotent(connection: sqlite3.Connection, scope: KeyScope, arguments: Mapping[str, Any], created_at: str,

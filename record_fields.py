@@ -482,22 +482,36 @@ def _is_url(value: Any) -> bool:
 
 def formula_parts(field: Field) -> Tuple[str, str]:
     """(function, argument) of a formula field, whose expression Field.from_definition has checked."""
-    match = _FORMULA.fullmatch(field.config["expression"])
-    if match is None:
+    parts = _formula_parts(field.config["expression"])
+    if parts is None:
         raise ValueError(f"field {field.key!r}: {field.config['expression']!r} is not a formula")
-    return match.group(1), match.group(2)
+    return parts
+
+
+@functools.lru_cache(maxsize=256)
+def _formula_parts(expression: str) -> Optional[Tuple[str, str]]:
+    """An expression's (function, argument), read once: a listing computes a formula for every item it shows."""
+    match = _FORMULA.fullmatch(expression)
+    return None if match is None else (match.group(1), match.group(2))
+
+
+ONE_DAY = datetime.timedelta(days=1)
 
 
 def formula_value(field: Field, values: Mapping[str, Any], times: Mapping[str, datetime.datetime],
                   now: datetime.datetime) -> Optional[int]:
     """days_since(created_at | updated_at | a date field) or days_until(a date field), in whole days."""
-    function, argument = formula_parts(field)
-    if argument in times:
-        moment = times[argument]
-    elif values.get(argument) is not None:
+    function, argument = _formula_parts(field.config["expression"]) or formula_parts(field)
+    moment = times.get(argument)  # an item's own time, or else a date field's day
+    if moment is None:
+        if values.get(argument) is None:
+            return None
         day = datetime.date.fromisoformat(values[argument])
         moment = datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.timezone.utc)
-    else:
-        return None
-    days = (now - moment) // datetime.timedelta(days=1)
+    return formula_days(function, moment, now)
+
+
+def formula_days(function: str, moment: datetime.datetime, now: datetime.datetime) -> int:
+    """What days_since or days_until gives for `moment` at `now`: whole days, rounded down."""
+    days = (now - moment) // ONE_DAY
     return days if function == "days_since" else -days

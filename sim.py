@@ -37,7 +37,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import workload
 from cli import OneLineParser, bounded, exponent, non_negative, positive, run_main, share, write_files
-from lab import sim_day, sim_report
+from lab import seed_profile, sim_day, sim_report
 from lab.citation_forms import citation_forms
 from lab.experiments import (
     Command, Figures, Written, measure, percent, range_groups, run_command, run_main_and_ranges, seed_options,
@@ -67,6 +67,7 @@ STATED_AREA_ARTICLES = sim_day.AREA_ARTICLES  # articles per product area in the
 
 MODELS = ("popular", "stated")  # the first is the default "ours"
 MAIN_SEEDS = "1-5"
+SEED_PARTS = "seed_parts"  # the key under which a timed job's result carries its parts (lab/seed_profile.py)
 RANGE_GROUPS = 20  # groups of five seeds after the main seeds, for the ranges
 SENSITIVITY_AREAS = (5, 10, 20, 40, 80)  # articles per product area tried by --sensitivity, with views
 
@@ -264,19 +265,27 @@ def group_totals(results: Sequence[Dict[str, Any]], scenario: sim_day.Scenario) 
                 saves=scenario.saves * len(results))
 
 
-def run_one(job: Tuple[int, sim_day.Scenario]) -> Dict[str, Any]:
-    """One seed's day (a module-level function, so worker processes can import it)."""
-    seed, scenario = job
-    return sim_day.run_seed(seed, scenario)
+def run_one(job: Tuple[int, sim_day.Scenario, bool]) -> Dict[str, Any]:
+    """One seed's day (a module-level function, so worker processes can import it); a job marked `timed` runs on
+    lab/seed_profile.py's stopwatches and carries the seconds of each part under SEED_PARTS."""
+    seed, scenario, timed = job
+    if not timed:
+        return sim_day.run_seed(seed, scenario)
+    result, parts = seed_profile.timed_seed(seed, scenario)
+    return dict(result, **{SEED_PARTS: parts})
 
 
 def run_models(prog: str, scenarios: Dict[str, sim_day.Scenario], seeds: Sequence[int],
-               groups: Sequence[Sequence[int]], jobs: int) -> Tuple[Dict[str, sim_report.ModelRun], float]:
-    """Every model over the main seeds, then over the range groups, in one pool; and the main seeds' seconds."""
+               groups: Sequence[Sequence[int]], jobs: int,
+               timed: bool = False) -> Tuple[Dict[str, sim_report.ModelRun], float, Optional[Dict[str, float]]]:
+    """Every model over the main seeds, then over the range groups, in one pool; the main seeds' seconds; with
+    `timed`, the parts of the first job's time (the first main seed of the first model)."""
     range_seeds = [seed for group in groups for seed in group]
+    main_jobs = [(seed, s, False) for s in scenarios.values() for seed in seeds]
+    main_jobs[0] = main_jobs[0][:2] + (timed,)
     main_results, group_results, main_seconds = run_main_and_ranges(
-        prog, run_one, [(seed, s) for s in scenarios.values() for seed in seeds],
-        [(seed, s) for s in scenarios.values() for seed in range_seeds], jobs)
+        prog, run_one, main_jobs, [(seed, s, False) for s in scenarios.values() for seed in range_seeds], jobs)
+    parts = main_results[0].pop(SEED_PARTS, None)
     measured = {}
     for n, (name, scenario) in enumerate(scenarios.items()):
         main = group_totals(main_results[n * len(seeds):(n + 1) * len(seeds)], scenario)
@@ -284,7 +293,7 @@ def run_models(prog: str, scenarios: Dict[str, sim_day.Scenario], seeds: Sequenc
         rows = {reading: measure(figures, main, mine, PUBLISHED, decimals_of)
                 for reading, figures in all_figures(scenario).items()}
         measured[name] = sim_report.ModelRun(scenario, main, mine, rows)
-    return measured, main_seconds
+    return measured, main_seconds, parts
 
 
 def sensitivity_models(options: argparse.Namespace) -> Dict[str, sim_day.Scenario]:
@@ -424,17 +433,20 @@ def measure_report(options: argparse.Namespace) -> sim_report.Report:
     started = time.perf_counter()
     seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
     models = models_from(options)
-    measured, main_seconds = run_models("sim.py", models, seeds, groups, options.jobs)
+    measured, main_seconds, parts = run_models("sim.py", models, seeds, groups, options.jobs, timed=True)
     k1 = citation_forms()
     seconds = time.perf_counter() - started
     return sim_report.Report(models=measured, seeds=seeds, groups=groups, k1=k1, published_k1=PUBLISHED_K1,
                              published=PUBLISHED, published_hours=published_hours(models[MODELS[0]]),
-                             calibrated=CALIBRATED, timing=(main_seconds, seconds, options.jobs))
+                             calibrated=CALIBRATED, timing=(main_seconds, seconds, options.jobs), seed_parts=parts)
 
 
 def report_files(report: sim_report.Report) -> Dict[str, str]:
-    """The markdown and the chart of a report, by file name."""
-    return {RESULTS: sim_report.markdown(report), CHART: sim_report.chart(report)}
+    """The markdown and the chart of a report, by file name; the page says how long writing both took."""
+    started = time.perf_counter()
+    page, chart = sim_report.markdown(report), sim_report.chart(report)
+    took = f"{time.perf_counter() - started:.2f} s"
+    return {RESULTS: page.replace(sim_report.REPORT_SECONDS, took), CHART: chart}
 
 
 def write_report(report: sim_report.Report, out: str) -> None:
@@ -446,7 +458,7 @@ def sensitivity(options: argparse.Namespace) -> Written:
     """--sensitivity: the tallies of each variant of the model, as the page SENSITIVITY, and the seconds taken."""
     started = time.perf_counter()
     seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
-    measured, _ = run_models("sim.py --sensitivity", sensitivity_models(options), seeds, groups, options.jobs)
+    measured, _, _ = run_models("sim.py --sensitivity", sensitivity_models(options), seeds, groups, options.jobs)
     seconds = time.perf_counter() - started
     text = sim_report.sensitivity_markdown(measured, seeds, groups, (seconds, options.jobs), CALIBRATED)
     return {SENSITIVITY: text}, seconds

@@ -132,12 +132,13 @@ class Writer:
         chosen = self.rng.choices(self.shapes, k=count)
         topic_words = iter(self.rng.choices(topic, k=sum(shape.topic_slots for shape in chosen)))
         any_words = iter(self.rng.choices(self.words, k=sum(shape.any_slots for shape in chosen)))
-        text = []
+        words = [next(topic_words) if slot is TOPIC else next(any_words) for shape in chosen for slot in shape.slots]
+        at = 0  # the sentences' words are in one list: a sentence that opens with one capitalises it there
         for shape in chosen:
-            words = shape.text.format(*[next(topic_words) if slot is TOPIC else next(any_words)
-                                        for slot in shape.slots])
-            text.append(words[0].upper() + words[1:] + ".")
-        return " ".join(text)
+            if shape.opens_open:
+                words[at] = words[at][0].upper() + words[at][1:]
+            at += len(shape.slots)
+        return " ".join(shape.text for shape in chosen).format(*words)  # one format: a sentence is no object
 
     def question(self, title: str, topic: Sequence[str], sharers: Dict[str, int]) -> str:
         """What a person types about an article: an opener, a word of its title, two more of its topic.
@@ -154,18 +155,21 @@ class Writer:
 
 
 class Shape(NamedTuple):
-    """A template ready to fill: its text with {} where it leaves a word open, and what each {} takes."""
+    """A template ready to fill: its sentence with {} where it leaves a word open, and what each {} takes."""
 
-    text: str
+    text: str  # capitalised where it opens with a word of its own, with its full stop
     slots: Tuple[str, ...]
     topic_slots: int
     any_slots: int
+    opens_open: bool  # it opens with a {}: the word filled in is capitalised
 
 
 def _shape(template: Sequence[str]) -> Shape:
     slots = tuple(word for word in template if word in (TOPIC, ANY))
-    text = " ".join("{}" if word in (TOPIC, ANY) else word for word in template)
-    return Shape(text, slots, slots.count(TOPIC), slots.count(ANY))
+    text = " ".join("{}" if word in (TOPIC, ANY) else word for word in template) + "."
+    opens_open = template[0] in (TOPIC, ANY)
+    return Shape(text if opens_open else text[0].upper() + text[1:], slots, slots.count(TOPIC), slots.count(ANY),
+                 opens_open)
 
 # ---------------------------------------------------------------------------
 # Bug reports, as people file them.

@@ -4,13 +4,16 @@ Layer: a benchmark client. Articles and bugs are made by the experiments' own
 writers (workload.Writer, workload.new_bug) and stored through the people side
 of the stores, in one transaction per batch so that a 100k-article build takes
 seconds; an event log is filled through the store's own EventLog.append. Articles
-are written one at a time and not kept, so a build holds only the database.
+are written one at a time and not kept, so a build holds only the database; the
+help centre's articles in natural English (help_center.write_articles) are all
+written first, as the demo writes them.
 """
 
 import dataclasses
 import random
 from typing import Iterator, List, Optional, Tuple
 
+import help_center
 import kb_store
 import record_store
 import workload
@@ -73,6 +76,19 @@ def knowledge_base(path: str, count: int, seed: int = 1,
                 if len(kept) < keep:
                     kept.append(article)
     return store, ids, kept
+
+
+def help_centre(path: str, count: int, seed: int = 1) -> kb_store.KnowledgeBaseStore:
+    """A store on `path` with knowledge base kb-support of `count` published articles in natural English: the
+    demo's help centre (help_center.write_articles), its subjects first, then their variants."""
+    store = kb_store.connect(path)
+    store.create_knowledge_base(KB, "Support")
+    written = help_center.write_articles(random.Random(seed), count)
+    for start in range(0, count, BATCH):
+        with store.database.write():
+            for article in written[start:start + BATCH]:
+                store.create_article(KB, article.title, article.content)
+    return store
 
 
 def bug_channel(path: str, count: int, seed: int = 1,

@@ -8,9 +8,12 @@ the machine.
 
     python3 -m benchmark.growth build articles 10000 /tmp/kb-10000.db    # {"seconds": ..., "peak_rss_mib": ...}
 
-Kinds: articles (a knowledge base; the output also carries queries for its
-articles), items (a bug channel; the output carries the before_id of a deep page)
-and events (an event log of `updated` events in record channel bugs).
+Kinds: articles (a knowledge base written as sim.py writes it; the output also
+carries queries for its articles), help_articles (the demo's help centre in natural
+English, with its questions), items (a bug channel; the output carries the before_id
+of a deep page) and events (an event log of `updated` events in record channel bugs).
+A knowledge base is timed beside its search floor: the bare FTS5 query that ranks
+the same OR of the query's words on the same index (see floor_calls).
 """
 
 import json
@@ -18,9 +21,10 @@ import os
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from benchmark import fixtures
+import help_center
 import kb_store
 import record_store
 import workload
@@ -31,7 +35,9 @@ from benchmark.tools import BROAD_QUERY, POLL_BACK, mid_query, narrow_query
 from cli import EXIT_OK, OneLineParser, ignore_interrupts, run_main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # where `-m benchmark.growth` runs
-KINDS = ("articles", "items", "events")
+KINDS = ("articles", "help_articles", "items", "events")
+FLOOR = " floor"  # a label's floor is timed under the label and this
+FLOOR_QUERY = "SELECT rowid FROM {index} WHERE {index} MATCH ? ORDER BY rank LIMIT 10"  # the search floor
 QUERIED = 20  # articles whose words make the narrow and mid queries
 DEEP = 0.9  # a deep page starts this far into the channel, newest first
 POLL_PAGE = 100  # a poll from the middle of the log asks for a full page
@@ -53,19 +59,43 @@ def build(kind: str, size: int, path: str) -> Dict[str, Any]:
 def _articles(size: int, path: str) -> Dict[str, Any]:
     store, _, written = fixtures.knowledge_base(path, size, keep=QUERIED)
     with store:
-        queries = {"narrow": [narrow_query(a) for a in written], "mid": [mid_query(a) for a in written],
-                   "broad": [BROAD_QUERY]}
-        matched = {name: [_matches(store, query) for query in texts] for name, texts in queries.items()}
-    return {"queries": queries, "matched": matched}
+        return _queries(store, {"narrow": [narrow_query(a) for a in written], "mid": [mid_query(a) for a in written],
+                                "broad": [BROAD_QUERY]})
+
+
+def _help_articles(size: int, path: str) -> Dict[str, Any]:
+    with fixtures.help_centre(path, size) as store:
+        return _queries(store, {"question": [question for question, _ in help_center.QUESTIONS],
+                                "broad": [BROAD_QUERY]})
+
+
+def _queries(store: kb_store.KnowledgeBaseStore, queries: Dict[str, List[str]]) -> Dict[str, Any]:
+    """The queries of each class, how many articles each matches and how many a search of it scores."""
+    return {"queries": queries,
+            "matched": {name: [_matches(store, query) for query in texts] for name, texts in queries.items()},
+            "scored": {name: [scored(store, query) for query in texts] for name, texts in queries.items()}}
 
 
 def _matches(store: kb_store.KnowledgeBaseStore, query: str) -> int:
-    """How many published articles a query matches (what the search ranks before it keeps the best)."""
+    """How many published articles hold a word of the query (what the floor ranks, all of them)."""
     with store.database.read() as connection:
         index = kb_store.index_table(kb_store._existing_number(connection, KB))
         (count,) = connection.execute(f"SELECT count(*) FROM {index} WHERE {index} MATCH ?",
                                       (kb_store.match_expression(query),)).fetchone()
     return count
+
+
+def scored(store: kb_store.KnowledgeBaseStore, query: str) -> int:
+    """How many articles one search scores with bm25: FTS5 reads each one's lengths (its %_docsize row) to score
+    it, and sqlite's trace shows each read."""
+    reads: List[str] = []
+    store.database.connection.set_trace_callback(lambda sql: reads.append(sql) if "_docsize' WHERE id=" in sql
+                                                 else None)
+    try:
+        store.call_tool("search_knowledge_base", {"knowledge_base_id": KB, "query": query})
+    finally:
+        store.database.connection.set_trace_callback(None)
+    return len(reads)
 
 
 def _items(size: int, path: str) -> Dict[str, Any]:
@@ -82,8 +112,8 @@ def _events(size: int, path: str) -> Dict[str, Any]:
     return {}
 
 
-BUILDERS: Dict[str, Callable[[int, str], Dict[str, Any]]] = {"articles": _articles, "items": _items,
-                                                             "events": _events}
+BUILDERS: Dict[str, Callable[[int, str], Dict[str, Any]]] = {"articles": _articles, "help_articles": _help_articles,
+                                                             "items": _items, "events": _events}
 
 
 def build_apart(kind: str, size: int, path: str) -> Dict[str, Any]:
@@ -101,10 +131,24 @@ def build_apart(kind: str, size: int, path: str) -> Dict[str, Any]:
 
 
 def search_calls(store: kb_store.KnowledgeBaseStore, facts: Dict[str, Any]) -> Dict[str, Callable[[int], Any]]:
-    """A search per query class, cycling through that class's queries."""
-    return {name: _calling(store, "search_knowledge_base",
-                           [{"knowledge_base_id": KB, "query": query} for query in queries])
-            for name, queries in facts["queries"].items()}
+    """A search per query class, cycling through that class's queries, and its floor (the label + FLOOR)."""
+    calls = {}
+    for name, queries in facts["queries"].items():
+        calls[name] = _calling(store, "search_knowledge_base",
+                               [{"knowledge_base_id": KB, "query": query} for query in queries])
+        calls[name + FLOOR] = floor_calls(store, queries)
+    return calls
+
+
+def floor_calls(store: kb_store.KnowledgeBaseStore, queries: Sequence[str]) -> Callable[[int], Any]:
+    """The search floor of these queries, cycling through them: FTS5 alone ranking the same OR of each query's
+    words on the same index and connection (the expression the search sent before it was bounded), the best 10
+    rowids and nothing else: no grant, no article rows, no snippets."""
+    connection = store.database.connection
+    with store.database.read():
+        statement = FLOOR_QUERY.format(index=kb_store.index_table(kb_store._existing_number(connection, KB)))
+    expressions = [kb_store.match_expression(query) for query in queries]
+    return lambda number: connection.execute(statement, (expressions[number % len(expressions)],)).fetchall()
 
 
 def list_calls(store: record_store.RecordStore, facts: Dict[str, Any]) -> Dict[str, Callable[[int], Any]]:
@@ -135,9 +179,9 @@ def _calling(store: Any, tool: str, argument_list: Sequence[Dict[str, Any]]) -> 
 
 
 CALLS: Dict[str, Callable[[Any, Dict[str, Any]], Dict[str, Callable[[int], Any]]]] = {
-    "articles": search_calls, "items": list_calls, "events": poll_calls}
-OPEN: Dict[str, Callable[[str], Any]] = {"articles": kb_store.connect, "items": record_store.connect,
-                                         "events": record_store.connect}
+    "articles": search_calls, "help_articles": search_calls, "items": list_calls, "events": poll_calls}
+OPEN: Dict[str, Callable[[str], Any]] = {"articles": kb_store.connect, "help_articles": kb_store.connect,
+                                         "items": record_store.connect, "events": record_store.connect}
 
 
 def open_built(facts: Dict[str, Any]) -> Any:

@@ -21,9 +21,11 @@ import statistics
 import time
 from typing import Any, Callable, Dict, List, Sequence
 
+import kb_store
 import record_store
 from plumbing import DEFAULT_CALLER
 from workload import BUG_TRACKER as CHANNEL  # the bug tracker's ID, as the experiments name it
+from workload import KNOWLEDGE_BASE as KB  # the support knowledge base's ID
 
 
 def timed(call: Callable[[int], Any], count: int, clock: Callable[[], float] = time.perf_counter) -> List[float]:
@@ -88,8 +90,8 @@ class FloorTransaction:
     """The bare compare-and-swap of one record item, in plain sqlite3 on a record store's own tables.
 
     BEGIN IMMEDIATE; look the idempotency key up (a miss); select the item; update it where its version
-    is still the one read (writing its fields back as they were, so the item stays whole for the tools
-    timed beside it); append the event; store the key; COMMIT. The SQL is the store's, so the
+    is still the one read (writing its fields and preview back as they were, so the item stays whole for
+    the tools timed beside it); append the event; store the key; COMMIT. The SQL is the store's, so the
     floor differs from edit_record_item only by what Python does around it: argument checks, the
     fingerprint, validation, JSON and the rest.
     """
@@ -107,10 +109,11 @@ class FloorTransaction:
         execute("BEGIN IMMEDIATE")
         execute("SELECT fingerprint, result FROM idempotency_keys WHERE caller = ? AND tool = ? AND resource_id = ? "
                 "AND key = ?", (DEFAULT_CALLER, "edit_record_item", CHANNEL, key)).fetchone()
-        row, version, fields = execute("SELECT number, version, fields FROM items WHERE channel_id = ? AND id = ?",
-                                       (CHANNEL, item_id)).fetchone()
-        swapped = execute(record_store.UPDATE_ITEM, (fields, version + 1, "2026-11-09T09:00:00.000000Z", row,
-                                                     version)).rowcount
+        row, version, preview, fields = execute(
+            "SELECT number, version, preview, fields FROM items WHERE channel_id = ? AND id = ?",
+            (CHANNEL, item_id)).fetchone()
+        swapped = execute(record_store.UPDATE_ITEM, (fields, preview, version + 1, "2026-11-09T09:00:00.000000Z",
+                                                     row, version)).rowcount
         execute("INSERT INTO events (resource_id, sequence, type, subject_id, version) "
                 "SELECT ?, COALESCE(MAX(sequence), 0) + 1, ?, ?, ? FROM events WHERE resource_id = ?",
                 (CHANNEL, "updated", item_id, version + 1, CHANNEL))
@@ -120,3 +123,47 @@ class FloorTransaction:
         execute("COMMIT")
         if swapped != 1:
             raise RuntimeError(f"the floor's compare-and-swap of {item_id} failed: is another writer on this file?")
+
+
+class KnowledgeBaseFloor:
+    """The bare compare-and-swap of one article, in plain sqlite3 on a knowledge-base store's own tables: the
+    floor of edit_knowledge_article, which pays for its search index as well.
+
+    BEGIN IMMEDIATE; look the idempotency key up (a miss); select the article; update it where its version is
+    still the one read (writing it back as it was: its title, content, opening and version, so that the article
+    stays whole for the tools timed beside it); update its row of the knowledge base's search index (delete it,
+    insert it again); append the event; store the key; merge the index by the store's budget for one article
+    (kb_store.MERGE_PAGES: the work FTS5's automerge used to do inside the insert); COMMIT. The SQL is the store's.
+    """
+
+    def __init__(self, connection: sqlite3.Connection, article_ids: Sequence[str], kb: str = KB) -> None:
+        self.connection, self.kb = connection, kb
+        self.article_ids = list(article_ids)
+        self.keys = 0
+        (number,) = connection.execute("SELECT number FROM knowledge_bases WHERE id = ?", (kb,)).fetchone()
+        self.index = kb_store.index_table(number)
+
+    def __call__(self, number: int) -> None:
+        execute, kb, index = self.connection.execute, self.kb, self.index
+        article_id = self.article_ids[number % len(self.article_ids)]
+        self.keys += 1
+        key = f"floor-{self.keys}"
+        execute("BEGIN IMMEDIATE")
+        execute("SELECT fingerprint, result FROM idempotency_keys WHERE caller = ? AND tool = ? AND resource_id = ? "
+                "AND key = ?", (DEFAULT_CALLER, "edit_knowledge_article", kb, key)).fetchone()
+        row, title, content, opening, status, version = execute(
+            "SELECT number, title, content, opening, status, updated_at FROM articles WHERE knowledge_base_id = ? "
+            "AND id = ?", (kb, article_id)).fetchone()
+        swapped = execute(kb_store.UPDATE_ARTICLE, (title, content, opening, status, version, row, version)).rowcount
+        execute(f"DELETE FROM {index} WHERE rowid = ?", (row,))
+        execute(f"INSERT INTO {index} (rowid, title, content) VALUES (?, ?, ?)", (row, title, content))
+        execute("INSERT INTO events (resource_id, sequence, type, subject_id, version) "
+                "SELECT ?, COALESCE(MAX(sequence), 0) + 1, ?, ?, ? FROM events WHERE resource_id = ?",
+                (kb, "updated", article_id, version, kb))
+        execute("INSERT INTO idempotency_keys (caller, tool, resource_id, key, fingerprint, result, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)", (DEFAULT_CALLER, "edit_knowledge_article", kb, key, "0" * 64,
+                                                 '{"citation": {}}', version))
+        execute(f"INSERT INTO {index} ({index}, rank) VALUES ('merge', ?)", (kb_store.MERGE_PAGES,))
+        execute("COMMIT")
+        if swapped != 1:
+            raise RuntimeError(f"the floor's compare-and-swap of {article_id} failed: is another writer on this file?")

@@ -141,7 +141,9 @@ def run_seeds(run_one: Callable[[Any], Dict[str, Any]], jobs: Sequence[Any], pro
         pool = multiprocessing.get_context().Pool(processes, initializer=ignore_interrupts)
     with pool:
         results = []
-        for result in pool.imap(run_one, jobs, chunksize=max(1, len(jobs) // (processes * 8))):
+        # One job at a time: a seed takes far longer than sending it, and the main seeds, which come first,
+        # are then shared by every process instead of filling one process's first chunk.
+        for result in pool.imap(run_one, jobs):
             results.append(result)
             progress(len(results))
         return results

@@ -10,8 +10,8 @@ Glossary (sim_day.py has the others):
            at a uniform time of the day
 """
 
+import functools
 import math
-from typing import Dict
 
 from lab.sim_day import HOUR, MINUTE, TOP, Scenario, popularity
 from workload import zipf_weights
@@ -47,17 +47,18 @@ def expected_rejection(scenario: Scenario, delay: int, day_ends: bool) -> float:
     """Share of delayed edits whose article a person saved (or unpublished) within the delay, when the article
     and every save are popularity draws and answers come at uniform times; with `day_ends`, no save comes
     after the last hour, as in our day. The answer times are LAW_STEPS midpoints of the day."""
-    shares, day = popularity(scenario), scenario.hours * HOUR
-    rate = scenario.saves / day  # saves per second
-    saved_within: Dict[float, float] = {}  # window -> share of edits whose article was saved within it
-
-    def share_saved(window: float) -> float:
-        if window not in saved_within:
-            saved_within[window] = sum(p * (1 - math.exp(-rate * p * window)) for p in shares)
-        return saved_within[window]
-
+    day = scenario.hours * HOUR
     total = 0.0
     for step in range(LAW_STEPS):
         asked = (step + 0.5) * day / LAW_STEPS
-        total += share_saved(min(delay, day - asked) if day_ends else delay)
+        total += share_saved_within(scenario, min(delay, day - asked) if day_ends else delay)
     return total / LAW_STEPS
+
+
+@functools.lru_cache(maxsize=4096)
+def share_saved_within(scenario: Scenario, window: float) -> float:
+    """Share of edits whose article a person saved within `window` seconds, saves being popularity draws at a
+    uniform rate. Kept per scenario and window: the report asks for the same windows from every delay (the
+    times left in the day are the same answer times), and its notes ask again."""
+    shares, rate = popularity(scenario), scenario.saves / (scenario.hours * HOUR)  # rate: saves per second
+    return sum(p * (1 - math.exp(-rate * p * window)) for p in shares)

@@ -52,6 +52,7 @@ VIEWS_BEFORE_THE_DAY = 1_000_000  # people's views of the knowledge base's artic
 NO_CURSOR_YET = 2 ** 53 - 1  # an after_sequence past any log: the poll answers with the newest sequence
 # Event order at one instant: people first, then the agent, then the hourly check.
 SAVE, QUESTION, EDIT, CHECK = range(4)
+Connect = Callable[..., kb_store.KnowledgeBaseStore]  # kb_store.connect, or one that wraps the store it opens
 
 
 @dataclasses.dataclass(frozen=True)
@@ -359,10 +360,12 @@ class Published:
     starts from a copy of it (sqlite's backup API), which costs a fraction of creating the articles again.
     """
 
-    def __init__(self, plan: Plan, scenario: Scenario) -> None:
+    def __init__(self, plan: Plan, scenario: Scenario, connect: Connect = kb_store.connect) -> None:
+        """connect: opens a private store on a clock (lab/seed_profile.py passes one that times the store)."""
         clock = SimClock()
         clock.time = PUBLISHED_THE_DAY_BEFORE
-        self.store = kb_store.connect(clock=clock)
+        self.connect = connect
+        self.store = connect(clock=clock)
         self.store.create_knowledge_base(KB, "Support")
         self.ids = [""] * len(plan.articles)  # article IDs by rank
         for rank in plan.creation_order:
@@ -375,7 +378,7 @@ class Published:
 
     def copy(self, clock: SimClock) -> kb_store.KnowledgeBaseStore:
         """A new store on `clock` holding exactly what this one holds."""
-        store = kb_store.connect(clock=clock)
+        store = self.connect(clock=clock)
         self.store.database.copy_to(store.database)
         return store
 
@@ -391,6 +394,7 @@ class Day:
         self.agent = Agent(self.store, scenario.search_limit)
         self.ids = published.ids
         self.person_saved: Dict[str, int] = {}  # article_id -> time of the last person's save
+        self.unpublished: set = set()  # article IDs people unpublished (nobody publishes them again in the day)
         self.eventless_saves = 0  # people's saves of articles already unpublished
         for save in plan.saves:
             change = save.zipf if saves == "zipf" else save.uniform
@@ -399,10 +403,11 @@ class Day:
     def save(self, change: Change) -> None:
         """A person's save; an unpublish of an article already unpublished edits its content instead."""
         article_id = self.ids[change.rank]
-        published = self.store.article(KB, article_id)["status"] == "published"  # ground truth, people's side
+        published = article_id not in self.unpublished  # people's own record: only they change a status
         self.eventless_saves += not published  # agents cannot see the article, so the save writes no event
         if change.kind == "unpublish" and published:
             self.store.unpublish_article(KB, article_id)
+            self.unpublished.add(article_id)
         else:
             content = change.content if change.content is not None else self.plan.articles[change.rank].content
             self.store.save_article(KB, article_id, content=content, title=change.title)
@@ -413,8 +418,9 @@ class Day:
         return self.agent.answer(question.query)
 
     def truth(self) -> Dict[str, Dict[str, str]]:
-        """Ground truth: every cited article as stored, whatever its status."""
-        return {a: self.store.article(KB, a) for a in dict.fromkeys(c.article_id for c in self.agent.citations)}
+        """Ground truth: every cited article as stored, whatever its status, read in one snapshot."""
+        with self.store.database.read():  # the reads inside join it rather than open one transaction each
+            return {a: self.store.article(KB, a) for a in dict.fromkeys(c.article_id for c in self.agent.citations)}
 
 
 def stale_now(citations: Sequence[Citation], truth: Dict[str, Dict[str, str]]) -> set:
@@ -564,8 +570,12 @@ def run_edit_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[s
 
 def run_seed(seed: int, scenario: Scenario) -> Dict[str, Any]:
     """Everything one seed measures: its plan's popularity shares and its three replicas."""
-    plan = draw_plan(seed, scenario)
-    published = Published(plan, scenario)
+    return run_plan(draw_plan(seed, scenario), scenario)
+
+
+def run_plan(plan: Plan, scenario: Scenario, connect: Connect = kb_store.connect) -> Dict[str, Any]:
+    """What run_seed measures, from a plan drawn already, on stores that `connect` opens."""
+    published = Published(plan, scenario, connect)
     return {
         "questions_top10": sum(q.rank < TOP for q in plan.questions),
         "saves_top10": sum(s.zipf.rank < TOP for s in plan.saves),

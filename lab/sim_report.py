@@ -48,6 +48,7 @@ class Report:
     published_hours: Sequence[int]  # the hours of the published K2 table within the day
     calibrated: FrozenSet[str]
     timing: Tuple[float, float, int]  # seconds for the main seeds, for the whole run, processes
+    seed_parts: Optional[Dict[str, float]] = None  # seconds per part of the first main seed (lab/seed_profile.py)
 
     @property
     def default(self) -> str:
@@ -632,6 +633,30 @@ def run_time(report: Report) -> List[str]:
         "",
         "Wall time depends on the machine and on what the run does, so it is reported, not judged. What a seed "
         f"does, in its three replicas of the day, with {report.title(report.default)}: {work_words(report)}.",
+        *seed_time(report),
+    ]
+
+
+REPORT_SECONDS = "{report seconds}"  # sim.py puts the time it took to write the page and the chart here
+
+
+def seed_time(report: Report) -> List[str]:
+    """Where one seed's time goes, part by part (lab/seed_profile.py), and what writing the page took."""
+    if report.seed_parts is None:
+        return []
+    parts, seed = report.seed_parts, report.seeds[0]
+    seconds = sum(parts.values())
+    return [
+        "",
+        f"Where the time of a seed goes: seed {seed} of {report.title(report.default)} ran with a stopwatch on each "
+        f"kind of work (`lab/seed_profile.py`) and took {seconds:.2f} s. {TIMING_MARK}",
+        "",
+        *table(("part of the seed", "seconds", "share"), [
+            [part, f"{took:.3f}", f"{100 * took / seconds:.0f}% {TIMING_MARK}"]
+            for part, took in sorted(parts.items(), key=lambda part: -part[1])]),
+        "",
+        f"Writing this page and its chart, the popularity law's expectations included, took {REPORT_SECONDS}. "
+        f"{TIMING_MARK}",
     ]
 
 

@@ -6,6 +6,7 @@ import io
 import json
 import os
 import sys
+import unittest
 from typing import Any, Dict, List, Sequence, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -112,6 +113,11 @@ def store_definitions() -> Dict[str, Dict[str, Any]]:
     """The seven tool definitions by name, from the stores themselves (poll_resource_events once)."""
     with kb_store.connect() as kb, record_store.connect() as records:
         return {d["name"]: d for d in kb.list_tools() + records.list_tools()}
+
+
+RESULTS_CHECK = bool(os.environ.get("RESULTS_CHECK"))  # make results-check: rerun sim.py and triage.py in full
+fresh_default_run = unittest.skipUnless(  # for the tests that compare results/ with a fresh default run
+    RESULTS_CHECK, "a fresh default run of sim.py or triage.py takes minutes: make results-check (CI runs it)")
 
 
 def without_timing(path: str) -> List[str]:

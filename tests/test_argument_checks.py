@@ -5,7 +5,12 @@ import sqlite3
 import unittest
 
 from tests import helpers  # noqa: F401
-from plumbing import AgentTools, InvalidArguments, Tool, check, describe, integer, object_schema, show, string
+from tests.test_hostile_input import HOSTILE
+from plumbing import (
+    AgentTools, InvalidArguments, Tool, acceptor, check, describe, integer, object_schema, show, string,
+)
+import kb_store
+import record_store
 
 SCHEMA = object_schema({
     "name": string(2, 5, "a name"),
@@ -134,6 +139,55 @@ class CallToolTest(unittest.TestCase):
             result = Echo(ZeroDivisionError("division by zero")).call_tool("echo", {"n": 3})
         self.assertEqual(result["error"], "internal_error")
         self.assertIn("ZeroDivisionError", result["message"])
+
+
+
+class AcceptorTest(unittest.TestCase):
+    """call_tool's quick test, made once per tool: what it accepts, check() accepts; what it cannot judge, it
+    leaves to check() (so every rejection keeps check()'s words)."""
+
+    def schemas(self):
+        tools = kb_store.KnowledgeBaseStore.TOOLS + record_store.RecordStore.TOOLS
+        return [("SCHEMA", SCHEMA)] + [(tool.name, tool.input_schema) for tool in tools]
+
+    def values(self, schema):
+        """The hostile values in every argument of `schema`, and a few that are sound."""
+        sound = {"knowledge_base_id": "kb", "record_channel_id": "bugs", "item_id": "itm-00001", "article_id": "a",
+                 "query": "reset password", "content": "Text.", "title": "T", "values": {"status": "new"},
+                 "expected_version": "2026-11-09T09:15:02.123456Z", "idempotency_key": "k", "limit": 5,
+                 "resource_type": "record", "resource_id": "bugs", "after_sequence": 0, "before_id": "itm-00002",
+                 "name": "abc", "count": 3, "when": "2026-11-09T09:15:02Z", "kind": "a", "tags": ["t"],
+                 "ratio": None}
+        if isinstance(schema["properties"].get("expected_version"), dict) and \
+                schema["properties"]["expected_version"]["type"] == "integer":
+            sound["expected_version"] = 1  # a record item's version
+        good = {key: value for key, value in sound.items() if key in schema["properties"]}
+        yield good
+        for argument in schema["properties"]:
+            for value in list(HOSTILE.values()) + [1, 0, -1, 2 ** 63, 50, 51, "é", "2026-13-01T00:00:00Z", [], {}]:
+                yield dict(good, **{argument: value})
+        yield {key: value for key, value in good.items() if key != next(iter(good))}  # one missing
+        yield dict(good, unknown=1)
+        yield ["not", "an", "object"]
+
+    def test_what_the_quick_test_accepts_check_accepts_and_sound_calls_take_the_quick_way(self):
+        judged = 0
+        for name, schema in self.schemas():
+            accepts = acceptor(schema)
+            for number, value in enumerate(self.values(schema)):
+                with self.subTest(schema=name, value=number):
+                    if accepts(value):
+                        check(schema, value)  # raises if the quick test let through what check() refuses
+                    elif number == 0 and name != "SCHEMA":  # SCHEMA has a list of types: check() alone
+                        self.fail(f"a sound call of {name} was left to check()")
+                    judged += 1
+        self.assertGreater(judged, 1000)
+
+    def test_a_schema_with_words_it_was_not_written_for_is_left_to_check(self):
+        for schema in ({"type": "string", "pattern": "^a"}, {"type": ["string", "null"]}, {"minProperties": 1},
+                       object_schema({"a": {"type": "string", "pattern": "^a"}}, [])):
+            with self.subTest(schema=schema):
+                self.assertFalse(acceptor(schema)("a" if "pattern" in schema else {"a": "a"}))
 
 
 if __name__ == "__main__":

@@ -72,7 +72,8 @@ class QuickRunTest(unittest.TestCase):
 
     def test_every_goal_gets_a_verdict(self):
         verdicts = self.page.count("meets the goal") + self.page.count("misses the goal")
-        self.assertEqual(verdicts, 2 * 2 + 2 + 1 + 2 + 1)  # edit and share per database, poll, search, list, guards
+        self.assertEqual(verdicts, 2 * 2 + 2 + 5 + 2 + 1 + 4 + 2)  # edit and share per database, poll, search, list,
+        #                                 guards, the four goals of the edits and the listing, the main job's two
 
     def test_the_writers_pass_the_single_chain_check(self):
         rows = [line for line in self.page.split("## Writers")[1].splitlines() if line.startswith("| 1 |")
@@ -109,6 +110,27 @@ class FloorTest(unittest.TestCase):
         self.assertEqual(len(log) - events, 5)
         (keys,) = store.database.connection.execute("SELECT count(*) FROM idempotency_keys").fetchone()
         self.assertEqual(keys, 5)
+
+
+class KnowledgeBaseFloorTest(unittest.TestCase):
+    def test_each_call_swaps_reindexes_logs_and_keys_one_article_and_keeps_it_whole(self):
+        store, ids, written = fixtures.knowledge_base(":memory:", 6, keep=6)
+        query = {"knowledge_base_id": fixtures.KB, "query": tools.mid_query(written[0]), "limit": 20}
+        found = store.call_tool("search_knowledge_base", query)
+        before = {article_id: store.article(fixtures.KB, article_id) for article_id in ids}
+        head = store.call_tool("poll_resource_events", {"resource_type": "knowledge_base",
+                                                        "resource_id": fixtures.KB})["last_sequence"]
+        floor = timing.KnowledgeBaseFloor(store.database.connection, ids[:2])
+        for number in range(5):
+            floor(number)
+        self.assertEqual({article_id: store.article(fixtures.KB, article_id) for article_id in ids}, before)
+        self.assertEqual(store.call_tool("search_knowledge_base", query), found)
+        events = store.call_tool("poll_resource_events", {"resource_type": "knowledge_base",
+                                                          "resource_id": fixtures.KB, "after_sequence": head})
+        self.assertEqual([event["article_id"] for event in events["events"]], [ids[0], ids[1]] * 2 + [ids[0]])
+        connection = store.database.connection
+        self.assertEqual(connection.execute("SELECT count(*) FROM idempotency_keys").fetchone()[0], 5)
+        connection.execute("INSERT INTO search_index_1 (search_index_1) VALUES ('integrity-check')")
 
 
 class SummaryTest(unittest.TestCase):
@@ -150,6 +172,28 @@ class VerdictTest(unittest.TestCase):
         text = "\n".join(report.validation_section(self.tools_facts(40.0, 30.0), self.facts()))
         self.assertEqual(text.count("misses the goal"), 4)  # 4.0x the floor, validation 25% of the edit
         self.assertIn("Why the edit stays at 4.0× the floor", text)
+
+    def near_facts(self, record, article, tail, listing):
+        """Tools facts whose four ratios (record edit, article edit over its floor, WAL tail, listing) are these."""
+        runs = {}
+        for kind in (report.MEMORY, report.WAL):
+            runs[kind] = {"floor": repetitions(10.0, 10.0), tools.KB_FLOOR: repetitions(40.0, 40.0),
+                          "edit_record_item": repetitions(10.0 * record, 10.0 * record),
+                          "list_record_items": repetitions(10.0 * listing, 10.0 * listing),
+                          "edit_knowledge_article": [{"median": 40.0 * article, "p99": 40.0 * article * tail}] * 2}
+        return {"runs": runs, "parts": {"the six values validated": repetitions(1.0, 1.0)}, "profile": []}
+
+    def test_the_edits_near_their_floors_and_a_page_get_a_verdict_each_and_a_cause_for_each_miss(self):
+        met = "\n".join(report.near_the_floor_section(self.near_facts(2.9, 2.5, 4.0, 9.0), self.facts()))
+        self.assertEqual((met.count("meets the goal"), met.count("misses the goal")), (4, 0))
+        self.assertNotIn("**Why.**", met)
+        missed = "\n".join(report.near_the_floor_section(self.near_facts(3.5, 3.2, 6.0, 12.0), self.facts()))
+        self.assertEqual((missed.count("meets the goal"), missed.count("misses the goal")), (0, 4))
+        self.assertIn("| `edit_record_item` within 3× the floor, in memory | 3.5× (3.5–3.5) |", missed)
+        why = missed.split("**Why.**")[1]
+        for cause in ("the six values validated", "adds 88 µs to its floor", "floor's p99 is 2.0×",
+                      "2.4 µs per item"):
+            self.assertIn(cause, why)
 
     def test_validation_share_is_one_minus_stubbed_over_full(self):
         runs = {"edit_record_item": repetitions(100, 80), report.STUBBED: repetitions(90, 60)}

@@ -1,12 +1,13 @@
 """The one transaction helper: BEGIN IMMEDIATE, COMMIT, or ROLLBACK and re-raise; nested writes as SAVEPOINTs."""
 
+import contextlib
 import os
 import sqlite3
 import tempfile
 import unittest
 
 from tests import helpers  # noqa: F401  (puts the project on the path)
-from database import Database, Layout
+from database import CHECKPOINT_PAGES, Database, Layout
 
 SCHEMA = Layout(name="notes", application_id=0x4E4F5445, version=1,
                 schema="CREATE TABLE IF NOT EXISTS notes (text TEXT NOT NULL);", tables=frozenset({"notes"}))
@@ -96,6 +97,80 @@ class FileDatabaseTest(unittest.TestCase):
             finally:
                 other.close()
                 database.close()
+
+
+class AtCommitTest(unittest.TestCase):
+    """Work kept for the end of a transaction: done once, just before COMMIT, and never for a rollback."""
+
+    def setUp(self):
+        self.database = Database(":memory:", SCHEMA)
+        self.done = []
+
+    def tearDown(self):
+        self.database.close()
+
+    def note(self, text):
+        def action():
+            self.done.append(text)
+            self.database.connection.execute("INSERT INTO notes VALUES (?)", (text,))
+        return action
+
+    def test_an_action_runs_once_at_the_outermost_commit_inside_the_transaction(self):
+        with self.database.write():
+            for key in ("a", "b", "a"):
+                with self.database.write():  # nested writes keep theirs for the outermost one
+                    self.database.at_commit(key, lambda key=key: self.note(f"once for {key}"))
+            self.assertEqual(self.done, [])
+        self.assertEqual(self.done, ["once for a", "once for b"])
+        self.assertEqual(texts(self.database), ["once for a", "once for b"])  # committed with the rest
+        with self.database.write():
+            pass
+        self.assertEqual(len(self.done), 2)  # and kept for that transaction only
+
+    def test_a_transaction_that_rolls_back_runs_none(self):
+        with self.assertRaises(ValueError):
+            with self.database.write():
+                self.database.at_commit("a", lambda: self.note("never"))
+                raise ValueError
+        with self.database.write():
+            pass
+        self.assertEqual(self.done, [])
+
+    def test_an_action_that_fails_rolls_the_transaction_back(self):
+        def failing():
+            def action():
+                self.database.connection.execute("INSERT INTO notes VALUES (NULL)")
+            return action
+        with self.assertRaises(sqlite3.IntegrityError):
+            with self.database.write() as connection:
+                connection.execute("INSERT INTO notes VALUES ('body')")
+                self.database.at_commit("bad", failing)
+        self.assertFalse(self.database.connection.in_transaction)
+        self.assertEqual(texts(self.database), [])
+
+    def test_it_belongs_inside_a_write(self):
+        for opened in (self.database.read, lambda: contextlib.nullcontext()):
+            with self.subTest(opened=opened), opened():
+                with self.assertRaisesRegex(RuntimeError, "inside a write"):
+                    self.database.at_commit("a", lambda: self.note("never"))
+
+
+class CheckpointTest(unittest.TestCase):
+    def test_a_file_checkpoints_every_checkpoint_pages_and_its_log_stays_that_small(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "t.db")
+            database = Database(path, SCHEMA)
+            try:
+                pages = database.connection.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+                for number in range(400):  # about 4 MiB written, eight times the log's bound
+                    with database.write() as connection:
+                        connection.execute("INSERT INTO notes VALUES (?)", (f"{number:04d}" + "x" * 10_000,))
+                page_size = database.connection.execute("PRAGMA page_size").fetchone()[0]
+                log = os.path.getsize(path + "-wal")
+            finally:
+                database.close()
+        self.assertEqual(pages, CHECKPOINT_PAGES)
+        self.assertLess(log, 2 * CHECKPOINT_PAGES * (page_size + 24))  # sqlite's own 1,000 pages would be 4 MiB
 
 
 class CopyTest(unittest.TestCase):

@@ -15,7 +15,7 @@ import unittest
 import record_store
 import triage
 from lab import triage_report, triage_runs
-from tests.helpers import ROOT, without_timing
+from tests.helpers import ROOT, fresh_default_run, without_timing
 
 SCENARIO = triage.scenario_from(triage.parser().parse_args([]))
 
@@ -146,24 +146,24 @@ class StubTest(unittest.TestCase):
         self.assertEqual(missing["error"], "not_found")
 
 
+@fresh_default_run
 class CommittedResultsTest(unittest.TestCase):
     """results/record_channels.md holds what a fresh default run writes, timing lines excepted."""
 
+    def test_the_committed_markdown_equals_a_fresh_default_run(self):
+        with tempfile.TemporaryDirectory() as fresh:
+            self.assertEqual(run("--out", fresh), 0)
+            self.assertEqual(without_timing(os.path.join(ROOT, "results", triage.RESULTS)),
+                             without_timing(os.path.join(fresh, triage.RESULTS)))
+
+
+class CommittedPageTest(unittest.TestCase):
+    """What the committed page says: a verdict for every published figure, a reason for every miss."""
+
     @classmethod
     def setUpClass(cls):
-        cls.fresh = tempfile.TemporaryDirectory()
-        cls.status = run("--out", cls.fresh.name)
         with open(os.path.join(ROOT, "results", triage.RESULTS), encoding="utf-8") as file:
             cls.text = file.read()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.fresh.cleanup()
-
-    def test_the_committed_markdown_equals_a_fresh_default_run(self):
-        self.assertEqual(self.status, 0)
-        self.assertEqual(without_timing(os.path.join(ROOT, "results", triage.RESULTS)),
-                         without_timing(os.path.join(self.fresh.name, triage.RESULTS)))
 
     def test_every_published_figure_has_a_row_with_a_verdict_and_every_outside_range_a_reason(self):
         judged = set()

@@ -1,0 +1,124 @@
+"""Where a seed's time goes: one seed of the day timed again, with each kind of work on its own stopwatch.
+
+Layer: above sim_day.py (whose plan and replicas it runs), below sim.py, which shows the parts in the
+page's run-time section, so that the next person knows where the time goes before changing it.
+
+sim.py runs its first main seed this way, in its pool like the others; the day is the same, on stores
+opened through a `connect` that times them from outside:
+every public method of the store on one stopwatch (outermost calls only), and its sqlite connection
+behind a stand-in that times each statement, the rows fetched from it and the backup that copies a
+replica. Nothing is profiled function by function, so the parts are wall times, with a few Python
+calls added per statement and per store call (charged to sqlite and to the stores).
+
+Glossary:
+  part   one kind of work in a seed: the plan's text, sqlite's statements, the stores and the tool
+         plumbing around those statements, or the agent and the day's own bookkeeping
+"""
+
+import time
+from typing import Any, Callable, Dict, Iterator, Tuple
+
+import kb_store
+from lab import sim_day
+
+TEXT = "the plan: articles, questions and saves written (workload.py), and its draws"
+SQLITE = "sqlite: statements, rows fetched, the backup copying each replica"
+STORES = "the stores around them: tool plumbing, argument checks, transactions, rows to results"
+AGENT = "the agent and the day: citations, checks, the event loop, counting calls and bytes"
+PARTS = (TEXT, SQLITE, STORES, AGENT)
+Clock = Callable[[], float]
+
+
+class Stopwatch:
+    """Seconds spent inside one kind of call; a call made inside another adds nothing more (depth)."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock, self.seconds, self.depth = clock, 0.0, 0
+
+    def timed(self, call: Callable[..., Any]) -> Callable[..., Any]:
+        """`call`, with its time added unless another timed call is under way."""
+        def timed_call(*args: Any, **kwargs: Any) -> Any:
+            self.depth += 1
+            started = self.clock()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                self.depth -= 1
+                if not self.depth:
+                    self.seconds += self.clock() - started
+        return timed_call
+
+
+class TimedCursor:
+    """A cursor whose rows are fetched on the sqlite stopwatch (timed inline: a closure per row would weigh)."""
+
+    __slots__ = ("_cursor", "_watch")
+
+    def __init__(self, cursor: Any, watch: Stopwatch) -> None:
+        self._cursor, self._watch = cursor, watch
+
+    def fetchone(self) -> Any:
+        started = self._watch.clock()
+        row = self._cursor.fetchone()
+        self._watch.seconds += self._watch.clock() - started
+        return row
+
+    def fetchall(self) -> Any:
+        started = self._watch.clock()
+        rows = self._cursor.fetchall()
+        self._watch.seconds += self._watch.clock() - started
+        return rows
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cursor, name)
+
+
+class TimedConnection:
+    """A stand-in for a store's sqlite3 connection: statements and backups on the sqlite stopwatch."""
+
+    def __init__(self, connection: Any, watch: Stopwatch) -> None:
+        self._connection, self._watch = connection, watch
+
+    def execute(self, *args: Any) -> TimedCursor:
+        started = self._watch.clock()
+        cursor = self._connection.execute(*args)
+        self._watch.seconds += self._watch.clock() - started
+        return TimedCursor(cursor, self._watch)
+
+    def backup(self, target: Any, **options: Any) -> None:
+        started = self._watch.clock()
+        self._connection.backup(getattr(target, "_connection", target), **options)
+        self._watch.seconds += self._watch.clock() - started
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._connection, name)
+
+
+def timed_connect(stores: Stopwatch, sqlite: Stopwatch) -> sim_day.Connect:
+    """kb_store.connect, returning a store whose public methods run on `stores` and statements on `sqlite`."""
+    def connect(**options: Any) -> kb_store.KnowledgeBaseStore:
+        store = kb_store.connect(**options)
+        store.database.connection = TimedConnection(store.database.connection, sqlite)  # type: ignore[assignment]
+        for name in dir(store):
+            method = getattr(store, name)
+            if not name.startswith("_") and callable(method) and getattr(method, "__self__", None) is store:
+                setattr(store, name, stores.timed(method))
+        return store
+    return connect
+
+
+def timed_seed(seed: int, scenario: sim_day.Scenario,
+               clock: Clock = time.perf_counter) -> Tuple[Dict[str, Any], Dict[str, float]]:
+    """What sim_day.run_seed returns, measured on the stopwatches, and the seconds of each part (PARTS): they add
+    up to the seed's time."""
+    stores, sqlite = Stopwatch(clock), Stopwatch(clock)
+    started = clock()
+    plan = sim_day.draw_plan(seed, scenario)
+    drawn = clock()
+    result = sim_day.run_plan(plan, scenario, timed_connect(stores, sqlite))
+    ended = clock()
+    return result, {TEXT: drawn - started, SQLITE: sqlite.seconds, STORES: stores.seconds - sqlite.seconds,
+                    AGENT: ended - drawn - stores.seconds}
