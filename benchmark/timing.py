@@ -86,6 +86,15 @@ def ratios(numerators: Sequence[Dict[str, float]], denominators: Sequence[Dict[s
 # The floor: what an edit costs with nothing but the transaction.
 
 
+# The statements both floors share with the stores' own idempotency table and event log, in plain SQL.
+KEY_LOOKUP = ("SELECT fingerprint, result FROM idempotency_keys WHERE caller = ? AND tool = ? AND resource_id = ? "
+              "AND key = ?")
+EVENT_APPEND = ("INSERT INTO events (resource_id, sequence, type, subject_id, version) "
+                "SELECT ?, COALESCE(MAX(sequence), 0) + 1, ?, ?, ? FROM events WHERE resource_id = ?")
+KEY_STORE = ("INSERT INTO idempotency_keys (caller, tool, resource_id, key, fingerprint, result, created_at) "
+             "VALUES (?, ?, ?, ?, ?, ?, ?)")
+
+
 class FloorTransaction:
     """The bare compare-and-swap of one record item, in plain sqlite3 on a record store's own tables.
 
@@ -107,19 +116,15 @@ class FloorTransaction:
         self.keys += 1
         key = f"floor-{self.keys}"
         execute("BEGIN IMMEDIATE")
-        execute("SELECT fingerprint, result FROM idempotency_keys WHERE caller = ? AND tool = ? AND resource_id = ? "
-                "AND key = ?", (DEFAULT_CALLER, "edit_record_item", CHANNEL, key)).fetchone()
+        execute(KEY_LOOKUP, (DEFAULT_CALLER, "edit_record_item", CHANNEL, key)).fetchone()
         row, version, preview, fields = execute(
             "SELECT number, version, preview, fields FROM items WHERE channel_id = ? AND id = ?",
             (CHANNEL, item_id)).fetchone()
         swapped = execute(record_store.UPDATE_ITEM, (fields, preview, version + 1, "2026-11-09T09:00:00.000000Z",
                                                      row, version)).rowcount
-        execute("INSERT INTO events (resource_id, sequence, type, subject_id, version) "
-                "SELECT ?, COALESCE(MAX(sequence), 0) + 1, ?, ?, ? FROM events WHERE resource_id = ?",
-                (CHANNEL, "updated", item_id, version + 1, CHANNEL))
-        execute("INSERT INTO idempotency_keys (caller, tool, resource_id, key, fingerprint, result, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)", (DEFAULT_CALLER, "edit_record_item", CHANNEL, key, "0" * 64,
-                                                 '{"version": %d}' % (version + 1), "2026-11-09T09:00:00Z"))
+        execute(EVENT_APPEND, (CHANNEL, "updated", item_id, version + 1, CHANNEL))
+        execute(KEY_STORE, (DEFAULT_CALLER, "edit_record_item", CHANNEL, key, "0" * 64,
+                            '{"version": %d}' % (version + 1), "2026-11-09T09:00:00Z"))
         execute("COMMIT")
         if swapped != 1:
             raise RuntimeError(f"the floor's compare-and-swap of {item_id} failed: is another writer on this file?")
@@ -149,20 +154,15 @@ class KnowledgeBaseFloor:
         self.keys += 1
         key = f"floor-{self.keys}"
         execute("BEGIN IMMEDIATE")
-        execute("SELECT fingerprint, result FROM idempotency_keys WHERE caller = ? AND tool = ? AND resource_id = ? "
-                "AND key = ?", (DEFAULT_CALLER, "edit_knowledge_article", kb, key)).fetchone()
+        execute(KEY_LOOKUP, (DEFAULT_CALLER, "edit_knowledge_article", kb, key)).fetchone()
         row, title, content, opening, status, version = execute(
             "SELECT number, title, content, opening, status, updated_at FROM articles WHERE knowledge_base_id = ? "
             "AND id = ?", (kb, article_id)).fetchone()
         swapped = execute(kb_store.UPDATE_ARTICLE, (title, content, opening, status, version, row, version)).rowcount
         execute(f"DELETE FROM {index} WHERE rowid = ?", (row,))
         execute(f"INSERT INTO {index} (rowid, title, content) VALUES (?, ?, ?)", (row, title, content))
-        execute("INSERT INTO events (resource_id, sequence, type, subject_id, version) "
-                "SELECT ?, COALESCE(MAX(sequence), 0) + 1, ?, ?, ? FROM events WHERE resource_id = ?",
-                (kb, "updated", article_id, version, kb))
-        execute("INSERT INTO idempotency_keys (caller, tool, resource_id, key, fingerprint, result, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)", (DEFAULT_CALLER, "edit_knowledge_article", kb, key, "0" * 64,
-                                                 '{"citation": {}}', version))
+        execute(EVENT_APPEND, (kb, "updated", article_id, version, kb))
+        execute(KEY_STORE, (DEFAULT_CALLER, "edit_knowledge_article", kb, key, "0" * 64, '{"citation": {}}', version))
         execute(f"INSERT INTO {index} ({index}, rank) VALUES ('merge', ?)", (kb_store.MERGE_PAGES,))
         execute("COMMIT")
         if swapped != 1:
