@@ -3,7 +3,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 
-.PHONY: test results results-check sensitivity-check bench conformance lint venv
+.PHONY: test results results-check sensitivity-check bench conformance postgres lint venv
 test:  ## run the whole unittest suite; the last line reads "N passed, N failed, N skipped"
 	$(PYTHON) tests/run.py
 
@@ -19,8 +19,10 @@ results-check:  ## rerun sim.py and triage.py as committed and compare them with
 sensitivity-check:  ## rerun the sensitivity page and compare it with the committed one (about four minutes)
 	SIM_SENSITIVITY=1 $(PYTHON) -m unittest -v tests.test_sim.CommittedSensitivityTest
 
-bench:  ## time the tools against the bare sqlite transaction and how cost grows; writes results/performance.md (about 10 min)
-	$(PYTHON) bench.py
+bench: venv  ## time the tools against the bare sqlite transaction, how cost grows, and sqlite beside PostgreSQL (about 13 min)
+	$(VENV)/bin/python -m pip install -q 'psycopg[binary]==3.3.6'
+	if $(PYTHON) tests/postgres_cluster.py --check; then $(PYTHON) tests/postgres_cluster.py --durable -- $(VENV)/bin/python bench.py; \
+	else $(VENV)/bin/python bench.py; fi
 
 venv:
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -33,6 +35,10 @@ conformance: venv  ## the official SDK client, the Inspector's CLI, pip install 
 	MCP_SDK_REQUIRED=1 $(VENV)/bin/python -m unittest -v tests.test_mcp_sdk
 	MCP_INSPECTOR=1 $(PYTHON) -m unittest -v tests.test_inspector
 	PACKAGE_INSTALL=1 UVX="$(abspath $(VENV))/bin/uvx" $(PYTHON) -m unittest -v tests.test_package
+
+postgres: venv  ## the shared contract tests on a throwaway PostgreSQL 15 cluster (psycopg installed into .venv)
+	$(VENV)/bin/python -m pip install -q 'psycopg[binary]==3.3.6'
+	$(PYTHON) tests/postgres_cluster.py -- $(VENV)/bin/python tests/run_postgres.py
 
 lint: venv  ## ruff and mypy (installed into .venv), both clean; settings in pyproject.toml
 	$(VENV)/bin/python -m pip install -q ruff==0.17.6 mypy==2.4.1

@@ -1,13 +1,16 @@
 """bench.py: where the stores stand against the bare sqlite transaction, and how their cost grows.
 
-    python3 bench.py              # about ten minutes on two cores; writes results/performance.md
+    python3 bench.py              # about 13 minutes on two cores; writes results/performance.md (make bench runs it
+                                  # inside a throwaway PostgreSQL cluster, for the engines section)
     python3 bench.py --quick      # a smoke run of every section in seconds (its figures mean little)
 
 Layer: a client (see the README's "What is here, layer by layer"): every measured call goes through call_tool,
 or through the MCP server over stdio. This file holds the sizes, the goals, the
 command line and the order of the sections; in benchmark/, timing.py times and
 summarises, tools.py and growth.py make the calls, writers.py runs the concurrent
-writers, round_trips.py the round trips, and report.py writes the page.
+writers, engines.py runs them on sqlite and on PostgreSQL (the server named by
+OSFOUNDRY_TEST_POSTGRES, if any), round_trips.py the round trips, and report.py
+writes the page.
 
 Every latency is the median over REPETITIONS of each repetition's own median (or
 99th percentile), with the smallest and largest repetition beside it. Within a
@@ -33,7 +36,7 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from benchmark import fixtures, growth, guards, memory, report, round_trips, writers
+from benchmark import engines, fixtures, growth, guards, memory, report, round_trips, writers
 import sim
 from lab import seed_profile, sim_day
 from benchmark.timing import FloorTransaction, KnowledgeBaseFloor, latency, timed
@@ -66,6 +69,10 @@ class Sizes:
     writer_processes: Tuple[int, ...]
     writer_edits: int  # per process
     writer_items: int  # the hot set they edit
+    engine_writers: Tuple[int, ...]  # writer processes per run of the engines section, on sqlite and PostgreSQL
+    engine_edits: int  # saved edits per writer per run
+    engine_items: int  # bugs per channel
+    engine_repetitions: int  # of each run, and of the cost of one edit (`calls` edits per engine)
     round_trips: int
     sim_arguments: Tuple[str, ...]  # the sim.py run whose peak memory is reported
     profiled_edits: int
@@ -74,16 +81,18 @@ class Sizes:
 FULL = Sizes(repetitions=5, calls=500, articles=400, items=200, growth_seconds=1.0, growth_calls=200,
              poll_events=(10_000, 100_000, 1_000_000), search_articles=(400, 10_000, 100_000),
              list_items=(1_000, 100_000), day_scales=(1, 10, 100), writer_processes=(1, 2, 4), writer_edits=500,
-             writer_items=20, round_trips=2000, sim_arguments=(), profiled_edits=5000)
+             writer_items=20, engine_writers=(1, 2, 4, 8), engine_edits=300, engine_items=200, engine_repetitions=3,
+             round_trips=2000, sim_arguments=(), profiled_edits=5000)
 QUICK = Sizes(repetitions=2, calls=30, articles=60, items=60, growth_seconds=0.1, growth_calls=10,
               poll_events=(200, 2_000), search_articles=(60, 300), list_items=(60, 300), day_scales=(1,),
-              writer_processes=(1, 2), writer_edits=20, writer_items=5, round_trips=20,
+              writer_processes=(1, 2), writer_edits=20, writer_items=5, engine_writers=(1, 2), engine_edits=10,
+              engine_items=20, engine_repetitions=1, round_trips=20,
               sim_arguments=("--seeds", "1", "--ranges", "0", "--jobs", "1"), profiled_edits=200)
 GROWTH_MIN = 5
 KEPT_ARTICLES = 50  # articles whose words the timed searches use
 # Measured in this order: builds and the sim.py runs start while this process is small (on systems where a
 # child's peak memory includes its parent's).
-SECTIONS = ("memory", "job", "growth", "tools", "guards", "day", "writers", "mcp")
+SECTIONS = ("memory", "job", "growth", "tools", "guards", "day", "writers", "engines", "mcp")
 
 # The goals, from the issue: what a design that holds at scale should show.
 GOALS = {
@@ -272,6 +281,25 @@ def measure_writers(directory: str, sizes: Sizes, log: Callable[[str], None]) ->
     return {"runs": runs, "floor": floors}
 
 
+def measure_engines(directory: str, sizes: Sizes, run: Dict[str, str],
+                    log: Callable[[str], None]) -> Dict[str, Any]:
+    """sqlite and PostgreSQL side by side (benchmark/engines.py): writer processes in three shapes, and the cost
+    of one edit; with the date and command of `run` (this run's machine facts) and its Python, since the section
+    may be merged into another run's page."""
+    started = time.perf_counter()
+    plan = engines.Plan(writers=sizes.engine_writers, edits=sizes.engine_edits, items=sizes.engine_items,
+                        repetitions=sizes.engine_repetitions, calls=sizes.calls)
+    facts = engines.measure(directory, plan, log)
+    return dict(facts, measured={"date": run["date"], "command": run["command"], "python": python_shown(),
+                                 "seconds": time.perf_counter() - started})
+
+
+def python_shown() -> str:
+    """The Python running this, as a command line in this folder names it: `.venv/bin/python`, or python3."""
+    inside = os.path.relpath(sys.executable, HERE)
+    return inside if not inside.startswith("..") else "python3"
+
+
 def measure_mcp(sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
     """Round trips of tools/call read_knowledge_article: ours, and the official SDK's server if it can run."""
     servers = {round_trips.OURS: round_trips.DEFAULT_SERVER}
@@ -423,6 +451,7 @@ def measure(options: argparse.Namespace, command: Sequence[str], log: Callable[[
                     "guards": lambda: measure_guards(directory, sizes, said),
                     "day": lambda: measure_day(sizes, said),
                     "writers": lambda: measure_writers(directory, sizes, said),
+                    "engines": lambda: measure_engines(directory, sizes, facts["machine"], said),
                     "mcp": lambda: measure_mcp(sizes, said),
                     "memory": lambda: measure_memory(directory, sizes, said),
                     "job": lambda: measure_job(directory, sizes, said)}

@@ -6,8 +6,8 @@ opens a file for it and either finds it the store's own (marked with the layout'
 application_id and schema version), makes a new or empty file so, upgrades a file an
 older version wrote, or refuses it with one line: another store's file, a file of
 tables it does not know, a newer version's file. Two stores therefore never share a
-file, and their event logs never mix. `open_store` is every store's connect(): a
-Database for the store's layout, served by the store's class.
+file, and their event logs never mix. engines.open_store, every store's connect(),
+opens a Database for the store's layout, or a postgres_database.PostgresDatabase for a postgresql:// URL.
 
 Glossary:
   layout        a store's tables, its application_id, its schema version and the upgrades from older versions
@@ -34,12 +34,11 @@ import threading
 import time
 import urllib.parse
 from typing import (
-    Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple, Type, TypeVar,
+    Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple, Type, TypeVar,
 )
 
 from plumbing import (
-    BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, EVENT_LOG_SCHEMA, IDEMPOTENCY_SCHEMA, AgentTools, ReadOnly, Rejection,
-    storage_failure, wall_clock,
+    BUSY_TIMEOUT_SECONDS, EVENT_LOG_SCHEMA, IDEMPOTENCY_SCHEMA, ReadOnly, Rejection, storage_failure,
 )
 
 DURABILITY = {"full": "FULL", "normal": "NORMAL"}  # durability -> PRAGMA synchronous, on WAL
@@ -56,7 +55,6 @@ MEMORY = (":memory:", "")  # both are private in-memory databases
 
 Upgrade = Callable[[sqlite3.Connection], None]
 Action = TypeVar("Action", bound=Callable[[], None])
-Store = TypeVar("Store", bound=AgentTools)
 
 
 class UnusableFile(sqlite3.DatabaseError):
@@ -107,7 +105,14 @@ def add_column(connection: sqlite3.Connection, table: str, column: str, definiti
 
 
 class Database:
-    """One sqlite connection in autocommit mode whose transactions are opened explicitly."""
+    """One sqlite connection in autocommit mode whose transactions are opened explicitly.
+
+    postgres_database.PostgresDatabase is the same with PostgreSQL underneath: it keeps the transactions' nesting
+    below and supplies its own opening, BEGIN and failures (the attributes and methods marked "engine"). What the
+    stores do differently on each engine is the connection's plumbing.Dialect."""
+
+    ENGINE_ERROR: Type[Exception] = sqlite3.DatabaseError  # engine: the driver's errors
+    BEGIN = {True: "BEGIN IMMEDIATE", False: "BEGIN"}  # engine: how a write and a read begin
 
     def __init__(self, path: str, layout: Layout, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS,
                  durability: str = DURABILITY_DEFAULT, read_only: Optional[bool] = None) -> None:
@@ -261,9 +266,9 @@ class Database:
             raise ReadOnly(f"the {self.layout.name} database file is read-only, so nothing can be saved; reads "
                            "still work. Ask a person to make the file writable, then send the same call again.")
         try:
-            self.connection.execute("BEGIN IMMEDIATE" if writes else "BEGIN")
-        except sqlite3.DatabaseError as error:
-            _raise_as_rejection(error)
+            self.connection.execute(self.BEGIN[writes])
+        except self.ENGINE_ERROR as error:
+            self._raise_failure(error)
         self._mode = "write" if writes else "read"
 
     def _end(self, writes: bool, error: Optional[BaseException]) -> None:
@@ -271,8 +276,8 @@ class Database:
         failures, in the body or at COMMIT, leave nothing open and become rejections; other errors pass as they are."""
         committed = False
         try:
-            if isinstance(error, sqlite3.DatabaseError):
-                failure = _rejection_for(error)
+            if isinstance(error, self.ENGINE_ERROR):
+                failure = self._failure(error)
                 if failure is not None:
                     raise failure from error
             elif error is None and writes:
@@ -280,9 +285,9 @@ class Database:
                     for action in self._at_commit.values():
                         action()
                     self.connection.execute("COMMIT")
-                except sqlite3.DatabaseError as failed:
+                except self.ENGINE_ERROR as failed:
                     self._roll_back()
-                    _raise_as_rejection(failed)
+                    self._raise_failure(failed, committing=True)
                 committed = True
         finally:
             self._mode = None
@@ -295,6 +300,18 @@ class Database:
         """ROLLBACK if a transaction is still open (a failed COMMIT, or sqlite itself, may have ended it)."""
         if self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
+
+    def _failure(self, error: Exception, committing: bool = False) -> Optional[Rejection]:
+        """Engine: the rejection the driver's failure means (Busy, StorageError), or None if it means none (a
+        refused file, a constraint, a misused API); `committing`: it ended a COMMIT."""
+        return None if isinstance(error, UnusableFile) else storage_failure(error)
+
+    def _raise_failure(self, error: Exception, committing: bool = False) -> None:
+        """Raise the driver's failure as the rejection it means, or as itself if it means none."""
+        failure = self._failure(error, committing)
+        if failure is None:
+            raise error
+        raise failure from error
 
     def _enter_nested(self, writes: bool) -> None:
         """Inside an open transaction: a read shares it; a write opens a SAVEPOINT (never inside a read)."""
@@ -368,35 +385,31 @@ class Transaction:
             database._lock.release()
 
 
-def open_store(store: Type[Store], path: str, layout: Layout, *, granted: Optional[Iterable[str]] = None,
-               clock: Optional[Callable[[], Any]] = None, caller: str = DEFAULT_CALLER,
-               busy_timeout: float = BUSY_TIMEOUT_SECONDS, durability: str = DURABILITY_DEFAULT,
-               read_only: Optional[bool] = None, **options: Any) -> Store:
-    """What every store's connect() does: open `path` as a `layout` file (busy_timeout, durability and read_only
-    as for Database), then serve it as `store` to `caller` with its grant and clock (None: wall_clock).
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")  # a location that starts so is a PostgreSQL database's URL
 
-    `options`: the store's own arguments, passed on as they are. The file is closed again if the store refuses
-    its arguments.
-    """
-    database = Database(path, layout, busy_timeout=busy_timeout, durability=durability, read_only=read_only)
-    try:
-        return store(database, granted=granted, clock=clock or wall_clock, caller=caller, **options)
-    except BaseException:
-        database.close()
-        raise
+
+def is_postgres(location: str) -> bool:
+    """Whether a store's location is a PostgreSQL URL (else it is a sqlite file, or ":memory:")."""
+    return isinstance(location, str) and location.startswith(POSTGRES_SCHEMES)
+
+
+def shown_location(location: str) -> str:
+    """A location as messages and logs may show it: a URL's password left out."""
+    if not is_postgres(location):
+        return location
+    parts = urllib.parse.urlsplit(location)
+    if parts.password is None:
+        return location
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 def _raise_as_rejection(error: sqlite3.DatabaseError) -> None:
     """Raise sqlite's failure as the rejection it means (Busy, StorageError), or as itself if it means none."""
-    failure = _rejection_for(error)
+    failure = None if isinstance(error, UnusableFile) else storage_failure(error)
     if failure is None:
         raise error
     raise failure from error
-
-
-def _rejection_for(error: sqlite3.DatabaseError) -> Optional[Rejection]:
-    """The rejection sqlite's failure means, or None (a refused file, a constraint, a misused API)."""
-    return None if isinstance(error, UnusableFile) else storage_failure(error)
 
 
 def _marks(connection: sqlite3.Connection) -> Tuple[int, int, Set[str]]:

@@ -1,4 +1,4 @@
-"""Knowledge-base store: osFoundry's four knowledge-base agent tools, reconstructed on sqlite.
+"""Knowledge-base store: osFoundry's four knowledge-base agent tools, reconstructed on sqlite (or PostgreSQL).
 
 Layer: a store. Agents reach it only through `call_tool` (search_knowledge_base,
 read_knowledge_article, edit_knowledge_article, poll_resource_events); people
@@ -39,12 +39,13 @@ import re
 import sqlite3
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from database import DURABILITY_DEFAULT, Layout, add_column, open_store
+from database import DURABILITY_DEFAULT, Layout, add_column
+from engines import open_store
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, IDEMPOTENCY_KEY, NAME_CHARACTERS, POLL_RESOURCE_EVENTS,
     READ_ONLY, SHARED_WRITE, SQLITE_INTEGER_MAX, AgentTools, EventLog, IdTaken, KeyScope, NotFound, Tool,
-    VersionConflict, checked_id, checked_text, checked_time, format_time, idempotent, integer, next_time_version,
-    object_schema, quote, show, string, upgrade_idempotency_keys,
+    VersionConflict, checked_id, checked_text, checked_time, dialect_of, format_time, idempotent, integer,
+    next_time_version, object_schema, quote, show, string, upgrade_idempotency_keys,
 )
 
 STATUSES = ("draft", "published", "unpublished")
@@ -281,8 +282,9 @@ class SearchPlan(NamedTuple):
     @classmethod
     def read(cls, connection: sqlite3.Connection, kb: str, number: int, words: List[str]) -> "SearchPlan":
         """One statement; the words are counted in a larger knowledge base only."""
-        values = {f"word{n}": phrase(word) for n, word in enumerate(words)}
-        large, has_views, *counts = connection.execute(plan_statement(number, len(words)),
+        sql = search_sql(connection)
+        values = {f"word{n}": sql.phrase(word) for n, word in enumerate(words)}
+        large, has_views, *counts = connection.execute(sql.plan_statement(number, len(words)),
                                                        dict(values, sample=WORD_SAMPLE, kb=kb)).fetchone()
         return cls(bool(large), bool(has_views), {word: count or 0 for word, count in zip(words, counts)})
 
@@ -300,10 +302,11 @@ class SearchPlan(NamedTuple):
 
 
 def ranked_rows(connection: sqlite3.Connection, statements: SearchStatements, plan: SearchPlan, expression: str,
-                limit: int) -> List[sqlite3.Row]:
-    """The rows of the first RANKED_MATCHES matches of `expression` in ranking order, `limit` at most: scored in
-    FTS5, then the chosen rows read (each match is joined to its views and ID only where people recorded views)."""
-    values = {"words": expression, "ranked": RANKED_MATCHES}
+                limit: int, kb: str) -> List[sqlite3.Row]:
+    """The rows of the first RANKED_MATCHES matches of `expression` in knowledge base `kb` in ranking order, `limit`
+    at most: scored in the index, then the chosen rows read (each match is joined to its views and ID only where
+    people recorded views)."""
+    values = {"words": expression, "ranked": RANKED_MATCHES, "kb": kb}
     if plan.has_views:
         scored = connection.execute(statements.scored_with_views, values).fetchall()
         return rows_in_order(connection, [row[0] for row in best_then_most_viewed(scored, limit)])
@@ -313,10 +316,11 @@ def ranked_rows(connection: sqlite3.Connection, statements: SearchStatements, pl
 
 
 def listed_rows(connection: sqlite3.Connection, statements: SearchStatements, has_views: bool, expression: str,
-                limit: int) -> List[sqlite3.Row]:
-    """The rows of the first RANKED_MATCHES matches of `expression`, most viewed first, then oldest first."""
+                limit: int, kb: str) -> List[sqlite3.Row]:
+    """The rows of the first RANKED_MATCHES matches of `expression` in knowledge base `kb`, most viewed first, then
+    oldest first."""
     looked_at = RANKED_MATCHES if has_views else limit  # without views, the first matches are the answer
-    listed = connection.execute(statements.listed, {"words": expression, "ranked": looked_at}).fetchall()
+    listed = connection.execute(statements.listed, {"words": expression, "ranked": looked_at, "kb": kb}).fetchall()
     return rows_in_order(connection, [number for number, _ in sorted(listed, key=_most_viewed)[:limit]])
 
 
@@ -400,6 +404,49 @@ def phrase(word: str) -> str:
 def any_of(words: Iterable[str]) -> str:
     """The FTS5 expression that matches an article holding any of `words`."""
     return " OR ".join(phrase(word) for word in words)
+
+
+class Fts5Search:
+    """The search statements of a knowledge base on sqlite: an FTS5 index of its own, ranked by bm25, merged by
+    budget. On PostgreSQL, postgres_database.TsvectorSearch answers the same calls (search_sql)."""
+
+    phrase = staticmethod(phrase)
+    any_of = staticmethod(any_of)
+    plan_statement = staticmethod(plan_statement)
+    statements = staticmethod(search_statements)
+
+    @staticmethod
+    def create_index(connection: sqlite3.Connection, number: int) -> None:
+        """A new knowledge base's own index, merged by budget."""
+        connection.execute(INDEX.format(table=index_table(number)))
+        merge_by_budget(connection, index_table(number))
+
+    @staticmethod
+    def index_article(database: Any, connection: sqlite3.Connection, kb_number: int, number: int, title: str,
+                      content: str, status: str) -> None:
+        """Keep an article in its knowledge base's search index exactly while it is published; the transaction
+        then owes the index MERGE_PAGES more pages of merging, paid before it commits."""
+        table = index_table(kb_number)
+        connection.execute(f"DELETE FROM {table} WHERE rowid = ?", (number,))
+        if status == "published":
+            connection.execute(f"INSERT INTO {table} (rowid, title, content) VALUES (?, ?, ?)",
+                               (number, title, content))
+        database.at_commit(("merge", table), lambda: IndexMerge(connection, table)).pages += MERGE_PAGES
+
+    @staticmethod
+    def optimize(connection: sqlite3.Connection) -> None:
+        """Each knowledge base's index merged into one segment."""
+        for (number,) in connection.execute("SELECT number FROM knowledge_bases").fetchall():
+            table = index_table(number)
+            connection.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+
+
+FTS5 = Fts5Search()
+
+
+def search_sql(connection: Any) -> Any:
+    """The search statements of the engine a connection runs on: its dialect's, else sqlite's FTS5."""
+    return dialect_of(connection).search or FTS5
 
 
 def snippet(content: str, query: str) -> str:
@@ -526,7 +573,8 @@ def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
             clock: Optional[Callable[[], Any]] = None, caller: str = DEFAULT_CALLER,
             durability: str = DURABILITY_DEFAULT, read_only: Optional[bool] = None,
             busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> "KnowledgeBaseStore":
-    """Open a knowledge-base store on `path` (":memory:" or a file several processes may share).
+    """Open a knowledge-base store on `path`: ":memory:", a file several processes may share, or a postgresql://
+    URL several machines may share (README, "Beyond one machine").
 
     granted: the knowledge-base IDs this caller may use (None: all); caller: whose idempotency keys these are;
     durability: "full" (every acknowledged edit survives a power cut) or "normal" (it survives a killed
@@ -564,13 +612,14 @@ class KnowledgeBaseStore(AgentTools):
                 limit: int) -> Tuple[List[sqlite3.Row], List[str]]:
         """The rows a search answers with, `limit` at most, and the words that found them: the rarer words
         ranked, else the common words listed (see WORD_SAMPLE)."""
-        plan, statements = SearchPlan.read(connection, kb, number, words), search_statements(number)
+        sql = search_sql(connection)
+        plan, statements = SearchPlan.read(connection, kb, number, words), sql.statements(number)
         rarer, common = plan.rarer(), plan.common()
         if rarer:
-            rows = ranked_rows(connection, statements, plan, any_of(rarer), limit)
+            rows = ranked_rows(connection, statements, plan, sql.any_of(rarer), limit, kb)
             if rows or not common:
                 return rows, rarer
-        return listed_rows(connection, statements, plan.has_views, any_of(common), limit), common
+        return listed_rows(connection, statements, plan.has_views, sql.any_of(common), limit, kb), common
 
     def _tool_read_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
@@ -630,13 +679,13 @@ class KnowledgeBaseStore(AgentTools):
         checked_id(knowledge_base_id, "a knowledge base ID")
         name = checked_text(knowledge_base_id if name is None else name, "a knowledge base's name", NAME_CHARACTERS)
         with self.database.write() as connection:
+            dialect_of(connection).serialize_creation(connection)
             if _number_of(connection, knowledge_base_id) is not None:
                 raise IdTaken(f"knowledge base {knowledge_base_id!r} already exists")
-            (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM knowledge_bases").fetchone()
+            number = dialect_of(connection).next_number(connection, "knowledge_bases")
             connection.execute("INSERT INTO knowledge_bases (id, name, number) VALUES (?, ?, ?)",
                                (knowledge_base_id, name, number))
-            connection.execute(INDEX.format(table=index_table(number)))
-            merge_by_budget(connection, index_table(number))
+            search_sql(connection).create_index(connection, number)
 
     def create_article(self, knowledge_base_id: str, title: str, content: str, *, published: bool = True,
                        article_id: Optional[str] = None) -> Dict[str, str]:
@@ -649,13 +698,14 @@ class KnowledgeBaseStore(AgentTools):
             checked_id(article_id, "an article ID")
         _check_text(title=title, content=content)
         with self.database.write() as connection:
+            dialect_of(connection).serialize_creation(connection)
             kb_number = _number_of(connection, checked_id(knowledge_base_id, "a knowledge base ID"))
             if kb_number is None:
                 raise NotFound(f"knowledge base {knowledge_base_id!r} does not exist")
             taken = article_id is not None and connection.execute(SELECT_ARTICLE, (knowledge_base_id, article_id))
             if taken and taken.fetchone():
                 raise IdTaken(f"knowledge base {knowledge_base_id!r} already has an article {article_id!r}")
-            (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM articles").fetchone()
+            number = dialect_of(connection).next_number(connection, "articles")
             article_id = article_id or _next_article_id(connection, knowledge_base_id)
             version = format_time(self.clock())
             connection.execute("INSERT INTO articles (number, knowledge_base_id, id, title, content, opening, "
@@ -687,7 +737,7 @@ class KnowledgeBaseStore(AgentTools):
         if not isinstance(views, int) or isinstance(views, bool) or views < 0:
             raise ValueError(f"views must be a whole number of at least 0, got {show(views)!r}")
         with self.database.write() as connection:
-            row = self._stored(connection, knowledge_base_id, article_id)
+            row = self._stored(connection, knowledge_base_id, article_id, lock=True)
             if views > SQLITE_INTEGER_MAX - row["views"]:
                 raise ValueError(f"article {article_id!r} cannot count {views} more views: the count would pass "
                                  f"{SQLITE_INTEGER_MAX}")
@@ -697,9 +747,7 @@ class KnowledgeBaseStore(AgentTools):
         """Merge each knowledge base's search index into one segment, as after a bulk import: searches read
         less, and rank the same."""
         with self.database.write() as connection:
-            for (number,) in connection.execute("SELECT number FROM knowledge_bases").fetchall():
-                table = index_table(number)
-                connection.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+            search_sql(connection).optimize(connection)
 
     def has_knowledge_base(self, knowledge_base_id: str) -> bool:
         """Whether a knowledge base of this ID exists, granted or not (people see every one); reads only."""
@@ -718,17 +766,19 @@ class KnowledgeBaseStore(AgentTools):
                 content: Optional[str] = None, status: Optional[str] = None) -> Dict[str, str]:
         """One person's save, allowed only from the statuses in `needs`."""
         with self.database.write() as connection:
-            row = self._stored(connection, kb, article_id)
+            row = self._stored(connection, kb, article_id, lock=True)
             if row["status"] not in needs:
                 raise ValueError(f"article {article_id!r} is {row['status']}, not {' or '.join(needs)}")
             version = self._save(connection, row, self.clock(), title=title, content=content, status=status)
         return citation(kb, article_id, version)
 
     @staticmethod
-    def _stored(connection: sqlite3.Connection, kb: Any, article_id: Any) -> sqlite3.Row:
-        """An article whatever its status, for the people's side; ValueError for IDs that are no text."""
-        row = connection.execute(SELECT_ARTICLE, (checked_id(kb, "a knowledge base ID"),
-                                                  checked_id(article_id, "an article ID"))).fetchone()
+    def _stored(connection: sqlite3.Connection, kb: Any, article_id: Any, lock: bool = False) -> sqlite3.Row:
+        """An article whatever its status, for the people's side (`lock`: held until COMMIT, for a save);
+        ValueError for IDs that are no text."""
+        statement = SELECT_ARTICLE + dialect_of(connection).row_lock if lock else SELECT_ARTICLE
+        row = connection.execute(statement, (checked_id(kb, "a knowledge base ID"),
+                                             checked_id(article_id, "an article ID"))).fetchone()
         if row is None:
             raise NotFound(f"no article {article_id!r} in knowledge base {kb!r}")
         return row
@@ -756,14 +806,8 @@ class KnowledgeBaseStore(AgentTools):
 
     def _index(self, connection: sqlite3.Connection, kb_number: int, number: int, title: str, content: str,
                status: str) -> None:
-        """Keep an article in its knowledge base's search index exactly while it is published; the transaction
-        then owes the index MERGE_PAGES more pages of merging, paid before it commits."""
-        table = index_table(kb_number)
-        connection.execute(f"DELETE FROM {table} WHERE rowid = ?", (number,))
-        if status == "published":
-            connection.execute(f"INSERT INTO {table} (rowid, title, content) VALUES (?, ?, ?)",
-                               (number, title, content))
-        self.database.at_commit(("merge", table), lambda: IndexMerge(connection, table)).pages += MERGE_PAGES
+        """Keep an article searchable exactly while it is published (Fts5Search.index_article)."""
+        search_sql(connection).index_article(self.database, connection, kb_number, number, title, content, status)
 
     def _log(self, connection: sqlite3.Connection, kb: str, article_id: str, event: Optional[str],
              version: str) -> None:

@@ -351,6 +351,7 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumb
     file as it was."""
     content = content_files.read_content(options.kb_from_dir, options.channel_from)
     kb_path, records_path = options.kb_db or ":memory:", options.records_db or ":memory:"
+    kb_shown, records_shown = database.shown_location(kb_path), database.shown_location(records_path)  # no password
     read_only = True if options.read_only else None  # None: read-only where the process may not write
     kb = kb_store.connect(kb_path, granted=options.grant_kb, clock=clock, caller=options.caller,
                           durability=options.durability, read_only=read_only)
@@ -365,7 +366,7 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumb
     try:
         if options.demo:
             plan = mcp_demo.draw_plan(options.seed)
-            kept = write_demo(plan, kb, records, kb_path, records_path)
+            kept = write_demo(plan, kb, records, kb_shown, records_shown)
             if options.people_edit_every:
                 colleague = mcp_demo.Colleague(kb, records, plan, random.Random(options.seed), lock,
                                                options.people_edit_every)
@@ -374,8 +375,8 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumb
         kb.close()
         records.close()
         raise
-    loaded = describe_content(content, kept_content, kb_path, records_path)
-    description = describe(options, kb_path, records_path, plan, kept, loaded)
+    loaded = describe_content(content, kept_content, kb_shown, records_shown)
+    description = describe(options, kb_shown, records_shown, plan, kept, loaded)
     return Workspace(by_resource_type([kb, records]), lock, colleague, description, instructions_for(options))
 
 
@@ -384,14 +385,17 @@ def write_demo(plan: mcp_demo.Plan, kb: kb_store.KnowledgeBaseStore, records: re
     """The demo's knowledge base and bug tracker, each written (in one transaction) where its database does not
     hold it yet; returns the paths of the databases that held it, served as found."""
     kept = []
-    if kb.has_knowledge_base(mcp_demo.KNOWLEDGE_BASE):
-        kept.append(kb_path)
-    else:
-        mcp_demo.write_knowledge_base(kb, plan)
-    if records.has_channel(mcp_demo.CHANNEL):
-        kept.append(records_path)
-    else:
-        mcp_demo.write_bug_tracker(records, plan)
+    for holds, write, path in ((lambda: kb.has_knowledge_base(mcp_demo.KNOWLEDGE_BASE),
+                                lambda: mcp_demo.write_knowledge_base(kb, plan), kb_path),
+                               (lambda: records.has_channel(mcp_demo.CHANNEL),
+                                lambda: mcp_demo.write_bug_tracker(records, plan), records_path)):
+        try:
+            if not holds():
+                write()
+                continue
+        except plumbing.IdTaken:  # another server, sharing the database, wrote it in between
+            pass
+        kept.append(path)
     return kept
 
 
@@ -493,9 +497,11 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         "file below is given, in which case the demo is written into it, whole, if the file does not hold it yet, "
         "and served as found if it does"))
     p.add_argument("--kb-db", metavar="PATH", help="a knowledge-base database file, created if absent; several "
-                   "processes may share it (default: in memory)")
+                   "processes may share it (default: in memory); or a postgresql:// URL, which servers on several "
+                   "machines may share (needs psycopg 3)")
     p.add_argument("--records-db", metavar="PATH", help="a record-channel database file, created if absent "
-                   "(default: in memory); must differ from --kb-db")
+                   "(default: in memory), which must differ from --kb-db; or a postgresql:// URL, which may be the "
+                   "same database as --kb-db's (each store keeps a schema of its own)")
     p.add_argument("--kb-from-dir", metavar="DIR", action="append", help=(
         "serve a folder of Markdown files as a knowledge base, repeatable: one article per .md file (subfolders "
         "too), titled by its first '# ' heading (else by its file name), a draft if its front matter says "
@@ -552,11 +558,14 @@ def parse_options(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> arg
                 "or --channel-from")
     check_sources(p, options)
     for flag, path in (("--kb-db", options.kb_db), ("--records-db", options.records_db)):
+        if path and database.is_postgres(path):
+            continue
         if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             p.error(f"{flag}: the folder of {path!r} does not exist")
         if path and os.path.isdir(path):
             p.error(f"{flag}: {path!r} is a folder, not a database file")
-    if options.kb_db and options.records_db and same_file(options.kb_db, options.records_db):
+    if options.kb_db and options.records_db and not database.is_postgres(options.kb_db) and \
+            same_file(options.kb_db, options.records_db):
         p.error("--kb-db and --records-db must be different files (each store keeps its own event logs)")
     if options.seed is None:
         options.seed = mcp_demo.SEED
@@ -596,7 +605,7 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
     except (database.UnusableFile, content_files.ContentError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except sqlite3.DatabaseError as error:
+    except (sqlite3.DatabaseError, plumbing.Rejection) as error:
         print(f"{prog}: error: cannot open the databases: {error}", file=sys.stderr)
         return EXIT_USAGE
     tools = workspace.tools()

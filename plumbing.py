@@ -1,9 +1,9 @@
 """Plumbing both stores share: tools as data, argument checks, errors, transactions, idempotency, events.
 
-Layer: below kb_store.py and record_store.py, above sqlite3. Nothing here knows
-what an article or a record item is; a store hands in its tools, its SQL and
-its handlers, and gets back one `call_tool` entry point that checks every call
-against the same inputSchema it lists.
+Layer: below kb_store.py and record_store.py, above sqlite3 (and PostgreSQL, whose
+Dialect postgres_database.py holds). Nothing here knows what an article or a record
+item is; a store hands in its tools, its SQL and its handlers, and gets back one
+`call_tool` entry point that checks every call against the same inputSchema it lists.
 
 Glossary (the words mean exactly this in both stores):
   tool             a definition an agent can list and call: name, title, description,
@@ -16,6 +16,8 @@ Glossary (the words mean exactly this in both stores):
   sequence         an event's position in its resource's log: 1, 2, 3 ... with no gaps
   cursor           the last sequence an agent has seen; it polls with after_sequence=cursor
   grant            the set of resource IDs a caller may use; anything else looks absent
+  dialect          what a store does differently on an engine (numbering, holding a key, appending an
+                   event); a connection names its own (dialect_of), sqlite's being Dialect itself
   caller           who is calling, named when a store is opened ("agent" unless said); an
                    idempotency key belongs to (caller, tool, resource): one caller never meets
                    another's keys, nor its own keys of another resource
@@ -788,17 +790,69 @@ def fingerprint(arguments: Mapping[str, Any]) -> str:
     return hashlib.sha256(_CANONICAL(arguments).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+# ---------------------------------------------------------------------------
+# What differs between engines, for what every store shares.
+
+KEY_LOOKUP = ("SELECT fingerprint, result FROM idempotency_keys WHERE caller = ? AND tool = ? AND resource_id = ? "
+              "AND key = ?")
+KEY_STORE = ("INSERT INTO idempotency_keys (caller, tool, resource_id, key, fingerprint, result, created_at) "
+             "VALUES (?, ?, ?, ?, ?, ?, ?)")
+EVENT_APPEND = ("INSERT INTO events (resource_id, sequence, type, subject_id, version) "
+                "SELECT ?, COALESCE(MAX(sequence), 0) + 1, ?, ?, ? FROM events WHERE resource_id = ?")
+
+
+class Dialect:
+    """The few things a store does differently on each engine: numbering new rows, holding an idempotency key,
+    appending an event, and making creations safe. This class is sqlite's, where BEGIN IMMEDIATE lets one writer
+    in at a time, so a read followed by a write can never be raced; postgres_database.py holds PostgreSQL's, where
+    writers on different resources run at once. A connection names its dialect (dialect_of); the statements both
+    engines run alike stay in the stores.
+    """
+
+    name = "sqlite"
+    row_lock = ""  # what a person's save adds to the SELECT of the row it changes, to hold it until COMMIT
+    share_lock = ""  # what a write adds to the SELECT of rows it relies on, so that none is deleted before COMMIT
+    search: Any = None  # the knowledge-base store's search statements, where they are not its own (sqlite's FTS5)
+
+    def next_number(self, connection: Any, table: str) -> int:
+        """A new row's number in `table` (articles, items, knowledge_bases): one past the largest."""
+        return connection.execute(f"SELECT COALESCE(MAX(number), 0) + 1 FROM {table}").fetchone()[0]
+
+    def serialize_creation(self, connection: Any) -> None:
+        """Before a person's create checks that an ID is free: nothing to do, writers already take turns."""
+
+    def claim_key(self, connection: Any, scope: KeyScope, key: str, digest: str, created_at: str) -> Any:
+        """The row (fingerprint, result) stored for this key, or None when the key is this transaction's to keep."""
+        return connection.execute(KEY_LOOKUP, (scope.caller, scope.tool, scope.resource_id, key)).fetchone()
+
+    def keep_key(self, connection: Any, scope: KeyScope, key: str, digest: str, result: str, created_at: str) -> None:
+        """Store the first result of a key claim_key gave this transaction."""
+        connection.execute(KEY_STORE, (scope.caller, scope.tool, scope.resource_id, key, digest, result, created_at))
+
+    def append_event(self, connection: Any, resource_id: str, event_type: str, subject_id: str,
+                     version: Any) -> None:
+        """The resource's next event: one past its last, gap-free and in commit order because writers take turns."""
+        connection.execute(EVENT_APPEND, (resource_id, event_type, subject_id, version, resource_id))
+
+
+SQLITE = Dialect()
+
+
+def dialect_of(connection: Any) -> Dialect:
+    """The dialect of a store's connection: its own `dialect`, or sqlite's for a sqlite3 connection."""
+    return getattr(connection, "dialect", SQLITE)
+
+
 def idempotent(connection: sqlite3.Connection, scope: KeyScope, arguments: Mapping[str, Any], created_at: str,
                write: Callable[[], Dict[str, Any]], digest: Optional[str] = None) -> Dict[str, Any]:
     """Inside an open write transaction: replay the stored result for this key, or run `write` and store it.
 
     digest: the arguments' fingerprint, if the caller already took it. A rejection raised by `write`
-    escapes before anything is stored, so the key stays free.
+    escapes and rolls the transaction back, so the key stays free. How the key is held while `write` runs is the
+    engine's (Dialect.claim_key): one writer at a time on sqlite, a claimed row on PostgreSQL.
     """
-    key, digest = arguments["idempotency_key"], digest or fingerprint(arguments)
-    row = connection.execute(
-        "SELECT fingerprint, result FROM idempotency_keys WHERE caller = ? AND tool = ? AND resource_id = ? "
-        "AND key = ?", (scope.caller, scope.tool, scope.resource_id, key)).fetchone()
+    key, digest, dialect = arguments["idempotency_key"], digest or fingerprint(arguments), dialect_of(connection)
+    row = dialect.claim_key(connection, scope, key, digest, created_at)
     if row is not None:
         if row["fingerprint"] != digest:
             raise IdempotencyKeyReused(
@@ -808,9 +862,7 @@ def idempotent(connection: sqlite3.Connection, scope: KeyScope, arguments: Mappi
                 idempotency_key=show(key))
         return dict(json.loads(row["result"]), replay=True)
     result = dict(write(), replay=False)
-    connection.execute("INSERT INTO idempotency_keys (caller, tool, resource_id, key, fingerprint, result, "
-                       "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (scope.caller, scope.tool, scope.resource_id, key, digest, json.dumps(result), created_at))
+    dialect.keep_key(connection, scope, key, digest, json.dumps(result), created_at)
     return result
 
 
@@ -855,10 +907,9 @@ class EventLog:
 
     def append(self, connection: sqlite3.Connection, resource_id: str, event_type: str,
                subject_id: str, version: Any) -> None:
-        """Inside an open write transaction: add the next event; gap-free because writers are serialized."""
-        connection.execute("INSERT INTO events (resource_id, sequence, type, subject_id, version) "
-                           "SELECT ?, COALESCE(MAX(sequence), 0) + 1, ?, ?, ? FROM events WHERE resource_id = ?",
-                           (resource_id, event_type, subject_id, version, resource_id))
+        """Inside an open write transaction: add the resource's next event, gap-free and in commit order (how is
+        the engine's: Dialect.append_event)."""
+        dialect_of(connection).append_event(connection, resource_id, event_type, subject_id, version)
 
     def poll(self, connection: sqlite3.Connection, resource_id: str, after_sequence: int,
              limit: int) -> Dict[str, Any]:

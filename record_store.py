@@ -1,4 +1,4 @@
-"""Record-channel store: osFoundry's record tools for agents (list, read, edit, poll), reconstructed on sqlite.
+"""Record-channel store: osFoundry's record tools for agents (list, read, edit, poll), on sqlite (or PostgreSQL).
 
 Layer: a store. Agents reach it only through `call_tool` (list_record_items,
 read_record_item, edit_record_item, poll_resource_events with resource_type
@@ -40,12 +40,14 @@ import json
 import sqlite3
 from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-from database import DURABILITY_DEFAULT, Database, Layout, add_column, open_store
+from database import DURABILITY_DEFAULT, Database, Layout, add_column
+from engines import open_store
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, IDEMPOTENCY_KEY, POLL_RESOURCE_EVENTS, READ_ONLY,
     SHARED_WRITE, AgentTools, EventLog, Forbidden, IdTaken, InvalidArguments, KeyScope, NotFound, Rejection, Tool,
-    NAME_CHARACTERS, VersionConflict, checked_id, checked_text, fingerprint, format_time, screen, idempotent, integer,
-    checked_time, object_schema, quote, show, string, upgrade_idempotency_keys,
+    NAME_CHARACTERS, SQLITE_INTEGER_MAX, VersionConflict, checked_id, checked_text, dialect_of, fingerprint,
+    format_time, screen, idempotent, integer, checked_time, object_schema, quote, show, string,
+    upgrade_idempotency_keys,
 )
 from record_fields import (
     DETAILS, FIELD_TYPES, LISTED_FAILURES, RELATIONS_MAX, Failure, Field, check_value, formula_days, formula_parts,
@@ -289,7 +291,8 @@ def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
             durability: str = DURABILITY_DEFAULT, read_only: Optional[bool] = None,
             busy_timeout: float = BUSY_TIMEOUT_SECONDS,
             preview_characters: int = PREVIEW_CHARACTERS) -> "RecordStore":
-    """Open a record store on `path` (":memory:" or a file several processes may share).
+    """Open a record store on `path`: ":memory:", a file several processes may share, or a postgresql:// URL
+    several machines may share (README, "Beyond one machine").
 
     granted: the record-channel IDs this caller may use (None: all); scopes: the OAuth scopes it holds;
     caller: whose idempotency keys these are; rejection_detail: how much a validation rejection says, one of
@@ -404,18 +407,20 @@ class RecordStore(AgentTools):
         return channel
 
     @staticmethod
-    def _live_item(connection: sqlite3.Connection, channel: Channel, item_id: str) -> sqlite3.Row:
-        row = connection.execute(SELECT_ITEM, (channel.id, item_id)).fetchone()
+    def _live_item(connection: sqlite3.Connection, channel: Channel, item_id: str, lock: bool = False) -> sqlite3.Row:
+        """The item unless deleted (`lock`: held until COMMIT, for a person's save); NotFound otherwise."""
+        statement = SELECT_ITEM + dialect_of(connection).row_lock if lock else SELECT_ITEM
+        row = connection.execute(statement, (channel.id, item_id)).fetchone()
         if row is None or row["deleted_at"] is not None:
             raise NotFound(f"item {quote(item_id)} was not found in record channel "
                            f"{json.dumps(channel.id)}. Use list_record_items to find current items.")
         return row
 
     @staticmethod
-    def _cursor(connection: sqlite3.Connection, channel: Channel, before_id: Optional[str]) -> float:
-        """The position before_id names (deleted items keep theirs); infinity for the first page."""
+    def _cursor(connection: sqlite3.Connection, channel: Channel, before_id: Optional[str]) -> int:
+        """The position before_id names (deleted items keep theirs); past every item for the first page."""
         if before_id is None:
-            return float("inf")
+            return SQLITE_INTEGER_MAX
         row = connection.execute(SELECT_ITEM, (channel.id, before_id)).fetchone()
         if row is None:
             raise InvalidArguments(
@@ -524,16 +529,16 @@ class RecordStore(AgentTools):
         if field.is_unique:
             holder = connection.execute(
                 "SELECT i.id FROM unique_values AS u JOIN items AS i ON i.number = u.item_number "
-                "WHERE u.channel_id = ? AND u.field_key = ? AND u.value = ? AND u.item_number IS NOT ?",
-                (channel.id, field.key, _canonical(value), number)).fetchone()
+                "WHERE u.channel_id = ? AND u.field_key = ? AND u.value = ? AND u.item_number <> ?",
+                (channel.id, field.key, _canonical(value), number or 0)).fetchone()  # numbers start at 1
             if holder is not None:
                 return not_unique(field, value, holder["id"])
         if field.type == "relation":
             related = field.config["related_channel_id"]
             marks = ", ".join("?" * len(value))
-            live = {r["id"] for r in connection.execute(
-                f"SELECT id FROM items WHERE channel_id = ? AND deleted_at IS NULL AND id IN ({marks})",
-                (related, *value))}
+            live = {r["id"] for r in connection.execute(  # held until COMMIT: a person cannot delete one meanwhile
+                f"SELECT id FROM items WHERE channel_id = ? AND deleted_at IS NULL AND id IN ({marks})"
+                + dialect_of(connection).share_lock, (related, *value))}
             missing = [item_id for item_id in value if item_id not in live]
             if missing:
                 return missing_relations(field, missing)
@@ -548,6 +553,7 @@ class RecordStore(AgentTools):
         definitions = json.dumps([field.definition() for field in parse_schema(fields)])
         parsed = _fields(definitions)
         with self.database.write() as connection:
+            dialect_of(connection).serialize_creation(connection)
             if connection.execute("SELECT 1 FROM channels WHERE id = ?", (channel_id,)).fetchone() is not None:
                 raise IdTaken(f"record channel {channel_id!r} already exists")
             for field in parsed:
@@ -566,6 +572,7 @@ class RecordStore(AgentTools):
             checked_id(item_id, "an item ID")
         _people_values(values, empty=True)
         with self.database.write() as connection:
+            dialect_of(connection).serialize_creation(connection)
             channel = self._channel(connection, channel_id)
             if item_id is not None and connection.execute(SELECT_ITEM, (channel.id, item_id)).fetchone():
                 raise IdTaken(f"record channel {channel_id!r} already has an item {item_id!r}")
@@ -574,7 +581,7 @@ class RecordStore(AgentTools):
                 Failure(f.key, f"values.{f.key} is required") for f in missing]
             if failures:
                 raise InvalidValues(failures)
-            (number,) = connection.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM items").fetchone()
+            number = dialect_of(connection).next_number(connection, "items")
             item_id = item_id or _next_item_id(connection, channel.id)
             now = format_time(self.clock())
             stored = _merge({}, values)
@@ -591,7 +598,7 @@ class RecordStore(AgentTools):
         _people_values(values, empty=False)
         with self.database.write() as connection:
             channel = self._channel(connection, channel_id)
-            row = self._live_item(connection, channel, checked_id(item_id, "an item ID"))
+            row = self._live_item(connection, channel, checked_id(item_id, "an item ID"), lock=True)
             failures = self._validate(connection, channel, values, row["number"])
             if failures:
                 raise InvalidValues(failures)
@@ -603,7 +610,7 @@ class RecordStore(AgentTools):
         """A person deletes an item: agents no longer see it, its event is `deleted`; returns its last version."""
         with self.database.write() as connection:
             channel = self._channel(connection, channel_id)
-            row = self._live_item(connection, channel, checked_id(item_id, "an item ID"))
+            row = self._live_item(connection, channel, checked_id(item_id, "an item ID"), lock=True)
             now = format_time(self.clock())
             version = row["version"] + 1
             connection.execute("UPDATE items SET version = ?, updated_at = ?, deleted_at = ? WHERE number = ?",

@@ -8,6 +8,7 @@ a median over repetitions, shown as "median (min–max)".
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from benchmark.fixtures import VOCABULARY_PER_ARTICLE
+from benchmark.engines import HOT, POSTGRESQL, SEPARATE, SERVER, SHAPES, SQLITE
 from benchmark.growth import DEEP, POLL_PAGE
 from benchmark.growth import FLOOR
 from benchmark.tools import BROAD_QUERY
@@ -43,11 +44,28 @@ def markdown(facts: Dict[str, Any]) -> str:
     lines = header(facts)
     writers: Sequence[Tuple[str, Callable[[Any, Dict[str, Any]], List[str]]]] = (
         ("tools", tools_section), ("guards", guards_section), ("growth", growth_section), ("day", day_section),
-        ("writers", writers_section), ("mcp", mcp_section), ("memory", memory_section), ("job", job_section))
+        ("writers", writers_section), ("engines", engines_section), ("mcp", mcp_section), ("memory", memory_section),
+        ("job", job_section))
     for key, write in writers:
         if key in facts:
             lines += [""] + write(facts[key], facts)
     return "\n".join(lines) + "\n"
+
+
+def measured_apart(facts: Dict[str, Any], section: str) -> bool:
+    """Whether a section's facts come from another run than the page's (merged in; they say when and how)."""
+    section_facts, machine = facts.get(section), facts["machine"]
+    measured = section_facts.get("measured") if isinstance(section_facts, dict) else None
+    return measured is not None and (measured["date"], measured["command"]) != (machine["date"], machine["command"])
+
+
+SECTION_TITLES = {"engines": '"sqlite and PostgreSQL, side by side"'}  # sections a run of their own may measure
+
+
+def _apart_note(facts: Dict[str, Any]) -> str:
+    """The header's word for sections merged in from a run of their own, if any."""
+    apart = [SECTION_TITLES.get(name, name) for name in facts["section_seconds"] if measured_apart(facts, name)]
+    return f", except {' and '.join(apart)}, which says when it was measured" if apart else ""
 
 
 def header(facts: Dict[str, Any]) -> List[str]:
@@ -56,14 +74,16 @@ def header(facts: Dict[str, Any]) -> List[str]:
     lines = [
         "# Performance and scale",
         "",
-        "Written by `bench.py` (`make bench`); every figure below was measured by that run. Nothing here is a "
+        f"Written by `bench.py` (`make bench`); every figure below was measured by that run{_apart_note(facts)}. "
+        "Nothing here is a "
         "test: the machine is shared, so figures move from run to run, and what matters is the ratios, "
         "which are taken between figures measured back to back.",
         "",
         f"- Measured on {m['date']}: {m['system']}, {m['machine']}, {m['cpus']} CPUs (processor: "
         f"{m['processor']}); {m['python']}; sqlite {m['sqlite']}.",
         f"- Command: `{m['command']}`; the whole run took {facts['seconds']:.0f} s ("
-        + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in facts["section_seconds"].items()) + ").",
+        + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in facts["section_seconds"].items()
+                    if not measured_apart(facts, name)) + ").",
         f"- Each latency is the median over {sizes['repetitions']} repetitions of that repetition's own median "
         "(or 99th percentile), in microseconds unless marked, with the fastest and slowest repetition in "
         "brackets. A ratio is computed within each repetition, then summarised the same way. A repetition "
@@ -551,6 +571,155 @@ def writers_section(writers: Dict[str, Any], facts: Dict[str, Any]) -> List[str]
                         "alone, one after another in one process, for scale. sqlite lets one writer commit at a "
                         "time, so more processes cannot multiply the rate of edits; they can only keep the file "
                         "busier."]
+
+
+def engines_section(engines: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
+    """sqlite and PostgreSQL side by side: the runs of each shape, where PostgreSQL overtakes, one edit's cost."""
+    plan, server = engines["plan"], engines["postgres"]
+    lines = ["## sqlite and PostgreSQL, side by side", "", _engines_measured(engines, facts), "",
+             f"Each run starts a new database, files {plan['items']} bugs in each channel it needs, then starts "
+             f"writer processes together ({_writers_text(plan['writers'])}), each saving {plan['edits']} edits "
+             "through `call_tool` as the writers above do (`read_record_item`, then `edit_record_item` with that "
+             "version and a fresh idempotency key; a `version_conflict` is counted, re-read and retried). Edits per "
+             "second are the saved edits over the wall seconds from the common start to the last writer's counts. "
+             "sqlite: a WAL file in a temporary folder, durability `full` (the stores' default). "
+             + _server_text(server),
+             "", f"The shapes: *{HOT}*, every writer edits the first bug of one channel; *{SHAPES[1]}*, every writer "
+             f"draws bugs at random (its own seeded `random.Random`) from one channel; *{SEPARATE}*, each writer "
+             "draws from a channel of its own. The runs of the two engines alternate, so each pair is measured back "
+             f"to back; each figure is the median (min–max) over {plan['repetitions']} "
+             f"repetition{'s' if plan['repetitions'] > 1 else ''}, and the single-chain check reads every finished "
+             "database as in the writers' section, each channel's log and chain apart.",
+             "", f"This machine has {engines['cpus']} CPUs, so more than {engines['cpus']} writers contend for them "
+             "on both engines" + (", and the PostgreSQL server runs on the same machine: its backends take their "
+                                  "share of the same CPUs." if server else ".")]
+    if not server:
+        lines += ["", f"**PostgreSQL was not measured** ({engines['not_measured']}): `make bench` runs bench.py "
+                  "inside a throwaway cluster (`tests/postgres_cluster.py -- .venv/bin/python bench.py`)."]
+    for shape in SHAPES:
+        lines += ["", f"### {shape[0].upper()}{shape[1:]}", ""] + _shape_table(engines, shape)
+    lines += [""] + _busy_line(engines)
+    if server:
+        lines += ["", "Where PostgreSQL overtakes sqlite: the fewest writers at which its median edits per second "
+                  "exceed sqlite's.", ""]
+        lines += table(["shape", "PostgreSQL overtakes sqlite"],
+                       [[shape, overtaking_text(engines, shape)] for shape in SHAPES])
+        lines += ["", _scaling_line(engines)]
+    return lines + [""] + _edit_cost(engines)
+
+
+def _engines_measured(engines: Dict[str, Any], facts: Dict[str, Any]) -> str:
+    measured = engines["measured"]
+    command = measured["command"].replace("python3", measured["python"], 1)
+    apart = ", separately from the rest of this page" if measured_apart(facts, "engines") else ""
+    return f"Measured on {measured['date']} by `{command}`{apart}, in {measured['seconds']:.0f} s."
+
+
+def _writers_text(writers: Sequence[int]) -> str:
+    return ", ".join(map(str, writers[:-1])) + (" or " if len(writers) > 1 else "") + str(writers[-1])
+
+
+def _server_text(server: Optional[Dict[str, str]]) -> str:
+    if not server:
+        return ""
+    text = (f"PostgreSQL {server['version']}, reached over {server['reached']}, in a database of the run's own on "
+            f"the server named by `{SERVER}`, the store's tables in its schema `osfoundry_record_channel`, "
+            "durability `full` (`synchronous_commit` on).")
+    if server["fsync"] == "off":
+        text += (" **That server runs with `fsync` off** (`tests/postgres_cluster.py` starts its throwaway "
+                 "cluster so without `--durable`, which `make bench` gives): its commits never wait for the disk, "
+                 "while sqlite's do, so each PostgreSQL commit here costs less than on a server that syncs.")
+    else:
+        text += " The server syncs its log to the disk at each commit (`fsync` on), as sqlite does at `full`."
+    return text
+
+
+def _rates(engines: Dict[str, Any], engine: str, shape: str) -> Dict[int, List[Dict[str, Any]]]:
+    """A shape's runs on one engine, by number of writers."""
+    return {int(writers): reps for writers, reps in engines["runs"][engine][shape].items()}
+
+
+def _rate(reps: List[Dict[str, Any]]) -> Summary:
+    return Summary.of([r["edits_per_second"] for r in reps])
+
+
+def overtaking(engines: Dict[str, Any], shape: str) -> Optional[int]:
+    """The fewest writers at which PostgreSQL's median edits per second exceed sqlite's; None if at no count run."""
+    ours, theirs = _rates(engines, POSTGRESQL, shape), _rates(engines, SQLITE, shape)
+    return next((writers for writers in sorted(ours) if _rate(ours[writers]).median > _rate(theirs[writers]).median),
+                None)
+
+
+def overtaking_text(engines: Dict[str, Any], shape: str) -> str:
+    """The overtaking point in words, and whether PostgreSQL stays ahead after it."""
+    writers, measured = overtaking(engines, shape), sorted(_rates(engines, POSTGRESQL, shape))
+    if writers is None:
+        return f"not within {measured[-1]} writers"
+    ours, theirs = _rates(engines, POSTGRESQL, shape), _rates(engines, SQLITE, shape)
+    behind = [w for w in measured if w > writers and _rate(ours[w]).median <= _rate(theirs[w]).median]
+    where = f"already at {writers} writer{'s' if writers > 1 else ''}" if writers == measured[0] else \
+        f"at {writers} writers"
+    return where + (f" (behind again at {_writers_text(behind)})" if behind else "")
+
+
+def _shape_table(engines: Dict[str, Any], shape: str) -> List[str]:
+    measured = [engine for engine in (SQLITE, POSTGRESQL) if engine in engines["runs"]]
+    header = ["writers"] + [f"{engine} {what}" for engine in measured for what in ("edits/s", "conflicts")]
+    header += ["PostgreSQL ÷ sqlite"] if len(measured) == 2 else []
+    rows = []
+    for writers in engines["plan"]["writers"]:
+        runs = {engine: _rates(engines, engine, shape)[writers] for engine in measured}
+        cells: List[Any] = [writers]
+        for engine in measured:
+            cells += [spread(_rate(runs[engine]), 0), spread(Summary.of([r["conflicts"] for r in runs[engine]]), 0)]
+        if len(measured) == 2:
+            cells.append(spread(Summary.of([p["edits_per_second"] / s["edits_per_second"]
+                                            for p, s in zip(runs[POSTGRESQL], runs[SQLITE])]), 2, "×"))
+        rows.append(cells + [_chains(runs)])
+    return table(header + ["single chain"], rows)
+
+
+def _chains(runs: Dict[str, List[Dict[str, Any]]]) -> str:
+    broken = [f"{engine} failed in {sum(not r['chain']['ok'] for r in reps)} of {len(reps)} runs"
+              for engine, reps in runs.items() if not all(r["chain"]["ok"] for r in reps)]
+    return "passed" if not broken else "**" + "; ".join(broken) + "**"
+
+
+def _busy_line(engines: Dict[str, Any]) -> List[str]:
+    busy = {engine: sum(r["busy"] for reps in shapes.values() for per in reps.values() for r in per)
+            for engine, shapes in engines["runs"].items()}
+    if not any(busy.values()):
+        return ["No edit was refused as `busy` on either engine: every retry counted above is a `version_conflict`."]
+    return ["Edits refused as `busy` (retried like a conflict), over all runs: "
+            + ", ".join(f"{engine} {count}" for engine, count in busy.items()) + "."]
+
+
+def _scaling_line(engines: Dict[str, Any]) -> str:
+    """How each engine's rate grows from the fewest writers to the most when every writer has its own channel."""
+    low, high = engines["plan"]["writers"][0], engines["plan"]["writers"][-1]
+    grown = {engine: _rate(_rates(engines, engine, SEPARATE)[high]).median
+             / _rate(_rates(engines, engine, SEPARATE)[low]).median for engine in (SQLITE, POSTGRESQL)}
+    return (f"With {SEPARATE}, PostgreSQL's edits per second at {high} writers are {grown[POSTGRESQL]:.2f}× its rate "
+            f"at {low}, sqlite's {grown[SQLITE]:.2f}×. sqlite commits one writer at a time for the whole file, "
+            "whatever the channel; on PostgreSQL two edits meet only on one channel, at its event counter (and on "
+            "one item, at its row: the later writer waits for the other's COMMIT, then finds the version changed, "
+            "a `version_conflict`), so writers of different channels never wait for each other and only the CPUs "
+            "bound them.")
+
+
+def _edit_cost(engines: Dict[str, Any]) -> List[str]:
+    costs, server = engines["edit_cost"], engines["postgres"]
+    lines = ["### The cost of one edit", "",
+             f"One process, {engines['plan']['calls']} `edit_record_item` calls per engine and repetition, one engine "
+             "after the other, each edit with the version its previous edit returned (six fields, as the tools "
+             "section sets them) on a new database: sqlite on a WAL file, durability `full`"
+             + (f"; PostgreSQL over {server['reached']}." if server else "."), ""]
+    rows = [[engine, spread(summarise(reps, "median"), 0), spread(summarise(reps, "p99"), 0)]
+            for engine, reps in costs.items()]
+    if POSTGRESQL in costs:
+        rows.append(["PostgreSQL ÷ sqlite", spread(ratios(costs[POSTGRESQL], costs[SQLITE]), 2, "×"),
+                     spread(ratios(costs[POSTGRESQL], costs[SQLITE], "p99"), 2, "×")])
+    return lines + table(["engine", "median µs", "p99 µs"], rows)
 
 
 def mcp_section(mcp: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:

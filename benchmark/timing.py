@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Sequence
 
 import kb_store
 import record_store
-from plumbing import DEFAULT_CALLER
+from plumbing import DEFAULT_CALLER, EVENT_APPEND, KEY_LOOKUP, KEY_STORE
 from workload import BUG_TRACKER as CHANNEL  # the bug tracker's ID, as the experiments name it
 from workload import KNOWLEDGE_BASE as KB  # the support knowledge base's ID
 
@@ -86,13 +86,8 @@ def ratios(numerators: Sequence[Dict[str, float]], denominators: Sequence[Dict[s
 # The floor: what an edit costs with nothing but the transaction.
 
 
-# The statements both floors share with the stores' own idempotency table and event log, in plain SQL.
-KEY_LOOKUP = ("SELECT fingerprint, result FROM idempotency_keys WHERE caller = ? AND tool = ? AND resource_id = ? "
-              "AND key = ?")
-EVENT_APPEND = ("INSERT INTO events (resource_id, sequence, type, subject_id, version) "
-                "SELECT ?, COALESCE(MAX(sequence), 0) + 1, ?, ?, ? FROM events WHERE resource_id = ?")
-KEY_STORE = ("INSERT INTO idempotency_keys (caller, tool, resource_id, key, fingerprint, result, created_at) "
-             "VALUES (?, ?, ?, ?, ?, ?, ?)")
+# The statements both floors share with the stores' own idempotency table and event log are plumbing's, as sqlite
+# runs them (KEY_LOOKUP, EVENT_APPEND, KEY_STORE).
 
 
 class FloorTransaction:

@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 import traceback
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from benchmark import fixtures
 import record_store
@@ -89,10 +89,18 @@ def run_processes(path: str, item_ids: Sequence[str], processes: int, edits: int
                   seed: int) -> Tuple[List[Dict[str, int]], float]:
     """Spawn the writers, start them together once all are ready, wait for the last to exit: their counts
     and the seconds from the start signal to the last writer's report of them."""
+    return run_together(writer, [(path, CHANNEL, list(item_ids), edits, seed, number)
+                                 for number in range(1, processes + 1)])
+
+
+def run_together(target: Callable[..., None],
+                 arguments: Sequence[Tuple[Any, ...]]) -> Tuple[List[Dict[str, Any]], float]:
+    """One spawned process per tuple of `arguments`, running target(*those, start, reports): each reports once
+    it is ready, then waits for `start`, then reports its counts (or {"failed": traceback}). Returns the counts
+    and the seconds from the start signal to the last process's report of them."""
     context = multiprocessing.get_context("spawn")
     start, reports = context.Event(), context.Queue()
-    writers = [context.Process(target=writer, args=(path, list(item_ids), edits, seed, number, start, reports))
-               for number in range(1, processes + 1)]
+    writers = [context.Process(target=target, args=(*given, start, reports)) for given in arguments]
     with deaf_children():  # Ctrl-C is the benchmark's to handle: it stops them below
         for process in writers:
             process.start()
@@ -133,25 +141,28 @@ def collect(reports: Any, writers: Sequence[Any]) -> List[Dict[str, Any]]:
 # One writer: its own connection and random.Random, edits through call_tool only.
 
 
-def writer(path: str, item_ids: List[str], edits: int, seed: int, number: int, start: Any, reports: Any) -> None:
-    """A writer process: report ready, wait for `start`, save `edits` edits, report its counts (or its traceback)."""
+def writer(path: str, channel: str, item_ids: List[str], edits: int, seed: int, number: int, start: Any,
+           reports: Any) -> None:
+    """A writer process on `channel` of the store at `path` (a file or a postgresql:// URL): report ready, wait for
+    `start`, save `edits` edits, report its counts (or its traceback)."""
     try:
         with record_store.connect(path) as store:
             rng = random.Random(f"writer {number} of seed {seed}")
             reports.put({"ready": number})
             if not start.wait(START_SECONDS):
                 raise RuntimeError(f"no start signal within {START_SECONDS:.0f} s")
-            reports.put(write_edits(store, rng, item_ids, edits, f"w{number}"))
+            reports.put(write_edits(store, rng, item_ids, edits, f"w{number}", channel))
     except BaseException:
         reports.put({"failed": f"writer {number}: {traceback.format_exc()}"})
 
 
 def write_edits(store: record_store.RecordStore, rng: random.Random, item_ids: Sequence[str], edits: int,
-                name: str) -> Dict[str, int]:
-    """Save `edits` edits, each on an item drawn from `rng`: how many saved, conflicted and were busy."""
+                name: str, channel: str = CHANNEL) -> Dict[str, int]:
+    """Save `edits` edits, each on an item of `channel` drawn from `rng`: how many saved, conflicted and were
+    busy."""
     counts = {"saved": 0, "version_conflict": 0, "busy": 0}
     for index in range(1, edits + 1):
-        edit_until_saved(store, rng.choice(item_ids), edit_values(rng), f"{name}-{index}", counts)
+        edit_until_saved(store, rng.choice(item_ids), edit_values(rng), f"{name}-{index}", counts, channel)
     return counts
 
 
@@ -161,22 +172,24 @@ def edit_values(rng: random.Random) -> Dict[str, Any]:
 
 
 def edit_until_saved(store: record_store.RecordStore, item_id: str, values: Dict[str, Any], key: str,
-                     counts: Dict[str, int]) -> None:
+                     counts: Dict[str, int], channel: str = CHANNEL) -> None:
     """Read, then edit with the version read, until saved; a refused edit stores nothing, so the key is kept."""
     for _ in range(MAX_ATTEMPTS):
-        outcome = read_and_edit(store, item_id, values, key)
+        outcome = read_and_edit(store, item_id, values, key, channel)
         counts[outcome] += 1
         if outcome == "saved":
             return
     raise RuntimeError(f"edit {key} of {item_id} was not saved in {MAX_ATTEMPTS} attempts")
 
 
-def read_and_edit(store: record_store.RecordStore, item_id: str, values: Dict[str, Any], key: str) -> str:
-    """One attempt: 'saved', 'version_conflict' or 'busy'; RuntimeError on any other result."""
-    item = store.call_tool("read_record_item", {"record_channel_id": CHANNEL, "item_id": item_id})
+def read_and_edit(store: record_store.RecordStore, item_id: str, values: Dict[str, Any], key: str,
+                  channel: str = CHANNEL) -> str:
+    """One attempt on an item of `channel`: 'saved', 'version_conflict' or 'busy'; RuntimeError on any other
+    result."""
+    item = store.call_tool("read_record_item", {"record_channel_id": channel, "item_id": item_id})
     result = item
     if "error" not in item:
-        result = store.call_tool("edit_record_item", {"record_channel_id": CHANNEL, "item_id": item_id,
+        result = store.call_tool("edit_record_item", {"record_channel_id": channel, "item_id": item_id,
                                                       "values": values, "expected_version": item["version"],
                                                       "idempotency_key": key})
     if result.get("error") in RETRIED:

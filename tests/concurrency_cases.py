@@ -1,5 +1,6 @@
 """Several processes on one store file: compare-and-swap forms one chain, one key writes once, a killed writer
-leaves nothing. One set of cases; each store's test module runs it with its own side (tests/store_worker.py)."""
+leaves nothing. One set of cases; each store's test module runs it with its own side (tests/store_worker.py).
+Under make postgres the same cases run on a PostgreSQL database, where the held lock is a row lock."""
 
 import json
 import os
@@ -14,6 +15,7 @@ import time
 import unittest
 from typing import Any
 
+from tests import postgres_helpers
 from tests.helpers import ROOT, snapshot
 
 WORKER = os.path.join(ROOT, "tests", "store_worker.py")
@@ -39,7 +41,8 @@ class ConcurrencyCases:
     def setUp(self):
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
-        self.path = os.path.join(folder.name, "store.db")
+        self.path = postgres_helpers.new_database() if postgres_helpers.on_postgres() else \
+            os.path.join(folder.name, "store.db")
         self.store, self.subject = self.make_store(self.path)
         self.addCleanup(self.store.close)
 
@@ -104,7 +107,11 @@ class ConcurrencyCases:
         self.assertEqual(len(self.events(self.store)), events_before + 1)
 
     def hold_write_lock(self, seconds):
-        """Another connection takes the write lock now and releases it after `seconds`."""
+        """Another connection takes the write lock now (on PostgreSQL: the edited row's) and releases it after
+        `seconds`."""
+        if postgres_helpers.on_postgres():
+            postgres_helpers.hold_row_lock(self, self.path, self.SIDE.TABLE, self.subject, seconds)
+            return
         other = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         other.execute("BEGIN IMMEDIATE")
         release = threading.Timer(seconds, lambda: (other.execute("COMMIT"), other.close()))
@@ -146,7 +153,8 @@ class ConcurrencyCases:
 
         survivor = self.SIDE.connect(self.path)
         self.addCleanup(survivor.close)
-        self.assertEqual(survivor.database.connection.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+        if not postgres_helpers.on_postgres():  # a server's own recovery; sqlite's file must be checked
+            self.assertEqual(survivor.database.connection.execute("PRAGMA integrity_check").fetchone()[0], "ok")
         self.assertEqual(snapshot(survivor), before)
         retry = self.edit(version, "crash-key", "Never committed.", store=survivor)
         self.assertEqual(retry["replay"], False)

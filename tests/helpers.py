@@ -7,16 +7,18 @@ import json
 import os
 import sys
 import unittest
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-import kb_store  # noqa: E402  (needs ROOT on the path)
+import database  # noqa: E402  (needs ROOT on the path)
+import kb_store  # noqa: E402
 import mcp_server  # noqa: E402
 import record_store  # noqa: E402
 from lab.experiments import TIMING_MARK  # noqa: E402
+from tests import postgres_helpers  # noqa: E402
 
 UTC = datetime.timezone.utc
 KB = "kb-support"
@@ -42,13 +44,15 @@ class ManualClock:
         self.now += datetime.timedelta(seconds=seconds)
 
 
-def support_store(path: str = ":memory:", **options: Any) -> Tuple[kb_store.KnowledgeBaseStore, ManualClock, List[str]]:
-    """A store with KB (three published articles, one draft, one unpublished) and OTHER_KB (one article).
+def support_store(path: Optional[str] = None,
+                  **options: Any) -> Tuple[kb_store.KnowledgeBaseStore, ManualClock, List[str]]:
+    """A store with KB (three published articles, one draft, one unpublished) and OTHER_KB (one article), at `path`
+    (None: in memory, or on the test PostgreSQL database where make postgres runs the tests).
 
     Returns the store, its clock and the IDs of KB's published articles.
     """
     clock = options.pop("clock", None) or ManualClock()
-    store = kb_store.connect(path, clock=clock, **options)
+    store = kb_store.connect(path or postgres_helpers.default_location(), clock=clock, **options)
     store.create_knowledge_base(KB, "Support")
     store.create_knowledge_base(OTHER_KB, "Billing")
     ids = []
@@ -66,11 +70,20 @@ def support_store(path: str = ":memory:", **options: Any) -> Tuple[kb_store.Know
 
 def snapshot(store: Any) -> Dict[str, List[Tuple[Any, ...]]]:
     """Every row of every table, the search index included: compare two to prove nothing was written."""
+    if database.is_postgres(store.database.path):
+        return postgres_helpers.snapshot(store)
     connection = store.database.connection
     tables = [row[0] for row in connection.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
     return {table: sorted((tuple(row) for row in connection.execute(f'SELECT * FROM "{table}"')), key=repr)
             for table in tables}
+
+
+def dump(store: Any) -> Any:
+    """Everything a store's database holds, schema and rows: sqlite's iterdump, or the snapshot on PostgreSQL."""
+    if database.is_postgres(store.database.path):
+        return postgres_helpers.snapshot(store)
+    return list(store.database.connection.iterdump())
 
 
 def poll_events(store: Any, resource_type: str, resource_id: str, after: int = 0) -> List[Dict[str, Any]]:

@@ -1,7 +1,8 @@
 """Fixtures the record-store tests share: the bug tracker with a few items, a channel with every field type."""
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
+from tests import postgres_helpers
 from tests.helpers import ManualClock, poll_events
 import record_store
 import workload
@@ -39,11 +40,12 @@ def bug(number: int, **values: Any) -> Dict[str, Any]:
                  "description": f"Steps to reproduce bug {number}. " * 12}, **values)
 
 
-def bug_store(path: str = ":memory:", items: int = 3,
+def bug_store(path: Optional[str] = None, items: int = 3,
               **options: Any) -> Tuple[record_store.RecordStore, ManualClock, List[str]]:
-    """A store with BUGS (`items` New bugs, oldest first in the returned IDs), OPS (one item) and EVERY_TYPE."""
+    """A store with BUGS (`items` New bugs, oldest first in the returned IDs), OPS (one item) and EVERY_TYPE, at
+    `path` (None: in memory, or on the test PostgreSQL database where make postgres runs the tests)."""
     clock = options.pop("clock", None) or ManualClock()
-    store = record_store.connect(path, clock=clock, **options)
+    store = record_store.connect(path or postgres_helpers.default_location(), clock=clock, **options)
     store.create_channel(BUGS, "Bugs", workload.BUG_TRACKER_FIELDS)
     store.create_channel(OPS, "Operations", workload.BUG_TRACKER_FIELDS)
     store.create_channel(EVERY_TYPE, "Every type", EVERY_TYPE_FIELDS)

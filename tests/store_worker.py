@@ -8,7 +8,8 @@
     python3 tests/store_worker.py KIND crash PATH SUBJECT VERSION
         sends one edit that stops inside its transaction just before storing its key, prints "inside", sleeps
 
-KIND is "kb" (SUBJECT an article of kb-support) or "record" (SUBJECT an item of bugs; its title is edited).
+PATH is a store file or a postgresql:// URL. KIND is "kb" (SUBJECT an article of kb-support) or "record" (SUBJECT an
+item of bugs; its title is edited).
 """
 
 import json
@@ -27,6 +28,7 @@ class KnowledgeBaseSide:
     """How an agent reads and edits one article of kb-support."""
 
     connect = staticmethod(kb_store.connect)
+    TABLE = "articles"  # where the edited row lives
 
     @staticmethod
     def version(text: str) -> Any:
@@ -52,6 +54,7 @@ class RecordSide:
     """How an agent reads and edits the title of one item of bugs."""
 
     connect = staticmethod(record_store.connect)
+    TABLE = "items"
 
     @staticmethod
     def version(text: str) -> Any:
@@ -97,10 +100,15 @@ def same_key(side, store, subject, version, start_at):
 
 def crash(side, store, subject, version):
     def pause(statement):
-        if statement.startswith("INSERT INTO idempotency_keys"):
+        if statement.startswith(("INSERT INTO idempotency_keys", "UPDATE idempotency_keys")):  # sqlite's, PostgreSQL's
             print("inside", flush=True)
             time.sleep(60)
-    store.database.connection.set_trace_callback(pause)
+    connection = store.database.connection
+    if hasattr(connection, "set_trace_callback"):
+        connection.set_trace_callback(pause)
+    else:  # PostgreSQL: the same pause, before the statement runs
+        execute = connection.execute
+        connection.execute = lambda statement, *arguments: (pause(statement), execute(statement, *arguments))[1]
     side.edit(store, subject, side.version(version), "crash-key", "Never committed.")
 
 

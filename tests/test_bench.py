@@ -12,7 +12,7 @@ import unittest
 from unittest import mock
 
 import bench
-from benchmark import fixtures, report, timing, tools
+from benchmark import engines, fixtures, report, timing, tools
 import record_store
 from benchmark.timing import CHANNEL, Summary
 from tests.helpers import ROOT
@@ -62,6 +62,7 @@ class QuickRunTest(unittest.TestCase):
         for heading in ("## The floor and the seven tools", "## Validation, and the edit against the floor",
                         "### Polling an event log", "### Searching a knowledge base", "### Listing a record channel",
                         "## The knowledge-base day, scaled", "## Writers on one WAL file",
+                        "## sqlite and PostgreSQL, side by side",
                         "## The MCP server over stdio", "## Peak memory"):
             self.assertIn(heading, self.page)
 
@@ -76,8 +77,8 @@ class QuickRunTest(unittest.TestCase):
         #                                 guards, the four goals of the edits and the listing, the main job's two
 
     def test_the_writers_pass_the_single_chain_check(self):
-        rows = [line for line in self.page.split("## Writers")[1].splitlines() if line.startswith("| 1 |")
-                or line.startswith("| 2 |")]
+        section = self.page.split("## Writers")[1].split("\n## ")[0]
+        rows = [line for line in section.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")]
         self.assertEqual(len(rows), 2)
         self.assertTrue(all(row.rstrip(" |").endswith("passed") for row in rows), rows)
 
@@ -212,6 +213,84 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("*head* at 100 events is 1.30×", page(130))
         self.assertEqual(page(130).count("misses the goal"), 1)
         self.assertIn("| 100 | 130.0 (130.0–130.0) · 6.5× |", page(130))  # the figure, then its ratio to the floor
+
+
+class EnginesSectionTest(unittest.TestCase):
+    """The engines section, rendered from made-up facts: the overtaking points come from the rates given."""
+
+    WRITERS = (1, 2, 4, 8)
+    SQLITE_RATES = (1000, 900, 800, 700)
+    POSTGRES_RATES = {engines.HOT: (500, 400, 300, 200), engines.SHARED: (500, 950, 850, 650),
+                      engines.SEPARATE: (1200, 1500, 1700, 1800)}
+
+    def runs(self, rates, broken=()):
+        """One repetition per number of writers, at these edits per second; the chain broken at `broken` writers."""
+        return {str(writers): [{"writers": writers, "edits": 150 * writers, "conflicts": 3, "busy": 0,
+                                "seconds": 150 * writers / rate, "edits_per_second": rate,
+                                "chain": {"ok": writers not in broken, "problems": [], "problem_count": 0}}]
+                for writers, rate in zip(self.WRITERS, rates)}
+
+    def facts(self, postgres=True, broken=()):
+        plan = {"writers": list(self.WRITERS), "edits": 150, "items": 200, "repetitions": 1, "calls": 500}
+        runs = {engines.SQLITE: {shape: self.runs(self.SQLITE_RATES) for shape in engines.SHAPES}}
+        costs = {engines.SQLITE: repetitions(400.0)}
+        if postgres:
+            runs[engines.POSTGRESQL] = {shape: self.runs(rates, broken) for shape, rates in self.POSTGRES_RATES.items()}
+            costs[engines.POSTGRESQL] = repetitions(1000.0)
+        section = {"plan": plan, "cpus": 2, "runs": runs, "edit_cost": costs,
+                   "postgres": {"version": "15.18", "reached": "its Unix socket", "fsync": "off"} if postgres else None,
+                   "not_measured": "" if postgres else "`OSFOUNDRY_TEST_POSTGRES` is not set",
+                   "measured": {"date": "2026-12-02", "command": "python3 bench.py --only engines",
+                                "python": ".venv/bin/python", "seconds": 150.0}}
+        machine = {"date": "2026-11-30", "command": "python3 bench.py", "system": "Linux", "machine": "x86_64",
+                   "processor": "unknown", "cpus": "2", "python": "CPython 3.11", "sqlite": "3.40.1"}
+        return {"machine": machine, "engines": section, "seconds": 600.0, "quick": False,
+                "sizes": {"repetitions": 5}, "section_seconds": {"writers": 60.0, "engines": 150.0}}
+
+    def page(self, **options):
+        facts = self.facts(**options)
+        return "\n".join(report.engines_section(facts["engines"], facts))
+
+    def test_the_overtaking_points_are_the_fewest_writers_at_which_postgres_is_faster(self):
+        page = self.page()
+        self.assertIn("| one hot item | not within 8 writers |", page)
+        self.assertIn("| many items, one channel | at 2 writers (behind again at 8) |", page)
+        self.assertIn("| one channel each | already at 1 writer |", page)
+        self.assertIn("| 4 | 800 (800–800) | 3 (3–3) | 850 (850–850) | 3 (3–3) | 1.06× (1.06–1.06) | passed |", page)
+        self.assertIn("| PostgreSQL ÷ sqlite | 2.50× (2.50–2.50) | 2.50× (2.50–2.50) |", page)
+
+    def test_the_section_says_when_and_how_it_was_measured_and_on_what(self):
+        page = self.page()
+        self.assertIn("Measured on 2026-12-02 by `.venv/bin/python bench.py --only engines`, separately from the "
+                      "rest of this page, in 150 s.", page)
+        self.assertIn("This machine has 2 CPUs, so more than 2 writers contend for them on both engines, and the "
+                      "PostgreSQL server runs on the same machine", page)
+        self.assertIn("runs with `fsync` off", page)
+        self.assertIn("PostgreSQL's edits per second at 8 writers are 1.50× its rate at 1, sqlite's 0.70×", page)
+
+    def test_a_broken_chain_is_named_in_its_row(self):
+        shared = self.page(broken=(2,)).split("### Many items")[1].split("###")[0]
+        (row,) = [line for line in shared.splitlines() if line.startswith("| 2 |")]
+        self.assertTrue(row.endswith("| **PostgreSQL failed in 1 of 1 runs** |"), row)
+
+    def test_without_postgres_sqlite_is_measured_and_one_line_says_how_to_measure_postgres(self):
+        page = self.page(postgres=False)
+        (line,) = [line for line in page.splitlines() if "PostgreSQL was not measured" in line]
+        self.assertIn("`OSFOUNDRY_TEST_POSTGRES` is not set", line)
+        self.assertIn("`make bench` runs bench.py inside a throwaway cluster", line)
+        self.assertNotIn("overtakes", page)
+        self.assertNotIn("PostgreSQL ÷ sqlite", page)
+        self.assertIn("| 8 | 700 (700–700) | 3 (3–3) | passed |", page)
+
+    def test_a_section_measured_apart_is_left_out_of_the_page_runs_times(self):
+        facts = self.facts()
+        self.assertIn("the whole run took 600 s (writers 60 s).", "\n".join(report.header(facts)))
+        self.assertIn('measured by that run, except "sqlite and PostgreSQL, side by side", which says when it was '
+                      "measured.", "\n".join(report.header(facts)))
+        facts["engines"]["measured"].update(date=facts["machine"]["date"], command=facts["machine"]["command"])
+        self.assertIn("(writers 60 s, engines 150 s).", "\n".join(report.header(facts)))
+        self.assertIn("every figure below was measured by that run. Nothing", "\n".join(report.header(facts)))
+        self.assertNotIn("separately", "\n".join(report.engines_section(facts["engines"], facts)))
 
 
 class WorkloadTest(unittest.TestCase):

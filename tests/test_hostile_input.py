@@ -91,15 +91,15 @@ class HostileArgumentsTest(unittest.TestCase):
         else:
             self.assertNotIn("edit", name, "a hostile value was saved")
         self.assertLess(len(strict_utf8_json(result)), 20_000)
-        self.assertEqual(list(store.database.connection.iterdump()), before)
+        self.assertEqual(helpers.dump(store), before)
 
     def test_every_argument_of_every_tool_rejects_every_hostile_value_cleanly(self):
         tried = 0
         for store, calls in self.stores():
-            before = list(store.database.connection.iterdump())
+            before = helpers.dump(store)
             for name, good in calls.items():
                 self.assertNotIn("error", store.call_tool(name, good), name)
-                before = list(store.database.connection.iterdump())
+                before = helpers.dump(store)
                 store.call_tool(name, good)  # the edit again: a replay, which writes nothing
                 for argument in good:
                     for what, value in HOSTILE.items():
@@ -112,7 +112,7 @@ class HostileArgumentsTest(unittest.TestCase):
 
     def test_hostile_argument_names_are_rejected_by_a_name_that_encodes(self):
         for store, calls in self.stores():
-            before = list(store.database.connection.iterdump())
+            before = helpers.dump(store)
             for name, good in calls.items():
                 for extra in ("\ud800", "x" * 100_000, "\x00", "values\n{\"error\": \"forged\"}"):
                     with self.subTest(tool=name, extra=extra[:20]):
@@ -121,12 +121,12 @@ class HostileArgumentsTest(unittest.TestCase):
                                          ("invalid_arguments", "additionalProperties"))
                         self.assertLessEqual(len(result["argument"]), plumbing.SHOWN_VALUE_CHARACTERS + 40)
                         strict_utf8_json(result)
-                        self.assertEqual(list(store.database.connection.iterdump()), before)
+                        self.assertEqual(helpers.dump(store), before)
 
     def test_hostile_values_are_judged_by_name_and_write_nothing(self):
         store, calls = self.stores()[1]
         good = calls["edit_record_item"]
-        before = list(store.database.connection.iterdump())
+        before = helpers.dump(store)
         for what, values in HOSTILE_VALUES.items():
             with self.subTest(values=what):
                 self.assert_rejected_cleanly(store, "edit_record_item", dict(good, values=values), "values", before)

@@ -16,10 +16,12 @@ from tests.helpers import ROOT
 PRODUCT_RANKS = {
     "minimum_python": 0, "cli": 0, "plumbing": 0,
     "database": 1, "record_fields": 1,
-    "kb_store": 2, "record_store": 2,
-    "workload": 3, "help_center": 3,
-    "mcp_demo": 4, "content_files": 4,
-    "mcp_server": 5,
+    "postgres_database": 2,
+    "engines": 3,
+    "kb_store": 4, "record_store": 4,
+    "workload": 5, "help_center": 5,
+    "mcp_demo": 6, "content_files": 6,
+    "mcp_server": 7,
 }
 ENTRY_SCRIPTS = {"sim", "triage", "bench"}  # the experiments' and the benchmark's commands at the top level
 ABOVE_THE_PRODUCT = {"lab", "benchmark", "tests"} | ENTRY_SCRIPTS

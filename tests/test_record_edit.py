@@ -3,10 +3,12 @@
 import unittest
 
 from tests.helpers import snapshot
+from tests.postgres_helpers import sqlite_only
 from tests.record_helpers import BUGS, EVERY_TYPE, bug_store, edit, events, read
 import record_store
 
 
+@sqlite_only("it reads sqlite's query plans")
 class QueryPlanTest(unittest.TestCase):
     def test_an_items_unique_values_are_found_by_index_not_by_scanning_the_channel(self):
         store, _, _ = bug_store()

@@ -14,6 +14,7 @@ from unittest import mock
 
 from tests.helpers import ROOT  # noqa: F401  (puts the project on the path)
 import database
+import engines
 import kb_store
 import mcp_server
 import plumbing
@@ -59,7 +60,7 @@ class MemoStore(plumbing.AgentTools):
 
 def connect_memos(path=":memory:", **options):
     """The third store's connect(): one call."""
-    return database.open_store(MemoStore, path, MEMO_LAYOUT, **options)
+    return engines.open_store(MemoStore, path, MEMO_LAYOUT, **options)
 
 
 def call(server, name, arguments, request_id=1):
