@@ -380,6 +380,10 @@ class PostgresDatabase(Database):
         self.connection = self._connect()
         try:
             self._make()
+        except (psycopg.Error, Rejection) as error:  # no right to create the schema, a server going away ...
+            self.connection.close()
+            raise UnusableFile(f"{shown_location(url)} cannot be opened as a {layout.name} store: "
+                               f"{_first_line(error)}") from error
         except BaseException:
             self.connection.close()
             raise
@@ -420,9 +424,17 @@ class PostgresDatabase(Database):
                                (layout.application_id, layout.version))
 
     def _marks(self, connection: Any) -> List[Any]:
-        """The schema's store_marks rows; none where the schema or its marks are missing."""
+        """The schema's store_marks rows; none where the schema is missing or empty; UnusableFile for a schema that
+        holds tables but no marks (someone else's, which this store will not write into)."""
         found = connection.execute("SELECT to_regclass(?) IS NOT NULL", (f"{self.schema}.store_marks",)).fetchone()
-        return connection.execute("SELECT application_id, version FROM store_marks").fetchall() if found[0] else []
+        if found[0]:
+            return connection.execute("SELECT application_id, version FROM store_marks").fetchall()
+        (tables,) = connection.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = ?",
+                                       (self.schema,)).fetchone()
+        if tables:
+            raise UnusableFile(f"{shown_location(self.path)}: schema {self.schema} holds tables this store did not "
+                               f"make; give the {self.layout.name} store a database without that schema")
+        return []
 
     def _decide_marks(self, marks: List[Any]) -> None:
         (owner, version), layout, where = marks[0], self.layout, shown_location(self.path)

@@ -254,6 +254,34 @@ class EngineTest(unittest.TestCase):
         self.assertIn("newer version", str(refused.exception))
         self.assertNotIn("\n", str(refused.exception))
 
+    def test_a_schema_of_someone_elses_tables_is_refused_and_left_as_it_was(self):
+        other = postgres_helpers.new_database()
+        with postgres_helpers.raw_connection(other) as admin:
+            admin.execute("CREATE SCHEMA osfoundry_knowledge_base")
+            admin.execute("CREATE TABLE osfoundry_knowledge_base.articles (x INTEGER)")
+        with self.assertRaises(database.UnusableFile) as refused:
+            kb_store.connect(other)
+        self.assertIn("holds tables this store did not make", str(refused.exception))
+        with postgres_helpers.raw_connection(other) as admin:
+            tables = admin.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = "
+                                   "'osfoundry_knowledge_base'").fetchall()
+        self.assertEqual(tables, [("articles",)])
+
+    def test_a_user_who_may_not_create_the_schema_gets_one_line(self):
+        with postgres_helpers.raw_connection(self.url) as admin:
+            admin.execute("DROP ROLE IF EXISTS reader")
+            admin.execute("CREATE ROLE reader LOGIN")  # not the database's owner: it may not create schemas
+        self.addCleanup(self.drop_role)
+        url = self.url.replace("postgres@", "reader@")
+        with self.assertRaises(database.UnusableFile) as refused:
+            kb_store.connect(url)
+        self.assertEqual(len(str(refused.exception).splitlines()), 1)
+        self.assertIn("permission denied", str(refused.exception))
+
+    def drop_role(self):
+        with postgres_helpers.raw_connection() as admin:
+            admin.execute("DROP ROLE IF EXISTS reader")
+
     def test_an_unreachable_server_is_one_line(self):
         with self.assertRaises(database.UnusableFile) as refused:
             record_store.connect(self.url + "&port=1")
