@@ -2,6 +2,7 @@
 # into .venv (never into the product's path), and `make conformance` also fetches the MCP Inspector with npx.
 PYTHON ?= python3
 VENV ?= .venv
+PSYCOPG = 'psycopg[binary]==3.2.13'  # the last psycopg 3 that installs on Python 3.9 (3.3 needs 3.10)
 
 .PHONY: test results results-check sensitivity-check bench conformance postgres lint venv
 test:  ## run the whole unittest suite; the last line reads "N passed, N failed, N skipped"
@@ -20,7 +21,7 @@ sensitivity-check:  ## rerun the sensitivity page and compare it with the commit
 	SIM_SENSITIVITY=1 $(PYTHON) -m unittest -v tests.test_sim.CommittedSensitivityTest
 
 bench: venv  ## time the tools against the bare sqlite transaction, how cost grows, and sqlite beside PostgreSQL (about 13 min)
-	$(VENV)/bin/python -m pip install -q 'psycopg[binary]==3.3.6'
+	$(VENV)/bin/python -m pip install -q $(PSYCOPG)
 	if $(PYTHON) tests/postgres_cluster.py --check; then $(PYTHON) tests/postgres_cluster.py --durable -- $(VENV)/bin/python bench.py; \
 	else $(VENV)/bin/python bench.py; fi
 
@@ -37,7 +38,7 @@ conformance: venv  ## the official SDK client, the Inspector's CLI, pip install 
 	PACKAGE_INSTALL=1 UVX="$(abspath $(VENV))/bin/uvx" $(PYTHON) -m unittest -v tests.test_package
 
 postgres: venv  ## the shared contract tests on a throwaway PostgreSQL 15 cluster (psycopg installed into .venv)
-	$(VENV)/bin/python -m pip install -q 'psycopg[binary]==3.3.6'
+	$(VENV)/bin/python -m pip install -q $(PSYCOPG)
 	$(PYTHON) tests/postgres_cluster.py -- $(VENV)/bin/python tests/run_postgres.py
 
 lint: venv  ## ruff and mypy (installed into .venv), both clean; settings in pyproject.toml
