@@ -30,7 +30,6 @@ import os
 import platform
 import pstats
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,7 +41,7 @@ from lab import seed_profile, sim_day
 from benchmark.timing import FloorTransaction, KnowledgeBaseFloor, latency, timed
 from benchmark.tools import EDITED, KB_FLOOR, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
 from cli import (
-    EXIT_OK, Destination, OneLineParser, duration, ignore_interrupts, output_folder, removed_unless_written, run_main,
+    EXIT_OK, Destination, OneLineParser, duration, output_folder, removed_unless_written, run_deaf, run_main,
     shown, write_files,
 )
 from lab.experiments import RESULTS, RUNS
@@ -322,10 +321,8 @@ def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
     log("memory: a sim.py run " + " ".join(sizes.sim_arguments or ("(default)",)))
     out, facts = os.path.join(directory, "sim-results"), os.path.join(directory, "sim-peak.json")
     started = time.perf_counter()
-    run = subprocess.run([sys.executable, os.path.join(HERE, "benchmark", "memory.py"), facts,
-                          os.path.join(HERE, "sim.py"), *sizes.sim_arguments, "--out", out],
-                         capture_output=True, text=True, check=False,
-                         preexec_fn=ignore_interrupts)  # Ctrl-C is this process's to handle
+    run = run_deaf([sys.executable, os.path.join(HERE, "benchmark", "memory.py"), facts,
+                    os.path.join(HERE, "sim.py"), *sizes.sim_arguments, "--out", out])  # Ctrl-C is ours to handle
     if run.returncode != 0:
         raise RuntimeError(f"sim.py failed: {run.stderr.strip()[-500:]}")
     with open(facts, encoding="utf-8") as peak:
@@ -340,9 +337,8 @@ def measure_job(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dic
     log("job: sim.py with the main seeds alone, then one seed on stopwatches")
     arguments = sizes.sim_arguments[:2] or ("--seeds", sim.MAIN_SEEDS)
     started = time.perf_counter()
-    run = subprocess.run([sys.executable, os.path.join(HERE, "sim.py"), *arguments, "--ranges", "0",
-                          "--out", os.path.join(directory, "sim-main-seeds")],
-                         capture_output=True, text=True, check=False, preexec_fn=ignore_interrupts)
+    run = run_deaf([sys.executable, os.path.join(HERE, "sim.py"), *arguments, "--ranges", "0",
+                    "--out", os.path.join(directory, "sim-main-seeds")])
     seconds = time.perf_counter() - started
     if run.returncode != 0:
         raise RuntimeError(f"sim.py failed: {run.stderr.strip()[-500:]}")

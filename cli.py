@@ -24,6 +24,7 @@ import math
 import os
 import re
 import signal
+import subprocess
 import sys
 import time
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, NoReturn, Optional, Sequence, Set, TextIO
@@ -300,14 +301,34 @@ def ignore_interrupts() -> None:
 
 @contextlib.contextmanager
 def deaf_children() -> Iterator[None]:
-    """A block in which the processes started (multiprocessing's, whatever its start method) are born deaf to
-    Ctrl-C: SIGINT is ignored here meanwhile, and an ignored signal stays ignored in a child, even across exec.
-    Keep it short: a Ctrl-C inside it is lost."""
+    """A block in which the processes started (multiprocessing's or subprocess's, whatever the start method) are
+    born deaf to Ctrl-C: SIGINT is ignored here meanwhile, and an ignored signal stays ignored in a child, even
+    across exec. It is also held back (blocked), so a Ctrl-C meanwhile is not lost but arrives as the block ends:
+    Python runs its fork handlers inside, where a KeyboardInterrupt would only be printed ("Exception ignored")
+    and the Ctrl-C forgotten. (Where signals cannot be blocked, a Ctrl-C inside is lost: keep it short.)"""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def run_deaf(argv: Sequence[str], **options: Any) -> "subprocess.CompletedProcess[str]":
+    """subprocess.run(argv, capture_output=True, text=True, **options) for a child this process stops itself:
+    started deaf to Ctrl-C (deaf_children, so no Ctrl-C is lost while it starts), and killed if this process is
+    interrupted while it runs."""
+    with deaf_children():
+        process = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **options)
+    try:
+        out, err = process.communicate()
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
+    return subprocess.CompletedProcess(list(argv), process.returncode, out, err)
 
 
 def run_main(prog: str, main: Callable[[Optional[Sequence[str]]], int], argv: Optional[Sequence[str]] = None,

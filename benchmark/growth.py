@@ -18,7 +18,6 @@ the same OR of the query's words on the same index (see floor_calls).
 
 import json
 import os
-import subprocess
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
@@ -32,7 +31,7 @@ from benchmark.fixtures import KB
 from benchmark.memory import peak_rss_mib
 from benchmark.timing import CHANNEL
 from benchmark.tools import BROAD_QUERY, POLL_BACK, mid_query, narrow_query
-from cli import EXIT_OK, OneLineParser, ignore_interrupts, run_main
+from cli import EXIT_OK, OneLineParser, run_deaf, run_main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # where `-m benchmark.growth` runs
 KINDS = ("articles", "help_articles", "items", "events")
@@ -118,9 +117,8 @@ BUILDERS: Dict[str, Callable[[int, str], Dict[str, Any]]] = {"articles": _articl
 
 def build_apart(kind: str, size: int, path: str) -> Dict[str, Any]:
     """Build in a fresh Python process, so its peak memory is the build's alone."""
-    run = subprocess.run([sys.executable, "-m", "benchmark.growth", "build", kind, str(size), path],
-                         capture_output=True, text=True, check=False, cwd=ROOT,
-                         preexec_fn=ignore_interrupts)  # Ctrl-C is the benchmark's to handle
+    run = run_deaf([sys.executable, "-m", "benchmark.growth", "build", kind, str(size), path],
+                   cwd=ROOT)  # Ctrl-C is the benchmark's to handle
     if run.returncode != 0:
         raise RuntimeError(f"building {size} {kind} failed: {run.stderr.strip()[-500:]}")
     return json.loads(run.stdout)

@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import mcp_demo
 import plumbing
 from benchmark.timing import percentile
-from cli import EXIT_FAILED, EXIT_OK, OneLineParser, ignore_interrupts, positive, run_main
+from cli import EXIT_FAILED, EXIT_OK, OneLineParser, deaf_children, positive, run_main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SERVER = [sys.executable, os.path.join(ROOT, "mcp_server.py"), "--demo"]
@@ -57,8 +57,9 @@ class Client:
     """A bare stdio client: one request at a time, each answer read before the next request is sent."""
 
     def __init__(self, argv: Sequence[str]) -> None:
-        self.process = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, preexec_fn=ignore_interrupts)
+        with deaf_children():  # Ctrl-C is ours to handle; none is lost while the server starts
+            self.process = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=subprocess.DEVNULL)
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None, "both are pipes"
         self.stdin, self.stdout = stdin, stdout

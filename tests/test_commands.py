@@ -335,6 +335,26 @@ class InterruptTest(unittest.TestCase):
                          ["mcp_server.py: interrupted; stopped"])
 
 
+@unittest.skipUnless(hasattr(signal, "pthread_sigmask"), "needs signal masks")
+class DeafChildrenTest(unittest.TestCase):
+    """Starting a child deaf to Ctrl-C loses no Ctrl-C of the parent's: one that comes meanwhile arrives after."""
+
+    def run_python(self, code):
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        return done.stdout.split()
+
+    def test_a_ctrl_c_inside_the_block_arrives_when_it_ends(self):
+        code = ("import os, signal, cli\ntry:\n    with cli.deaf_children():\n"
+                "        os.kill(os.getpid(), signal.SIGINT)\n        print('inside')\n    print('after')\n"
+                "except KeyboardInterrupt:\n    print('interrupted')\n")
+        self.assertEqual(self.run_python(code), ["inside", "interrupted"])
+
+    def test_a_child_started_by_run_deaf_ignores_ctrl_c(self):
+        child = "import os, signal; os.kill(os.getpid(), signal.SIGINT); print('alive')"
+        code = f"import cli, sys\nprint(cli.run_deaf([sys.executable, '-c', {child!r}]).stdout.strip())\n"
+        self.assertEqual(self.run_python(code), ["alive"])
+
+
 class ProgressTest(unittest.TestCase):
     class Stream(io.StringIO):
         def __init__(self, terminal):

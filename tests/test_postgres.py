@@ -20,6 +20,7 @@ from tests import postgres_helpers
 from tests.helpers import KB, ROOT, ManualClock, server_options_refused, support_store
 from tests.postgres_helpers import needs_postgres
 from tests.record_helpers import BUGS, EVERY_TYPE, OPS, bug_store, events
+from tests.test_mcp_server import ServerProcess
 import database
 import kb_store
 import mcp_demo
@@ -318,7 +319,6 @@ class SeveralServersTest(unittest.TestCase):
     SERVERS, SAVES = 4, 5
 
     def start_servers(self, url):
-        from tests.test_mcp_server import ServerProcess
         servers = []
         for _ in range(self.SERVERS):
             server = ServerProcess("--demo", "--kb-db", url, "--records-db", url)
@@ -378,6 +378,27 @@ class SeveralServersTest(unittest.TestCase):
                     content = result["structuredContent"]
                     saved[kind].append((content["citation"]["updated_at"] if kind == "article" else
                                         content["version"], n))
+
+    def test_own_content_is_written_once_and_a_read_only_server_serves_it_without_writing(self):
+        url = postgres_helpers.new_database()
+        sources = ["--kb-from-dir", os.path.join(ROOT, "examples", "help-center"), "--channel-from",
+                   os.path.join(ROOT, "examples", "feature-requests.csv"),
+                   os.path.join(ROOT, "examples", "feature-requests.fields.json")]
+        for _ in range(2):  # the second start finds both sources and serves them as found
+            writer = ServerProcess("--kb-db", url, "--records-db", url, *sources)
+            writer.handshake()
+            self.assertEqual(writer.close()[0], 0)
+        self.assertIn("served as found", writer.log_text)
+        reader = ServerProcess("--read-only", "--kb-db", url, "--records-db", url)
+        self.addCleanup(reader.close)
+        reader.handshake()
+        page = reader.call("list_record_items", {"record_channel_id": "feature-requests", "limit": 50})
+        items = page["structuredContent"]["items"]
+        self.assertEqual(len(items), 15)
+        refused = reader.call("edit_record_item", {"record_channel_id": "feature-requests",
+                                                   "item_id": items[0]["item_id"], "values": {"title": "Changed"},
+                                                   "expected_version": items[0]["version"], "idempotency_key": "r"})
+        self.assertEqual(json.loads(refused["content"][0]["text"])["error"], "read_only")
 
     @staticmethod
     def poll_all(server, resource_type, resource_id):
