@@ -5,7 +5,7 @@
     python3 bench.py --quick      # a smoke run of every section in seconds (its figures mean little)
 
 Layer: a client (see the README's "What is here, layer by layer"): every measured call goes through call_tool,
-or through the MCP server over stdio. This file holds the sizes, the goals, the
+or through the MCP server over stdio or Streamable HTTP. This file holds the sizes, the goals, the
 command line and the order of the sections; in benchmark/, timing.py times and
 summarises, tools.py and growth.py make the calls, writers.py runs the concurrent
 writers, engines.py runs them on sqlite and on PostgreSQL (the server named by
@@ -22,6 +22,7 @@ import minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in 
 
 
 import argparse
+import contextlib
 import cProfile
 import dataclasses
 import datetime
@@ -72,7 +73,9 @@ class Sizes:
     engine_edits: int  # saved edits per writer per run
     engine_items: int  # bugs per channel
     engine_repetitions: int  # of each run, and of the cost of one edit (`calls` edits per engine)
-    round_trips: int
+    round_trips: int  # timed round trips per server and transport per repetition
+    clients: Tuple[int, ...]  # clients at once on our HTTP server, one run of each per repetition
+    client_calls: int  # timed round trips per client per run
     sim_arguments: Tuple[str, ...]  # the sim.py run whose peak memory is reported
     profiled_edits: int
 
@@ -81,11 +84,11 @@ FULL = Sizes(repetitions=5, calls=500, articles=400, items=200, growth_seconds=1
              poll_events=(10_000, 100_000, 1_000_000), search_articles=(400, 10_000, 100_000),
              list_items=(1_000, 100_000), day_scales=(1, 10, 100), writer_processes=(1, 2, 4), writer_edits=500,
              writer_items=20, engine_writers=(1, 2, 4, 8), engine_edits=300, engine_items=200, engine_repetitions=3,
-             round_trips=2000, sim_arguments=(), profiled_edits=5000)
+             round_trips=2000, clients=(1, 4, 16), client_calls=500, sim_arguments=(), profiled_edits=5000)
 QUICK = Sizes(repetitions=2, calls=30, articles=60, items=60, growth_seconds=0.1, growth_calls=10,
               poll_events=(200, 2_000), search_articles=(60, 300), list_items=(60, 300), day_scales=(1,),
               writer_processes=(1, 2), writer_edits=20, writer_items=5, engine_writers=(1, 2), engine_edits=10,
-              engine_items=20, engine_repetitions=1, round_trips=20,
+              engine_items=20, engine_repetitions=1, round_trips=20, clients=(1, 4, 16), client_calls=5,
               sim_arguments=("--seeds", "1", "--ranges", "0", "--jobs", "1"), profiled_edits=200)
 GROWTH_MIN = 5
 KEPT_ARTICLES = 50  # articles whose words the timed searches use
@@ -299,19 +302,42 @@ def python_shown() -> str:
     return inside if not inside.startswith("..") else "python3"
 
 
-def measure_mcp(sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
-    """Round trips of tools/call read_knowledge_article: ours, and the official SDK's server if it can run."""
-    servers = {round_trips.OURS: round_trips.DEFAULT_SERVER}
+def measure_mcp(sizes: Sizes, run: Dict[str, str], log: Callable[[str], None]) -> Dict[str, Any]:
+    """Round trips of tools/call read_knowledge_article over stdio and over Streamable HTTP, on ours and on the
+    official SDK's servers if it can run; then on our HTTP server, several clients at once. Each HTTP server starts
+    once and serves every repetition, each on new connections. With the date and command of `run` and its Python,
+    as the engines section, since the section may be merged into another run's page."""
+    started = time.perf_counter()
+    stdio, http = {round_trips.OURS: round_trips.DEFAULT_SERVER}, {round_trips.OURS: round_trips.HTTP_SERVER}
     sdk = round_trips.sdk_server_command()
     if sdk is not None:
-        servers[round_trips.THE_SDKS] = sdk
-    runs: Dict[str, List[Dict[str, float]]] = {name: [] for name in servers}
-    arguments = round_trips.demo_article()
-    for repetition in range(sizes.repetitions):
-        log(f"mcp: repetition {repetition + 1} of {sizes.repetitions}")
-        for name, argv in servers.items():
-            runs[name].append(latency(round_trips.round_trips(argv, round_trips.TOOL, arguments, sizes.round_trips)))
-    return {"runs": runs, "sdk": sdk is not None}
+        stdio[round_trips.THE_SDKS], http[round_trips.THE_SDKS] = sdk, round_trips.over_http(sdk)
+    facts: Dict[str, Any] = {"runs": {name: [] for name in stdio}, "http": {name: [] for name in http},
+                             "concurrency": {str(clients): [] for clients in sizes.clients}}
+    with contextlib.ExitStack() as stack:
+        ports = {name: stack.enter_context(round_trips.HttpServer(argv)).port for name, argv in http.items()}
+        for repetition in range(sizes.repetitions):
+            log(f"mcp: repetition {repetition + 1} of {sizes.repetitions}")
+            _mcp_repetition(facts, stdio, ports, sizes)
+    plan = {"round_trips": sizes.round_trips, "warm_up": round_trips.WARM_UP, "clients": list(sizes.clients),
+            "client_calls": sizes.client_calls, "client_warm_up": round_trips.CLIENT_WARM_UP}
+    return dict(facts, plan=plan, sdk=sdk is not None, measured={
+        "date": run["date"], "command": run["command"], "python": python_shown(),
+        "seconds": time.perf_counter() - started})
+
+
+def _mcp_repetition(facts: Dict[str, Any], stdio: Dict[str, List[str]], ports: Dict[str, int], sizes: Sizes) -> None:
+    """One repetition of the mcp section, back to back: each server over stdio, each over HTTP, then our HTTP server
+    with each number of clients at once (latency, and the calls per second of all clients together)."""
+    tool, arguments = round_trips.TOOL, round_trips.demo_article()
+    for name, argv in stdio.items():
+        facts["runs"][name].append(latency(round_trips.round_trips(argv, tool, arguments, sizes.round_trips)))
+    for name, port in ports.items():
+        facts["http"][name].append(latency(round_trips.http_round_trips(port, tool, arguments, sizes.round_trips)))
+    for clients in sizes.clients:
+        samples, seconds = round_trips.concurrent_round_trips(ports[round_trips.OURS], tool, arguments, clients,
+                                                              sizes.client_calls)
+        facts["concurrency"][str(clients)].append(dict(latency(samples), calls_per_second=len(samples) / seconds))
 
 
 def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Optional[Dict[str, Any]]:
@@ -448,7 +474,7 @@ def measure(options: argparse.Namespace, command: Sequence[str], log: Callable[[
                     "day": lambda: measure_day(sizes, said),
                     "writers": lambda: measure_writers(directory, sizes, said),
                     "engines": lambda: measure_engines(directory, sizes, facts["machine"], said),
-                    "mcp": lambda: measure_mcp(sizes, said),
+                    "mcp": lambda: measure_mcp(sizes, facts["machine"], said),
                     "memory": lambda: measure_memory(directory, sizes, said),
                     "job": lambda: measure_job(directory, sizes, said)}
         for section in chosen:

@@ -43,7 +43,7 @@ from database import DURABILITY_DEFAULT, Layout, add_column
 from engines import open_store
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, IDEMPOTENCY_KEY, NAME_CHARACTERS, POLL_RESOURCE_EVENTS,
-    READ_ONLY, SHARED_WRITE, SQLITE_INTEGER_MAX, AgentTools, EventLog, IdTaken, KeyScope, NotFound, Tool,
+    READ_ONLY, SHARED_WRITE, SQLITE_INTEGER_MAX, WRITE_SCOPE, AgentTools, EventLog, IdTaken, KeyScope, NotFound, Tool,
     VersionConflict, checked_id, checked_text, checked_time, dialect_of, format_time, idempotent, integer,
     next_time_version, object_schema, quote, show, string, upgrade_idempotency_keys,
 )
@@ -572,18 +572,19 @@ LAYOUT = Layout(
 def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
             clock: Optional[Callable[[], Any]] = None, caller: str = DEFAULT_CALLER,
             durability: str = DURABILITY_DEFAULT, read_only: Optional[bool] = None,
-            busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> "KnowledgeBaseStore":
+            busy_timeout: float = BUSY_TIMEOUT_SECONDS, scopes: Iterable[str] = (WRITE_SCOPE,)) -> "KnowledgeBaseStore":
     """Open a knowledge-base store on `path`: ":memory:", a file several processes may share, or a postgresql://
     URL several machines may share (README, "Beyond one machine").
 
     granted: the knowledge-base IDs this caller may use (None: all); caller: whose idempotency keys these are;
+    scopes: the OAuth scopes it holds (an edit needs osfoundry:write);
     durability: "full" (every acknowledged edit survives a power cut) or "normal" (it survives a killed
     process); read_only: True serves the file for reading only, and None does so when the process may not
     write it (edits then answer read_only); a file another store or a newer version wrote is refused with
     database.UnusableFile.
     """
     return open_store(KnowledgeBaseStore, path, LAYOUT, busy_timeout=busy_timeout, durability=durability,
-                      read_only=read_only, clock=clock, granted=granted, caller=caller)
+                      read_only=read_only, clock=clock, granted=granted, caller=caller, scopes=scopes)
 
 
 class KnowledgeBaseStore(AgentTools):
@@ -630,6 +631,7 @@ class KnowledgeBaseStore(AgentTools):
                 "updated_at": row["updated_at"], "citation": citation(kb, row["id"], row["updated_at"])}
 
     def _tool_edit_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        self.require_scope(EDIT_KNOWLEDGE_ARTICLE.name)
         expected = format_time(checked_time(arguments["expected_version"]))  # one spelling of each instant
         arguments = dict(arguments, expected_version=expected)
         with self.database.write() as connection:

@@ -1,4 +1,5 @@
-"""An MCP server over stdio for the two stores: point Claude Code, Codex or any MCP client at the seven tools.
+"""An MCP server for the two stores, over stdio or Streamable HTTP: point Claude Code, Codex or any MCP client at
+the seven tools.
 
 Layer: the product's front door, a client of the stores it is given; it adds the
 protocol and nothing else. tools/list is the stores' own list_tools() (one source
@@ -15,10 +16,15 @@ Glossary (MCP's words, as ../shared/MCP.md uses them):
   workspace      the stores, keyed by the resource_type each polls for, the lock around every call,
                  and the simulated colleague if any
 
+  era            a request whose params' _meta names a protocol version is the stateless 2026-07-28
+                 revision's (server/discover, tools/list, tools/call); any other, the handshake era's
+                 (initialize first). Nothing is kept between requests: each chooses its own
+  grant          a bearer token's (mcp_tokens.Grant), over HTTP: its calls are answered as its caller
+
 Left out on purpose: resources, prompts, logging and progress (the stores have only
-tools); the stateless 2026-07-28 era (server/discover is answered -32601, so dual-era
-clients fall back to initialize at once); pagination of tools/list (seven tools fit).
-Requests are handled one at a time, in the order they arrive.
+tools); pagination of tools/list (seven tools fit). On stdio, requests are handled one
+at a time, in the order they arrive; over HTTP (mcp_http.py) at once, each tool call under
+the workspace lock.
 """
 
 import minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
@@ -31,16 +37,19 @@ import json
 import logging
 import os
 import random
+import signal
 import sqlite3
 import sys
 import threading
 import time
-from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import content_files
 import database
 import kb_store
 import mcp_demo
+import mcp_http
+import mcp_tokens
 import plumbing
 import record_fields
 import record_store
@@ -48,8 +57,15 @@ from cli import EXIT_OK, EXIT_USAGE, VERSION, OneLineParser, run_main
 
 log = logging.getLogger("osfoundry.mcp")
 
-PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # the handshake era, newest first
 LATEST_VERSION = PROTOCOL_VERSIONS[0]
+STATELESS_VERSIONS = ("2026-07-28",)  # the stateless era: no initialize, the version in every request's _meta
+SUPPORTED_VERSIONS = STATELESS_VERSIONS + PROTOCOL_VERSIONS  # what server/discover and -32022 name, newest first
+META = "io.modelcontextprotocol/"  # the prefix of the stateless era's _meta keys
+VERSION_KEY, CAPABILITIES_KEY, SERVER_INFO_KEY = (META + "protocolVersion", META + "clientCapabilities",
+                                                  META + "serverInfo")
+TOOLS_TTL_MS = 300_000  # how long a client may keep tools/list: the tools never change while a server runs
+GRANT_FIELDS = {"knowledge_base": "knowledge_bases", "record": "channels"}  # a token's grant, by resource_type
 MAX_LINE_BYTES = 4 * 1024 * 1024  # a longer line is answered -32600 and skipped; the largest call, 100,000
 #                                   characters of content, takes at most 600 KB even with every character escaped
 SERVER_INFO = {"name": "osfoundry-reconstruction", "title": "osFoundry tools, reconstructed", "version": VERSION}
@@ -63,17 +79,19 @@ INSTRUCTIONS = (
     "A result with isError true says what to do next."
 )
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+HEADER_MISMATCH, UNSUPPORTED_VERSION = -32020, -32022  # the stateless era's own errors
 POLL = plumbing.POLL_RESOURCE_EVENTS.name
 LOGGED_CHARACTERS = 300  # of each message received, with --verbose
 
 
 class ProtocolError(Exception):
-    """A request answered with a JSON-RPC error instead of a result."""
+    """A request answered with a JSON-RPC error instead of a result (`data`: the error's data, if any)."""
 
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str, data: Optional[Dict[str, Any]] = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.data = data
 
 
 # ---------------------------------------------------------------------------
@@ -99,6 +117,7 @@ class Tools:
         (by_resource_type makes it from the stores)."""
         self.stores = dict(stores)
         self.lock = lock
+        self.views: Dict[Any, plumbing.AgentTools] = {}  # (resource_type, grant) -> the store as that caller sees it
         self.definitions: Dict[str, Dict[str, Any]] = {}
         self.route: Dict[str, plumbing.AgentTools] = {}
         for store in self.stores.values():
@@ -115,8 +134,9 @@ class Tools:
         """The tools/list entries, exactly as the stores define them."""
         return list(self.definitions.values())
 
-    def call(self, name: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        """The store's answer to one call (a result or a rejection), under the workspace lock."""
+    def call(self, name: str, arguments: Dict[str, Any], grant: Optional[mcp_tokens.Grant] = None) -> Dict[str, Any]:
+        """The store's answer to one call (a result or a rejection), under the workspace lock; with a token's
+        `grant`, the store answers as that caller, with its grant and scopes."""
         store = self.route[name]
         if name == POLL:
             kind = arguments.get("resource_type")
@@ -124,7 +144,18 @@ class Tools:
                 return self.unserved_poll(arguments)
             store = self.stores[kind]
         with self.lock:
-            return store.call_tool(name, arguments)
+            return (store if grant is None else self.as_granted(store, grant)).call_tool(name, arguments)
+
+    def as_granted(self, store: plumbing.AgentTools, grant: mcp_tokens.Grant) -> plumbing.AgentTools:
+        """The store as a token's caller sees it (kept, one per store and grant). A store of a resource type the
+        grant does not name serves that caller nothing."""
+        key = (store.RESOURCE_TYPE, grant)
+        view = self.views.get(key)
+        if view is None:
+            field = GRANT_FIELDS.get(store.RESOURCE_TYPE or "")
+            granted = getattr(grant, field) if field else frozenset()
+            view = self.views[key] = store.for_caller(grant.caller, granted, grant.scopes)
+        return view
 
     def unserved_poll(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """A poll no store serves: its arguments checked as a store checks them, then a rejection naming the
@@ -157,15 +188,25 @@ def tool_result(answer: Dict[str, Any]) -> Dict[str, Any]:
 # The protocol: one message in, at most one message out.
 
 
+Method = Callable[[Dict[str, Any], Optional[mcp_tokens.Grant]], Dict[str, Any]]
+
+
 class Server:
-    """JSON-RPC 2.0 over MCP's lifecycle: initialize, ping, tools/list, tools/call; notifications unanswered."""
+    """JSON-RPC 2.0 in both of MCP's eras, chosen per request: a request whose params' _meta names a protocol
+    version is served statelessly (2026-07-28: server/discover, tools/list, tools/call, each result marked
+    complete and stamped with the server's identity); any other is served in the handshake era (initialize, ping,
+    tools/list, tools/call), as every client before 2026-07-28 speaks. Notifications are never answered. Nothing
+    is kept between requests, so one Server answers every stdio line and every HTTP request alike."""
 
     def __init__(self, tools: Tools, instructions: str = INSTRUCTIONS) -> None:
         self.tools = tools
         self.instructions = instructions
-        self.methods: Dict[str, Callable[[Dict[str, Any]], Dict[str, Any]]] = {
-            "initialize": self.initialize, "ping": lambda params: {},
+        self.methods: Dict[str, Method] = {
+            "initialize": self.initialize, "ping": lambda params, grant: {},
             "tools/list": self.list_tools, "tools/call": self.call_tool,
+        }
+        self.stateless_methods: Dict[str, Method] = {
+            "server/discover": self.discover, "tools/list": self.list_cached_tools, "tools/call": self.call_tool,
         }
 
     def handle_line(self, line: bytes) -> Optional[Dict[str, Any]]:
@@ -180,8 +221,11 @@ class Server:
             return error_message(None, PARSE_ERROR, f"Parse error: the line is not one JSON text in UTF-8 ({error})")
         return self.handle(message)
 
-    def handle(self, message: Any) -> Optional[Dict[str, Any]]:
-        """The answer to one parsed message, or None when nothing may be answered."""
+    def handle(self, message: Any, grant: Optional[mcp_tokens.Grant] = None,
+               protocol_version: Optional[str] = None) -> Optional[Dict[str, Any]]:
+        """The answer to one parsed message, or None when nothing may be answered. `grant`: a bearer token's, whose
+        caller, grant and scopes its tool calls get (None: the stores' own); `protocol_version`: the request's
+        MCP-Protocol-Version header, over HTTP."""
         if isinstance(message, list):
             return error_message(None, INVALID_REQUEST, "Invalid Request: batches (JSON arrays) are not supported "
                                  "since MCP 2025-06-18; send one message per line")
@@ -197,25 +241,62 @@ class Server:
             log.warning("ignored a response to id %s: this server sends no requests", plumbing.loggable(request_id))
             return None
         try:
-            return {"jsonrpc": "2.0", "id": request_id, "result": self.request(message)}
+            return {"jsonrpc": "2.0", "id": request_id, "result": self.request(message, grant, protocol_version)}
         except ProtocolError as error:
-            return error_message(request_id, error.code, error.message)
+            return error_message(request_id, error.code, error.message, error.data)
         except Exception as error:  # a bug must reach the client as an error, and the server must go on
             log.exception("request %s failed", plumbing.loggable(request_id))
             return error_message(request_id, INTERNAL_ERROR, f"Internal error: {type(error).__name__}: {error}")
 
-    def request(self, message: Dict[str, Any]) -> Dict[str, Any]:
-        """The result of a request, or ProtocolError."""
+    def request(self, message: Dict[str, Any], grant: Optional[mcp_tokens.Grant] = None,
+                header: Optional[str] = None) -> Dict[str, Any]:
+        """The result of a request, in the era it asks for, or ProtocolError."""
         if message.get("jsonrpc") != "2.0":
             raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
         method, params = message.get("method"), message.get("params", {})
         if not isinstance(method, str):
             raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "method" must be a string')
-        if method not in self.methods:
-            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {plumbing.quote(method)}")
         if not isinstance(params, dict):
-            raise ProtocolError(INVALID_PARAMS, f'Invalid params: "params" of {method} must be an object')
-        return self.methods[method](params)
+            raise ProtocolError(INVALID_PARAMS, f'Invalid params: "params" of {plumbing.quote(method)} must be an '
+                                "object")
+        meta = params.get("_meta")
+        if method != "initialize" and isinstance(meta, dict) and VERSION_KEY in meta:
+            return self.stateless(method, params, meta, grant, header)
+        check_handshake_header(method, header)
+        if method not in self.methods:
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {plumbing.quote(method)}"
+                                + (DISCOVER_NEEDS_META if method == "server/discover" else ""))
+        return self.methods[method](params, grant)
+
+    def stateless(self, method: str, params: Dict[str, Any], meta: Dict[str, Any], grant: Optional[mcp_tokens.Grant],
+                  header: Optional[str]) -> Dict[str, Any]:
+        """A request of the stateless era: its version and capabilities checked, its result marked complete and
+        stamped with who answered."""
+        version = meta[VERSION_KEY]
+        if version not in STATELESS_VERSIONS:
+            raise ProtocolError(UNSUPPORTED_VERSION, "Unsupported protocol version",
+                                {"supported": list(SUPPORTED_VERSIONS), "requested": version})
+        if header is not None and header != version:
+            raise ProtocolError(HEADER_MISMATCH, f"Header mismatch: MCP-Protocol-Version {plumbing.quote(header)} "
+                                f"but _meta names {plumbing.quote(version)}; send the same version in both")
+        if not isinstance(meta.get(CAPABILITIES_KEY), dict):
+            raise ProtocolError(INVALID_PARAMS, f'Invalid params: _meta needs "{CAPABILITIES_KEY}", an object (the '
+                                "client's capabilities, {} for none)")
+        if method not in self.stateless_methods:
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {plumbing.quote(method)} is not served in MCP "
+                                f"{version}; this server answers {', '.join(self.stateless_methods)} there")
+        result = self.stateless_methods[method](params, grant)
+        return dict(result, resultType="complete", _meta={SERVER_INFO_KEY: dict(SERVER_INFO)})
+
+    def discover(self, params: Dict[str, Any], grant: Optional[mcp_tokens.Grant]) -> Dict[str, Any]:
+        """server/discover: the versions served, the capabilities, the instructions."""
+        return {"supportedVersions": list(SUPPORTED_VERSIONS), "capabilities": {"tools": {}},
+                "instructions": self.instructions, "ttlMs": TOOLS_TTL_MS, "cacheScope": "public"}
+
+    def list_cached_tools(self, params: Dict[str, Any], grant: Optional[mcp_tokens.Grant]) -> Dict[str, Any]:
+        """tools/list in the stateless era: the same list, with how long and by whom it may be cached (every
+        caller gets the same tools; what a grant allows is judged at each call)."""
+        return dict(self.list_tools(params, grant), ttlMs=TOOLS_TTL_MS, cacheScope="public")
 
     def notification(self, message: Dict[str, Any]) -> None:
         """Note a notification; never answer one, not even a malformed or unknown one."""
@@ -228,7 +309,7 @@ class Server:
         elif method != "notifications/initialized":
             log.debug("ignored notification %s", plumbing.loggable(method))
 
-    def initialize(self, params: Dict[str, Any]) -> Dict[str, Any]:
+    def initialize(self, params: Dict[str, Any], grant: Optional[mcp_tokens.Grant] = None) -> Dict[str, Any]:
         """Negotiate: echo a supported version, otherwise offer the latest (the client decides whether to go on)."""
         asked = params.get("protocolVersion")
         if not isinstance(asked, str):
@@ -243,14 +324,14 @@ class Server:
         return {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": dict(SERVER_INFO),
                 "instructions": self.instructions}
 
-    def list_tools(self, params: Dict[str, Any]) -> Dict[str, Any]:
+    def list_tools(self, params: Dict[str, Any], grant: Optional[mcp_tokens.Grant] = None) -> Dict[str, Any]:
         """Every tool on one page."""
         if params.get("cursor") is not None:
             raise ProtocolError(INVALID_PARAMS, "Invalid params: unknown cursor; tools/list has one page, ask "
                                 "without a cursor")
         return {"tools": self.tools.listing()}
 
-    def call_tool(self, params: Dict[str, Any]) -> Dict[str, Any]:
+    def call_tool(self, params: Dict[str, Any], grant: Optional[mcp_tokens.Grant] = None) -> Dict[str, Any]:
         """One tool call; a wrong name or non-object arguments are protocol errors, the rest the store judges."""
         name, arguments = params.get("name"), params.get("arguments", {})
         if "name" not in params or not isinstance(name, str):
@@ -261,13 +342,32 @@ class Server:
                                 f"{len(self.tools.definitions)} tools")
         if not isinstance(arguments, dict):
             raise ProtocolError(INVALID_PARAMS, f'Invalid params: "arguments" of {name} must be an object')
-        return tool_result(self.tools.call(name, arguments))
+        return tool_result(self.tools.call(name, arguments, grant))
 
 
 
-def error_message(request_id: Any, code: int, message: str) -> Dict[str, Any]:
-    """A JSON-RPC error response."""
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+DISCOVER_NEEDS_META = (f' without "_meta": server/discover is MCP {STATELESS_VERSIONS[0]}\'s and needs "_meta" with '
+                       f'"{VERSION_KEY}" and "{CAPABILITIES_KEY}"; a client of the handshake era opens with initialize')
+
+
+def check_handshake_header(method: str, header: Optional[str]) -> None:
+    """Over HTTP, a handshake-era request's MCP-Protocol-Version header: one this server speaks, and not the
+    stateless era's without its _meta."""
+    if header is None or header in PROTOCOL_VERSIONS:
+        return
+    if header in STATELESS_VERSIONS:
+        raise ProtocolError(HEADER_MISMATCH, f"Header mismatch: MCP-Protocol-Version {plumbing.quote(header)} but "
+                            f'the params of {plumbing.quote(method)} carry no "_meta" naming it')
+    raise ProtocolError(UNSUPPORTED_VERSION, "Unsupported protocol version",
+                        {"supported": list(SUPPORTED_VERSIONS), "requested": header})
+
+
+def error_message(request_id: Any, code: int, message: str, data: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """A JSON-RPC error response (with `data`, if any)."""
+    error: Dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
 def too_long(limit: int) -> Dict[str, Any]:
@@ -408,10 +508,15 @@ def describe(options: argparse.Namespace, kb_path: str, records_path: str, plan:
         demo = f"demo (seed {options.seed}): {mcp_demo.describe(plan)}"
         parts.append(demo + (f", written only where new: {', '.join(kept)} served as found" if kept else ""))
     parts.extend(loaded)
-    parts.append("granted knowledge bases: " + (", ".join(options.grant_kb) if options.grant_kb else "all"))
-    parts.append("granted record channels: " + (", ".join(options.grant_channel) if options.grant_channel else "all"))
-    parts.append("scopes: " + (", ".join(options.scopes) or "none (edit_record_item answers forbidden)"))
-    parts.append(f"caller: {options.caller}; durability: {options.durability}")
+    if getattr(options, "tokens", None) is not None:
+        parts.append(f"callers, grants and scopes from the token file: {options.tokens!r}")
+    else:
+        parts.append("granted knowledge bases: " + (", ".join(options.grant_kb) if options.grant_kb else "all"))
+        parts.append("granted record channels: " + (", ".join(options.grant_channel) if options.grant_channel
+                                                    else "all"))
+        parts.append("scopes: " + (", ".join(options.scopes) or "none (edit_record_item answers forbidden)"))
+        parts.append(f"caller: {options.caller}")
+    parts.append(f"durability: {options.durability}")
     parts.append(f"rejection detail: {options.rejection_detail}")
     if options.people_edit_every:
         parts.append(f"people save an article and move an item every {options.people_edit_every:g} s")
@@ -539,6 +644,17 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     p.add_argument("--read-only", action="store_true", help=(
         "serve the database files for reading only: searches, reads, listings and polls work, edits answer "
         "read_only (a file this process may not write is served so anyway)"))
+    p.add_argument("--http", metavar="[HOST:]PORT", type=http_address, help=(
+        "serve MCP's Streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to 127.0.0.1; port 0 "
+        "picks a free one, logged at startup); a HOST other than a loopback address needs --tokens"))
+    p.add_argument("--tokens", metavar="FILE", help=(
+        "with --http: a JSON file mapping each bearer token to its grant, {\"TOKEN\": {\"caller\": NAME, "
+        "\"knowledge_bases\": [IDs] or \"*\", \"channels\": [IDs] or \"*\", \"scopes\": [\"osfoundry:write\"]}}; "
+        "a request without a valid token is refused (401). It replaces --grant-kb, --grant-channel, "
+        "--no-write-scope and --caller, and must not be readable by other users (chmod 600)"))
+    p.add_argument("--allow-origin", metavar="ORIGIN", action="append", help=(
+        "with --http: a browser Origin allowed besides the loopback ones, e.g. https://app.example (repeatable); "
+        "requests from any other Origin are refused (403), against DNS rebinding"))
     p.add_argument("--verbose", action="store_true", help="log every message received on stderr")
     return p
 
@@ -569,7 +685,43 @@ def parse_options(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> arg
         p.error("--kb-db and --records-db must be different files (each store keeps its own event logs)")
     if options.seed is None:
         options.seed = mcp_demo.SEED
+    check_http(p, options)
     return options
+
+
+def check_http(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
+    """--tokens and --allow-origin only with --http, a token file in place of the command line's grant, a host
+    beyond this machine only with tokens; the token file read now (one line if it is refused)."""
+    if options.http is None:
+        for flag, given in (("--tokens", options.tokens), ("--allow-origin", options.allow_origin)):
+            if given:
+                p.error(f"{flag} acts on the HTTP transport: add --http [HOST:]PORT")
+        return
+    host, _ = options.http
+    if options.tokens is None:
+        if not mcp_http.is_loopback(host):
+            p.error(f"--http {host}: serving beyond this machine needs --tokens FILE, so that every request carries "
+                    "a token and its grant")
+        return
+    commanded = [flag for flag, given in (("--grant-kb", options.grant_kb), ("--grant-channel", options.grant_channel),
+                                          ("--no-write-scope", options.scopes != (record_store.WRITE_SCOPE,)),
+                                          ("--caller", options.caller != plumbing.DEFAULT_CALLER)) if given]
+    if commanded:
+        p.error(f"--tokens gives each token its own caller, grant and scopes: leave out {', '.join(commanded)}")
+    try:
+        options.tokens = mcp_tokens.Tokens.load(options.tokens)
+    except mcp_tokens.TokenFileError as refused:
+        p.error(f"--tokens: {refused}")
+
+
+def http_address(text: str) -> Tuple[str, int]:
+    """[HOST:]PORT, the host 127.0.0.1 unless given ([::1]:8765 for an IPv6 one), the port 0 to 65535."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not [HOST:]PORT with a port from 0 to 65535, e.g. 8765 or "
+                                         "127.0.0.1:8765")
+    return host, int(port)
 
 
 def check_sources(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
@@ -609,12 +761,16 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
         print(f"{prog}: error: cannot open the databases: {error}", file=sys.stderr)
         return EXIT_USAGE
     tools = workspace.tools()
-    log.info("serving %d tools over stdio, MCP %s (and %s); %s; ready in %.2f s", len(tools.listing()),
-             LATEST_VERSION, ", ".join(PROTOCOL_VERSIONS[1:]), workspace.description, time.perf_counter() - started)
+    server = Server(tools, workspace.instructions)
+    revisions = f"MCP {', '.join(STATELESS_VERSIONS)} (stateless) and {', '.join(PROTOCOL_VERSIONS)} (initialize)"
     if workspace.colleague is not None:
         workspace.colleague.start()
+    if options.http is not None:
+        return serve_over_http(server, options, workspace, f"{revisions}; {workspace.description}", started)
+    log.info("serving %d tools over stdio, %s; %s; ready in %.2f s", len(tools.listing()), revisions,
+             workspace.description, time.perf_counter() - started)
     try:
-        serve(Server(tools, workspace.instructions), sys.stdin.buffer, protocol_out)
+        serve(server, sys.stdin.buffer, protocol_out)
         log.info("stdin closed: stopping")
     except BrokenPipeError:  # the client closed our stdout: nobody is left to answer
         os.dup2(os.open(os.devnull, os.O_WRONLY), protocol_out.fileno())  # so the exit's flush cannot fail
@@ -622,6 +778,42 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
     finally:
         workspace.close()
     return EXIT_OK
+
+
+def serve_over_http(server: Server, options: argparse.Namespace, workspace: Workspace, description: str,
+                    started: float) -> int:
+    """Serve Streamable HTTP until Ctrl-C or SIGTERM; 0 then."""
+    host, port = options.http
+    http_options = mcp_http.HttpOptions(host, port, options.tokens, frozenset(options.allow_origin or ()))
+
+    def ready(address: Tuple[str, int]) -> None:
+        where = f"[{address[0]}]" if ":" in address[0] else address[0]
+        log.info("serving %d tools over Streamable HTTP at http://%s:%d/mcp, %s; ready in %.2f s",
+                 len(server.tools.listing()), where, address[1], description, time.perf_counter() - started)
+
+    signal.signal(signal.SIGTERM, stop_on_sigterm)  # a service manager's stop
+    try:
+        mcp_http.serve_http(functools.partial(handle_logged, server), http_options, ready)
+        log.info("stopping")
+    finally:
+        workspace.close()
+    return EXIT_OK
+
+
+def handle_logged(server: Server, message: Any, grant: Optional[mcp_tokens.Grant] = None,
+                  protocol_version: Optional[str] = None) -> Optional[Dict[str, Any]]:
+    """Server.handle for one HTTP request, each message logged as stdio logs its lines (with --verbose)."""
+    if log.isEnabledFor(logging.DEBUG):
+        text = json.dumps(message, ensure_ascii=False)
+        log.debug("received %s%s", plumbing.loggable(text[:LOGGED_CHARACTERS]),
+                  f" from {grant.caller}" if grant is not None else "")
+    return server.handle(message, grant, protocol_version)
+
+
+def stop_on_sigterm(number: int, frame: Any) -> None:
+    """SIGTERM ends the HTTP server as EOF ends the stdio one: one line, status 0."""
+    log.info("SIGTERM: stopping")
+    raise SystemExit(EXIT_OK)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

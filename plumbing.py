@@ -45,6 +45,7 @@ SHOWN_VALUE_CHARACTERS = 80  # how much of a bad value a rejection quotes back
 ID_CHARACTERS = 128  # the longest ID of anything: a resource, an article, an item, a caller
 NAME_CHARACTERS = 200  # the longest name people give a knowledge base, a channel, a field or an option
 DEFAULT_CALLER = "agent"  # the caller a store serves unless connect() names another
+WRITE_SCOPE = "osfoundry:write"  # the OAuth scope every edit tool needs
 MAX_NESTING = 32  # objects and arrays inside the arguments, at most this deep
 NUMBER_BITS = 1024  # an integer any wider is past what a float (or a JSON client) can hold
 SHOWN_INTEGER_BITS = 12_000  # a wider integer is described, not written out (Python refuses past 4,300 digits)
@@ -671,15 +672,36 @@ class AgentTools:
                             f"{cls.EVENTS!r}")
 
     def __init__(self, database: Any, *, granted: Optional[Iterable[str]], clock: Callable[[], Any],
-                 caller: str = DEFAULT_CALLER) -> None:
+                 caller: str = DEFAULT_CALLER, scopes: Iterable[str] = (WRITE_SCOPE,)) -> None:
+        self.database = database
+        self.clock = clock
+        self._serve(caller, granted, scopes)
+
+    def _serve(self, caller: str, granted: Optional[Iterable[str]], scopes: Iterable[str]) -> None:
+        """Whom this store answers: the caller's name, its grant and its OAuth scopes, each checked."""
         if isinstance(granted, str):
             raise TypeError("granted is a collection of resource IDs, not one string")
+        if isinstance(scopes, str):
+            raise TypeError("scopes is a collection of OAuth scopes, not one string")
         if not isinstance(caller, str) or not caller or len(caller) > ID_CHARACTERS:
             raise ValueError(f"caller must be a name of 1 to {ID_CHARACTERS} characters, not {caller!r}")
-        self.database = database
-        self.granted = None if granted is None else frozenset(granted)
-        self.clock = clock
         self.caller = caller
+        self.granted = None if granted is None else frozenset(granted)
+        self.scopes = frozenset(scopes)
+
+    def for_caller(self: "Tools", caller: str, granted: Optional[Iterable[str]], scopes: Iterable[str]) -> "Tools":
+        """This store answering another caller, with that caller's grant and scopes, on the same database and
+        clock: what a server gives each bearer token's requests. Closing it closes the shared database."""
+        view = copy.copy(self)
+        view._serve(caller, granted, scopes)
+        return view
+
+    def require_scope(self, tool: str, scope: str = WRITE_SCOPE) -> None:
+        """Forbidden unless this caller holds `scope` (an edit's, by default)."""
+        if scope not in self.scopes:
+            raise Forbidden(f"{tool} needs the OAuth scope {scope}, which this connection was not granted; nothing "
+                            "was saved. Do not retry: tell the person what you wanted to change, or ask them to "
+                            "reconnect with write access.", required_scope=scope)
 
     def is_granted(self, resource_id: str) -> bool:
         """Whether this caller may use the resource (None as the grant: every resource)."""

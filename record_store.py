@@ -44,9 +44,9 @@ from database import DURABILITY_DEFAULT, Database, Layout, add_column
 from engines import open_store
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, IDEMPOTENCY_KEY, POLL_RESOURCE_EVENTS, READ_ONLY,
-    SHARED_WRITE, AgentTools, EventLog, Forbidden, IdTaken, InvalidArguments, KeyScope, NotFound, Rejection, Tool,
-    NAME_CHARACTERS, SQLITE_INTEGER_MAX, VersionConflict, checked_id, checked_text, dialect_of, fingerprint,
-    format_time, screen, idempotent, integer, checked_time, object_schema, quote, show, string,
+    SHARED_WRITE, AgentTools, EventLog, IdTaken, InvalidArguments, KeyScope, NotFound, Rejection, Tool,
+    NAME_CHARACTERS, SQLITE_INTEGER_MAX, WRITE_SCOPE, VersionConflict, checked_id, checked_text, dialect_of,
+    fingerprint, format_time, screen, idempotent, integer, checked_time, object_schema, quote, show, string,
     upgrade_idempotency_keys,
 )
 from record_fields import (
@@ -54,7 +54,6 @@ from record_fields import (
     formula_value, missing_relations, not_unique, parse_schema, rejection, ungranted_relation, unknown_field,
 )
 
-WRITE_SCOPE = "osfoundry:write"
 PAGE_LIMIT_DEFAULT = 50
 PREVIEW_CHARACTERS = 120
 ITEM_MAX_CHARACTERS = 200_000  # an item's stored values, as JSON: what one read of it can weigh
@@ -315,12 +314,9 @@ class RecordStore(AgentTools):
     def __init__(self, database: Database, *, granted: Optional[Iterable[str]], scopes: Iterable[str],
                  rejection_detail: str, clock: Callable[[], Any], caller: str = DEFAULT_CALLER,
                  preview_characters: int = PREVIEW_CHARACTERS) -> None:
-        super().__init__(database, granted=granted, clock=clock, caller=caller)
-        if isinstance(scopes, str):
-            raise TypeError("scopes is a collection of OAuth scopes, not one string")
+        super().__init__(database, granted=granted, clock=clock, caller=caller, scopes=scopes)
         if rejection_detail not in DETAILS:
             raise ValueError(f"rejection_detail must be one of {', '.join(DETAILS)}, not {rejection_detail!r}")
-        self.scopes = frozenset(scopes)
         self.rejection_detail = rejection_detail
         if preview_characters <= len(CUT_MARK):
             raise ValueError(f"preview_characters must exceed {len(CUT_MARK)}, not {preview_characters!r}")
@@ -353,10 +349,7 @@ class RecordStore(AgentTools):
         return self._shown(channel, row, now, preview=False)
 
     def _tool_edit_record_item(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        if WRITE_SCOPE not in self.scopes:
-            raise Forbidden(f"edit_record_item needs the OAuth scope {WRITE_SCOPE}, which this connection was not "
-                            "granted; nothing was saved. Do not retry: tell the person what you wanted to change, "
-                            "or ask them to reconnect with write access.", required_scope=WRITE_SCOPE)
+        self.require_scope(EDIT_RECORD_ITEM.name)
         digest = _fingerprint_with_values(arguments)
         with self.database.write() as connection:
             channel = self._granted_channel(connection, arguments["record_channel_id"])

@@ -14,7 +14,7 @@ from benchmark.growth import FLOOR
 from benchmark.tools import BROAD_QUERY
 from help_center import QUESTIONS
 from kb_store import RANKED_MATCHES, WORD_SAMPLE
-from benchmark.round_trips import OURS, WARM_UP
+from benchmark.round_trips import HTTP_SERVER, OURS, STATELESS, THE_SDKS, WARM_UP
 from benchmark.timing import Summary, ratios, summarise
 from benchmark.tools import EDITED, KB_FLOOR, MEMORY, POLL_BACK, SIX_FIELDS, STUBBED, TIMED, WAL
 from database import CHECKPOINT_PAGES
@@ -59,13 +59,16 @@ def measured_apart(facts: Dict[str, Any], section: str) -> bool:
     return measured is not None and (measured["date"], measured["command"]) != (machine["date"], machine["command"])
 
 
-SECTION_TITLES = {"engines": '"sqlite and PostgreSQL, side by side"'}  # sections a run of their own may measure
+# Sections a run of their own may measure.
+SECTION_TITLES = {"engines": '"sqlite and PostgreSQL, side by side"',
+                  "mcp": '"The MCP server over stdio and Streamable HTTP"'}
 
 
 def _apart_note(facts: Dict[str, Any]) -> str:
     """The header's word for sections merged in from a run of their own, if any."""
     apart = [SECTION_TITLES.get(name, name) for name in facts["section_seconds"] if measured_apart(facts, name)]
-    return f", except {' and '.join(apart)}, which says when it was measured" if apart else ""
+    which = "which says" if len(apart) == 1 else "each of which says"
+    return f", except {' and '.join(apart)}, {which} when it was measured" if apart else ""
 
 
 def header(facts: Dict[str, Any]) -> List[str]:
@@ -723,25 +726,109 @@ def _edit_cost(engines: Dict[str, Any]) -> List[str]:
 
 
 def mcp_section(mcp: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
-    lines = ["## The MCP server over stdio", "",
-             f"`tools/call read_knowledge_article` of the demo's first article, {facts['sizes']['round_trips']} "
-             f"round trips per repetition after {WARM_UP} untimed ones, each timed from writing the request line to "
-             "reading its answer (`benchmark/round_trips.py`). The SDK server serves the same store read through the "
-             "official `mcp` package (`benchmark/sdk_server.py`).", ""]
-    rows = [[name, spread(_ms(summarise(reps, "median")), 3), spread(_ms(summarise(reps, "p99")), 3)]
-            for name, reps in mcp["runs"].items()]
-    lines += table(["server", "median ms", "p99 ms"], rows)
+    """Round trips over stdio and Streamable HTTP, ours beside the SDK's; then our HTTP server under several clients."""
+    http = mcp.get("http")  # facts of older runs timed stdio alone
+    lines = ["## The MCP server over stdio" + (" and Streamable HTTP" if http else ""), ""]
+    if "measured" in mcp:
+        lines += [_mcp_measured(mcp, facts), ""]
+    lines += [_mcp_method(mcp, facts), ""]
+    rows = [[name, transport, spread(_ms(summarise(reps, "median")), 3), spread(_ms(summarise(reps, "p99")), 3)]
+            for transport, runs in (("stdio", mcp["runs"]), ("Streamable HTTP", http or {}))
+            for name, reps in runs.items()]
+    lines += table(["server", "transport", "median ms", "p99 ms"], rows) if http else \
+        table(["server", "median ms", "p99 ms"], [[row[0], *row[2:]] for row in rows])
+    if http:
+        lines += ["", _transport_reading(mcp)]
     tools = facts.get("tools")
     if tools:
         inside = summarise(tools["runs"][MEMORY]["read_knowledge_article"], "median")
         ours = summarise(mcp["runs"][OURS], "median")
-        lines += ["", f"The same read through `call_tool` in process takes {inside.median:.1f} µs (the tools table), "
+        table_of = "the tools table, measured by the page's run" if measured_apart(facts, "mcp") else "the tools table"
+        lines += ["", f"The same read through `call_tool` in process takes {inside.median:.1f} µs ({table_of}), "
                   f"so a round trip over stdio is about {ours.median / inside.median:.0f}× the store's own work: "
                   "JSON-RPC framing, two pipes and two process switches."]
     if not mcp["sdk"]:
         lines += ["", "The SDK server was not measured: no Python here can import `mcp`. `make conformance` "
                   "installs it in `.venv`; `make bench` then finds it there."]
-    return lines
+    return lines + (["", *concurrency_part(mcp, facts)] if "concurrency" in mcp else [])
+
+
+def _mcp_measured(mcp: Dict[str, Any], facts: Dict[str, Any]) -> str:
+    measured = mcp["measured"]
+    command = measured["command"].replace("python3", measured["python"], 1)
+    apart = ", separately from the rest of this page" if measured_apart(facts, "mcp") else ""
+    return f"Measured on {measured['date']} by `{command}`{apart}, in {measured['seconds']:.0f} s."
+
+
+def _mcp_method(mcp: Dict[str, Any], facts: Dict[str, Any]) -> str:
+    """How the round trips were timed, and what each server is (facts of older runs timed stdio alone)."""
+    plan = mcp["plan"] if "plan" in mcp else {"round_trips": facts["sizes"]["round_trips"], "warm_up": WARM_UP}
+    http = "http" in mcp
+    text = (f"`tools/call read_knowledge_article` of the demo's first article, {plan['round_trips']} round trips per "
+            f"{'server, transport and ' if http else ''}repetition after {plan['warm_up']} untimed ones, each timed "
+            f"from {'sending the request' if http else 'writing the request line'} to reading its answer "
+            "(`benchmark/round_trips.py`). The SDK server serves the same store read through the official `mcp` "
+            "package (`benchmark/sdk_server.py`).")
+    if not http:
+        return text
+    return text + (
+        " Over stdio the client does the handshake first and writes one line per request. Over Streamable HTTP it "
+        f"sends requests of the stateless era ({STATELESS}: no handshake, the protocol version in each request's "
+        "`_meta` and headers), one POST at a time on one kept-alive connection (Python's `http.client`); each "
+        "HTTP server starts once and serves every repetition, each on a new connection. Ours is "
+        f"`{' '.join(['mcp_server.py', *HTTP_SERVER[2:]])}`, the standard library's threaded HTTP server; the SDK's "
+        "is its `MCPServer` as `run(\"streamable-http\")` starts it (uvicorn), stateless and answering each POST "
+        "with one JSON body, as ours does. uvicorn writes an access line per request, its default; ours logs none.")
+
+
+def _transport_reading(mcp: Dict[str, Any]) -> str:
+    """Each server's HTTP round trip against its stdio one, and the SDK's against ours on each transport; ratios
+    taken within each repetition."""
+    runs, http = mcp["runs"], mcp["http"]
+    text = (f"Over Streamable HTTP our round trip is {spread(ratios(http[OURS], runs[OURS]), 1, '×')} our stdio one "
+            "(each ratio taken within a repetition, then summarised)")
+    if THE_SDKS not in http:
+        return text + "."
+    sdk_ratio = ratios(http[THE_SDKS], runs[THE_SDKS])
+    return text + (f", the SDK's {spread(sdk_ratio, 1, '×')} its own stdio one. The SDK's round trip is "
+                   f"{spread(ratios(runs[THE_SDKS], runs[OURS]), 1, '×')} ours over stdio and "
+                   f"{spread(ratios(http[THE_SDKS], http[OURS]), 1, '×')} ours over HTTP.")
+
+
+def concurrency_part(mcp: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
+    """Our HTTP server with several clients at once: latency and calls per second per number of clients."""
+    plan, runs = mcp["plan"], {int(clients): reps for clients, reps in mcp["concurrency"].items()}
+    fewest = min(runs)
+    lines = ["### Several clients at once", "",
+             f"Our HTTP server with {_writers_text(sorted(runs))} clients at once, each a thread of the benchmark's "
+             f"process with a kept-alive connection of its own: {plan['client_warm_up']} untimed reads each, then all "
+             f"start together and each times {plan['client_calls']} more. The latency is over every client's calls "
+             "of a run; the calls per second are all their timed calls over the wall seconds from the common start "
+             f"to the last one's end. Clients and server share this machine's {facts['machine']['cpus']} CPUs.", ""]
+    rows = [[clients, spread(_ms(summarise(reps, "median")), 3), spread(_ms(summarise(reps, "p99")), 3),
+             spread(Summary.of([r["calls_per_second"] for r in reps]), 0),
+             spread(_rate_ratios(reps, runs[fewest]), 2, "×")] for clients, reps in sorted(runs.items())]
+    lines += table(["clients", "median ms", "p99 ms", "calls per second", f"calls per second ÷ {fewest} "
+                    f"client{'s' if fewest > 1 else ''}"], rows)
+    return lines + ["", _concurrency_reading(runs)] if len(runs) > 1 else lines
+
+
+def _rate_ratios(reps: List[Dict[str, float]], base: List[Dict[str, float]]) -> Summary:
+    return Summary.of([r["calls_per_second"] / b["calls_per_second"] for r, b in zip(reps, base)])
+
+
+def _concurrency_reading(runs: Dict[int, List[Dict[str, float]]]) -> str:
+    """How the rate and the latency move from the fewest clients to the most, and what that says."""
+    fewest, most = min(runs), max(runs)
+    rate = _rate_ratios(runs[most], runs[fewest]).median
+    waited = ratios(runs[most], runs[fewest]).median
+    text = (f"From {fewest} client{'s' if fewest > 1 else ''} to {most}, the server answers {rate:.2f}× as many calls "
+            f"per second while the median round trip grows {waited:.1f}×")
+    if rate < most / fewest / 2:
+        return text + (": the calls of several clients take turns. Our server answers each connection in a thread of "
+                       "its own, but in one Python process, where one thread at a time runs Python, and every call "
+                       "takes the workspace lock; so more clients add waiting rather than calls per second.")
+    return text + ": the calls of several clients run side by side."
 
 
 def memory_section(memory: Optional[Dict[str, Any]], facts: Dict[str, Any]) -> List[str]:

@@ -12,7 +12,7 @@ import unittest
 from unittest import mock
 
 import bench
-from benchmark import engines, fixtures, report, timing, tools
+from benchmark import engines, fixtures, report, round_trips, timing, tools
 import record_store
 from benchmark.timing import CHANNEL, Summary
 from tests.helpers import ROOT
@@ -291,6 +291,119 @@ class EnginesSectionTest(unittest.TestCase):
         self.assertIn("(writers 60 s, engines 150 s).", "\n".join(report.header(facts)))
         self.assertIn("every figure below was measured by that run. Nothing", "\n".join(report.header(facts)))
         self.assertNotIn("separately", "\n".join(report.engines_section(facts["engines"], facts)))
+
+
+class McpSectionTest(unittest.TestCase):
+    """The MCP section, rendered from made-up facts: stdio and HTTP rows, the ratios between them, the clients."""
+
+    def facts(self, sdk=True, rates=(3000, 3000, 3000)):
+        runs = {report.OURS: repetitions(100.0, 120.0)}
+        http = {report.OURS: repetitions(300.0, 360.0)}
+        if sdk:
+            runs[report.THE_SDKS], http[report.THE_SDKS] = repetitions(500.0, 600.0), repetitions(1000.0, 1200.0)
+        concurrency = {str(clients): [{"median": 300.0 * clients, "p99": 600.0 * clients, "calls_per_second": rate}]
+                       for clients, rate in zip((1, 4, 16), rates)}
+        plan = {"round_trips": 2000, "warm_up": 50, "clients": [1, 4, 16], "client_calls": 500, "client_warm_up": 10}
+        mcp = {"runs": runs, "http": http, "concurrency": concurrency, "plan": plan, "sdk": sdk,
+               "measured": {"date": "2026-12-02", "command": "python3 bench.py --only mcp",
+                            "python": ".venv/bin/python", "seconds": 45.0}}
+        machine = {"date": "2026-11-30", "command": "python3 bench.py", "system": "Linux", "machine": "x86_64",
+                   "processor": "unknown", "cpus": "2", "python": "CPython 3.11", "sqlite": "3.40.1"}
+        return {"machine": machine, "mcp": mcp, "seconds": 600.0, "quick": False, "sizes": {"repetitions": 2},
+                "section_seconds": {"writers": 60.0, "mcp": 45.0}}
+
+    def page(self, **options):
+        facts = self.facts(**options)
+        return "\n".join(report.mcp_section(facts["mcp"], facts))
+
+    def test_each_server_has_a_row_per_transport_in_milliseconds_and_the_ratios_are_taken_per_repetition(self):
+        page = self.page()
+        self.assertIn("## The MCP server over stdio and Streamable HTTP", page)
+        rows = [line for line in page.splitlines() if line.startswith("| mcp_server.py") or
+                line.startswith("| benchmark/sdk_server.py")]
+        self.assertEqual(rows, [
+            f"| {report.OURS} | stdio | 0.110 (0.100–0.120) | 0.220 (0.200–0.240) |",
+            f"| {report.THE_SDKS} | stdio | 0.550 (0.500–0.600) | 1.100 (1.000–1.200) |",
+            f"| {report.OURS} | Streamable HTTP | 0.330 (0.300–0.360) | 0.660 (0.600–0.720) |",
+            f"| {report.THE_SDKS} | Streamable HTTP | 1.100 (1.000–1.200) | 2.200 (2.000–2.400) |"])
+        self.assertIn("Over Streamable HTTP our round trip is 3.0× (3.0–3.0) our stdio one", page)
+        self.assertIn("the SDK's 2.0× (2.0–2.0) its own stdio one. The SDK's round trip is 5.0× (5.0–5.0) ours "
+                      "over stdio and 3.3× (3.3–3.3) ours over HTTP.", page)
+        self.assertIn("Measured on 2026-12-02 by `.venv/bin/python bench.py --only mcp`, separately from the rest "
+                      "of this page, in 45 s.", page)
+
+    def test_the_store_read_in_process_is_compared_and_said_to_come_from_the_pages_run(self):
+        facts = self.facts()
+        facts["tools"] = {"runs": {report.MEMORY: {"read_knowledge_article": repetitions(20.0, 24.0)}}}
+        page = "\n".join(report.mcp_section(facts["mcp"], facts))
+        self.assertIn("takes 22.0 µs (the tools table, measured by the page's run), so a round trip over stdio is "
+                      "about 5× the store's own work", page)
+
+    def test_without_the_sdk_only_ours_is_compared_and_one_line_says_how_to_measure_the_sdk(self):
+        page = self.page(sdk=False)
+        self.assertNotIn(report.THE_SDKS, page)
+        self.assertIn("our stdio one (each ratio taken within a repetition, then summarised).", page)
+        self.assertNotIn("The SDK's round trip", page)
+        self.assertIn("The SDK server was not measured", page)
+
+    def test_the_clients_table_gives_latency_and_calls_per_second_against_one_client(self):
+        page = self.page(sdk=False)
+        self.assertIn("| 16 | 4.800 (4.800–4.800) | 9.600 (9.600–9.600) | 3,000 (3,000–3,000) | 1.00× (1.00–1.00) |",
+                      page)
+        self.assertIn("From 1 client to 16, the server answers 1.00× as many calls per second while the median "
+                      "round trip grows 16.0×: the calls of several clients take turns.", page)
+        scaling = self.page(rates=(3000, 11000, 40000))
+        self.assertIn("| 4 | 1.200 (1.200–1.200) | 2.400 (2.400–2.400) | 11,000 (11,000–11,000) | 3.67× (3.67–3.67) |",
+                      scaling)
+        self.assertIn("answers 13.33× as many calls per second while the median round trip grows 16.0×: the calls "
+                      "of several clients run side by side.", scaling)
+
+    def test_a_section_measured_apart_is_named_in_the_header_and_left_out_of_the_runs_times(self):
+        facts = self.facts()
+        head = "\n".join(report.header(facts))
+        self.assertIn('measured by that run, except "The MCP server over stdio and Streamable HTTP", which says when '
+                      "it was measured.", head)
+        self.assertIn("the whole run took 600 s (writers 60 s).", head)
+        facts["engines"] = {"measured": {"date": "2026-12-01", "command": "python3 bench.py --only engines"}}
+        facts["section_seconds"]["engines"] = 150.0
+        self.assertIn('except "The MCP server over stdio and Streamable HTTP" and "sqlite and PostgreSQL, side by '
+                      'side", each of which says when it was measured.', "\n".join(report.header(facts)))
+
+
+class HttpRoundTripTest(unittest.TestCase):
+    """The HTTP round-trip timer on a real mcp_server.py --demo --http: a handful of calls, no time asserted."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = round_trips.HttpServer(round_trips.HTTP_SERVER)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def test_one_client_returns_one_positive_sample_per_timed_call(self):
+        samples = round_trips.http_round_trips(self.server.port, round_trips.TOOL, round_trips.demo_article(), 5,
+                                               warm_up=1)
+        self.assertEqual(len(samples), 5)
+        self.assertTrue(all(sample > 0 for sample in samples), samples)
+
+    def test_several_clients_return_every_clients_samples_and_the_seconds_they_took_together(self):
+        samples, seconds = round_trips.concurrent_round_trips(self.server.port, round_trips.TOOL,
+                                                              round_trips.demo_article(), 3, 2, warm_up=1)
+        self.assertEqual(len(samples), 6)
+        self.assertTrue(all(sample > 0 for sample in samples), samples)
+        self.assertGreater(seconds, 0)
+
+    def test_a_tool_the_server_lacks_and_a_failed_call_are_refused(self):
+        with self.assertRaisesRegex(round_trips.UnknownTool, "lists no tool 'delete_everything'"):
+            round_trips.http_round_trips(self.server.port, "delete_everything", {}, 1, warm_up=0)
+        with self.assertRaisesRegex(RuntimeError, "a client failed: read_knowledge_article failed"):
+            round_trips.concurrent_round_trips(self.server.port, round_trips.TOOL, {"article_id": "none"}, 2, 1,
+                                               warm_up=0)
+
+    def test_a_server_that_exits_without_saying_where_it_listens_is_one_error(self):
+        with self.assertRaisesRegex(RuntimeError, r"did not say where it listens \(status 3\); its last line: gone"):
+            round_trips.HttpServer([sys.executable, "-c", "import sys; print('gone', file=sys.stderr); sys.exit(3)"])
 
 
 class WorkloadTest(unittest.TestCase):

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 from tests.helpers import ROOT
@@ -55,6 +56,48 @@ class InspectorTest(unittest.TestCase):
         result = json.loads(done.stdout)
         self.assertFalse(result.get("isError"))
         self.assertTrue(result["structuredContent"]["results"])
+
+
+
+@unittest.skipUnless(RUN, "fetches the Inspector with npx: make conformance runs it (MCP_INSPECTOR=1)")
+class InspectorOverHttpTest(unittest.TestCase):
+    """The Inspector's command line over Streamable HTTP, with a bearer token, in each era it can speak."""
+
+    TOKEN = "inspector-token-0123456789abcdef"
+
+    @classmethod
+    def setUpClass(cls):
+        from tests.test_mcp_server_http import HttpServer, write_tokens
+        cls.folder = tempfile.TemporaryDirectory()
+        tokens = write_tokens(cls.folder.name, {cls.TOKEN: {"caller": "inspector", "knowledge_bases": "*",
+                                                            "channels": "*"}})
+        cls.server = HttpServer("--demo", "--tokens", tokens)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        cls.folder.cleanup()
+
+    def inspect(self, *arguments):
+        npx = shutil.which("npx")
+        if npx is None:
+            raise unittest.SkipTest("npx is not installed: the MCP Inspector's check needs Node.js")
+        url = f"http://127.0.0.1:{self.server.port}/mcp"
+        return subprocess.run([npx, "--yes", INSPECTOR, "--cli", url, "--transport", "http", *arguments],
+                              capture_output=True, text=True, timeout=WAIT, cwd=ROOT, stdin=subprocess.DEVNULL)
+
+    def test_it_lists_the_tools_with_a_token_in_each_era(self):
+        for era in ("legacy", "modern"):
+            with self.subTest(era=era):
+                done = self.inspect("--header", f"Authorization: Bearer {self.TOKEN}", "--protocol-era", era,
+                                    "--method", "tools/list")
+                self.assertEqual(done.returncode, 0, done.stderr)
+                self.assertEqual(len(json.loads(done.stdout)["tools"]), 7)
+
+    def test_without_a_token_it_is_refused(self):
+        done = self.inspect("--method", "tools/list")
+        self.assertNotEqual(done.returncode, 0)
+        self.assertRegex(done.stdout + done.stderr, "401|Unauthorized|auth_required")  # it asks for OAuth at the 401
 
 
 if __name__ == "__main__":

@@ -1,0 +1,244 @@
+"""Bearer tokens for the server's HTTP transport: a file maps each token to the grant of the agent that presents it.
+
+Layer: the bottom, beside cli.py and plumbing.py: it imports nothing of the project, and
+mcp_server.py (`--http HOST:PORT --tokens FILE`) asks it which grant a request's token carries.
+The file is JSON, an object from each token to its grant:
+
+  {"s3cr3t-token-for-alice": {"caller": "alice", "knowledge_bases": ["kb-support"], "channels": ["bugs"],
+                              "scopes": ["osfoundry:write"]},
+   "token-for-a-reader":     {"caller": "reader", "knowledge_bases": "*", "channels": "*"}}
+
+It is refused whole, in one line, at the first fault, and only if no other user may read it. A
+token never appears in a message, a repr or a log: entries are named by their position (and
+their caller, once it is known to be well formed), and only tokens' digests are kept.
+
+Glossary:
+  token     the secret an agent sends as `Authorization: Bearer TOKEN`: 16 to 512 visible ASCII characters
+  grant     what a token lets its agent do: its caller, the knowledge bases and channels it may use
+            (None: every one; left out of the file: none), and its OAuth scopes (none: read only)
+  caller    whose idempotency keys these are; two tokens may share one (a rotation: old and new both work)
+  entry     one token and its grant, numbered from 1 in the order the file lists them
+  digest    SHA-256 of a token: what is kept and compared, in constant time, against every stored one
+
+Left out on purpose: expiry and revocation (edit the file and restart the server), and any
+reloading of the file while the server runs.
+"""
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import shlex
+import stat
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+
+WRITE_SCOPE = "osfoundry:write"  # the scope an edit needs (the same string as record_store.WRITE_SCOPE)
+EVERY = "*"  # knowledge_bases or channels: every one
+MIN_TOKEN_LENGTH = 16
+MAX_TOKEN_LENGTH = 512  # characters: it travels in an HTTP header
+MAX_CALLER_LENGTH = 128
+MAX_ID_LENGTH = 128  # a knowledge-base ID, a channel ID or a scope
+GRANT_KEYS = ("caller", "knowledge_bases", "channels", "scopes")
+CALLER_PATTERN = re.compile(r"[A-Za-z0-9_.@-]+")
+VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")  # no space, no control character, nothing beyond ASCII
+PRIVATE_BITS = 0o077  # group and other: any of them set and the file is refused
+
+
+class Grant(NamedTuple):
+    """What one token lets its agent do."""
+
+    caller: str  # whose idempotency keys these are; 1..128 characters
+    knowledge_bases: Optional[FrozenSet[str]]  # the knowledge-base IDs it may use; None means every one
+    channels: Optional[FrozenSet[str]]  # the record-channel IDs it may use; None means every one
+    scopes: FrozenSet[str]  # OAuth scopes, e.g. {"osfoundry:write"}; empty: read only
+
+
+class TokenFileError(ValueError):
+    """The tokens file cannot be used: one line naming the file, what is wrong and what to do."""
+
+
+class _Fault(ValueError):
+    """What is wrong with one part of the file, before the file's name is put in front of it."""
+
+
+class Tokens:
+    """The tokens of one file, kept as digests, each with its grant."""
+
+    def __init__(self, grants: Mapping[str, Grant]) -> None:
+        """Tokens already checked (Tokens.load checks a file's) with their grants."""
+        self._digests: List[Tuple[bytes, Grant]] = [(_digest(token), grant) for token, grant in grants.items()]
+
+    @classmethod
+    def load(cls, path: str) -> "Tokens":
+        """The tokens of the file at `path`; TokenFileError if it is open to other users or not well formed."""
+        try:
+            return cls(_grants(_parse(_read_private(path))))
+        except _Fault as fault:
+            raise TokenFileError(_one_line(f"{path}: {fault}")) from None
+
+    def grant_for(self, presented: str) -> Optional[Grant]:
+        """The grant of the token presented, or None if it is none of them; the time taken does not depend on
+        which token matched, if any."""
+        if not _well_formed_token(presented):
+            return None
+        digest = _digest(presented)
+        found = None
+        for stored, grant in self._digests:  # no early exit: every digest is compared
+            if hmac.compare_digest(stored, digest):
+                found = grant
+        return found
+
+    def __len__(self) -> int:
+        return len(self._digests)
+
+    def __repr__(self) -> str:
+        callers = sorted({grant.caller for _, grant in self._digests})
+        tokens = "" if len(callers) == len(self) else f"{len(self)} tokens, "
+        return f"Tokens({tokens}{len(callers)} callers: {', '.join(callers)})"
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("ascii")).digest()
+
+
+def _well_formed_token(token: Any) -> bool:
+    return isinstance(token, str) and MIN_TOKEN_LENGTH <= len(token) <= MAX_TOKEN_LENGTH \
+        and VISIBLE_ASCII.fullmatch(token) is not None
+
+
+def _one_line(message: str) -> str:
+    """The message with any line break in it (a path may hold one) written as an escape."""
+    return message.replace("\r", "\\r").replace("\n", "\\n")
+
+
+# The file: private, readable, JSON.
+
+def _read_private(path: str) -> str:
+    """The text of the file, refused before it is read if its mode lets other users read or write it."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            _check_private(path, os.fstat(file.fileno()).st_mode)
+            return file.read()
+    except FileNotFoundError:
+        raise _Fault("no such file; give --tokens the path of a JSON file of tokens") from None
+    except UnicodeDecodeError:
+        raise _Fault("not UTF-8 text; write the tokens file as UTF-8 JSON") from None
+    except OSError as error:
+        raise _Fault(f"cannot be read ({error.strerror}); give --tokens a file this user can read") from None
+
+
+def _check_private(path: str, mode: int) -> None:
+    if os.name == "posix" and stat.S_IMODE(mode) & PRIVATE_BITS:
+        raise _Fault(f"may be read by other users (mode {stat.S_IMODE(mode):04o}); chmod 600 {shlex.quote(path)}")
+
+
+def _parse(text: str) -> Dict[str, Any]:
+    """The file's JSON object, strictly: no NaN or Infinity, and no key twice in one object."""
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_not_json)
+    except json.JSONDecodeError as error:
+        raise _Fault(f"not valid JSON ({error.msg} at line {error.lineno}, column {error.colno}); "
+                     "fix the file's syntax") from None
+    if not isinstance(value, dict):
+        raise _Fault(f"holds a JSON {_kind(value)}, not an object; write "
+                     '{"TOKEN": {"caller": "NAME", ...}, ...}')
+    if not value:
+        raise _Fault('holds no token; add one: {"TOKEN": {"caller": "NAME", "knowledge_bases": [...], ...}}')
+    return value
+
+
+def _unique_keys(pairs: Sequence[Tuple[str, Any]]) -> Dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):  # not named: the key may be a token
+        raise _Fault("not valid JSON: a key appears twice in one object (a token listed twice?); keep one of them")
+    return dict(pairs)
+
+
+def _not_json(constant: str) -> None:
+    raise _Fault(f"not valid JSON: {constant} is not a JSON value; write a string or a list")
+
+
+def _kind(value: Any) -> str:
+    kinds = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return kinds.get(type(value), "null")
+
+
+# The entries: a token and its grant each.
+
+def _grants(entries: Dict[str, Any]) -> Dict[str, Grant]:
+    """Each token's grant, checked, in the file's order."""
+    return {token: _entry(position, token, value) for position, (token, value) in enumerate(entries.items(), 1)}
+
+
+def _entry(position: int, token: str, value: Any) -> Grant:
+    where = f"entry {position}"
+    if not isinstance(value, dict):
+        raise _Fault(f"{where} maps its token to a JSON {_kind(value)}; map each token to an object "
+                     f"with {_listing(GRANT_KEYS)}")
+    _check_keys(where, value)
+    caller = _caller(where, value.get("caller"))
+    where = f"{where} (caller {caller})"
+    if not _well_formed_token(token):
+        raise _Fault(f"{where} has a token of {len(token)} characters that is not {MIN_TOKEN_LENGTH} to "
+                     f"{MAX_TOKEN_LENGTH} visible ASCII characters (no space or control character); "
+                     "make a new one, e.g. with: openssl rand -hex 32")
+    return Grant(caller, _ids(where, "knowledge_bases", value), _ids(where, "channels", value),
+                 _scopes(where, value.get("scopes", [])))
+
+
+def _check_keys(where: str, grant: Dict[str, Any]) -> None:
+    unknown = [key for key in grant if key not in GRANT_KEYS]
+    if unknown:
+        raise _Fault(f"{where} has the unknown key{'s' if len(unknown) > 1 else ''} {_listing(unknown)}; "
+                     f"a grant may hold only {_listing(GRANT_KEYS)}")
+    if "caller" not in grant:
+        raise _Fault(f'{where} has no caller; add "caller": "NAME" (whose idempotency keys these are)')
+
+
+def _listing(keys: Sequence[str]) -> str:
+    """Keys for a message; one as long as a token is not shown, since it may be one."""
+    return ", ".join(repr(key) if len(key) < MIN_TOKEN_LENGTH else f"a key of {len(key)} characters (not shown)"
+                     for key in keys)
+
+
+def _caller(where: str, caller: Any) -> str:
+    rule = f"1 to {MAX_CALLER_LENGTH} ASCII letters, digits and - _ . @"
+    if not isinstance(caller, str):
+        raise _Fault(f"{where} has a caller that is a JSON {_kind(caller)}; make it {rule}")
+    if not 1 <= len(caller) <= MAX_CALLER_LENGTH:
+        raise _Fault(f"{where} has a caller of {len(caller)} characters; make it {rule}")
+    if not CALLER_PATTERN.fullmatch(caller):  # not shown: it may be a token written in the wrong place
+        bad = next(character for character in caller if not CALLER_PATTERN.fullmatch(character))
+        raise _Fault(f"{where} has a caller holding {bad!r}; make it {rule}")
+    return caller
+
+
+def _ids(where: str, key: str, grant: Dict[str, Any]) -> Optional[FrozenSet[str]]:
+    """The IDs a grant lists under `key`: None for "*", none at all if the key is left out."""
+    value = grant.get(key, [])
+    if value == EVERY:
+        return None
+    if value == [EVERY]:
+        raise _Fault(f'{where} lists "*" as one of its {key}; write "{key}": "*" (no list) for every one')
+    wanted = f'a list of IDs of 1 to {MAX_ID_LENGTH} characters, or "*" for every one'
+    return frozenset(_strings(where, key, value, wanted, lambda item: 1 <= len(item) <= MAX_ID_LENGTH))
+
+
+def _scopes(where: str, value: Any) -> FrozenSet[str]:
+    wanted = f'a list of OAuth scopes of 1 to {MAX_ID_LENGTH} visible ASCII characters, e.g. ["{WRITE_SCOPE}"]'
+    return frozenset(_strings(where, "scopes", value, wanted, _well_formed_scope))
+
+
+def _well_formed_scope(scope: str) -> bool:
+    return len(scope) <= MAX_ID_LENGTH and VISIBLE_ASCII.fullmatch(scope) is not None
+
+
+def _strings(where: str, key: str, value: Any, wanted: str, fits: Callable[[str], bool]) -> List[str]:
+    """The items of a list, each a string that `fits`."""
+    if not isinstance(value, list):
+        raise _Fault(f"{where} has {key} that is a JSON {_kind(value)}; make it {wanted}")
+    for position, item in enumerate(value, 1):
+        if not isinstance(item, str) or not fits(item):
+            raise _Fault(f"{where} has a {key} item (number {position}) that does not fit; make {key} {wanted}")
+    return value
