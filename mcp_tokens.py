@@ -1,7 +1,7 @@
 """Bearer tokens for the server's HTTP transport: a file maps each token to the grant of the agent that presents it.
 
-Layer: the bottom, beside cli.py and plumbing.py: it imports nothing of the project, and
-mcp_server.py (`--http HOST:PORT --tokens FILE`) asks it which grant a request's token carries.
+Layer: just above plumbing.py (whose WRITE_SCOPE it names), beside database.py; mcp_http.py and
+mcp_server.py (`--http HOST:PORT --tokens FILE`) ask it which grant a request's token carries.
 The file is JSON, an object from each token to its grant:
 
   {"s3cr3t-token-for-alice": {"caller": "alice", "knowledge_bases": ["kb-support"], "channels": ["bugs"],
@@ -33,7 +33,8 @@ import shlex
 import stat
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-WRITE_SCOPE = "osfoundry:write"  # the scope an edit needs (the same string as record_store.WRITE_SCOPE)
+from plumbing import WRITE_SCOPE  # the scope an edit needs
+
 EVERY = "*"  # knowledge_bases or channels: every one
 MIN_TOKEN_LENGTH = 16
 MAX_TOKEN_LENGTH = 512  # characters: it travels in an HTTP header

@@ -22,7 +22,6 @@ two schemas there are dropped before each run. The server's other databases are 
 
 import contextlib
 import dataclasses
-import importlib.util
 import os
 import random
 import tempfile
@@ -69,15 +68,24 @@ def postgres_server(environ: Mapping[str, str] = os.environ) -> Tuple[Optional[s
     url = environ.get(SERVER)
     if not url:
         return None, f"`{SERVER}` is not set"
-    if importlib.util.find_spec("psycopg") is None:
+    psycopg = psycopg_or_none()
+    if psycopg is None:
         return None, "this Python has no psycopg"
-    import psycopg  # here, not above: only a PostgreSQL measurement needs it
-
     try:
         administered(url, "SELECT 1")
     except psycopg.Error as error:
         return None, f"the server named by `{SERVER}` cannot be reached: {str(error).strip().splitlines()[0]}"
     return url, ""
+
+
+def psycopg_or_none() -> Any:
+    """The driver, imported here and not above, since only a PostgreSQL measurement needs it; None without it
+    (server_url then says so, and nothing else asks)."""
+    try:
+        import psycopg
+    except ImportError:
+        return None
+    return psycopg
 
 
 def with_database(url: str, name: str) -> str:
@@ -89,9 +97,7 @@ def with_database(url: str, name: str) -> str:
 
 def administered(url: str, statement: str) -> List[Tuple[Any, ...]]:
     """The rows of one statement run outside any transaction on the database at `url`."""
-    import psycopg  # here, not above: only a PostgreSQL measurement needs it
-
-    with psycopg.connect(url, autocommit=True) as connection:
+    with psycopg_or_none().connect(url, autocommit=True) as connection:
         cursor = connection.execute(statement)
         return cursor.fetchall() if cursor.description else []
 
@@ -202,8 +208,7 @@ def ground_truth(engine: str, location: str,
     """From one snapshot: the channel's events, its items' stored versions, and the keys stored more than once."""
     if engine == SQLITE:
         return read_ground_truth(location, channel)
-    import psycopg  # here, not above: only a PostgreSQL measurement needs it
-
+    psycopg = psycopg_or_none()
     with psycopg.connect(location) as connection:
         connection.isolation_level, connection.read_only = psycopg.IsolationLevel.REPEATABLE_READ, True
         connection.execute(f"SET search_path TO {RECORD_SCHEMA}")

@@ -52,8 +52,11 @@ def needs_postgres(test: Any) -> Any:
 
 
 def raw_connection(url: str = "") -> Any:
-    """A plain psycopg connection to the test database, in autocommit mode."""
-    import psycopg
+    """A plain psycopg connection to the test database, in autocommit mode (the test is skipped without psycopg)."""
+    try:
+        import psycopg
+    except ImportError:
+        raise unittest.SkipTest("psycopg is not installed: make postgres installs it into .venv") from None
     return psycopg.connect(url or POSTGRES_URL, autocommit=True)
 
 
