@@ -33,15 +33,16 @@ import math
 import re
 import sys
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import workload
 from cli import OneLineParser, bounded, exponent, non_negative, positive, run_main, share, write_files
-from lab import seed_profile, sim_day, sim_report
+from lab import seed_profile, sim_day, sim_report, sim_sensitivity
 from lab.citation_forms import citation_forms
+from lab.evidence import Basis, Restatement, restates, scaled
 from lab.experiments import (
-    Command, Figures, Written, measure, percent, range_groups, run_command, run_main_and_ranges, seed_options,
-    total_of,
+    Command, Figures, Provenance, Written, measure, percent, provenance, range_groups, run_command,
+    run_main_and_ranges, seed_options, total_of,
 )
 from lab.sim_day import HOUR, MINUTE
 from lab.sim_report import CHART, RESULTS, SENSITIVITY
@@ -111,9 +112,71 @@ PUBLISHED = {
     "wall.seconds": 25.7,  # the full run, seeds 1-5, Python 3.9.6, Apple M1: reported, never judged
 }
 PUBLISHED_HOURS = (1, 2, 4, 6, 8)
+PUBLISHED_CHECKS = 40  # K3's heading: the hourly checks over five seeds, which its per-check figures divide by
 # Article words and the search limit were chosen with the published KiB per call in view, so agreement of these
 # figures would be no evidence: shown, with a note on how far ours are from them, but left out of the tallies.
 CALIBRATED = frozenset({"K3.title.kib", "K3.title.kib_per_check", "K3.reread.kib", "K3.reread.kib_per_check"})
+
+# ---------------------------------------------------------------------------
+# How the published figures hang together (lab/evidence.py): which restate others, as the article's own numbers
+# show (tests hold each formula to the published figures), and which the way the run is built fixes.
+
+
+def _share(count: str, whole: str, scale: float = 100) -> Restatement:
+    """A figure that is `count` over `whole`, times `scale` (a percentage by default)."""
+    return restates(count, whole, by=lambda p: scale * p[count] / p[whole])
+
+
+def _restated_k2() -> Dict[str, Restatement]:
+    restated = {f"K2.h{h}.stale_pct": _share(f"K2.h{h}.stale", f"K2.h{h}.citations") for h in PUBLISHED_HOURS}
+    restated.update({
+        "K2.end.stale_thirds": _share("K2.h8.stale", "K2.h8.citations", 3),
+        "K2.end.answers_fifths": restates("K2.h8.answers_pct", by=lambda p: 5 * p["K2.h8.answers_pct"] / 100),
+        "control.stale_pct": _share("control.stale", "K2.h8.citations"),
+        "control.answers_pct": restates("control.answers", "K2.h8.citations",
+                                        by=lambda p: 100 * p["control.answers"] / (p["K2.h8.citations"] / 2)),
+        "title.share_pct": _share("K2.h8.title", "K2.h8.stale"),
+    })
+    return restated
+
+
+def _restated_k3() -> Dict[str, Restatement]:
+    per_check = {f"K3.{s}.{what}_per_check": scaled(f"K3.{s}.{what}", 1 / PUBLISHED_CHECKS)
+                 for s in sim_day.STRATEGIES for what in ("calls", "kib")}
+    return dict(per_check, **{"K3.reread.found": restates("K2.h8.stale"), "K3.poll.found": restates("K2.h8.stale")})
+
+
+def _restated_k4() -> Dict[str, Restatement]:
+    delays = range(len(DELAYS))
+    conflicts, gone = [f"K4.d{d}.conflicts" for d in delays], [f"K4.d{d}.gone" for d in delays]
+    restated = {f"K4.d{d}.conflicts_pct": _share(f"K4.d{d}.conflicts", f"K4.d{d}.edits") for d in delays}
+    restated.update({f"K4.d{d}.retries_saved": restates(f"K4.d{d}.conflicts") for d in delays[1:]})
+    restated.update({f"K4.d{d}.edits": restates("K4.d0.edits") for d in delays[1:]})
+    restated.update({
+        "K4.d2.rejected_in_ten": restates("K4.d2.conflicts", "K4.d2.gone", "K4.d2.edits", by=lambda p: 10 * (
+            p["K4.d2.conflicts"] + p["K4.d2.gone"]) / p["K4.d2.edits"]),
+        "K4.edits": restates("K4.d0.edits", by=lambda p: len(DELAYS) * p["K4.d0.edits"]),
+        "K4.gone": restates(*gone, by=lambda p: sum(p[k] for k in gone)),
+        "K4.replays": restates(*conflicts, *gone, "K4.d0.edits", by=lambda p: len(DELAYS) * p["K4.d0.edits"] - sum(
+            p[k] for k in conflicts + gone)),  # every successful first edit was replayed
+    })
+    return restated
+
+
+BASIS = Basis(
+    restated={**_restated_k2(), **_restated_k3(), **_restated_k4()},
+    checks={
+        "K2.h8.citations": "every question of the day is answered by hour 8, with two citations",
+        "title.renamed_or_gone_pct": "titles are never reused, so a title the search no longer finds was renamed "
+                                     "or unpublished",
+        "K3.poll.calls": "an hour's changes fit one page of events, so each check is one poll",
+        "K4.d0.edits": "answers take the delays in turn, a quarter each",
+        "K4.replays_as_first_pct": "the store answers a key it keeps with the result it kept",
+        "K4.replay_new_events": "a replay writes nothing",
+        "K4.retries_saved_pct": "a retry re-reads and edits at the same instant, so no save falls in between",
+    },
+    apart=("K3.title.kib", "K3.reread.kib"),  # the calibrated sizes (CALIBRATED) and the figures they rest on
+)
 
 # ---------------------------------------------------------------------------
 # Figures: how each is computed from the summed counts of a group of seeds.
@@ -216,7 +279,8 @@ def published_hours(scenario: sim_day.Scenario) -> List[int]:
 
 
 def all_figures(scenario: sim_day.Scenario) -> Dict[str, Figures]:
-    """Every figure, per reading ('citation' and 'distinct' differ only in K2, the control and the title-only check)."""
+    """Every figure the scenario's replicas measure, per reading ('citation' and 'distinct' differ only in K2, the
+    control and the title-only check)."""
     hours = published_hours(scenario)
     figures = {}
     for reading in ("distinct", "citation"):
@@ -224,15 +288,17 @@ def all_figures(scenario: sim_day.Scenario) -> Dict[str, Figures]:
             "top10.questions": lambda t: percent(t["questions_top10"], t["questions"]),
             "top10.saves": lambda t: percent(t["saves_top10"], t["saves"]),
         }
-        for hour in hours:
-            table.update(k2_figures(hour, reading))
-        table.update(end_of_day_figures(reading))
-        table.update(control_figures(reading))
-        for strategy in sim_day.STRATEGIES:
-            table.update(k3_figures(strategy, reading))
-        for delay in range(len(scenario.delays)):
-            table.update(k4_figures(delay))
-        table.update(k4_totals())
+        if {"zipf", "uniform"} <= set(scenario.replicas):
+            for hour in hours:
+                table.update(k2_figures(hour, reading))
+            table.update(end_of_day_figures(reading))
+            table.update(control_figures(reading))
+            for strategy in sim_day.STRATEGIES:
+                table.update(k3_figures(strategy, reading))
+        if "edits" in scenario.replicas:
+            for delay in range(len(scenario.delays)):
+                table.update(k4_figures(delay))
+            table.update(k4_totals())
         figures[reading] = table
     return figures
 
@@ -294,6 +360,37 @@ def run_models(prog: str, scenarios: Dict[str, sim_day.Scenario], seeds: Sequenc
                 for reading, figures in all_figures(scenario).items()}
         measured[name] = sim_report.ModelRun(scenario, main, mine, rows)
     return measured, main_seconds, parts
+
+
+class K4Reading(NamedTuple):
+    """One way of reading the article's K4: what its day and its 'version changed' column may have counted."""
+
+    name: str
+    words: str  # what the reading changes, for the sensitivity page
+    saves_after_day: bool  # people go on saving after the day's end, until the last delayed edit
+    unpublished_as_changed: bool  # the published 'version changed' counts the unpublished edits too
+
+
+K4_READINGS = (  # the first is the one the main page runs, as the article's words support best
+    K4Reading("as run", "the day's saves end with the day ('the same day'); an edit of an unpublished article is "
+              "'unpublished', not 'version changed' ('gone, not changed')", False, False),
+    K4Reading("saves go on", "people go on saving at the day's rate after its end, until the last delayed edit",
+              True, False),
+    K4Reading("unpublished among the changed", "the published 'version changed' counts the edits of unpublished "
+              "articles too (the two columns overlap)", False, True),
+    K4Reading("both", "saves go on, and the unpublished count among the changed", True, True),
+)
+
+
+def k4_reading_rows(reading: K4Reading, run: sim_report.ModelRun) -> List[Dict[str, Any]]:
+    """Per delay, the rejected share a K4 reading sets beside the published 'version changed' share, with its
+    range and verdict, from a model's run (one that made late saves where the reading asks for them)."""
+    rows = []
+    for d in range(len(run.scenario.delays)):
+        key = f"K4.d{d}.{'rejected_pct' if reading.unpublished_as_changed else 'conflicts_pct'}"
+        published = {key: PUBLISHED[f"K4.d{d}.conflicts_pct"]} if f"K4.d{d}.conflicts_pct" in PUBLISHED else {}
+        rows.append(measure({key: k4_figures(d)[key]}, run.main, run.groups, published, decimals_of)[key])
+    return rows
 
 
 def sensitivity_models(options: argparse.Namespace) -> Dict[str, sim_day.Scenario]:
@@ -411,7 +508,7 @@ def check_options(p: argparse.ArgumentParser, options: argparse.Namespace) -> No
 
 COMMAND = Command(
     prog="sim.py", parser=parser, check_options=check_options,
-    measure=lambda options: sensitivity(options) if options.sensitivity else main_page(options),
+    measure=lambda options, made_by: (sensitivity if options.sensitivity else main_page)(options, made_by),
     run_name=lambda options: "sim-sensitivity" if options.sensitivity else "sim",
     apart=("jobs", "out", "sensitivity"))
 
@@ -422,14 +519,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return run_command(COMMAND, argv)
 
 
-def main_page(options: argparse.Namespace) -> Written:
+def main_page(options: argparse.Namespace, made_by: Provenance) -> Written:
     """The markdown and the chart of both models over the options' seeds, and the seconds the run took."""
-    report = measure_report(options)
+    report = measure_report(options, made_by)
     return report_files(report), report.timing[1]
 
 
-def measure_report(options: argparse.Namespace) -> sim_report.Report:
-    """Both models over the options' seeds and range groups, every figure measured: what the page is written from."""
+def measure_report(options: argparse.Namespace, made_by: Optional[Provenance] = None) -> sim_report.Report:
+    """Both models over the options' seeds and range groups, every figure measured: what the page is written from
+    (`made_by`: what the page says made it; by default, this process with these options)."""
+    made_by = made_by or provenance(COMMAND, options, [])
     started = time.perf_counter()
     seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
     models = models_from(options)
@@ -438,7 +537,8 @@ def measure_report(options: argparse.Namespace) -> sim_report.Report:
     seconds = time.perf_counter() - started
     return sim_report.Report(models=measured, seeds=seeds, groups=groups, k1=k1, published_k1=PUBLISHED_K1,
                              published=PUBLISHED, published_hours=published_hours(models[MODELS[0]]),
-                             calibrated=CALIBRATED, timing=(main_seconds, seconds, options.jobs), seed_parts=parts)
+                             calibrated=CALIBRATED, basis=BASIS, provenance=made_by,
+                             timing=(main_seconds, seconds, options.jobs), seed_parts=parts)
 
 
 def report_files(report: sim_report.Report) -> Dict[str, str]:
@@ -454,14 +554,32 @@ def write_report(report: sim_report.Report, out: str) -> None:
     write_files(out, report_files(report))
 
 
-def sensitivity(options: argparse.Namespace) -> Written:
-    """--sensitivity: the tallies of each variant of the model, as the page SENSITIVITY, and the seconds taken."""
+def late_models(options: argparse.Namespace) -> Dict[str, sim_day.Scenario]:
+    """The two models of the day with saves that go on after it, running the edits replica alone (K4's readings)."""
+    return {name: dataclasses.replace(scenario, saves_after_day=True, replicas=("edits",))
+            for name, scenario in models_from(options).items()}
+
+
+def sensitivity(options: argparse.Namespace, made_by: Provenance) -> Written:
+    """--sensitivity: the tallies of each variant of the model and K4's readings, as the page SENSITIVITY, and the
+    seconds taken."""
     started = time.perf_counter()
     seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
-    measured, _, _ = run_models("sim.py --sensitivity", sensitivity_models(options), seeds, groups, options.jobs)
+    variants, late = sensitivity_models(options), late_models(options)
+    measured, _, _ = run_models("sim.py --sensitivity", {**variants, **{f"late {m}": s for m, s in late.items()}},
+                                seeds, groups, options.jobs)
+    by_model = {model: {"day ends": next(measured[name] for name, v in variants.items() if v == scenario),
+                        "saves go on": measured[f"late {model}"]}
+                for model, scenario in models_from(options).items()}
+    readings = {(reading.name, model): k4_reading_rows(reading, runs["saves go on" if reading.saves_after_day
+                                                                    else "day ends"])
+                for reading in K4_READINGS for model, runs in by_model.items()}
     seconds = time.perf_counter() - started
-    text = sim_report.sensitivity_markdown(measured, seeds, groups, (seconds, options.jobs), CALIBRATED)
-    return {SENSITIVITY: text}, seconds
+    page = sim_sensitivity.Page(
+        variants={name: measured[name] for name in variants}, seeds=seeds, groups=groups, basis=BASIS,
+        provenance=made_by, readings=K4_READINGS, k4=readings, published=PUBLISHED,
+        models={model: runs["day ends"].scenario for model, runs in by_model.items()}, timing=(seconds, options.jobs))
+    return {SENSITIVITY: sim_sensitivity.markdown(page)}, seconds
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in 
 
 import argparse
 import datetime
+import math
 import random
 import sys
 import time
@@ -28,9 +29,10 @@ import record_store
 import workload
 from cli import OneLineParser, bounded, non_negative, positive, run_main, share
 from lab import triage_report, triage_runs
+from lab.evidence import Basis, Restatement, restates, scaled
 from lab.experiments import (
-    Command, Figures, Written, measure, normal_spread, percent, range_groups, run_command, run_main_and_ranges,
-    seed_options, total_of,
+    Command, Figures, Provenance, Written, measure, normal_spread, percent, provenance, range_groups, run_command,
+    run_main_and_ranges, seed_options, total_of,
 )
 from lab.triage_agent import WEEKDAYS
 
@@ -98,6 +100,85 @@ PUBLISHED: Dict[str, float] = {
     "R5.reread.conflicts": 0, "R5.reread.overwritten": 131,
 }
 PUBLISHED_R6 = triage_runs.PUBLISHED_R6  # beside the R6 timing, where the benchmark reads it too
+PUBLISHED_FIELDS = 6000  # R1's heading: 1,000 bugs, six target fields each
+PUBLISHED_R3 = (600, 50, 5)  # R3's heading: items paged through, items a page, runs
+
+# ---------------------------------------------------------------------------
+# How the published figures hang together (lab/evidence.py): which restate others, as the article's own numbers
+# show (tests hold each formula to the published figures), and which the way the run is built fixes.
+
+R3_FIXED = "the channel, its pages and the changes between them are fixed, so the seeds cannot move it"
+CEILING_ROWS = ("no.labels", "yes.terse", "yes.field", "yes.values", "yes.labels")  # every field but 20 points saved
+
+
+def _restated_r1() -> Dict[str, Restatement]:
+    fields = PUBLISHED_FIELDS
+    restated: Dict[str, Restatement] = {}
+    for row in R1_ROWS:
+        saved = f"R1.{row}.saved"
+        restated[f"R1.{row}.saved_pct"] = scaled(saved, 100 / fields)
+        restated[f"R1.{row}.left"] = scaled(saved, -1, fields)
+    restated["R1.no.field.saved"] = restates("R1.no.terse.saved")  # both save only numbers and ISO dates
+    for row in CEILING_ROWS:
+        restated[f"R1.{row}.saved"] = restates("R1.twenty", by=lambda p: fields - p["R1.twenty"])
+    for row in ("no.field", "no.values", "no.labels"):
+        restated[f"R1.{row}.first_failed"] = restates("R1.no.terse.first_failed")
+    for row in R1_ROWS[4:]:
+        restated[f"R1.{row}.first_failed"] = restates("R1.twenty")
+    items = fields / len(triage_runs.TARGET_FIELDS)
+    restated["R1.yes.terse.calls_per_item"] = restates(  # the agent splits a refused edit into one per field
+        "R1.twenty", by=lambda p: 1 + len(triage_runs.TARGET_FIELDS) * p["R1.twenty"] / items)
+    for row in ("yes.field", "yes.values", "yes.labels"):
+        restated[f"R1.{row}.calls_per_item"] = restates("R1.twenty", by=lambda p: 1 + p["R1.twenty"] / items)
+    restated["R1.gap.first_failed_per_item"] = restates(
+        "R1.no.labels.first_failed", "R1.yes.labels.first_failed",
+        by=lambda p: (p["R1.no.labels.first_failed"] - p["R1.yes.labels.first_failed"]) / items)
+    restated["R1.gap.calls_per_item"] = restates(
+        "R1.no.labels.calls_per_item", "R1.yes.labels.calls_per_item",
+        by=lambda p: p["R1.no.labels.calls_per_item"] - p["R1.yes.labels.calls_per_item"])
+    return restated
+
+
+def _restated_r2_to_r5() -> Dict[str, Restatement]:
+    items, per_page, runs = PUBLISHED_R3
+    pages = lambda seen: runs * math.ceil(seen / per_page)  # noqa: E731  (each run pages through what it sees)
+    return {
+        "R2.schema_share_pct": restates("R2.schema_bytes", "R2.page_kib",
+                                        by=lambda p: 100 * p["R2.schema_bytes"] / (1024 * p["R2.page_kib"])),
+        "R3.create.offset.reads": restates("R3.create.offset.twice", by=lambda p: items * runs
+                                           + p["R3.create.offset.twice"]),
+        "R3.create.offset.pages": restates("R3.create.offset.twice", by=lambda p: pages(
+            items + p["R3.create.offset.twice"] / runs)),
+        "R3.delete.offset.reads": restates("R3.delete.offset.never", by=lambda p: items * runs
+                                           - p["R3.delete.offset.never"]),
+        "R3.delete.offset.pages": restates("R3.delete.offset.never", by=lambda p: pages(
+            items - p["R3.delete.offset.never"] / runs)),
+        **{f"R3.{change}.before_id.pages": scaled(f"R3.{change}.before_id.reads", 1 / per_page)
+           for change in ("create", "delete")},
+        "R4.poll.found": restates("R4.relist.found"),
+        "R5.reread.overwritten": restates("R5.from_read.conflicts"),  # the same moves, met the other way
+    }
+
+
+BASIS = Basis(
+    restated={**_restated_r1(), **_restated_r2_to_r5()},
+    checks={
+        "R1.no.terse.first_failed": "without the schema the agent sends labels, which no option value matches",
+        "R1.no.terse.calls_per_item": "a rejection that names nothing leaves the agent one edit per field to send",
+        "R1.no.values.calls_per_item": "the rejection names every refused field, so one second edit sends all it "
+                                       "can fix",
+        "R1.no.labels.calls_per_item": "the rejection names every refused field, so one second edit sends all it "
+                                       "can fix",
+        **{f"R3.{run}.{name}": R3_FIXED for run in ("create.offset", "delete.offset") for name in ("twice", "never")},
+        **{f"R3.{change}.before_id.{name}": R3_FIXED for change in ("create", "delete")
+           for name in ("reads", "twice", "never")},
+        "R4.relist.calls": "the channel's pages after the changes, one call each",
+        "R4.relist.found": "the run stops unless both strategies find exactly the changes people made",
+        "R4.poll.calls": "one page of events holds every change",
+        "R5.from_read.overwritten": "a version check refuses any edit whose version moved",
+        "R5.reread.conflicts": "nothing happens between the re-read and the edit",
+    },
+)
 DETERMINISTIC = ("R3.",)  # figures the seeds cannot move: they must match exactly, and get no range
 SINGLE_PAGE = ("R2.",)  # published for one page: their range is that of one seed's page, not of five pages' mean
 SHOWN_DECIMALS = {"R1.gap.": 2}  # ours printed more finely than the published figure, which stands for a rounding
@@ -362,8 +443,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return run_command(COMMAND, argv)
 
 
-def measure_page(options: argparse.Namespace) -> Written:
-    """The markdown of the options' seeds, range groups and R6 timing, and the seconds the run took."""
+def measure_page(options: argparse.Namespace, made_by: Optional[Provenance] = None) -> Written:
+    """The markdown of the options' seeds, range groups and R6 timing, and the seconds the run took (`made_by`:
+    what the page says made it; by default, this process with these options)."""
+    made_by = made_by or provenance(COMMAND, options, [])
     scenario = scenario_from(options)
     started = time.perf_counter()
     seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
@@ -381,7 +464,8 @@ def measure_page(options: argparse.Namespace) -> Written:
     report = triage_report.Report(
         scenario=scenario, seeds=seeds, groups=groups, rows=rows, main=main_total, published=PUBLISHED,
         published_r6=PUBLISHED_R6, r6=timing, rejection=the_values_rejection(scenario),
-        published_rejection=PUBLISHED_VALUES_REJECTION, timing=(seeds_seconds, seconds, options.jobs))
+        published_rejection=PUBLISHED_VALUES_REJECTION, timing=(seeds_seconds, seconds, options.jobs), basis=BASIS,
+        provenance=made_by)
     return {RESULTS: triage_report.markdown(report)}, seconds
 
 

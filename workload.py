@@ -82,6 +82,11 @@ def subject_words(rng: random.Random, size: int) -> List[str]:
     return list(words)
 
 
+def sentences_of(article_words: int) -> int:
+    """The whole sentences an article of about `article_words` words holds (270 and 280 words both give 25)."""
+    return max(1, round(article_words / MEAN_SENTENCE_WORDS))
+
+
 class Writer:
     """Writes titles, contents and questions from a plan's vocabulary; keeps every title unique."""
 
@@ -128,7 +133,7 @@ class Writer:
 
     def content(self, topic: Sequence[str], sentences: Optional[int] = None) -> str:
         """An article's text: about article_words words in sentences drawn from the plan's templates."""
-        count = sentences or max(1, round(self.settings.article_words / MEAN_SENTENCE_WORDS))
+        count = sentences or sentences_of(self.settings.article_words)
         chosen = self.rng.choices(self.shapes, k=count)
         topic_words = iter(self.rng.choices(topic, k=sum(shape.topic_slots for shape in chosen)))
         any_words = iter(self.rng.choices(self.words, k=sum(shape.any_slots for shape in chosen)))

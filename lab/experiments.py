@@ -19,7 +19,11 @@ import decimal
 import json
 import multiprocessing
 import os
+import platform
+import shlex
+import sqlite3
 import statistics
+import subprocess
 import sys
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -33,7 +37,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "results")  # the committed pages: written by the canonical runs only
 RUNS = os.path.join(ROOT, "runs")  # any other run's folder, ignored by git
 GROUP_SIZE = 5  # seeds per range group, as many as the main seeds 1-5
-TIMING_MARK = "<!-- timing -->"  # ends every results line that reports a wall time; the only lines that may differ
+TIMING_MARK = "<!-- timing -->"  # ends every results line that reports a wall time
+PROVENANCE_MARK = "<!-- provenance -->"  # ends the line that says what made a page (command, commit, versions)
+VARYING_MARKS = (TIMING_MARK, PROVENANCE_MARK)  # the only lines two runs of the same settings may differ in
 
 EXACT, INSIDE, OUTSIDE = "exact", "inside range", "outside range"  # the verdicts, best first
 VERDICTS = (EXACT, INSIDE, OUTSIDE)
@@ -53,7 +59,7 @@ class Command:
     prog: str  # "sim.py"
     parser: Callable[[], argparse.ArgumentParser]
     check_options: Callable[[argparse.ArgumentParser, argparse.Namespace], None]  # p.error() for a bad one
-    measure: Callable[[argparse.Namespace], Written]
+    measure: Callable[[argparse.Namespace, "Provenance"], Written]
     run_name: Callable[[argparse.Namespace], str]  # a non-canonical run's folder under runs/, before its time
     apart: Tuple[str, ...] = ("jobs", "out")  # options that move no figure: a run that changes only them is canonical
     results: str = RESULTS
@@ -71,12 +77,59 @@ def run_command(command: Command, argv: Optional[Sequence[str]]) -> int:
     destination = output_folder(p, options.out, changed, command.results, command.runs, command.run_name(options))
     if destination.note:
         print(f"{command.prog}: {destination.note}", file=sys.stderr, flush=True)
+    made_by = provenance(command, options, sys.argv[1:] if argv is None else argv)
     with removed_unless_written(destination):
-        files, seconds = command.measure(options)
+        files, seconds = command.measure(options, made_by)
         made = write_files(destination.folder, files) or destination.reserved
     print(f"{command.prog}: wrote {shown(destination.folder)}/{' and '.join(files)} in {seconds:.1f} s"
           + (" (a new folder)" if made else ""), file=sys.stderr)
     return EXIT_OK
+
+
+@dataclasses.dataclass(frozen=True)
+class Provenance:
+    """What made a page, as artifact reviewers ask: the command line, the commit, Python's and sqlite's versions,
+    and the settings that differ from the committed page's (none for the canonical run)."""
+
+    command: str  # "python3 sim.py --seeds 1-5"
+    commit: str  # "3d2c689c1a2b", "3d2c689c1a2b with uncommitted changes", or why it is not known
+    python: str
+    sqlite: str
+    changed: Tuple[str, ...]  # flags whose values differ from the committed page's, e.g. ("--seeds",)
+
+    def title(self, title: str) -> str:
+        """A page's title, saying so when the page was written with other settings than the committed one's, so
+        that it can never pass for it."""
+        if not self.changed:
+            return title
+        return f"{title}, with other settings ({', '.join(self.changed)}): not the committed page"
+
+    def line(self) -> str:
+        """The page's line on what made it; it ends with PROVENANCE_MARK, so a fresh run compares equal."""
+        return (f"Made by `{self.command}` at commit {self.commit}, Python {self.python}, sqlite {self.sqlite}. "
+                f"{PROVENANCE_MARK}")
+
+
+def provenance(command: Command, options: argparse.Namespace, argv: Sequence[str]) -> Provenance:
+    """The Provenance of a run of `command` with `options`, parsed from `argv`."""
+    changed = changed_settings(command.parser(), options, command.apart)
+    return Provenance(command=" ".join(["python3", command.prog, *(shlex.quote(a) for a in argv)]),
+                      commit=commit_of(ROOT), python=platform.python_version(), sqlite=sqlite3.sqlite_version,
+                      changed=tuple(changed))
+
+
+def commit_of(folder: str) -> str:
+    """The commit checked out in `folder`, and whether its tracked files differ from it; why not, where git
+    cannot say."""
+    def git(*words: str) -> str:
+        return subprocess.run(["git", "-C", folder, *words], capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL, check=True).stdout.strip()
+    try:
+        head = git("rev-parse", "--short=12", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown (not a git checkout, or no git)"
+    return head + (" with uncommitted changes" if dirty else "")
 
 
 def seed_options(p: argparse.ArgumentParser, main_seeds: str, range_groups: int, ranges_for: str,

@@ -16,8 +16,9 @@ Glossary (experiments.py has figure, ours, range, verdict):
 """
 
 import re
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
+from lab import evidence
 from lab.experiments import OUTSIDE, number
 
 MARGINAL = 0.25  # a miss by at most this share of the range's width is called marginal
@@ -63,6 +64,35 @@ def verdict_cell(verdict: Optional[str], explain: Callable[[], str]) -> str:
     if verdict != OUTSIDE:
         return verdict or "—"
     return OUTSIDE + explain()
+
+
+def numbered(basis: evidence.Basis, keys: Iterable[str]) -> Dict[str, int]:
+    """Each independent, tallied figure among `keys` (and those they restate) numbered in that order, from 1."""
+    ordered = [key for key in basis.independent(keys) if basis.tallied(key)]
+    return {key: n for n, key in enumerate(ordered, 1)}
+
+
+def number_cell(basis: evidence.Basis, numbers: Dict[str, int], key: str) -> str:
+    """The "#" of a row: its figure's number ("7", "3, check"), the numbers it restates ("= 7, 2"), or "apart"
+    for a figure outside the tallies."""
+    if key in basis.restated:
+        shown = [str(numbers[root]) if root in numbers else "apart" for root in basis.roots(key)]
+        return "= " + ", ".join(dict.fromkeys(shown))
+    if key not in numbers:
+        return "apart"
+    return f"{numbers[key]}, check" if key in basis.checks else str(numbers[key])
+
+
+def strength_cells(basis: evidence.Basis, assessment: evidence.Assessment) -> List[str]:
+    """percentile | width | strength of one independent figure; a check says what fixes it."""
+    if assessment.key in basis.checks:
+        what = basis.checks[assessment.key]
+        return ["—", "—", f"check: {what}" if assessment.strength == evidence.CHECK else
+                f"failed check: in the article's run, {what}; not in this one"]
+    percentile = "—" if assessment.percentile is None else f"{assessment.percentile:.0f}%"
+    width = "—" if assessment.width is None else ("∞" if assessment.width == float("inf") else
+                                                  f"{100 * assessment.width:.0f}%")
+    return [percentile, width, assessment.strength]
 
 
 def figure_cells(row: Row, unit: str, verdict: str) -> List[str]:

@@ -1,8 +1,9 @@
 """lab/sim_chart.py: the hand-built SVG chart of results/knowledge_base.md, from the default model's main seeds.
 
 Layer: below sim_report.py, which re-exports `chart`. Three small line charts and a key: the stale share
-by hour with popular and uniform saves, and the cumulative calls and KiB of the three hourly checks. No
-plotting library: a few SVG elements, with colours for light and dark pages.
+by hour with popular and uniform saves, and the cumulative calls and KiB of the three hourly checks, each
+with the published figures marked beside ours where the articles give them (a hollow diamond in the
+series' colour). No plotting library: a few SVG elements, with colours for light and dark pages.
 
 What keeps it legible: a linear axis steps by 1, 2 or 5 × 10^k up to a multiple of its step; the two cost
 panels are logarithmic, ticks at powers of ten, so that polling (some sixty times fewer calls) reads on
@@ -16,6 +17,8 @@ Glossary:
     axis      -- the y scale of a panel: its ticks, bottom to top, and whether it is logarithmic.
     look      -- how a series is drawn apart from its colour: dash pattern, marker shape, hollow or filled.
     end label -- a series' short name and last value, right of the plot, joined to its last point.
+    published -- the articles' figure for a series at an hour they give it: the K2 stale share by hour and the
+                 control run's at the day's end; the checks' calls and KiB for the whole day only.
     cell      -- one quarter of the picture: a panel (title, ticks, plot, end labels) or the key.
 """
 
@@ -30,14 +33,14 @@ SVG_STYLE = """
   .axis { stroke: #8c959f; stroke-width: 1; fill: none; } .grid { stroke: #d0d7de; stroke-width: 0.6; }
   .minor { stroke: #eaeef2; stroke-width: 0.5; }
   .zipf { color: #cf222e; } .uniform { color: #0969da; }
-  .title { color: #8250df; } .reread { color: #bc4c00; } .poll { color: #1a7f37; }
+  .title { color: #8250df; } .reread { color: #bc4c00; } .poll { color: #1a7f37; } .neutral { color: #1f2328; }
   .line { fill: none; stroke-width: 2; } .solid { stroke-width: 2.8; } .leader { fill: none; stroke-width: 0.8; }
   .halo { stroke: #ffffff; stroke-width: 1; } .hollow { fill: #ffffff; stroke-width: 1.6; }
   @media (prefers-color-scheme: dark) {
     .bg { fill: #0d1117; } .ink { fill: #e6edf3; } .axis { stroke: #7d8590; } .grid { stroke: #30363d; }
     .minor { stroke: #1c2128; }
     .zipf { color: #ff7b72; } .uniform { color: #58a6ff; }
-    .title { color: #d2a8ff; } .reread { color: #ffa657; } .poll { color: #3fb950; }
+    .title { color: #d2a8ff; } .reread { color: #ffa657; } .poll { color: #3fb950; } .neutral { color: #e6edf3; }
     .halo { stroke: #0d1117; } .hollow { fill: #0d1117; }
   }
 """
@@ -54,6 +57,7 @@ TEXT_MIDDLE = 4  # px from the middle of a small text down to its baseline
 MARK_RADIUS = 3.5  # px: half the width of a filled marker
 HOLLOW_RADIUS = 5  # px: half the width of a hollow one, so that its rim shows around a filled one inside
 SWATCH_WIDTH = 30  # px: the line sample of the key
+DIAMOND_RADIUS = 7  # px: half the height of a published figure's diamond, around our marker at the same hour
 
 
 class Look(NamedTuple):
@@ -98,6 +102,7 @@ class Panel(NamedTuple):
     series: Dict[str, List[float]]
     value_format: str  # a format spec for the end labels, e.g. ',.0f' or '.1f'
     unit: str  # after an end label's value
+    published: Dict[str, List[Tuple[int, float]]]  # series key -> (hour, the articles' figure) where published
 
 
 STALE = "stale_distinct"  # the page's leading reading: a stale (article_id, updated_at) counted once, however
@@ -105,10 +110,11 @@ STALE = "stale_distinct"  # the page's leading reading: a stale (article_id, upd
 
 
 def chart(report: Any) -> str:
-    """Hand-built SVG: stale share by hour (popular vs uniform saves), and the checks' cumulative cost."""
+    """Hand-built SVG: stale share by hour (popular vs uniform saves), and the checks' cumulative cost, each with
+    the published figures beside ours."""
     m = report.models[report.default].main
     hours = list(range(1, len(m["zipf"]["hours"]) + 1))
-    panels = chart_panels(m)
+    panels = chart_panels(m, published_points(report.published, [h for h in report.published_hours if h in hours]))
     width, height = 2 * CELL_WIDTH, 2 * CELL_HEIGHT
     return "\n".join([
         f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
@@ -128,23 +134,38 @@ def caption(report: Any) -> str:
             "at the end of each hour. Top left: stale citations, each distinct version counted once (the reading "
             "the page leads with), % of citations so far, with saves on popular "
             "articles or uniform. Calls and KiB of the checking strategies, cumulative, on log scales: "
-            "re-search titles, re-read articles, poll events.")
+            "re-search titles, re-read articles, poll events. Hollow diamonds: the published figures, at the hours "
+            "the articles give them.")
 
 
-def chart_panels(m: Dict[str, Any]) -> List[Panel]:
-    """The three panels of the main seeds' sums `m`: stale share, calls, KiB."""
+def published_points(published: Dict[str, float], hours: Sequence[int]) -> List[Dict[str, List[Tuple[int, float]]]]:
+    """The articles' figures for each panel's series, as (hour, value): the stale share at each published hour
+    and the control run's at the last one; the checks' calls and KiB over the whole day, at the last hour."""
+    if not hours:
+        return [{}, {}, {}]
+    end = hours[-1]
+    stale = {"zipf": [(h, published[f"K2.h{h}.stale_pct"]) for h in hours],
+             "uniform": [(end, published["control.stale_pct"])]}
+    totals = [{s: [(end, published[f"K3.{s}.{what}"])] for s in sim_day.STRATEGIES} for what in ("calls", "kib")]
+    return [stale, *totals]
+
+
+def chart_panels(m: Dict[str, Any], published: Sequence[Dict[str, List[Tuple[int, float]]]]) -> List[Panel]:
+    """The three panels of the main seeds' sums `m`, with the published points of each: stale share, calls, KiB."""
     stale = {run: [100 * h[STALE] / h["citations"] if h["citations"] else 0.0 for h in m[run]["hours"]]
              for run in ("zipf", "uniform")}
     costs = {s: [h["costs"][s] for h in m["zipf"]["hours"]] for s in sim_day.STRATEGIES}
     calls = {s: [float(c[0]) for c in costs[s]] for s in sim_day.STRATEGIES}
     kib = {s: [c[1] / 1024 for c in costs[s]] for s in sim_day.STRATEGIES}
+    shown = [values + [v for points in marks.values() for _, v in points]
+             for values, marks in zip((all_values(stale), all_values(calls), all_values(kib)), published)]
     return [
-        Panel(0, 0, "Stale citations (each version once), % of citations", linear_axis(all_values(stale)), stale,
-              ".1f", "%"),
-        Panel(1, 0, "Calls of the hourly checks, cumulative (log scale)", log_axis(all_values(calls)), calls,
-              ",.0f", ""),
-        Panel(0, 1, "KiB returned by the hourly checks, cumulative (log scale)", log_axis(all_values(kib)), kib,
-              ",.0f", " KiB"),
+        Panel(0, 0, "Stale citations (each version once), % of citations", linear_axis(shown[0]), stale,
+              ".1f", "%", published[0]),
+        Panel(1, 0, "Calls of the hourly checks, cumulative (log scale)", log_axis(shown[1]), calls,
+              ",.0f", "", published[1]),
+        Panel(0, 1, "KiB returned by the hourly checks, cumulative (log scale)", log_axis(shown[2]), kib,
+              ",.0f", " KiB", published[2]),
     ]
 
 
@@ -224,8 +245,8 @@ def panel(p: Panel, hours: Sequence[int]) -> List[str]:
     return [f"<g class='panel {'log' if p.axis.log else 'linear'}'>",
             f"<text class='ink' x='{left - LEFT + 12}' y='{top - 24}'>{p.title}</text>",
             *grid(p.axis, left, top), *hour_ticks(hours, left, top),
-            *lines(p, hours, left, top), *markers(p, hours, left, top), *end_labels(p, hours, left, top),
-            "</g>"]
+            *lines(p, hours, left, top), *markers(p, hours, left, top), *published_marks(p, hours, left, top),
+            *end_labels(p, hours, left, top), "</g>"]
 
 
 def grid(axis: Axis, left: float, top: float) -> List[str]:
@@ -288,6 +309,21 @@ def marker(key: str, x: float, y: float) -> str:
             f"L{x - 1.15 * r:.1f},{y + 0.8 * r:.1f} Z'/>")
 
 
+def published_marks(p: Panel, hours: Sequence[int], left: float, top: float) -> List[str]:
+    """A hollow diamond in the series' colour at each published figure, named in its tooltip."""
+    return [diamond(key, x_of(h, hours, left), y_of(v, p.axis, top), f"published: {v:{p.value_format}}{p.unit}")
+            for key, points in p.published.items() for h, v in points]
+
+
+def diamond(key: str, x: float, y: float, tooltip: str = "") -> str:
+    """The mark of a published figure: a hollow diamond, larger than the markers of ours, so both show."""
+    r = DIAMOND_RADIUS
+    title = f"<title>{tooltip}</title>" if tooltip else ""
+    return (f"<path class='{key} published' stroke='currentColor' fill='none' stroke-width='1.8' "
+            f"d='M{x:.1f},{y - r:.1f} L{x + r:.1f},{y:.1f} L{x:.1f},{y + r:.1f} L{x - r:.1f},{y:.1f} Z'>{title}"
+            "</path>")
+
+
 def end_labels(p: Panel, hours: Sequence[int], left: float, top: float) -> List[str]:
     """Each series' short name and last value right of the plot, spread apart, with a leader to its last point."""
     ends = [y_of(values[-1], p.axis, top) for values in p.series.values()]
@@ -343,8 +379,13 @@ def key_cell(column: int, row: int, report: Any) -> List[str]:
             y += 20
             out += swatch(name, left, y)
         y += 30
+    out += [diamond("neutral", left + SWATCH_WIDTH / 2, y),
+            f"<text class='ink small' x='{left + SWATCH_WIDTH + 10}' y='{y + TEXT_MIDDLE}'>published figure (the "
+            "articles), in the series' colour</text>"]
+    y += 30
     notes = ("Calls and KiB on log scales: each labelled gridline",
-             "is ten times the one below it.",
+             "is ten times the one below it. The articles give the",
+             "checks' calls and KiB for the whole day only.",
              f"Seeds {seeds_text(report.seeds)}, summed; {report.title(report.default)} model.")
     out += [f"<text class='ink small' x='{left}' y='{y + 18 * i}'>{note}</text>" for i, note in enumerate(notes)]
     return out + ["</g>"]

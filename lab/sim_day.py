@@ -10,6 +10,8 @@ Glossary:
   plan       everything one seed draws before its day runs: articles, questions, people's saves
   replica    one run of a plan on a fresh store: "zipf" (K2, K3), "uniform" (the control run),
              "edits" (K4: the same day again, with the agent's delayed edits)
+  late save  a person's save after the day's end, drawn only where the scenario reads K4 so (saves go on
+             until the last delayed edit); only the edits replica makes them
   rank       an article's place in popularity, 0 the most popular; questions and saves draw it
   citation   what the agent keeps per cited article: the store's citation, plus the title
              and content it read
@@ -46,6 +48,7 @@ CITED = 2  # citations per answer: the top two search results, first then second
 TOP = 10  # "the ten most popular" (or most cited) articles the figures count
 
 STRATEGIES = ("title", "reread", "poll")
+REPLICAS = ("zipf", "uniform", "edits")
 SAVE_KINDS = ("content", "content+title", "unpublish")
 AREA_ARTICLES = workload.AREA_ARTICLES  # articles per subject area in the day as stated
 VIEWS_BEFORE_THE_DAY = 1_000_000  # people's views of the knowledge base's articles so far, where views are kept
@@ -75,6 +78,8 @@ class Scenario:
     search_limit: int  # the agent's search limit (calibrated: sets the size of a search result)
     area_articles: int = AREA_ARTICLES  # articles per subject area; a question names its article's area
     views: bool = False  # the knowledge base keeps people's views (popularity shares of VIEWS_BEFORE_THE_DAY)
+    saves_after_day: bool = False  # K4 read so: people go on saving at the day's rate until the last delayed edit
+    replicas: Tuple[str, ...] = REPLICAS  # the replicas a seed runs (a K4 variant needs only "edits")
 
     @property
     def text(self) -> workload.TextSettings:
@@ -146,6 +151,7 @@ class Plan:
     creation_order: Tuple[int, ...]  # ranks in the order the articles were created (so IDs say nothing of rank)
     questions: Tuple[Question, ...]  # in time order
     saves: Tuple[Save, ...]  # in time order
+    late_saves: Tuple[Save, ...] = ()  # after the day's end, in time order: only with scenario.saves_after_day
 
 
 def draw_plan(seed: int, scenario: Scenario) -> Plan:
@@ -170,18 +176,33 @@ def draw_plan(seed: int, scenario: Scenario) -> Plan:
         rank = popular()
         questions.append(Question(time, rank, writer.question(articles[rank].title, articles[rank].topic, sharers),
                                   writer.content(articles[rank].topic, sentences=1)))
+    saves = draw_saves(rng, writer, articles, scenario, 0, day, scenario.saves)
+    late: List[Save] = []
+    if scenario.saves_after_day:  # drawn last, from a generator of their own: the day's draws stay as they were
+        writer.rng = random.Random(rng.getrandbits(64))  # the same vocabulary and titles, other draws
+        window = max(scenario.delays, default=0) * SECOND
+        late = draw_saves(writer.rng, writer, articles, scenario, day, window, round(scenario.saves * window / day))
+    return Plan(tuple(articles), tuple(creation_order), tuple(questions), tuple(saves), tuple(late))
+
+
+def draw_saves(rng: random.Random, writer: Writer, articles: Sequence[Article], scenario: Scenario, start: int,
+               span: int, count: int) -> List[Save]:
+    """`count` people's saves at uniform times in [start, start + span), kinds in the scenario's mix, each on a
+    popular article and, for the control run, on a uniform one."""
+    ranks = list(itertools.accumulate(zipf_weights(scenario.articles, scenario.zipf_s)))
     saves = []
-    for time, kind in zip(sorted(rng.randrange(day) for _ in range(scenario.saves)), save_kinds(rng, scenario)):
-        zipf, uniform = popular(), rng.randrange(scenario.articles)
+    for time, kind in zip(sorted(start + rng.randrange(span) for _ in range(count)),
+                          save_kinds(rng, scenario, count)):
+        zipf, uniform = rng.choices(range(scenario.articles), cum_weights=ranks)[0], rng.randrange(scenario.articles)
         saves.append(Save(time, draw_change(writer, articles, zipf, kind),
                           draw_change(writer, articles, uniform, kind)))
-    return Plan(tuple(articles), tuple(creation_order), tuple(questions), tuple(saves))
+    return saves
 
 
-def save_kinds(rng: random.Random, scenario: Scenario) -> List[str]:
-    """The day's saves by kind, in exact proportion to save_mix (rounded; the rest change content), shuffled."""
-    counts = [round(share * scenario.saves) for share in scenario.save_mix[1:]]
-    kinds = [SAVE_KINDS[0]] * (scenario.saves - sum(counts))
+def save_kinds(rng: random.Random, scenario: Scenario, saves: int) -> List[str]:
+    """`saves` saves by kind, in exact proportion to save_mix (rounded; the rest change content), shuffled."""
+    counts = [round(share * saves) for share in scenario.save_mix[1:]]
+    kinds = [SAVE_KINDS[0]] * (saves - sum(counts))
     for kind, count in zip(SAVE_KINDS[1:], counts):
         kinds += [kind] * count
     rng.shuffle(kinds)
@@ -386,7 +407,10 @@ class Published:
 class Day:
     """One replica of a plan: a fresh store on a simulated clock, the people's saves, the agent's answers."""
 
-    def __init__(self, plan: Plan, scenario: Scenario, saves: str, published: "Published") -> None:
+    def __init__(self, plan: Plan, scenario: Scenario, saves: str, published: "Published",
+                 late: bool = False) -> None:
+        """`saves`: "zipf" or "uniform", which of each save's changes people make; `late`: the plan's late saves
+        too (the edits replica)."""
         self.plan, self.scenario = plan, scenario
         self.clock = SimClock()
         self.loop = EventLoop(self.clock)
@@ -396,7 +420,7 @@ class Day:
         self.person_saved: Dict[str, int] = {}  # article_id -> time of the last person's save
         self.unpublished: set = set()  # article IDs people unpublished (nobody publishes them again in the day)
         self.eventless_saves = 0  # people's saves of articles already unpublished
-        for save in plan.saves:
+        for save in plan.saves + (plan.late_saves if late else ()):
             change = save.zipf if saves == "zipf" else save.uniform
             self.loop.at(save.time, SAVE, functools.partial(self.save, change))
 
@@ -519,7 +543,7 @@ def run_uniform_day(plan: Plan, scenario: Scenario, published: Published) -> Dic
 
 def run_edit_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[str, Any]:
     """K4: the zipf day again; after each answer, after its delay, the agent edits the article it cited first."""
-    day = Day(plan, scenario, "zipf", published)
+    day = Day(plan, scenario, "zipf", published, late=True)
     agent = day.agent
     delays = [dict.fromkeys(("edits", "saved", "conflicts", "conflicts_agent_only", "gone", "retries_saved",
                              "replays", "replay_new_events"), 0) for _ in scenario.delays]
@@ -569,17 +593,16 @@ def run_edit_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[s
 
 
 def run_seed(seed: int, scenario: Scenario) -> Dict[str, Any]:
-    """Everything one seed measures: its plan's popularity shares and its three replicas."""
+    """Everything one seed measures: its plan's popularity shares and its replicas (all three by default)."""
     return run_plan(draw_plan(seed, scenario), scenario)
 
 
 def run_plan(plan: Plan, scenario: Scenario, connect: Connect = kb_store.connect) -> Dict[str, Any]:
     """What run_seed measures, from a plan drawn already, on stores that `connect` opens."""
     published = Published(plan, scenario, connect)
+    replicas = {"zipf": run_zipf_day, "uniform": run_uniform_day, "edits": run_edit_day}
     return {
         "questions_top10": sum(q.rank < TOP for q in plan.questions),
         "saves_top10": sum(s.zipf.rank < TOP for s in plan.saves),
-        "zipf": run_zipf_day(plan, scenario, published),
-        "uniform": run_uniform_day(plan, scenario, published),
-        "edits": run_edit_day(plan, scenario, published),
+        **{name: replicas[name](plan, scenario, published) for name in scenario.replicas},
     }

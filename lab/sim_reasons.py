@@ -17,8 +17,8 @@ Glossary (sim.py has the others):
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from lab import figures, kb_law, sim_day
-from lab.experiments import OUTSIDE, number
+from lab import evidence, figures, kb_law, sim_day
+from lab.experiments import number
 
 UNKNOWN = "not known"
 STATED, POPULAR = "stated", "popular"
@@ -123,7 +123,8 @@ def _popularity_law(report: Any, model: str, key: str, reading: str) -> Optional
             f"{cut:.1f}% for a day that ends at hour {s.hours} ({uncut:.1f}% if saves went on). The published "
             f"share of rejected edits (derived in the table 'K4 against the popularity law') lies {where}: what "
             f"made the original's edits meet {'more' if published_share > cut else 'fewer'} saves than popularity "
-            "brings is not known")
+            "brings is not known" + ("; the readings of the article's words that might are run on the sensitivity "
+                                     "page" if published_share > uncut else ""))
 
 
 def _uniform_saves(report: Any, model: str, key: str, reading: str) -> Optional[Cause]:
@@ -158,10 +159,26 @@ def _concentration(report: Any, model: str, key: str, reading: str) -> Optional[
     if per_check["ours"] <= per_check["published"]:
         return None
     return ("concentration", f"our citations spread wider than the original's: a check re-reads "
-            f"{per_check['ours']:.1f} distinct articles, more than the published figure, which lies between the "
-            "questions' own articles alone and independent draws (see 'Why two models'); popular search, which "
-            "concentrates the second citations on popular articles, lands nearer the published figure (its "
-            "columns)")
+            f"{per_check['ours']:.1f} distinct articles, more than the published figure, which "
+            f"{spread_bounds_words(report, model)} (see 'Why two models'); popular search, which concentrates the "
+            "second citations on popular articles, lands nearer the published figure (its columns)")
+
+
+def spread_bounds(report: Any, model: str) -> Tuple[float, float]:
+    """Distinct articles a check would re-read if only the questions' own articles were cited, and if both
+    citations of every answer were independent popularity draws (kb_law)."""
+    s = report.models[model].scenario
+    return kb_law.expected_cited_per_check(s, 1), kb_law.expected_cited_per_check(s, sim_day.CITED)
+
+
+def spread_bounds_words(report: Any, model: str) -> str:
+    """Where the published re-reads per check lie against the two bounds of spread_bounds."""
+    targets, both = spread_bounds(report, model)
+    published = report.published["K3.reread.calls_per_check"]
+    if targets <= published <= both:
+        return "lies between the questions' own articles alone and independent draws"
+    return (f"lies {'below' if published < targets else 'above'} both the questions' own articles alone and "
+            "independent draws")
 
 
 HOUR_SHARES = {  # the K2 figures that are shares, as a function of one hour's counts under a reading's stale key
@@ -201,9 +218,8 @@ def _calibrated(report: Any, model: str, key: str, reading: str) -> Optional[Cau
     times_calls = _times(calls["ours"], calls["published"])
     return ("calibrated", f"calibrated size, left out of the tallies: ours are {times_calls} "
             f"the published calls ({calls.get('verdict', 'no verdict')}) times {_times(size, published_size)} the "
-            f"published KiB per call ({size:.2f} KiB against {published_size:.2f}, derived): the round constants "
-            "that set a result's size (article words in tens, a whole search limit) leave it "
-            f"{'short' if size < published_size else 'over'}")
+            f"published KiB per call ({size:.2f} KiB against {published_size:.2f}, derived); what sets the size per "
+            "call is under the table ('What one call weighs')")
 
 
 def _times(ours: float, published: float) -> str:
@@ -221,10 +237,19 @@ def _residual_spread(report: Any, model: str, key: str, reading: str) -> Optiona
         return None
     return ("residual spread", f"popular search still spreads our citations wider than the original's: a check "
             f"re-reads {per_check['ours']:.1f} distinct articles, more than the published figure, and re-searching "
-            "and re-reading cost one call per distinct cited article")
+            "costs one call per distinct cited title, re-reading one per distinct cited article")
+
+
+def _construction(report: Any, model: str, key: str, reading: str) -> Optional[Cause]:
+    """A check of how the run is built that does not hold: this run is not built as the article's."""
+    if key not in report.basis.checks:
+        return None
+    return ("construction", f"a check of how the run is built ({report.basis.checks[key]}) that does not hold: "
+            "this run's settings differ from the article's")
 
 
 CAUSES: List[Tuple[str, Callable[[Any, str, str, str], Optional[Cause]]]] = [
+    (r"", _construction),
     (r"^K3\.poll\.kib", _poll_size),
     (r"^K4\.replays$", _replays),
     (r"^K4\.", _popularity_law),
@@ -257,17 +282,10 @@ def marginal(report: Any, model: str, key: str, reading: str) -> Optional[Cause]
 
 
 def independent_ranged(report: Any, model: str, reading: str) -> int:
-    """Published figures with a range of some width, counting once those whose values over the groups are
-    proportional to another's (a total and its per-check figure, a count and its share of fixed edits)."""
-    rows = report.models[model].rows[reading]
-    keys = [k for k, r in rows.items() if "verdict" in r and r["low"] is not None and r["high"] > r["low"]
-            and k not in report.calibrated]
-    profiles = set()
-    for key in keys:
-        values = rows[key]["groups"]
-        scale = next((v for v in values if v), 1.0)
-        profiles.add(tuple(round(v / scale, 9) for v in values))
-    return len(profiles)
+    """Independent, tallied figures that are no checks and whose range has some width: each counted once,
+    however many rows restate it (evidence.py)."""
+    return sum(1 for a in report.assessed(model, reading).values()
+               if a.key not in report.basis.checks and a.width is not None and a.width > 0)
 
 
 def not_known(report: Any, model: str, key: str, reading: str) -> Cause:
@@ -279,10 +297,11 @@ def not_known(report: Any, model: str, key: str, reading: str) -> Cause:
 
 
 def causes_by_name(report: Any, model: str, reading: str) -> Dict[str, List[str]]:
-    """The figures outside range under one model and reading, grouped by the name of their cause."""
+    """The independent figures outside our range under one model and reading (each once, the calibrated ones
+    aside), grouped by the name of their cause."""
     grouped: Dict[str, List[str]] = {}
-    for key, r in report.models[model].rows[reading].items():
-        if r.get("verdict") == OUTSIDE and key not in report.calibrated:
+    for key, assessment in report.assessed(model, reading).items():
+        if assessment.strength in (evidence.OUTSIDE, evidence.FAILED):
             grouped.setdefault(reason(report, model, key, reading)[0], []).append(key)
     return grouped
 

@@ -1,28 +1,39 @@
-"""lab/sim_report.py: write sim.py's measurements as results/knowledge_base.md and its sensitivity page.
+"""lab/sim_report.py: write sim.py's measurements as results/knowledge_base.md.
 
 Layer: below sim.py, beside sim_day.py; it measures nothing itself. It sets what sim.py
 measured in two models of the day beside the published figures and beside what
-kb_law.py's popularity law predicts. A figure's cells come from figures.py, as in
-triage_report.py; the notes under each table (why a figure lies outside our range) from
-sim_reasons.py, the chart from sim_chart.py. Every line that reports
-a wall time ends with TIMING_MARK; every other line depends only on the seeds and the options.
+kb_law.py's popularity law predicts, and says how strong each match is (evidence.py:
+each published figure counted once, checks apart, firm and loose matches). A figure's
+cells come from figures.py, as in triage_report.py; the notes under each table (why a
+figure lies outside our range) from sim_reasons.py, the chart from sim_chart.py, the
+sensitivity page from sim_sensitivity.py. Every line that reports a wall time ends with
+TIMING_MARK, the line on what made the page with PROVENANCE_MARK; every other line
+depends only on the seeds and the options.
 
-Glossary (sim.py has the others):
+Glossary (sim.py has the others; evidence.py has independent, check, firm, loose):
   note    one numbered reason under a table; an outside verdict points to it as "outside range [n]"
+  spec    one row of a figure table: (label, figure key, reading, unit)
+  number  an independent figure's place on the page (its "#"); a row restating others shows "= n"
 """
 
 import dataclasses
 import statistics
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from lab import figures, kb_law, sim_day
-from lab.experiments import EXACT, INSIDE, TIMING_MARK, VERDICT_RULE, VERDICTS, seeds_text, table
+import workload
+from lab import evidence, figures, kb_law, sim_day
+from lab.experiments import TIMING_MARK, VERDICT_RULE, Provenance, seeds_text, table
 from lab.sim_chart import chart  # noqa: F401  (sim.py writes the chart through this module)
-from lab.sim_reasons import POPULAR, STATED, causes_by_name, delay_words, reason, row
+from lab.sim_reasons import (
+    POPULAR, STATED, causes_by_name, delay_words, reason, row, spread_bounds, spread_bounds_words,
+)
 
 RESULTS, CHART, SENSITIVITY = "knowledge_base.md", "knowledge_base.svg", "knowledge_base_sensitivity.md"
 TITLES = {POPULAR: "popular search", STATED: "as stated"}
 READINGS = {"distinct": "per distinct version (consistent)", "citation": "per citation (inconsistent)"}
+LEADING = "distinct"  # the reading the page leads with: the one under which the published table is consistent
+
+Spec = Tuple[str, str, str, str]  # label, figure key, reading, unit
 
 
 @dataclasses.dataclass
@@ -47,6 +58,8 @@ class Report:
     published: Dict[str, float]
     published_hours: Sequence[int]  # the hours of the published K2 table within the day
     calibrated: FrozenSet[str]
+    basis: evidence.Basis  # which published figures restate others, which the run fixes
+    provenance: Provenance
     timing: Tuple[float, float, int]  # seconds for the main seeds, for the whole run, processes
     seed_parts: Optional[Dict[str, float]] = None  # seconds per part of the first main seed (lab/seed_profile.py)
 
@@ -59,27 +72,25 @@ class Report:
         """A model's name on the page."""
         return TITLES.get(model, model)
 
-    def ours(self, model: str, key: str, reading: str = "distinct") -> float:
+    def ours(self, model: str, key: str, reading: str = LEADING) -> float:
         """Our value of a figure over the main seeds."""
         return row(self, model, reading, key)["ours"]
 
+    def assessed(self, model: str, reading: str = LEADING) -> Dict[str, evidence.Assessment]:
+        """Every independent, tallied figure of a model under a reading, with its strength."""
+        return evidence.assess(self.models[model].rows[reading], self.basis)
+
+    def tally(self, model: str, reading: str = LEADING) -> Dict[str, int]:
+        """How many independent figures have each strength."""
+        return evidence.tally(self.assessed(model, reading))
+
+    def favoured(self, reading: str = LEADING) -> Dict[str, str]:
+        """The figures that tell the models apart under a reading, each with the model it favours."""
+        return evidence.favoured({model: self.assessed(model, reading) for model in self.models})
+
 
 # ---------------------------------------------------------------------------
-# Tallies, verdict cells and notes.
-
-
-def tally(rows: Dict[str, Dict[str, Any]], calibrated: FrozenSet[str]) -> Dict[str, int]:
-    """How many published figures (the calibrated ones aside) are exact, inside range and outside range."""
-    counts = dict.fromkeys(VERDICTS, 0)
-    for key, r in rows.items():
-        if r.get("verdict") in counts and key not in calibrated:
-            counts[r["verdict"]] += 1
-    return counts
-
-
-def tally_text(counts: Dict[str, int]) -> str:
-    """N exact, M inside range, K outside range."""
-    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
+# Verdict cells, figure numbers and notes.
 
 
 class Notes:
@@ -113,9 +124,20 @@ class Notes:
         return text[0].upper() + text[1:] + "."
 
 
+def numbers(report: Report) -> Dict[str, int]:
+    """Each independent, tallied figure's number on the page, in the order the tables first show it."""
+    rows = report.models[report.default].rows[LEADING]
+    return figures.numbered(report.basis, [key for _, key, _, _ in all_specs(report) if "verdict" in rows.get(key, {})])
+
+
+def number_cell(report: Report, key: str) -> str:
+    """The "#" of a row (figures.number_cell)."""
+    return figures.number_cell(report.basis, numbers(report), key)
+
+
 def figure_header(report: Report) -> List[str]:
-    """figure | published | then ours, range and verdict of each model."""
-    columns = ["figure", "published"]
+    """figure | # | published | then ours, range and verdict of each model."""
+    columns = ["figure", "#", "published"]
     for model in report.models:
         columns += [f"{report.title(model)}: ours", "our range", "verdict"]
     return columns
@@ -124,14 +146,14 @@ def figure_header(report: Report) -> List[str]:
 def figure_row(report: Report, notes: Notes, label: str, key: str, reading: str = "distinct",
                unit: str = "") -> List[str]:
     """One figure in every model."""
-    cells = [label, figures.published_cell(row(report, report.default, reading, key), unit)]
+    cells = [label, number_cell(report, key), figures.published_cell(row(report, report.default, reading, key), unit)]
     for model in report.models:
         cells += figures.figure_cells(row(report, model, reading, key), unit, notes.verdict(model, key, reading))
     return cells
 
 
-def figure_table(report: Report, rows: Sequence[Tuple[str, str, str, str]]) -> List[str]:
-    """A table of (label, key, reading, unit) rows with its notes under it."""
+def figure_table(report: Report, rows: Sequence[Spec]) -> List[str]:
+    """A table of specs with its notes under it."""
     notes = Notes(report)
     lines = table(figure_header(report), [figure_row(report, notes, *r) for r in rows])
     return lines + notes.lines()
@@ -143,12 +165,105 @@ def figure_table(report: Report, rows: Sequence[Tuple[str, str, str, str]]) -> L
 
 def markdown(report: Report) -> str:
     """The whole of results/knowledge_base.md."""
-    sections = [header(report), models(report), k1(report), popularity(report), k2(report), reading(report),
-                control(report), k3(report), k4(report), run_time(report), differences(report)]
+    sections = [header(report), strength_of_evidence(report), lead(report), models(report), k1(report),
+                popularity(report), k2(report), reading(report), control(report), k3(report), k4(report),
+                run_time(report), differences(report), each_figure_once(report)]
     return "\n\n".join("\n".join(section) for section in sections) + "\n"
 
 
 def header(report: Report) -> List[str]:
+    """The title, the page's answer in one sentence, and what made the page."""
+    return [
+        "# " + report.provenance.title("Knowledge-base experiments, rerun"),
+        "",
+        f"**In one sentence.** {answer(report)}",
+        "",
+        "Written by `python3 sim.py`; do not edit by hand. Each row sets a figure published in the articles "
+        "(SPEC §2) beside the same figure measured on our reconstruction, in two models of the day.",
+        "",
+        report.provenance.line(),
+    ]
+
+
+def answer(report: Report) -> str:
+    """The sentence a reader can quote: how many of the article's independent figures were reproduced, how
+    firmly, under which model, and which model the figures that tell them apart favour."""
+    lead, other = report.default, [m for m in report.models if m != report.default]
+    counts = report.tally(lead)
+    measured = sum(counts[s] for s in evidence.MEASURED)
+    text = (f"Of the {sum(counts.values())} figures the knowledge-base article publishes, each counted once however "
+            f"many rows restate it, {evidence.checks_words(counts)}; of the other {measured}, "
+            f"{report.title(lead)}, our default model, {evidence.measured_words(counts)}")
+    for model in other:
+        text += f", and the model {report.title(model)} {evidence.measured_words(report.tally(model))}"
+    text += " (each stale version counted once, the reading under which the published table is consistent)"
+    return text + (f"; {favour_words(report, LEADING)}." if other else ".")
+
+
+def favour_words(report: Report, reading: str) -> str:
+    """'13 of them tell the two models apart, 12 in favour of popular search and 1 of as stated'."""
+    favoured = list(report.favoured(reading).values())
+    if not favoured:
+        return "none of them tells the two models apart"
+    apart = f"{len(favoured)} of them tell the two models apart"
+    if len(set(favoured)) == 1:
+        return f"{apart}, all in favour of {report.title(favoured[0])}"
+    by_model = " and ".join(f"{favoured.count(model)} {'in favour of' if n == 0 else 'of'} {report.title(model)}"
+                            for n, model in enumerate(report.models))
+    return f"{apart}, {by_model}"
+
+
+def strength_of_evidence(report: Report) -> List[str]:
+    """The tallies of independent figures, per model and reading, and the rules they count by."""
+    tallies = {(m, r): report.tally(m, r) for m in report.models for r in READINGS}
+    shown = [s for s in evidence.STRENGTHS if s in (evidence.CHECK, *evidence.HOLDS, evidence.OUTSIDE)
+             or any(counts[s] for counts in tallies.values())]
+    header = ["model", "reading", "independent figures", *[f"{s}s" if s in evidence.CHECKS else s for s in shown],
+              "tell the models apart, in its favour"]
+    rows = []
+    for (model, reading_name), counts in tallies.items():
+        favoured = list(report.favoured(reading_name).values()).count(model)
+        rows.append([report.title(model), READINGS[reading_name], str(sum(counts.values())),
+                     *[str(counts[s]) for s in shown], str(favoured)])
+    return [
+        "## How strong the evidence is",
+        "",
+        *table(header, rows),
+        "",
+        "Each published figure counts once. A row that restates others (a share beside its count, a per-check "
+        "figure beside its total, the same count in a second table: the article's own numbers derive it from "
+        "theirs) keeps its verdict, but counts as the figures it restates: the `#` column of every table names "
+        "them (`= 7`), and 'Each published figure once', at the end, lists every independent figure with the rows "
+        "that rest on it. A *check* is a figure the way the run is built fixes (each is listed with what fixes "
+        "it): it must come out exact, and it measures none of the article's claims. A measured figure is a "
+        f"*firm* match when our range meets it and is at most {_fraction(evidence.FIRM_WIDTH)} of it wide, so "
+        "that it leaves out values a reader would call different; a *loose* match when our range meets it but is "
+        f"wider; *outside* otherwise. {_rule_words(report)} A figure tells the two models apart when one model's "
+        "range holds it (firm or loose) and the other's does not.",
+        "",
+        f"Apart from the tallies: K1's cells and the analytic top-10 share ({_apart_words(report)}), and the "
+        f"{len(report.calibrated)} KiB figures of re-searching and re-reading. The words of an article and the "
+        "agent's search limit, which set what a result weighs, were chosen with the published KiB per call in "
+        "view, so the agreement of those figures would be no evidence; they are shown, and their notes say how "
+        "far ours lie from them.",
+    ]
+
+
+def _fraction(share: float) -> str:
+    return {1 / 2: "half", 1 / 3: "a third", 1 / 4: "a quarter"}.get(share, f"{share:.2f}")
+
+
+def _rule_words(report: Report) -> str:
+    """How the firm matches of the default model move with the rule's line: a quarter and a half."""
+    rows, basis = report.models[report.default].rows[LEADING], report.basis
+    firm = {line: evidence.tally(evidence.assess(rows, basis, line))[evidence.FIRM] for line in (1 / 4, 1 / 2)}
+    return (f"Drawn at {_fraction(1 / 4)} or at {_fraction(1 / 2)} of the figure instead, the line would give "
+            f"{report.title(report.default)} {firm[1 / 4]} or {firm[1 / 2]} firm matches under the consistent "
+            f"reading, against {report.tally(report.default)[evidence.FIRM]}.")
+
+
+def lead(report: Report) -> List[str]:
+    """Which model and reading lead, what each column means, the day, the bytes, the chart."""
     s = report.models[report.default].scenario
     groups = len(report.groups)
     ranges = (f"the smallest and largest value of the same figure over {groups} further groups of five seeds "
@@ -156,32 +271,19 @@ def header(report: Report) -> List[str]:
               f"with probability {groups - 1}/{groups + 1}, about {100 * (groups - 1) / (groups + 1):.0f}%"
               if groups else "none (--ranges 0)")
     mix = "/".join(f"{100 * m:g}" for m in s.save_mix)
-    tallies = [[report.title(model), READINGS[reading], tally_text(tally(run.rows[reading], report.calibrated))]
-               for model, run in report.models.items() for reading in READINGS]
     return [
-        "# Knowledge-base experiments, rerun",
-        "",
-        "Written by `python3 sim.py`; do not edit by hand. Each row sets a figure published in the articles "
-        "(SPEC §2) beside the same figure measured on our reconstruction, in two models of the day.",
-        "",
         f"**Which model and reading lead.** Our default is the {report.title(report.default)} model: the "
         "knowledge base keeps people's views and its search lists the matches after the best one most viewed "
         "first, which this page argues is the closer of the two to the original ('Why two models'). The "
         "tallies lead with the distinct-version reading, the only one under which the published table is "
         "consistent ('The reading'); the per-citation reading follows.",
         "",
-        *table(("model", "reading", "published figures"), tallies),
-        "",
-        f"A tally counts every published figure measured over seeds (K1's cells and the analytic top-10 share, "
-        f"{_apart_words(report)}, are apart) except the {len(report.calibrated)} KiB figures of re-searching and "
-        "re-reading: the words of an article and the agent's search limit, which set what a result weighs, were "
-        "chosen with the published KiB per call in view, so their agreement would be no evidence. They are shown, "
-        "and their notes say how far ours lie from them and why.",
-        "",
         f"- **ours**: the sum over seeds {seeds_text(report.seeds)}, as the articles summed seeds 1–5.",
         f"- **our range**: {ranges}.",
         f"- **verdict**: {VERDICT_RULE} An `outside range [n]` points to note n under its table: the cause, "
         "checked on this run, or 'cause not known'.",
+        "- **#**: the number of the independent figure a row measures, `= n` for a row that restates figure n, "
+        "`apart` for one outside the tallies.",
         "",
         "The day, per seed: "
         f"{s.articles} articles, {s.questions} questions and {s.saves} people's saves over {s.hours} hours; "
@@ -195,7 +297,8 @@ def header(report: Report) -> List[str]:
         "Bytes are the UTF-8 length of `json.dumps(result, ensure_ascii=False)` (default separators `, ` and "
         "`: `) of each tool result, the text an MCP client receives; 1 KiB = 1,024 bytes.",
         "",
-        f"![Stale share by hour, and cost of the hourly checks over the day]({CHART})",
+        f"![Stale share by hour, ours and the published figures, and cost of the hourly checks over the day]"
+        f"({CHART})",
     ]
 
 
@@ -203,7 +306,7 @@ def models(report: Report) -> List[str]:
     """Why two models, what the popular one adds and how each part is set."""
     popular, stated = report.models[POPULAR], report.models[STATED]
     s = popular.scenario
-    both, targets = kb_law.expected_cited_per_check(s, sim_day.CITED), kb_law.expected_cited_per_check(s, 1)
+    targets, both = spread_bounds(report, POPULAR)
     areas = s.articles // s.area_articles
     return [
         "## Why two models",
@@ -236,14 +339,22 @@ def models(report: Report) -> List[str]:
         "concentrated the citations were. A check re-reads each distinct cited article once; if both citations "
         f"of every answer were independent popularity draws, a check would re-read {both:.1f} articles on "
         f"average, and the questions' own articles alone give {targets:.1f}, a floor no second citation can "
-        "lower. The published figure lies between the two, so the original's second citations went mostly to "
-        f"articles that were cited anyway. As stated, ours re-read {_reread(report, STATED):.1f} per check: "
+        f"lower. The published figure {_between_words(report)}. As stated, ours re-read "
+        f"{_reread(report, STATED):.1f} per check: "
         f"{_second_words(report, STATED)}. With popular search, {_reread(report, POPULAR):.1f}: "
         f"{_second_words(report, POPULAR)}.",
         "",
         f"How the tallies move with the size of the areas, and with each part alone: [{SENSITIVITY}]"
         f"({SENSITIVITY}), written by `python3 sim.py --sensitivity`.",
     ]
+
+
+def _between_words(report: Report) -> str:
+    """Where the published re-reads per check lie between the floor and independent draws, and what follows."""
+    words = spread_bounds_words(report, POPULAR)
+    if words.startswith("lies between"):
+        return words + ", so the original's second citations went mostly to articles that were cited anyway"
+    return words
 
 
 def _reread(report: Report, model: str) -> float:
@@ -294,8 +405,7 @@ def popularity(report: Report) -> List[str]:
         "saves draw from the same ranking, shuffled per seed so that article IDs (which break search ties) say "
         "nothing of popularity.",
         "",
-        *figure_table(report, [("top-10 share of questions, measured", "top10.questions", "distinct", "%"),
-                               ("top-10 share of saves, measured", "top10.saves", "distinct", "%")]),
+        *figure_table(report, popularity_specs()),
         "",
         "Each question is an opener such as \"how do i\" (words no article holds) and three words of its target "
         "article: one of its title, the topic word most other articles share (its area's, most often), and one "
@@ -314,26 +424,107 @@ def popularity(report: Report) -> List[str]:
     return lines
 
 
+# ---------------------------------------------------------------------------
+# The figure tables' rows, in page order: the sections show them, and the figures are numbered from them.
+
+
+def all_specs(report: Report) -> List[Spec]:
+    """Every row of every figure table, in the order the page shows them."""
+    return (popularity_specs() + k2_specs(report, "distinct") + k2_specs(report, "citation") + control_specs()
+            + k3_specs() + k4_specs(report))
+
+
+def popularity_specs() -> List[Spec]:
+    return [("top-10 share of questions, measured", "top10.questions", "distinct", "%"),
+            ("top-10 share of saves, measured", "top10.saves", "distinct", "%")]
+
+
+def k2_specs(report: Report, reading: str) -> List[Spec]:
+    """K2 under one reading: each published hour, then the end of the day in the article's own units."""
+    rows: List[Spec] = []
+    for h in report.published_hours:
+        rows += [
+            (f"hour {h}: citations so far", f"K2.h{h}.citations", reading, ""),
+            (f"hour {h}: stale", f"K2.h{h}.stale", reading, ""),
+            (f"hour {h}: stale share", f"K2.h{h}.stale_pct", reading, "%"),
+            (f"hour {h}: answers with a stale citation", f"K2.h{h}.answers_pct", reading, "%"),
+            (f"hour {h}: found by title-only check", f"K2.h{h}.title", reading, ""),
+        ]
+    return rows + [
+        ("end of the day: stale, in thirds of the citations (\"nearly a third\")", "K2.end.stale_thirds", reading, ""),
+        ("end of the day: answers with a stale citation, in fifths (\"four in five\")", "K2.end.answers_fifths",
+         reading, "")]
+
+
+def control_specs() -> List[Spec]:
+    rows: List[Spec] = []
+    for reading_name, name in (("distinct", "distinct"), ("citation", "per citation")):
+        rows += [
+            (f"control, stale ({name})", "control.stale", reading_name, ""),
+            (f"control, stale share ({name})", "control.stale_pct", reading_name, "%"),
+            (f"title-only share of the stale ({name})", "title.share_pct", reading_name, "%"),
+        ]
+    return rows + [
+        ("control, answers with a stale citation", "control.answers", "distinct", ""),
+        ("control, answers with a stale citation, share", "control.answers_pct", "distinct", "%"),
+        ("title-only finds that were renames or unpublishes, share", "title.renamed_or_gone_pct", "distinct", "%"),
+    ]
+
+
+K3_NAMES = {"title": "re-search each cited title", "reread": "re-read each cited article",
+            "poll": "`poll_resource_events` from a cursor"}
+
+
+def k3_specs() -> List[Spec]:
+    rows: List[Spec] = []
+    for strategy, name in K3_NAMES.items():
+        rows += [
+            (f"{name}: calls", f"K3.{strategy}.calls", "distinct", ""),
+            (f"{name}: KiB", f"K3.{strategy}.kib", "distinct", " KiB"),
+            (f"{name}: calls per check", f"K3.{strategy}.calls_per_check", "distinct", ""),
+            (f"{name}: KiB per check", f"K3.{strategy}.kib_per_check", "distinct", " KiB"),
+        ]
+    for strategy, name in (("reread", "re-reading"), ("poll", "polling")):
+        rows += [(f"stale found by {name} at the last check (distinct)", f"K3.{strategy}.found", "distinct", ""),
+                 (f"stale found by {name} at the last check (per citation)", f"K3.{strategy}.found", "citation", "")]
+    return rows
+
+
+def k4_specs(report: Report) -> List[Spec]:
+    rows: List[Spec] = []
+    for d, seconds in enumerate(report.models[report.default].scenario.delays):
+        name = delay_words([seconds])
+        rows += [
+            (f"{name}: delayed edits", f"K4.d{d}.edits", "distinct", ""),
+            (f"{name}: rejected, version changed", f"K4.d{d}.conflicts", "distinct", ""),
+            (f"{name}: rejected, version changed, share", f"K4.d{d}.conflicts_pct", "distinct", "%"),
+            (f"{name}: rejected, unpublished", f"K4.d{d}.gone", "distinct", ""),
+            (f"{name}: retries after a re-read that saved", f"K4.d{d}.retries_saved", "distinct", ""),
+        ]
+        if f"K4.d{d}.rejected_in_ten" in report.published:
+            rows.append((f"{name}: rejected in ten edits (version or unpublished)", f"K4.d{d}.rejected_in_ten",
+                         "distinct", ""))
+    return rows + [
+        ("delayed edits", "K4.edits", "distinct", ""),
+        ("replays of successful first edits answered as replays", "K4.replays", "distinct", ""),
+        ("replays answered with the first result, share", "K4.replays_as_first_pct", "distinct", "%"),
+        ("new events written by the replays", "K4.replay_new_events", "distinct", ""),
+        ("retries after a re-read that saved, share (\"every retry succeeded\")", "K4.retries_saved_pct", "distinct",
+         "%"),
+        ("delayed edits that hit an unpublished article", "K4.gone", "distinct", ""),
+    ]
+
+
+# ---------------------------------------------------------------------------
+# The sections.
+
+
 def k2(report: Report) -> List[str]:
-    hours = report.published_hours
     lines = ["## K2 — how fast citations go stale", ""]
-    for reading, title in (("distinct", "Counted per distinct (article_id, updated_at) citation: the consistent "
-                                        "reading"),
-                           ("citation", "Counted per citation: the inconsistent reading")):
-        rows = []
-        for h in hours:
-            rows += [
-                (f"hour {h}: citations so far", f"K2.h{h}.citations", reading, ""),
-                (f"hour {h}: stale", f"K2.h{h}.stale", reading, ""),
-                (f"hour {h}: stale share", f"K2.h{h}.stale_pct", reading, "%"),
-                (f"hour {h}: answers with a stale citation", f"K2.h{h}.answers_pct", reading, "%"),
-                (f"hour {h}: found by title-only check", f"K2.h{h}.title", reading, ""),
-            ]
-        rows += [("end of the day: stale, in thirds of the citations (\"nearly a third\")", "K2.end.stale_thirds",
-                  reading, ""),
-                 ("end of the day: answers with a stale citation, in fifths (\"four in five\")",
-                  "K2.end.answers_fifths", reading, "")]
-        lines += [f"### {title}", "", *figure_table(report, rows), ""]
+    for reading_name, title in (("distinct", "Counted per distinct (article_id, updated_at) citation: the "
+                                             "consistent reading"),
+                                ("citation", "Counted per citation: the inconsistent reading")):
+        lines += [f"### {title}", "", *figure_table(report, k2_specs(report, reading_name)), ""]
     end = report.models[report.default].main["zipf"]["hours"][-1]
     return lines + [
         "A citation is stale when its article's current version (ground truth, `store.article`) differs from the "
@@ -353,9 +544,8 @@ def reading(report: Report) -> List[str]:
         "## The reading",
         "",
         "Counted per citation, an answer with a stale citation holds at least one stale citation, so such "
-        "answers can never outnumber the stale citations. In the published table they do, at every hour and in "
-        "the control run: the derived column below is above 1 throughout. So the stale column cannot be a "
-        "per-citation count if the answers column is a per-answer one. The reading that makes the two "
+        f"answers can never outnumber the stale citations. {_outnumber_words(report)} So the stale column cannot "
+        "be a per-citation count if the answers column is a per-answer one. The reading that makes the two "
         "consistent is the one SPEC suggests: the stale column counts each `(article_id, updated_at)` version "
         "once, however many answers cited it, and answers are counted one by one. Under it, a stale version "
         "was cited by more than one answer on average, which needs citations that keep landing on the same "
@@ -364,6 +554,19 @@ def reading(report: Report) -> List[str]:
         "",
         *table(header, answer_ratios(report)),
     ]
+
+
+def _outnumber_words(report: Report) -> str:
+    """Where the published answers with a stale citation outnumber the stale citations (derived): every hour of
+    the table and the control run, or which of them."""
+    p = report.published
+    hours = [hour for hour, ratio, _ in ratios_by_hour(report) if ratio > 1]
+    control = p["control.answers"] > p["control.stale"]
+    if len(hours) == len(ratios_by_hour(report)) and control:
+        return ("In the published table they do, at every hour and in the control run: the derived column below "
+                "is above 1 throughout.")
+    where = [f"hour {hour}" for hour in hours] + (["the control run"] if control else [])
+    return f"In the published table they do at {', '.join(where) or 'no hour'} (the derived column below)."
 
 
 def _ratio_span(ratios: Sequence[float]) -> str:
@@ -411,18 +614,6 @@ def answer_ratios(report: Report) -> List[List[str]]:
 
 
 def control(report: Report) -> List[str]:
-    rows = []
-    for reading_name, name in (("distinct", "distinct"), ("citation", "per citation")):
-        rows += [
-            (f"control, stale ({name})", "control.stale", reading_name, ""),
-            (f"control, stale share ({name})", "control.stale_pct", reading_name, "%"),
-            (f"title-only share of the stale ({name})", "title.share_pct", reading_name, "%"),
-        ]
-    rows += [
-        ("control, answers with a stale citation", "control.answers", "distinct", ""),
-        ("control, answers with a stale citation, share", "control.answers_pct", "distinct", "%"),
-        ("title-only finds that were renames or unpublishes, share", "title.renamed_or_gone_pct", "distinct", "%"),
-    ]
     m = report.models[report.default].main
     mismatches = sum(h["title_mismatch"] for h in m["zipf"]["hours"])
     outside = sum(h["title_outside_stale"] for h in m["zipf"]["hours"])
@@ -432,42 +623,53 @@ def control(report: Report) -> List[str]:
     return [
         "## The control run and the title-only check",
         "",
-        *figure_table(report, rows),
+        *figure_table(report, control_specs()),
         "",
         "The control run replays each seed's day with the same questions and the same saves at the same times, "
         f"but each save falls on an article drawn uniformly from all of them. Stale citations at the end of the "
-        f"day: {ends}. When people fix the articles people ask about, the agent's citations go stale faster.",
+        f"day: {ends}. {_control_words(report)}",
         "",
         "The title-only check keeps only the title of each citation. Every hour it searches each distinct cited "
         "title and calls a citation stale when no result carries exactly that title (titles are never reused, "
         f"so a missing title means a rename or an unpublish). With {report.title(report.default)}, over every "
         "check of the main seeds, the citations it found differed from those whose article had been renamed or "
         f"unpublished in {mismatches} cases, and it called {outside} fresh citation{'' if outside == 1 else 's'} "
-        "stale: it finds exactly the renames and unpublishes, and never a content edit.",
+        f"stale: {_title_words(mismatches, outside)}.",
     ]
 
 
+def _control_words(report: Report) -> str:
+    """Whether popular saves made the citations stale faster than uniform ones, in each model."""
+    faster = {model: run.main["zipf"]["hours"][-1]["stale"] > run.main["uniform"]["hours"][-1]["stale"]
+              for model, run in report.models.items()}
+    if all(faster.values()):
+        return ("In every model, when people fix the articles people ask about, the agent's citations go stale "
+                "faster.")
+    if not any(faster.values()):
+        return ("In no model do popular saves make the agent's citations go stale faster than uniform ones on "
+                "this run.")
+    return ("Popular saves make the agent's citations go stale faster than uniform ones with "
+            + ", ".join(report.title(m) for m, yes in faster.items() if yes) + ", not with "
+            + ", ".join(report.title(m) for m, yes in faster.items() if not yes) + ".")
+
+
+def _title_words(mismatches: int, outside: int) -> str:
+    """What the title-only check's record shows, as the counts allow."""
+    if mismatches == 0 and outside == 0:
+        return "it finds exactly the renames and unpublishes, and never a content edit"
+    return "it does not find exactly the renames and unpublishes"
+
+
 def k3(report: Report) -> List[str]:
-    names = {"title": "re-search each cited title", "reread": "re-read each cited article",
-             "poll": "`poll_resource_events` from a cursor"}
-    rows = []
-    for strategy, name in names.items():
-        rows += [
-            (f"{name}: calls", f"K3.{strategy}.calls", "distinct", ""),
-            (f"{name}: KiB", f"K3.{strategy}.kib", "distinct", " KiB"),
-            (f"{name}: calls per check", f"K3.{strategy}.calls_per_check", "distinct", ""),
-            (f"{name}: KiB per check", f"K3.{strategy}.kib_per_check", "distinct", " KiB"),
-        ]
-    for strategy, name in (("reread", "re-reading"), ("poll", "polling")):
-        rows += [(f"stale found by {name} at the last check (distinct)", f"K3.{strategy}.found", "distinct", ""),
-                 (f"stale found by {name} at the last check (per citation)", f"K3.{strategy}.found", "citation", "")]
     m = report.models[report.default].main
     setup_calls, setup_bytes = m["zipf"]["setup"]
     checks = len(m["zipf"]["hours"]) * m["seeds"]
+    s = report.models[report.default].scenario
+    polls = report.ours(report.default, "K3.poll.calls_per_check")
     return [
         f"## K3 — cost of the hourly checks ({checks} checks)",
         "",
-        *figure_table(report, rows),
+        *figure_table(report, k3_specs()),
         "",
         "Re-reading calls `read_knowledge_article` once per distinct cited article; a citation is stale when the "
         "article is not found or its `updated_at` differs. Polling resumes the event log from the cursor until "
@@ -479,15 +681,18 @@ def k3(report: Report) -> List[str]:
         f"the main seeds with {report.title(report.default)}, outside these counts), as the article's 'the last "
         "sequence it stored'.",
         "",
-        "Re-searching and re-reading cost the number of things cited, paid again every hour; polling costs "
-        "the number of changes since the last check, about one page an hour.",
+        "Re-searching costs one call per distinct cited title and re-reading one per distinct cited article, "
+        "paid again every hour; polling costs the changes since the last check, which took "
+        f"{'one page' if polls == 1 else f'{polls:.2f} pages'} a check on average with "
+        f"{report.title(report.default)}.",
         "",
         f"What one call weighs: {calibration_words(report)}. The published sizes work out to "
         f"{_published_size(report, 'reread'):.2f} KiB per read and {_published_size(report, 'title'):.2f} KiB per "
-        f"title search (derived), so ours are {_lighter_words(report)}: the constants that set them are "
-        f"round ({report.models[report.default].scenario.article_words} words of content, a search limit of "
-        f"{report.models[report.default].scenario.search_limit}), chosen on the day as stated, and popular "
-        "search cites other articles of the same length.",
+        f"title search (derived), so ours are {_lighter_words(report)}. Two constants set a result's size: "
+        f"{s.article_words} words of content, which an article holds in whole sentences "
+        f"({workload.sentences_of(s.article_words)} of them, about {workload.MEAN_SENTENCE_WORDS:g} words each), and "
+        f"a search limit of {s.search_limit}. They were chosen with the published sizes in view and are not "
+        "tuned further, which is why the KiB figures they set are left out of the tallies.",
     ]
 
 
@@ -529,35 +734,13 @@ def calibration_words(report: Report) -> str:
 
 def k4(report: Report) -> List[str]:
     s = report.models[report.default].scenario
-    rows = []
-    for d, seconds in enumerate(s.delays):
-        name = delay_words([seconds])
-        rows += [
-            (f"{name}: delayed edits", f"K4.d{d}.edits", "distinct", ""),
-            (f"{name}: rejected, version changed", f"K4.d{d}.conflicts", "distinct", ""),
-            (f"{name}: rejected, version changed, share", f"K4.d{d}.conflicts_pct", "distinct", "%"),
-            (f"{name}: rejected, unpublished", f"K4.d{d}.gone", "distinct", ""),
-            (f"{name}: retries after a re-read that saved", f"K4.d{d}.retries_saved", "distinct", ""),
-        ]
-        if f"K4.d{d}.rejected_in_ten" in report.published:
-            rows.append((f"{name}: rejected in ten edits (version or unpublished)", f"K4.d{d}.rejected_in_ten",
-                         "distinct", ""))
-    rows += [
-        ("delayed edits", "K4.edits", "distinct", ""),
-        ("replays of successful first edits answered as replays", "K4.replays", "distinct", ""),
-        ("replays answered with the first result, share", "K4.replays_as_first_pct", "distinct", "%"),
-        ("new events written by the replays", "K4.replay_new_events", "distinct", ""),
-        ("retries after a re-read that saved, share (\"every retry succeeded\")", "K4.retries_saved_pct", "distinct",
-         "%"),
-        ("delayed edits that hit an unpublished article", "K4.gone", "distinct", ""),
-    ]
     m = report.models[report.default].main
     delays = m["edits"]["delays"]
     total = lambda name: sum(d[name] for d in delays)  # noqa: E731
     return [
         "## K4 — editing with the citation's version",
         "",
-        *figure_table(report, rows),
+        *figure_table(report, k4_specs(report)),
         "",
         f"Answers take the delays in turn (answer n gets delay n mod {len(s.delays)}), so each delay has "
         f"{s.questions // len(s.delays)} answers per seed spread over the whole day. The edits run in a replica of "
@@ -584,6 +767,10 @@ def k4(report: Report) -> List[str]:
         "which of theirs did.",
         "",
         *table(rejection_header(report), rejection_rows(report)),
+        "",
+        "The readings of the article's words that would change how the published 4 h row compares with ours and "
+        "with the law (saves that go on after the day's end; the unpublished counted among the changed versions) "
+        f"are run as variants on the sensitivity page ({SENSITIVITY}), which says which of them reach it.",
     ]
 
 
@@ -687,11 +874,14 @@ CAUSE_WORDS = {  # what each cause named in the notes is, for the summary under 
     "event size": "polling's KiB is events times their size; the note says which of the two puts ours on its side.",
     "hour 6": "the published share falls from hour 4 to hour 6; the note says how often ours does.",
     "marginal": "a near miss of the size chance gives a few of our independent figures.",
+    "construction": "a check of how the run is built that does not hold: this run's settings differ from the "
+                    "article's.",
 }
 
 
 def differences(report: Report) -> List[str]:
-    """The outside verdicts of each model and reading, counted by cause, and what each cause is."""
+    """The independent figures outside our range in each model and reading, counted by cause, and what each
+    cause is."""
     grouped = {(model, reading_name): causes_by_name(report, model, reading_name)
                for model in report.models for reading_name in READINGS}
     names = sorted({name for g in grouped.values() for name in g},
@@ -699,12 +889,13 @@ def differences(report: Report) -> List[str]:
     header = ["cause"] + [f"{report.title(m)}, {r.split(' (')[0]}" for m in report.models for r in READINGS]
     rows = [[name] + [str(len(grouped[(m, r)].get(name, []))) for m in report.models for r in READINGS]
             for name in names]
-    unknown = {model: grouped[(model, "distinct")].get("not known", []) for model in report.models}
+    unknown = {model: grouped[(model, LEADING)].get("not known", []) for model in report.models}
     return [
         "## Where and why we differ",
         "",
-        "The figures outside our range, counted by the cause their note names (the calibrated KiB figures "
-        "aside). Each cause is checked on this run before a note names it:",
+        "The independent figures outside our range, each counted once (a row that restates one shares its "
+        "note), by the cause their note names; the calibrated KiB figures aside. Each cause is checked on this "
+        "run before a note names it:",
         "",
         *table(header, rows),
         "",
@@ -723,73 +914,64 @@ def differences(report: Report) -> List[str]:
     ]
 
 
-# ---------------------------------------------------------------------------
-# The sensitivity page.
-
-SENSITIVITY_FIGURES = (  # (label, key, reading, unit): the figures that show how concentrated the citations are
-    ("re-read calls per check", "K3.reread.calls_per_check", "distinct", ""),
-    ("hour 8: stale (distinct)", "K2.h8.stale", "distinct", ""),
-    ("hour 8: answers with a stale citation", "K2.h8.answers_pct", "distinct", "%"),
-    ("control, stale (distinct)", "control.stale", "distinct", ""),
-)
-
-
-def sensitivity_markdown(models_run: Dict[str, ModelRun], seeds: Sequence[int], groups: Sequence[Sequence[int]],
-                         timing: Tuple[float, int], calibrated: FrozenSet[str]) -> str:
-    """The whole of results/knowledge_base_sensitivity.md."""
-    header = (["model"] + [f"tally, {READINGS[r]}" for r in READINGS] + [f[0] for f in SENSITIVITY_FIGURES]
-              + ["second citations to a top-10 article"])
-    first = next(iter(models_run.values())).rows
-    published = [[label, figures.published_cell(first[r][k], u)]
-                 for label, k, r, u in SENSITIVITY_FIGURES]
-    rows: List[List[str]] = []
-    in_range: Dict[str, int] = {}
-    to_popular: Dict[bool, List[float]] = {False: [], True: []}  # by whether the model adds views
-    for name, run in models_run.items():
-        tallies = {r: tally(run.rows[r], calibrated) for r in READINGS}
-        in_range[name] = tallies["distinct"][EXACT] + tallies["distinct"][INSIDE]
-        ranking = run.main["zipf"]["ranking"]
-        to_popular[run.scenario.views].append(100 * ranking["second_popular"] / ranking["seconds"])
-        rows.append([name] + [tally_text(tallies[r]) for r in READINGS] +
-                    [figures.ours_cell(run.rows[r][k], u)
-                     for _, k, r, u in SENSITIVITY_FIGURES] +
-                    [f"{100 * ranking['second_popular'] / ranking['seconds']:.1f}%"])
-    best = max(in_range, key=lambda name: (in_range[name], name))
-    seconds, jobs = timing
+def each_figure_once(report: Report) -> List[str]:
+    """Every independent figure with the rows that rest on it and its strength in each model, under the leading
+    reading; then the figures the per-citation reading measures otherwise."""
+    groups = len(report.groups)
     lines = [
-        "# Knowledge-base experiments: how the tallies move with the model",
+        "## Each published figure once",
         "",
-        "Written by `python3 sim.py --sensitivity`; do not edit by hand. Each row runs the knowledge-base day "
-        f"over seeds {seeds_text(seeds)} and {len(groups)} further groups of five for the ranges, as "
-        "`python3 sim.py` does for its two models, and counts the verdicts of the published figures as "
-        "results/knowledge_base.md does (the calibrated KiB figures aside). The popular model has two parts: "
-        "views (the knowledge base keeps them and the search lists the matches after the best one most viewed "
-        "first) and its product areas of √articles. A row without views and with the popular model's areas "
-        "takes views away; the row with views and the day as stated's areas takes the areas away; the day as "
-        "stated takes both away. The other rows keep views and vary how many articles an area holds (a question "
-        "names its article's area, so this sets how many articles a question's area word matches).",
+        "The independent figures the tallies count, numbered as in the `#` column of the tables, with the rows "
+        "that restate them. **percentile**: where the published figure falls among our "
+        f"{groups} groups of five seeds, the share of groups below it (a group within its rounding counted half): "
+        "0% or 100% lie outside every group. **width**: our range's width as a share of the published figure. "
+        "Counted per distinct version:",
         "",
-        *table(header, rows),
-        "",
-        "The published figures, for the columns on the right:",
-        "",
-        *table(("figure", "published"), published),
-        "",
-        "The figures on the right are ours over the main seeds. The last column shows the mechanism at work: "
-        f"{_spread_words(to_popular[False])} of the second citations went to one of a seed's ten most popular "
-        f"articles where the knowledge base kept no views, {_spread_words(to_popular[True])} where it did. The "
-        "most figures exact or inside range under the consistent reading: "
-        f"{best}, {in_range[best]}. The popular model's areas are set by the principle stated in "
-        "results/knowledge_base.md (√articles), not moved to the best row of this table.",
-        "",
-        f"This run took {seconds:.1f} s on {jobs} processes. {TIMING_MARK}",
+        *table(evidence_header(report), evidence_rows(report, LEADING)),
     ]
-    return "\n".join(lines) + "\n"
+    differing = evidence_rows(report, "citation", only_differing=True)
+    if differing:
+        lines += ["", "Counted per citation, for the figures that reading measures otherwise:", "",
+                  *table(evidence_header(report), differing)]
+    return lines
 
 
-def _spread_words(shares: Sequence[float]) -> str:
-    """'1.5%–1.8%' for several shares, '1.5%' for one, 'none measured' for none."""
-    if not shares:
-        return "none measured"
-    low, high = min(shares), max(shares)
-    return f"{low:.1f}%" if low == high else f"{low:.1f}%–{high:.1f}%"
+def evidence_header(report: Report) -> List[str]:
+    columns = ["#", "figure", "rows that restate it", "published"]
+    for model in report.models:
+        columns += [f"{report.title(model)}: percentile", "width", "strength"]
+    return columns + (["tells the models apart"] if len(report.models) > 1 else [])
+
+
+def evidence_rows(report: Report, reading_name: str, only_differing: bool = False) -> List[List[str]]:
+    """One row per independent figure: its number, label, restating rows, published figure, and per model where
+    the published figure falls among our groups, our range's width and the match's strength."""
+    specs = all_specs(report)
+    labels: Dict[str, str] = {}
+    for wanted in (reading_name, LEADING):  # a row's label under this reading, else under the leading one
+        for label, key, spec_reading, _ in specs:
+            if spec_reading == wanted:
+                labels.setdefault(key, label)
+    units = {key: unit for _, key, _, unit in specs}
+    covered = report.basis.covered(key for _, key, _, _ in specs)
+    assessed = {model: report.assessed(model, reading_name) for model in report.models}
+    favoured = report.favoured(reading_name)
+    rows = []
+    for key, number in numbers(report).items():
+        if only_differing and not _differs(report, key, reading_name):
+            continue
+        restating = [labels[k] for k in dict.fromkeys(covered.get(key, [])) if k != key]
+        cells = [str(number), labels[key], "; ".join(restating) or "—",
+                 figures.published_cell(row(report, report.default, reading_name, key), units[key])]
+        for model in report.models:
+            cells += figures.strength_cells(report.basis, assessed[model][key])
+        rows.append(cells + ([report.title(favoured[key]) if key in favoured else "—"] if len(report.models) > 1
+                             else []))
+    return rows
+
+
+def _differs(report: Report, key: str, reading_name: str) -> bool:
+    """Whether any model measures a figure otherwise under `reading_name` than under the leading reading."""
+    fields = ("ours", "low", "high")
+    return any(any(run.rows[reading_name][key][f] != run.rows[LEADING][key][f] for f in fields)
+               for run in report.models.values())

@@ -17,7 +17,7 @@ import database  # noqa: E402  (needs ROOT on the path)
 import kb_store  # noqa: E402
 import mcp_server  # noqa: E402
 import record_store  # noqa: E402
-from lab.experiments import TIMING_MARK  # noqa: E402
+from lab.experiments import VARYING_MARKS  # noqa: E402
 from tests import postgres_helpers  # noqa: E402
 
 UTC = datetime.timezone.utc
@@ -134,9 +134,10 @@ fresh_default_run = unittest.skipUnless(  # for the tests that compare results/ 
 
 
 def without_timing(path: str) -> List[str]:
-    """A results file's lines, less those that report a wall time (the only lines two runs may differ in)."""
+    """A results file's lines, less those that report a wall time or what made the page (the only lines two runs
+    of the same settings may differ in)."""
     with open(path, encoding="utf-8") as file:
-        return [line for line in file.read().splitlines() if TIMING_MARK not in line]
+        return [line for line in file.read().splitlines() if not any(mark in line for mark in VARYING_MARKS)]
 
 
 def server_options_refused(argv: Sequence[str]) -> Tuple[Any, str]:

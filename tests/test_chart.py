@@ -14,7 +14,8 @@ import xml.etree.ElementTree as ElementTree
 from typing import Dict, List, Sequence, Tuple
 
 from tests.helpers import ROOT
-from lab import sim_chart, sim_report
+import sim
+from lab import sim_chart, sim_day, sim_report
 
 SVG = "{http://www.w3.org/2000/svg}"
 LABEL_FONT = 11  # px: the small font of the end labels, the least distance between two of them
@@ -38,6 +39,7 @@ class FakeReport:
     def __init__(self, costs: Dict[str, List[Tuple[int, int]]] = COSTS, seeds: Sequence[int] = (1, 2, 3, 4, 5)):
         self.models = {self.default: types.SimpleNamespace(main=fake_main(costs))}
         self.seeds = list(seeds)
+        self.published, self.published_hours = sim.PUBLISHED, sim.PUBLISHED_HOURS
 
     def title(self, model: str) -> str:
         return f"{model} search"
@@ -180,7 +182,7 @@ class RenderedChartTest(unittest.TestCase):
                     self.assertTrue(all(min(grid) <= y <= max(grid) for y in point_ys(polyline)))
 
     def test_the_ticks_cover_the_data_and_the_small_polling_figures_rise_through_a_fifth_of_the_panel(self):
-        stale, calls, kib = sim_chart.chart_panels(fake_main(COSTS))
+        stale, calls, kib = sim_chart.chart_panels(fake_main(COSTS), [{}, {}, {}])
         for p in (stale, calls, kib):
             values = sim_chart.all_values(p.series)
             self.assertTrue(p.axis.ticks[0] <= min(values) and max(values) <= p.axis.ticks[-1], p.title)
@@ -225,6 +227,19 @@ class RenderedChartTest(unittest.TestCase):
         self.assertEqual([t.text for t in classed(self.panels[0], "label")],
                          ["popular saves: 29.2%", "uniform saves: 13.5%"])
 
+    def test_every_published_figure_is_marked_beside_ours_at_its_hour_and_value(self):
+        stale, calls, kib = self.panels
+        self.assertEqual(len(classed(stale, "published")), len(sim.PUBLISHED_HOURS) + 1)  # the control at hour 8
+        for panel, what in ((calls, "calls"), (kib, "kib")):
+            marks = classed(panel, "published")
+            self.assertEqual(sorted(m.get("class").split()[0] for m in marks), sorted(sim_day.STRATEGIES))
+            poll = next(m for m in marks if m.get("class").startswith("poll"))
+            self.assertTrue(poll.find(f"{SVG}title").text.startswith(
+                f"published: {sim.PUBLISHED[f'K3.poll.{what}']:,.0f}"))
+        axis = sim_chart.chart_panels(fake_main(COSTS), sim_chart.published_points(
+            sim.PUBLISHED, sim.PUBLISHED_HOURS))[0].axis
+        self.assertGreaterEqual(axis.ticks[-1], sim.PUBLISHED["K2.h8.stale_pct"])  # the axis holds them too
+
     def test_end_labels_do_not_touch_even_when_the_lines_end_on_one_point(self):
         for report in (FakeReport(), FakeReport(costs=SAME)):
             for panel in panels(parsed(report)):
@@ -241,7 +256,7 @@ class CommittedChartTest(unittest.TestCase):
             (charted,) = re.findall(r"popular saves: ([\d.]+)%", file.read())
         with open(os.path.join(ROOT, "results", "knowledge_base.md"), encoding="utf-8") as file:
             first = next(line for line in file if line.startswith("| hour 8: stale share |"))
-        self.assertEqual(f"{charted}%", first.split(" | ")[2])  # the first table: popular search, distinct versions
+        self.assertEqual(f"{charted}%", first.split(" | ")[3])  # the first table: popular search, distinct versions
 
 
 if __name__ == "__main__":

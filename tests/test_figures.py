@@ -9,7 +9,11 @@ import types
 import unittest
 
 import cli
-from lab import experiments, figures, sim_reasons, sim_report, triage_report
+import sim
+from lab import evidence, experiments, figures, sim_reasons, sim_report, triage_report
+
+NO_BASIS = evidence.Basis(restated={}, checks={})  # every figure independent, none a check
+MADE_BY = experiments.Provenance("python3 x.py", "abc", "3.9.6", "3.40.1", ())
 
 
 def row(ours, low, high, published=None, decimals=1, **flags):
@@ -28,14 +32,17 @@ FIXED = row(600.0, 600.0, 600.0, published=590.0, decimals=0, deterministic=True
 
 def sim_report_of(rows, groups=20):
     """A knowledge-base report of one model whose rows under the distinct reading are `rows`."""
-    run = sim_report.ModelRun(scenario=None, main={}, groups=[{}] * groups, rows={"distinct": rows})
+    scenario = sim.scenario_from(sim.parser().parse_args([]))
+    run = sim_report.ModelRun(scenario=scenario, main={}, groups=[{}] * groups, rows={"distinct": rows})
     return sim_report.Report(models={sim_reasons.POPULAR: run}, seeds=[1], groups=[], k1={}, published_k1={},
-                             published={}, published_hours=[], calibrated=frozenset(), timing=(0.0, 0.0, 1))
+                             published={}, published_hours=[], calibrated=frozenset(), basis=NO_BASIS,
+                             provenance=MADE_BY, timing=(0.0, 0.0, 1))
 
 
 def triage_report_of(rows):
-    """Just what triage_report's rows and reasons read of a report."""
-    return types.SimpleNamespace(rows=rows)
+    """Just what triage_report's rows, numbers and reasons read of a report."""
+    return types.SimpleNamespace(rows=rows, basis=NO_BASIS, numbers=lambda: figures.numbered(
+        NO_BASIS, [key for key, r in rows.items() if "verdict" in r]))
 
 
 class CellsTest(unittest.TestCase):
@@ -52,8 +59,8 @@ class CellsTest(unittest.TestCase):
         self.assertEqual(figures.range_cell(FIXED), "deterministic")
         self.assertIsNone(figures.marginal(FIXED))
         cells = triage_report.figure_row(triage_report_of({"R5.x": FIXED}), "a count", "R5.x")
-        self.assertEqual(cells[:4], ["a count", "590", "600", "deterministic"])
-        self.assertEqual(cells[4], "outside range: " + triage_report.UNEXPLAINED)
+        self.assertEqual(cells[:5], ["a count", "1", "590", "600", "deterministic"])
+        self.assertEqual(cells[5], "outside range: " + triage_report.UNEXPLAINED)
 
     def test_only_an_outside_verdict_is_followed_by_its_pointer(self):
         pointer = lambda: " [3]"  # noqa: E731
@@ -101,7 +108,7 @@ class ReasonsTest(unittest.TestCase):
     def test_the_knowledge_base_table_numbers_the_marginal_note_its_verdict_points_to(self):
         kb = sim_report_of({"top10.saves": NEAR})
         lines = sim_report.figure_table(kb, [("saves", "top10.saves", "distinct", "%")])
-        self.assertIn("| saves | 11.3% | 10.0% | 9.0% – 11.0% | outside range [1] |", lines)
+        self.assertIn("| saves | 1 | 11.3% | 10.0% | 9.0% – 11.0% | outside range [1] |", lines)
         self.assertTrue(lines[-1].startswith("[1] Marginal: 0.3 outside a range 2.0 wide; "), lines[-1])
 
 
@@ -121,7 +128,7 @@ class SharedByBothScriptsTest(unittest.TestCase):
             if options.n < 1:
                 p.error("--n must be at least 1")
 
-        def measure(options):
+        def measure(options, made_by):
             return {"a.md": f"n = {options.n}\n", "b.svg": "<svg/>\n"}, 1.25
 
         with tempfile.TemporaryDirectory() as out, contextlib.redirect_stderr(io.StringIO()) as said:

@@ -76,6 +76,15 @@ class ReadmeTest(unittest.TestCase):
                    if name.endswith(".py") and name != "__init__.py"}
         self.assertEqual(sorted(table), sorted(modules))
 
+    def test_the_readme_quotes_each_committed_pages_answer_word_for_word(self):
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as readme:
+            text = readme.read()
+        for page in ("knowledge_base.md", "record_channels.md"):
+            with open(os.path.join(ROOT, "results", page), encoding="utf-8") as file:
+                (answer,) = re.findall(r"^\*\*In one sentence\.\*\* (.+)$", file.read(), re.M)
+            with self.subTest(page=page):
+                self.assertIn(f"\n> {answer}\n", text)
+
     def test_the_readme_shows_the_two_commands(self):
         (commands,) = readme_blocks("sh")
         self.assertIn("python3 sim.py --seeds 1-5", commands)

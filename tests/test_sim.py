@@ -14,7 +14,7 @@ import unittest
 
 from tests.helpers import ROOT, fresh_default_run, without_timing
 import sim
-from lab import citation_forms, kb_law, sim_day
+from lab import citation_forms, evidence, kb_law, sim_day
 from lab import sim_reasons, sim_report
 
 SMALL = ["--articles", "60", "--questions", "16", "--saves", "40"]  # a day small enough to run many times
@@ -160,7 +160,7 @@ def figure_tables(text):
             rows, notes, state = [], {}, "table"
             tables.append((rows, notes))
         elif state == "table" and line.startswith("|"):
-            if not line.startswith("|---") and line.count(" | ") >= 7:  # K1's table has one column of ours
+            if not line.startswith("|---") and line.count(" | ") >= 8:  # K1's table has one column of ours
                 rows.append(line)
         elif state in ("table", "notes") and re.match(r"\[\d+\] ", line):
             number, note = line.split("] ", 1)
@@ -171,7 +171,24 @@ def figure_tables(text):
     return tables
 
 
-@functools.lru_cache(maxsize=None)
+def figure_value(cell):
+    """The number a table cell shows: '1,200' -> 1200.0, '30.8%' -> 30.8, '3.8 KiB' -> 3.8."""
+    return float(re.match(r"-?[\d,]+(?:\.\d+)?", cell).group().replace(",", ""))
+
+
+def table_with_header(text, heading):
+    """The header and body rows of the first table after `heading`, as lists of cells."""
+    lines = text.splitlines()
+    rows = []
+    for line in lines[lines.index(heading) + 1:]:
+        if line.startswith("|"):
+            if not line.startswith("|---"):
+                rows.append(line.strip("| ").split(" | "))
+        elif rows:
+            break
+    return rows[0], rows[1:]
+
+
 @functools.lru_cache(maxsize=1)
 def default_report():
     """The report a default `python3 sim.py` writes (measured once for every test that reads it: it is the
@@ -218,7 +235,7 @@ class CommittedPageTest(unittest.TestCase):
         for table_rows, notes in tables:
             for line in table_rows:
                 cells = line.strip("| ").split(" | ")
-                verdicts = cells[4::3]  # ours, range, verdict per model after the label and the published figure
+                verdicts = cells[5::3]  # ours, range, verdict per model after the label, # and published figure
                 with self.subTest(line=line):
                     self.assertEqual(len(verdicts), 2)
                     for cell in verdicts:
@@ -228,28 +245,90 @@ class CommittedPageTest(unittest.TestCase):
                             self.assertRegex(notes.get(int(match.group(2)), ""), r"^[A-Z].{40,}\.$")
         self.assertIn("](knowledge_base.svg)", self.text)
 
+    def test_a_note_that_puts_ours_above_or_below_the_published_figure_agrees_with_every_row_pointing_to_it(self):
+        checked = 0
+        for rows, notes in figure_tables(self.text):
+            for line in rows:
+                cells = line.strip("| ").split(" | ")
+                for ours, verdict in zip(cells[3::3], cells[5::3]):
+                    pointed = re.search(r"\[(\d+)\]", verdict)
+                    side = pointed and re.search(r"ours lies (above|below) the published figure",
+                                                 notes[int(pointed.group(1))])
+                    if side:
+                        checked += 1
+                        below = figure_value(ours) < figure_value(cells[2])
+                        self.assertEqual(side.group(1), "below" if below else "above", line)
+        self.assertGreater(checked, 0)
+
+    def test_the_committed_page_is_titled_as_the_canonical_run_and_says_what_made_it(self):
+        self.assertEqual(self.text.splitlines()[0], "# Knowledge-base experiments, rerun")
+        self.assertRegex(self.text, r"\nMade by `python3 sim.py[^`]*` at commit \S.*\. <!-- provenance -->\n")
+
     def test_every_published_figure_is_measured_under_both_readings_in_both_models(self):
         measured = sim.all_figures(sim.scenario_from(sim.parser().parse_args([])))
         for reading, figures in measured.items():
             missing = set(sim.PUBLISHED) - set(figures) - {"top10.analytic", "wall.seconds"}
             self.assertEqual(missing, set(), reading)
 
-    def test_the_tallies_lead_with_the_consistent_reading_and_the_popular_model_meets_three_quarters(self):
-        tallies = re.findall(r"^\| (popular search|as stated) \| (per [^|]+) \| (\d+) exact, (\d+) inside range, "
-                             r"(\d+) outside range \|$", self.text, re.M)
-        self.assertEqual([(m, r.split(" (")[0]) for m, r, *_ in tallies],
+    def test_the_tallies_lead_with_the_consistent_reading_and_the_popular_model_holds_three_quarters(self):
+        header, rows = table_with_header(self.text, "## How strong the evidence is")
+        self.assertEqual([(row[0], row[1].split(" (")[0]) for row in rows],
                          [("popular search", "per distinct version"), ("popular search", "per citation"),
                           ("as stated", "per distinct version"), ("as stated", "per citation")])
-        exact, inside, outside = (int(n) for n in tallies[0][2:])
-        self.assertGreaterEqual(4 * (exact + inside), 3 * (exact + inside + outside))
+        lead = dict(zip(header, rows[0]))
+        measured = int(lead["independent figures"]) - int(lead["checks"]) - int(lead.get("failed checks", 0))
+        self.assertGreaterEqual(4 * (int(lead["firm"]) + int(lead["loose"])), 3 * measured)
+
+    def test_the_tally_is_the_strengths_of_the_listed_figures_each_once(self):
+        header, rows = table_with_header(self.text, "## How strong the evidence is")
+        listed_header, listed = table_with_header(self.text, "## Each published figure once")
+        self.assertEqual([int(row[0]) for row in listed], list(range(1, len(listed) + 1)))
+        for model in ("popular search", "as stated"):
+            column = listed_header.index(f"{model}: percentile") + 2  # percentile, width, strength
+            strengths = [row[column].split(":")[0] for row in listed]
+            shown = dict(zip(header, next(r for r in rows if r[0] == model and r[1].startswith("per distinct"))))
+            with self.subTest(model=model):
+                self.assertEqual(int(shown["independent figures"]), len(listed))
+                for name in evidence.STRENGTHS:
+                    column_name = f"{name}s" if name in evidence.CHECKS else name
+                    self.assertEqual(int(shown.get(column_name, 0)), strengths.count(name), name)
+
+    def test_the_opening_sentence_quotes_the_tally_of_both_models(self):
+        header, rows = table_with_header(self.text, "## How strong the evidence is")
+        sentence = self.text.splitlines()[2]
+        self.assertTrue(sentence.startswith("**In one sentence.** "), sentence)
+        for row in rows[::2]:  # the consistent reading of each model
+            shown = dict(zip(header, row))
+            with self.subTest(model=row[0]):
+                self.assertIn(f"{row[0]}, our default model, " if row[0] == "popular search" else
+                              f"the model {row[0]} ", sentence)
+                self.assertIn(f"matches {shown['firm']} firmly and {shown['loose']} loosely and misses "
+                              f"{shown['outside']}", sentence)
+
+    def test_every_row_restating_a_figure_names_one_the_page_numbers(self):
+        numbers = {row[0] for row in table_with_header(self.text, "## Each published figure once")[1]}
+        restating = 0
+        for rows, _ in figure_tables(self.text):
+            for line in rows:
+                cell = line.strip("| ").split(" | ")[1]
+                if cell.startswith("= "):
+                    restating += 1
+                    self.assertLessEqual(set(cell[2:].split(", ")) - {"apart"}, numbers, line)
+        self.assertGreater(restating, 20)
 
     def test_published_figures_appear_only_in_table_cells_never_in_the_prose(self):
         prose = "\n".join(line for line in self.text.splitlines() if not line.startswith("|"))
-        ours = set()  # every number of ours any table shows (all but its second, published column): ours too
+        ours = set()  # every number of ours any table shows (all but its column headed "published"): ours too
+        published_at = None
         for line in self.text.splitlines():
-            if line.startswith("| ") and not line.startswith("| figure |"):
-                cells = line.strip("| ").split(" | ")
-                ours.update(re.findall(r"\d[\d,]*(?:\.\d+)?", " ".join(cells[:1] + cells[2:])))
+            cells = line.strip("| ").split(" | ")
+            if not line.startswith("|"):
+                published_at = None
+            elif published_at is None:  # a table's header
+                published_at = next((i for i, cell in enumerate(cells) if cell.startswith("published")), -1)
+            elif not line.startswith("|---"):
+                kept = [cell for i, cell in enumerate(cells) if i != published_at]
+                ours.update(re.findall(r"\d[\d,]*(?:\.\d+)?", " ".join(kept)))
         checked = 0
         for key, value in sim.PUBLISHED.items():
             decimals = 1 if key == "wall.seconds" else sim.decimals_of(key)
@@ -346,16 +425,25 @@ class ReasonsTest(unittest.TestCase):
                 self.assertEqual(model, sim_reasons.POPULAR)
                 self.assertGreater(r["ours"], r["published"])
 
-    def test_figures_proportional_to_another_count_once_among_the_ranged_ones(self):
+    def test_a_restating_row_adds_no_figure_to_those_chance_is_reckoned_on_and_an_independent_one_does(self):
         model = self.report.default
         before = sim_reasons.independent_ranged(self.report, model, "distinct")
         copied = copy.deepcopy(self.report)
         rows = copied.models[model].rows["distinct"]
-        original = rows["K2.h8.stale"]
-        rows["doubled"] = dict(original, groups=[2 * v for v in original["groups"]])
+        rows["doubled"] = dict(rows["K2.h8.stale"], groups=[2 * v for v in rows["K2.h8.stale"]["groups"]])
+        copied.basis = dataclasses.replace(copied.basis, restated=dict(
+            copied.basis.restated, doubled=evidence.restates("K2.h8.stale", by=lambda p: 2 * p["K2.h8.stale"])))
         self.assertEqual(sim_reasons.independent_ranged(copied, model, "distinct"), before)
-        rows["other"] = dict(original, groups=[v + 1 for v in original["groups"]])
+        rows["other"] = dict(rows["K2.h8.stale"], groups=[v + 1 for v in rows["K2.h8.stale"]["groups"]])
         self.assertEqual(sim_reasons.independent_ranged(copied, model, "distinct"), before + 1)
+
+    def test_no_two_figures_the_tallies_count_apart_move_in_lockstep_over_the_range_groups(self):
+        for model, run in self.report.models.items():
+            for reading, rows in run.rows.items():
+                counted = [key for key, a in evidence.assess(rows, self.report.basis).items()
+                           if a.strength not in evidence.CHECKS]
+                with self.subTest(model=model, reading=reading):
+                    self.assertEqual(evidence.lockstep_pairs(rows, counted), [])
 
     def test_the_reading_says_which_model_concentrates_less_from_the_measured_ratios(self):
         words = sim_report._concentration_words(self.report)
@@ -400,7 +488,12 @@ class SmokeTest(unittest.TestCase):
             self.assertEqual(done.returncode, 0, done.stderr)
             with open(os.path.join(out, "knowledge_base.md"), encoding="utf-8") as file:
                 text = file.read()
-            self.assertIn("| hour 8: citations so far | 1,200 | 240 | — | no range (--ranges 0) | 240 |", text)
+            self.assertIn("| hour 8: citations so far | 19, check | 1,200 | 240 | — | no range (--ranges 0) | 240 |",
+                          text)
+            self.assertEqual(text.splitlines()[0], "# Knowledge-base experiments, rerun, with other settings "
+                             "(--seeds, --ranges): not the committed page")
+            self.assertRegex(text, r"\nMade by `python3 sim.py --seeds 1 --ranges 0 --out \S+` at commit \S.*, "
+                             r"Python 3\.\d+\.\d+, sqlite 3\.\d+\.\d+\. <!-- provenance -->\n")
             with open(os.path.join(out, "knowledge_base.svg"), encoding="utf-8") as file:
                 svg = file.read()
             self.assertTrue(svg.startswith("<svg ") and svg.rstrip().endswith("</svg>"))
@@ -427,7 +520,10 @@ class CommandLineTest(unittest.TestCase):
             variants = sim.sensitivity_models(sim.parser().parse_args(SMALL))
             self.assertEqual(len(variants), 2 + len(set(sim.SENSITIVITY_AREAS) | {sim.popular_areas(60)}))
             for name in variants:
-                self.assertRegex(text, rf"\| {re.escape(name)} \| \d+ exact, \d+ inside range, \d+ outside range \|")
+                self.assertRegex(text, rf"\| {re.escape(name)} \| \d+ independent: \d+ checks?, ")
+            for reading in sim.K4_READINGS:
+                for model in ("popular search", "as stated"):
+                    self.assertRegex(text, rf"\| {re.escape(reading.name)} \| {model} \| ")
 
     def test_help_explains_every_option(self):
         text = sim.parser().format_help()

@@ -14,7 +14,7 @@ import unittest
 
 import record_store
 import triage
-from lab import triage_report, triage_runs
+from lab import evidence, triage_report, triage_runs
 from tests.helpers import ROOT, fresh_default_run, without_timing
 
 SCENARIO = triage.scenario_from(triage.parser().parse_args([]))
@@ -169,7 +169,7 @@ class CommittedPageTest(unittest.TestCase):
         judged = set()
         for line in self.text.splitlines():
             cells = line.strip("| ").split(" | ")
-            if line.startswith("|") and len(cells) == 5 and cells[0] not in ("figure", "---|---|---|---|---"):
+            if line.startswith("|") and len(cells) == 6 and cells[0] not in ("figure", "---|---|---|---|---|---"):
                 judged.add(cells[0])
                 with self.subTest(line=line):
                     self.assertRegex(cells[-1], r"^(exact|inside range|outside range: \w.+|—)$")
@@ -184,9 +184,10 @@ class CommittedPageTest(unittest.TestCase):
         self.assertEqual(len(rows), 2)
         for cells in rows:
             with self.subTest(row=cells[0]):
-                self.assertEqual(cells[1], "1")
-                self.assertRegex(cells[2], r"^0\.\d\d$")
-                self.assertRegex(cells[4], r"^(exact|inside range|outside range: \w.+)$")
+                self.assertRegex(cells[1], r"^= \d+$")  # each restates the figures it is computed from
+                self.assertEqual(cells[2], "1")
+                self.assertRegex(cells[3], r"^0\.\d\d$")
+                self.assertRegex(cells[5], r"^(exact|inside range|outside range: \w.+)$")
 
     def test_r6_sets_the_published_ratio_beside_validation_and_the_schema_read_stubbed(self):
         (pv_low, pv_high), (ps_low, ps_high) = triage.PUBLISHED_R6["validated"], triage.PUBLISHED_R6["stubbed"]
@@ -218,6 +219,62 @@ class CommittedPageTest(unittest.TestCase):
         self.assertGreater(checked, 20)
 
 
+class CommittedTallyTest(unittest.TestCase):
+    """The committed page opens with a tally a reader can recount from the page itself."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(os.path.join(ROOT, "results", triage.RESULTS), encoding="utf-8") as file:
+            cls.text = file.read()
+
+    def test_the_tally_is_the_strengths_of_the_listed_figures_each_once(self):
+        strengths = [row[-1].split(":")[0] for row in table_after(self.text, "## Each published figure once")]
+        counted = {name: sum(1 for s in strengths if s == name) for name in evidence.STRENGTHS}
+        tally = table_after(self.text, "## How strong the evidence is")
+        header = next(line for line in self.text.splitlines() if line.startswith("| independent figures |"))
+        shown = dict(zip(header.strip("| ").split(" | "), tally[0]))
+        self.assertEqual(int(shown["independent figures"]), len(strengths))
+        for name in evidence.STRENGTHS:
+            with self.subTest(strength=name):
+                self.assertEqual(int(shown.get(f"{name}s" if name in evidence.CHECKS else name, 0)), counted[name])
+        numbers = [int(row[0]) for row in table_after(self.text, "## Each published figure once")]
+        self.assertEqual(numbers, list(range(1, len(numbers) + 1)))
+
+    def test_the_opening_sentence_quotes_the_tally(self):
+        counts = {name: int(n) for name, n in zip(
+            next(line for line in self.text.splitlines() if line.startswith("| independent figures |"))
+            .strip("| ").split(" | "), table_after(self.text, "## How strong the evidence is")[0])}
+        sentence = self.text.splitlines()[2]
+        self.assertTrue(sentence.startswith("**In one sentence.** "), sentence)
+        measured = counts["independent figures"] - counts["checks"] - counts.get("failed checks", 0)
+        self.assertIn(f"Of the {counts['independent figures']} figures", sentence)
+        self.assertIn(f"of the other {measured}, ours matches {counts['firm']} firmly and {counts['loose']} loosely "
+                      f"and misses {counts['outside']}", sentence)
+
+    def test_every_row_restating_a_figure_names_one_the_page_numbers(self):
+        numbers = {row[0] for row in table_after(self.text, "## Each published figure once")}
+        for line in self.text.splitlines():
+            cells = line.strip("| ").split(" | ")
+            if line.startswith("| ") and len(cells) == 6 and cells[1].startswith("= "):
+                with self.subTest(line=line):
+                    self.assertLessEqual(set(cells[1][2:].split(", ")), numbers)
+
+
+def table_after(text, heading):
+    """The body rows of the first table after `heading`, as lists of cells."""
+    lines = text.splitlines()
+    start = lines.index(heading)
+    rows, seen = [], False
+    for line in lines[start + 1:]:
+        if line.startswith("|"):
+            seen = True
+            if not line.startswith("|---"):
+                rows.append(line.strip("| ").split(" | "))
+        elif seen:
+            break
+    return rows[1:]
+
+
 class CommandLineTest(unittest.TestCase):
     def test_a_small_run_writes_every_table(self):
         with tempfile.TemporaryDirectory() as out:
@@ -229,7 +286,9 @@ class CommandLineTest(unittest.TestCase):
                 text = file.read()
         for heading in ("## R1", "## R2", "## R3", "## R4", "## R5", "## R6", "## Where we differ"):
             self.assertIn(heading, text)
-        self.assertIn("| already-read items deleted, offset: never seen | 110 | 22 |", text)
+        self.assertRegex(text, r"\| already-read items deleted, offset: never seen \| \d+, check \| 110 \| 22 \|")
+        self.assertIn("with other settings (--seeds, --ranges, --items, --timed-edits, --timed-runs): not the "
+                      "committed page", text.splitlines()[0])
         self.assertIn("triage.py: 11/11 seed runs in ", done.stderr)
 
     def test_bad_options_exit_2_with_a_one_line_reason(self):

@@ -7,10 +7,11 @@ import unittest
 
 import triage
 from lab import triage_report, triage_runs
-from lab.experiments import normal_spread, number
+from lab.experiments import Provenance, normal_spread, number
 from tests.helpers import ROOT
 
 SCENARIO = triage.scenario_from(triage.parser().parse_args([]))
+MADE_BY = Provenance("python3 triage.py", "abc", "3.9.6", "3.40.1", ())
 
 
 def report_of(main, rows=None, r6=None):
@@ -18,7 +19,7 @@ def report_of(main, rows=None, r6=None):
     return triage_report.Report(
         scenario=SCENARIO, seeds=[1], groups=[], rows=rows if rows is not None else triage.measure_all(main, []),
         main=main, published=triage.PUBLISHED, published_r6=triage.PUBLISHED_R6, r6=r6, rejection={},
-        published_rejection="", timing=(0.0, 0.0, 1))
+        published_rejection="", timing=(0.0, 0.0, 1), basis=triage.BASIS, provenance=MADE_BY)
 
 
 def r6_row(lines, label):
@@ -97,7 +98,7 @@ class R2RangeTest(unittest.TestCase):
         self.assertFalse(rows["R1.twenty"]["single"])
         self.assertEqual((rows["R1.twenty"]["low"], rows["R1.twenty"]["high"]), (rows["R1.twenty"]["ours"],) * 2)
         cells = triage_report.figure_row(report_of(group, rows), "full", "R2.full_kib", " KiB")
-        self.assertTrue(cells[3].endswith(" KiB (one page)"), cells[3])
+        self.assertTrue(cells[4].endswith(" KiB (one page)"), cells[4])
 
     def test_the_description_squares_are_those_of_the_descriptions_read(self):
         template = triage_runs.bug_store(random.Random(1), SCENARIO, 60)
@@ -125,7 +126,7 @@ class R1GapTest(unittest.TestCase):
                 self.assertEqual((row["decimals"], row["shown_decimals"]), (0, 2))
                 self.assertIn(row["verdict"], ("exact", "inside range", "outside range"))
         cells = triage_report.figure_row(report_of(main, rows), "gap", "R1.gap.calls_per_item")
-        self.assertEqual(cells[1:3], ["1", f"{rows['R1.gap.calls_per_item']['ours']:.2f}"])
+        self.assertEqual(cells[2:4], ["1", f"{rows['R1.gap.calls_per_item']['ours']:.2f}"])
 
 
 class R6Test(unittest.TestCase):
@@ -156,6 +157,19 @@ class R6Test(unittest.TestCase):
         self.assertIn(f"saved about {number(published_cost, 1)} µs (derived), {published_cost / 20:,.1f} times ours",
                       cause)
         self.assertTrue(row[3].startswith("outside range: " + cause), row)
+
+    def test_a_split_whose_runs_disagree_in_sign_is_said_to_be_below_the_noise_never_given_as_a_negative_cost(self):
+        timed = {"validated": [100.0, 80.0, 120.0], "stubbed": [104.0, 70.0, 121.0], "unread": [50.0, 60.0, 100.0]}
+        cause = triage_report._r6_cause(report_of({}, rows={}, r6=timed))
+        self.assertIn("cost us 20.0 µs of a 100.0 µs edit; how that splits between the checks and the schema read "
+                      "is below the run-to-run noise", cause)
+        self.assertNotRegex(cause, r"-\d")
+
+    def test_a_total_whose_runs_disagree_in_sign_is_said_to_be_below_the_noise(self):
+        timed = {"validated": [100.0, 80.0, 120.0], "stubbed": [95.0, 76.0, 114.0], "unread": [104.0, 60.0, 100.0]}
+        cause = triage_report._r6_cause(report_of({}, rows={}, r6=timed))
+        self.assertIn("cost us less than the run-to-run noise: per run they added -4.0 to 20.0 µs", cause)
+        self.assertNotIn("times ours", cause)
 
 
 if __name__ == "__main__":

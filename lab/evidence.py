@@ -1,0 +1,220 @@
+"""lab/evidence.py: how strong the evidence of a reproduction is, each published figure counted once.
+
+Layer: below sim_report.py and triage_report.py, beside figures.py, on experiments.py (whose rows it
+judges); it measures nothing and quotes no published figure. Each experiment declares its Basis beside
+its published figures (which rows restate others, which the run's construction fixes); this module turns
+the measured rows into one assessment per independent figure and the tallies both pages open with.
+
+Glossary (experiments.py has figure, ours, range, verdict):
+  restatement    a published figure the article's own numbers derive from others it publishes: a share beside
+                 its count, a per-check figure beside its total, the same count in a second table. Its row keeps
+                 its verdict; the tallies count it once, as the figures it restates
+  independent    a published figure that restates none: what the tallies count
+  check          an independent figure the way the run is built fixes (1,200 citations, 150 edits per delay):
+                 it must come out exact, and it is tallied apart, since it is no measurement of the claims
+  strength       of an independent figure: check (it holds), failed check (this run is not built as the
+                 article's); firm (our range meets the published figure and is at most FIRM_WIDTH of it wide);
+                 loose (it meets it and is wider); outside; or unranged (no range was run)
+  percentile     where the published figure falls among the range groups' values: the share below it, a group
+                 within its rounding counted half
+  discriminates  of two models, one holds the published figure (firm or loose) and the other does not
+"""
+
+import dataclasses
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from lab.experiments import EXACT, INSIDE, published_interval
+
+FIRM_WIDTH = 1 / 3  # a match is firm when our range is at most this share of the published figure wide
+CHECK, FAILED, FIRM, LOOSE, OUTSIDE, UNRANGED = "check", "failed check", "firm", "loose", "outside", "unranged"
+STRENGTHS = (CHECK, FAILED, FIRM, LOOSE, OUTSIDE, UNRANGED)  # the order the tallies list them in
+CHECKS = (CHECK, FAILED)  # the strengths of a check: it holds, or this run is not built as the article's
+MEASURED = (FIRM, LOOSE, OUTSIDE, UNRANGED)  # the strengths of a figure the run measures
+HOLDS = (FIRM, LOOSE)  # the strengths of a model whose range holds the published figure
+
+Figures = Mapping[str, float]
+Rows = Mapping[str, Dict[str, Any]]  # figure key -> experiments.measure's row
+
+
+@dataclasses.dataclass(frozen=True)
+class Restatement:
+    """A published figure as the article derives it from others it publishes."""
+
+    of: Tuple[str, ...]  # the figures it restates, the one it is listed under first
+    formula: Callable[[Figures], float]  # its value from the published figures those keys name
+
+
+def restates(*keys: str, by: Optional[Callable[[Figures], float]] = None) -> Restatement:
+    """A restatement of `keys` computed `by` a formula of the published figures (the first key's value by
+    default: the same count shown again)."""
+    return Restatement(tuple(keys), by or (lambda p: p[keys[0]]))
+
+
+def scaled(key: str, times: float = 1.0, plus: float = 0.0) -> Restatement:
+    """A restatement of one figure as `times` it, `plus` a constant: a share of a fixed whole, a per-check figure
+    of a total, what a fixed total leaves."""
+    return Restatement((key,), lambda p: times * p[key] + plus)
+
+
+@dataclasses.dataclass(frozen=True)
+class Basis:
+    """What an experiment says of its published figures: which restate others, which the run fixes, and which
+    are set apart from the tallies (calibrated ones)."""
+
+    restated: Mapping[str, Restatement]
+    checks: Mapping[str, str]  # an independent figure the run's construction fixes -> what fixes it
+    apart: Iterable[str] = ()  # independent figures shown but never tallied
+
+    def roots(self, key: str) -> Tuple[str, ...]:
+        """The independent figures a figure rests on: itself when it restates none."""
+        if key not in self.restated:
+            return (key,)
+        found: List[str] = []
+        for base in self.restated[key].of:
+            found += [root for root in self.roots(base) if root not in found]
+        return tuple(found)
+
+    def tallied(self, key: str) -> bool:
+        """Whether an independent figure counts in the tallies: not calibrated or otherwise set apart."""
+        return key not in set(self.apart)
+
+    def independent(self, keys: Iterable[str]) -> List[str]:
+        """The independent figures among `keys` and the figures they restate, in order of first appearance."""
+        found: List[str] = []
+        for key in keys:
+            found += [root for root in self.roots(key) if root not in found]
+        return found
+
+    def covered(self, keys: Iterable[str]) -> Dict[str, List[str]]:
+        """Per independent figure, the keys among `keys` listed under it: itself, and each restatement whose first
+        root it is (a share under its count, not under the whole it divides by)."""
+        rows: Dict[str, List[str]] = {}
+        for key in keys:
+            rows.setdefault(self.roots(key)[0], []).append(key)
+        return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class Assessment:
+    """One independent figure in one model and reading: how strong the match is."""
+
+    key: str
+    strength: str
+    percentile: Optional[float]  # 0-100; None without range groups
+    width: Optional[float]  # our range's width over the published figure; None without a range
+
+
+def percentile(row: Dict[str, Any]) -> Optional[float]:
+    """Where the published figure falls among the range groups' values: the share below it, in percent, a
+    group within the figure's rounding interval counted half."""
+    values = row.get("groups") or []
+    if not values:
+        return None
+    lower, upper = published_interval(row["published"], row["decimals"])
+    below = sum(v < lower for v in values) + 0.5 * sum(lower <= v < upper for v in values)
+    return 100.0 * below / len(values)
+
+
+def relative_width(row: Dict[str, Any]) -> Optional[float]:
+    """Our range's width over the published figure (infinite for a published 0 and a range of some width)."""
+    if row.get("low") is None:
+        return None
+    width = row["high"] - row["low"]
+    if row["published"] == 0:
+        return 0.0 if width == 0 else float("inf")
+    return width / abs(row["published"])
+
+
+def strength(row: Dict[str, Any], check: bool, firm_width: float = FIRM_WIDTH) -> str:
+    """A figure's strength: a check holds when ours is exact; a measured one is firm, loose, outside or
+    unranged (no range was run, so nothing says how firm an exact one is)."""
+    if check:
+        return CHECK if row.get("verdict") == EXACT else FAILED
+    width = relative_width(row)
+    if width is None:
+        return UNRANGED
+    if row.get("verdict") not in (EXACT, INSIDE):
+        return OUTSIDE
+    return FIRM if width <= firm_width else LOOSE
+
+
+def assess(rows: Rows, basis: Basis, firm_width: float = FIRM_WIDTH) -> Dict[str, Assessment]:
+    """Every independent, tallied figure of `rows` that carries a verdict, assessed, in the rows' order."""
+    published = [key for key, row in rows.items() if "verdict" in row]
+    return {key: Assessment(key, strength(rows[key], key in basis.checks, firm_width), percentile(rows[key]),
+                            relative_width(rows[key]))
+            for key in basis.independent(published) if basis.tallied(key) and "verdict" in rows.get(key, {})}
+
+
+def tally(assessed: Mapping[str, Assessment]) -> Dict[str, int]:
+    """How many independent figures have each strength."""
+    counts = dict.fromkeys(STRENGTHS, 0)
+    for assessment in assessed.values():
+        counts[assessment.strength] += 1
+    return counts
+
+
+def tally_text(counts: Mapping[str, int]) -> str:
+    """'41 independent: 7 checks, 11 firm, 18 loose, 5 outside' (failed checks and unranged figures only when some
+    are)."""
+    parts = [f"{counts[CHECK]} check{'' if counts[CHECK] == 1 else 's'}"]
+    parts += [f"{counts[FAILED]} failed check{'' if counts[FAILED] == 1 else 's'}"] if counts[FAILED] else []
+    parts += [f"{counts[FIRM]} firm", f"{counts[LOOSE]} loose", f"{counts[OUTSIDE]} outside"]
+    parts += [f"{counts[UNRANGED]} unranged"] if counts[UNRANGED] else []
+    return f"{sum(counts.values())} independent: " + ", ".join(parts)
+
+
+def checks_words(counts: Mapping[str, int]) -> str:
+    """'7 check how the run is built, and all hold' (or how many hold)."""
+    checks = counts[CHECK] + counts[FAILED]
+    held = "all hold" if not counts[FAILED] else f"{counts[CHECK]} of them hold"
+    return f"{checks} check{'s' if checks == 1 else ''} how the run is built, and {held}"
+
+
+def measured_words(counts: Mapping[str, int]) -> str:
+    """'of the other 34, ... matches 11 firmly and 18 loosely and misses 5': the figures the run measures."""
+    words = (f"matches {counts[FIRM]} firmly and {counts[LOOSE]} loosely and misses {counts[OUTSIDE]}")
+    return words + (f", {counts[UNRANGED]} unjudged for want of a range" if counts[UNRANGED] else "")
+
+
+def favoured(by_model: Mapping[str, Mapping[str, Assessment]]) -> Dict[str, str]:
+    """The figures that tell two models apart: figure -> the model whose range holds the published figure
+    while the other's does not (checks never do)."""
+    first, second = list(by_model)[:2]
+    found = {}
+    for key, one in by_model[first].items():
+        other = by_model[second].get(key)
+        if other is None or one.strength in CHECKS:
+            continue
+        holds = {first: one.strength in HOLDS, second: other.strength in HOLDS}
+        if holds[first] != holds[second]:
+            found[key] = first if holds[first] else second
+    return found
+
+
+def restatement_errors(basis: Basis, published: Figures, decimals_of: Callable[[str], int]) -> List[str]:
+    """Every declared restatement whose formula, on the published figures, misses the figure the article prints
+    by more than its rounding; [] when the article's own numbers bear each one out."""
+    errors = []
+    for key, restatement in basis.restated.items():
+        value = restatement.formula(published)
+        if abs(value - published[key]) > 0.5 * 10 ** -decimals_of(key) + 1e-9:
+            errors.append(f"{key}: {value:g} from {', '.join(restatement.of)}, published {published[key]:g}")
+    return errors
+
+
+def lockstep_pairs(rows: Rows, keys: Sequence[str]) -> List[Tuple[str, str]]:
+    """Pairs of figures whose values over the range groups are proportional: one restates the other, whatever
+    the basis says (figures fixed over every group are left out: every such pair is proportional)."""
+    profiles: Dict[Tuple[float, ...], str] = {}
+    pairs = []
+    for key in keys:
+        values = rows[key].get("groups") or []
+        if len(set(values)) < 2:
+            continue
+        scale = next(v for v in values if v)
+        profile = tuple(round(v / scale, 9) for v in values)
+        if profile in profiles:
+            pairs.append((profiles[profile], key))
+        profiles.setdefault(profile, key)
+    return pairs

@@ -1,0 +1,132 @@
+"""lab/evidence.py: each published figure counted once, checks apart, firm and loose matches, and the bases both
+experiments declare, held to the article's own numbers."""
+
+import dataclasses
+import unittest
+
+import sim
+import triage
+from lab import evidence, experiments
+
+BASIS = evidence.Basis(
+    restated={"count.share": evidence.restates("count", "whole", by=lambda p: 100 * p["count"] / p["whole"]),
+              "count.again": evidence.restates("count"),
+              "count.share.thirds": evidence.restates("count.share", by=lambda p: 3 * p["count.share"] / 100)},
+    checks={"whole": "the run is built with this many"},
+)
+
+
+def row(published, ours, groups, decimals=0):
+    """A figure's row as experiments.measure makes it, its range the smallest and largest of `groups`."""
+    low, high = (min(groups), max(groups)) if groups else (None, None)
+    return {"published": published, "ours": ours, "low": low, "high": high, "decimals": decimals,
+            "groups": list(groups), "verdict": experiments.verdict(published, ours, low, high, decimals)}
+
+
+def rows_with(**extra):
+    """A count, the whole it is a share of, restatements of the count, and `extra` figures."""
+    made = {"count": row(30, 31, [24, 33, 36]), "whole": row(100, 100, [100, 100, 100]),
+            "count.share": row(30.0, 31.0, [24.0, 33.0, 36.0], 1), "count.again": row(30, 31, [24, 33, 36]),
+            "count.share.thirds": row(1, 0.93, [0.72, 0.99, 1.08])}
+    return dict(made, **extra)
+
+
+class CountedOnceTest(unittest.TestCase):
+    def test_a_restating_row_is_counted_once_as_the_figure_it_restates(self):
+        assessed = evidence.assess(rows_with(), BASIS)
+        self.assertEqual(list(assessed), ["count", "whole"])
+        self.assertEqual(sum(evidence.tally(assessed).values()), 2)
+
+    def test_restatements_of_restatements_rest_on_the_first_independent_figure(self):
+        self.assertEqual(BASIS.roots("count.share.thirds"), ("count", "whole"))
+        self.assertEqual(BASIS.covered(["count", "whole", "count.share", "count.again", "count.share.thirds"]),
+                         {"count": ["count", "count.share", "count.again", "count.share.thirds"], "whole": ["whole"]})
+
+    def test_a_figure_counted_twice_moves_in_lockstep_with_its_twin_and_is_found(self):
+        rows = rows_with(**{"twice": row(60, 62, [48, 66, 72]), "other": row(60, 62, [50, 66, 72])})
+        self.assertEqual(evidence.lockstep_pairs(rows, ["count", "twice", "other"]), [("count", "twice")])
+        self.assertEqual(evidence.lockstep_pairs(rows, ["count", "other"]), [])
+
+    def test_figures_fixed_over_every_group_are_never_called_twins(self):
+        rows = {"a": row(5, 5, [5, 5, 5]), "b": row(10, 10, [10, 10, 10])}
+        self.assertEqual(evidence.lockstep_pairs(rows, ["a", "b"]), [])
+
+
+class StrengthTest(unittest.TestCase):
+    def test_a_check_holds_only_when_ours_is_exact(self):
+        self.assertEqual(evidence.strength(row(100, 100, [100, 100]), check=True), evidence.CHECK)
+        self.assertEqual(evidence.strength(row(100, 20, [20, 20]), check=True), evidence.FAILED)
+
+    def test_a_match_is_firm_up_to_a_range_a_third_as_wide_as_the_figure_and_loose_beyond(self):
+        self.assertEqual(evidence.strength(row(30, 31, [25, 35]), check=False), evidence.FIRM)  # 10 of 30
+        self.assertEqual(evidence.strength(row(30, 31, [25, 35.5]), check=False), evidence.LOOSE)
+        self.assertEqual(evidence.strength(row(30, 31, [25, 35.5]), check=False, firm_width=1 / 2), evidence.FIRM)
+        self.assertEqual(evidence.strength(row(30, 40, [36, 45]), check=False), evidence.OUTSIDE)
+
+    def test_a_published_zero_is_firm_only_against_a_range_of_no_width(self):
+        self.assertEqual(evidence.strength(row(0, 0, [0, 0]), check=False), evidence.FIRM)
+        self.assertEqual(evidence.strength(row(0, 0, [0, 2]), check=False), evidence.LOOSE)
+        self.assertEqual(evidence.relative_width(row(0, 0, [0, 2])), float("inf"))
+
+    def test_without_a_range_an_exact_figure_is_unranged_not_a_match(self):
+        self.assertEqual(evidence.strength(row(30, 30, []), check=False), evidence.UNRANGED)
+
+    def test_the_percentile_counts_the_groups_below_and_half_of_those_within_the_rounding(self):
+        self.assertEqual(evidence.percentile(row(30, 30, [20, 25, 29.4, 30.2, 40])), 70.0)  # 3 below, 1 within
+        self.assertEqual(evidence.percentile(row(30, 30, [31, 32])), 0.0)
+        self.assertIsNone(evidence.percentile(row(30, 30, [])))
+
+    def test_a_figure_tells_the_models_apart_when_only_one_range_holds_it_and_a_check_never_does(self):
+        held, missed = row(30, 31, [25, 35]), row(30, 40, [36, 45])
+        by_model = {"a": evidence.assess({"count": held, "whole": row(100, 100, [100, 100])}, BASIS),
+                    "b": evidence.assess({"count": missed, "whole": row(100, 20, [20, 20])}, BASIS)}
+        self.assertEqual(evidence.favoured(by_model), {"count": "a"})
+
+    def test_the_tally_names_failed_checks_and_unranged_figures_only_when_some_are(self):
+        counts = dict.fromkeys(evidence.STRENGTHS, 0)
+        counts.update({evidence.CHECK: 1, evidence.FIRM: 2, evidence.LOOSE: 3, evidence.OUTSIDE: 4})
+        self.assertEqual(evidence.tally_text(counts), "10 independent: 1 check, 2 firm, 3 loose, 4 outside")
+        counts[evidence.FAILED] = 2
+        self.assertIn("2 failed checks", evidence.tally_text(counts))
+        self.assertEqual(evidence.checks_words(counts), "3 check how the run is built, and 1 of them hold")
+
+
+class BasesTest(unittest.TestCase):
+    """What each experiment declares of its published figures, held to the article's own numbers."""
+
+    EXPERIMENTS = {"sim": (sim.BASIS, sim.PUBLISHED, sim.decimals_of),
+                   "triage": (triage.BASIS, triage.PUBLISHED, triage.decimals_of)}
+
+    def test_every_declared_restatement_follows_from_the_published_figures_it_names(self):
+        for name, (basis, published, decimals_of) in self.EXPERIMENTS.items():
+            with self.subTest(experiment=name):
+                self.assertEqual(evidence.restatement_errors(basis, published, decimals_of), [])
+                self.assertGreater(len(basis.restated), 20)
+
+    def test_a_restatement_the_published_figures_do_not_bear_out_is_found(self):
+        basis, published, decimals_of = self.EXPERIMENTS["sim"]
+        wrong = dataclasses.replace(basis, restated=dict(basis.restated, **{
+            "K2.h8.answers_pct": evidence.restates("K2.h8.stale", by=lambda p: 100 * p["K2.h8.stale"] / 600)}))
+        self.assertEqual(len(evidence.restatement_errors(wrong, published, decimals_of)), 1)
+
+    def test_every_restated_or_checked_figure_is_published_and_rests_on_published_figures(self):
+        for name, (basis, published, _) in self.EXPERIMENTS.items():
+            with self.subTest(experiment=name):
+                self.assertLessEqual(set(basis.restated) | set(basis.checks), set(published))
+                for key in basis.restated:
+                    self.assertLessEqual(set(basis.roots(key)), set(published) - set(basis.restated), key)
+                self.assertFalse(set(basis.checks) & set(basis.restated))
+
+    def test_the_knowledge_base_article_publishes_41_independent_figures_the_tallies_count(self):
+        measured = [key for key in sim.PUBLISHED if key not in ("top10.analytic", "wall.seconds")]
+        counted = [key for key in sim.BASIS.independent(measured) if sim.BASIS.tallied(key)]
+        self.assertEqual((len(counted), len([k for k in counted if k in sim.BASIS.checks])), (41, 7))
+        self.assertEqual(set(sim.BASIS.independent(measured)) - set(counted), {"K3.title.kib", "K3.reread.kib"})
+
+    def test_the_record_article_publishes_29_independent_figures_19_of_them_checks(self):
+        counted = triage.BASIS.independent(triage.PUBLISHED)
+        self.assertEqual((len(counted), len([k for k in counted if k in triage.BASIS.checks])), (29, 19))
+
+
+if __name__ == "__main__":
+    unittest.main()
