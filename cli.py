@@ -1,4 +1,5 @@
-"""What every command shares: the one-line parser, option types, exit codes, output folders, progress, Ctrl-C.
+"""What every command shares: the one-line parser, option types, exit codes, output folders, the files it is given
+to read, progress, Ctrl-C.
 
 Layer: the bottom of the commands, beside the stores: sim.py, triage.py, bench.py,
 mcp_server.py and the benchmark's scripts take their parser from here, and it
@@ -8,11 +9,16 @@ status 2, whatever the command; Ctrl-C costs one line and exit status 130.
 Glossary:
   option type   a function from the option's text to its value, raising argparse.ArgumentTypeError
                 with a sentence that names what was wrong
-  exit code     EXIT_OK, EXIT_FAILED (the work ran and found a failure), EXIT_USAGE (a bad option,
-                nothing done), EXIT_INTERRUPTED (Ctrl-C: 128 + SIGINT, as shells report it)
+  exit code     EXIT_OK, EXIT_FAILED (the work ran and found a failure, or its files could not be written),
+                EXIT_USAGE (a bad option, nothing done), EXIT_INTERRUPTED (Ctrl-C: 128 + SIGINT, as shells
+                report it)
   canonical run a command run with the settings its committed results/ page was made with: the only
                 run that writes results/ unless --out says otherwise; any other run writes into a
                 folder of its own under runs/
+  probe         a file created, written and removed in an output folder before any work, so that a folder
+                that cannot be written (a read-only disk, /proc, a full one) costs one line, not the run
+  regular file  what a command reads from a path it is given: never a folder, FIFO, device or socket, which
+                could block the read forever or never end it
   progress      done out of total on stderr, with an estimate of the time left: one line rewritten
                 in place on a terminal, plain lines (at every tenth of the work) anywhere else
 """
@@ -24,8 +30,10 @@ import math
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, NoReturn, Optional, Sequence, Set, TextIO
 
@@ -159,24 +167,22 @@ class Destination(NamedTuple):
     folder: str
     note: str  # a line saying why it is not results/ (empty when there is nothing to say)
     reserved: bool  # made already, empty, for this run alone: to be removed if the run writes nothing
+    made: str = ""  # the outermost folder made for the run (`folder` or one above it), removed too if left empty
 
 
 def output_folder(p: argparse.ArgumentParser, out: Optional[str], changed: Sequence[str], results: str, runs: str,
                   name: str, now: Callable[[], datetime.datetime] = datetime.datetime.now) -> Destination:
-    """Where a run writes, checked before any work.
+    """Where a run writes, checked before any work: made if missing, and a probe written into it.
 
     An explicit --out wins; otherwise the canonical run (nothing `changed`) writes `results`, and any other
     run a new folder `runs`/<name>-<time>, made at once so that no other run takes it, so that nothing a user
     tries can overwrite the committed pages.
     """
-    if out is not None:
-        check_folder(p, "--out", out)
-        return Destination(out, "", reserved=False)
-    if not changed:
-        check_folder(p, "results", results)
-        return Destination(results, "", reserved=False)
-    check_folder(p, "runs", runs)
-    os.makedirs(runs, exist_ok=True)
+    if out is not None or not changed:
+        flag, folder = ("--out", out) if out is not None else ("results", results)
+        made = writable_folder(p, flag, folder)
+        return Destination(folder, "", reserved=made is not None, made=made or "")
+    writable_folder(p, "runs", runs)
     base = os.path.join(runs, f"{name}-{now():%Y%m%d-%H%M%S}")
     folder, number = base, 1
     while True:
@@ -188,19 +194,71 @@ def output_folder(p: argparse.ArgumentParser, out: Optional[str], changed: Seque
             folder = f"{base}-{number}"
     verb = "differs" if len(changed) == 1 else "differ"
     return Destination(folder, f"{', '.join(changed)} {verb} from the committed results' settings: writing into "
-                       f"{shown(folder)}/ (--out results would replace the committed page)", reserved=True)
+                       f"{shown(folder)}/ (--out results would replace the committed page)", reserved=True,
+                       made=folder)
+
+
+def writable_folder(p: argparse.ArgumentParser, flag: str, folder: str) -> Optional[str]:
+    """Make `folder` if missing and write a probe into it, before any work: the outermost folder made (None if it
+    was there), or one line and exit status 2 if it cannot be written, leaving no folder made for it behind."""
+    check_folder(p, flag, folder)
+    made = outermost_missing(folder)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        probe(folder)
+    except OSError as error:
+        remove_made(folder, made)
+        p.error(f"{flag}: {folder!r} cannot be written ({error.strerror or error})")
+    return made
+
+
+def outermost_missing(folder: str) -> Optional[str]:
+    """The outermost of `folder` and the folders above it that do not exist (None if it exists)."""
+    missing = None
+    path = os.path.abspath(folder)
+    while not os.path.exists(path):
+        missing, path = path, os.path.dirname(path)
+    return missing
+
+
+def probe(folder: str) -> None:
+    """Create, write and remove a file of its own in `folder`: OSError if the folder cannot take a file."""
+    descriptor, path = tempfile.mkstemp(prefix=".probe-", dir=folder)
+    try:
+        os.write(descriptor, b"probe\n")
+    finally:
+        os.close(descriptor)
+        os.remove(path)
+
+
+def remove_made(folder: str, made: Optional[str]) -> None:
+    """Remove `folder` and the folders above it up to `made`, each only if empty (a folder that holds anything
+    stays, and so do the ones above it)."""
+    if not made:
+        return
+    path, top = os.path.abspath(folder), os.path.abspath(made)
+    if os.path.commonpath([path, top]) != top:  # `made` above nothing of `folder`: only `folder` itself
+        top = path
+    while True:
+        if os.path.isdir(path) and not os.path.islink(path):  # one that was never made is passed over
+            try:
+                os.rmdir(path)
+            except OSError:
+                return
+        if path == top or os.path.dirname(path) == path:
+            return
+        path = os.path.dirname(path)
 
 
 @contextlib.contextmanager
 def removed_unless_written(destination: Destination) -> Iterator[None]:
-    """A block that writes into `destination`: a folder reserved for the run is removed again if the block ends
-    in an error or Ctrl-C before anything was written into it."""
+    """A block that writes into `destination`: a folder made for the run is removed again (down to the outermost
+    one made) if the block ends in an error or Ctrl-C before anything was written into it."""
     try:
         yield
     except BaseException:
         if destination.reserved:
-            with contextlib.suppress(OSError):  # a folder that holds anything stays
-                os.rmdir(destination.folder)
+            remove_made(destination.folder, destination.made or destination.folder)
         raise
 
 
@@ -219,11 +277,13 @@ def write_text(path: str, text: str) -> None:
 def write_files(folder: str, files: Dict[str, str]) -> bool:
     """Each file's text into `folder` (made if missing; True if it was): every file is written under a temporary
     name first and renamed only once all are written, so an interruption leaves no partial file, and none of
-    the new files unless all of them could be written (the renames themselves take microseconds)."""
+    the new files unless all of them could be written (the renames themselves take microseconds). CannotWrite,
+    in one line, if the disk refuses (output_folder's probe passed, then the disk filled, say)."""
     made = not os.path.isdir(folder)
-    os.makedirs(folder, exist_ok=True)
     pending: Dict[str, str] = {}
+    renamed: List[str] = []
     try:
+        os.makedirs(folder, exist_ok=True)
         for name, text in files.items():
             path = os.path.join(folder, name)
             pending[path] = f"{path}.partial-{os.getpid()}"
@@ -231,11 +291,74 @@ def write_files(folder: str, files: Dict[str, str]) -> bool:
         for path, temporary in list(pending.items()):
             os.replace(temporary, path)
             del pending[path]
+            renamed.append(os.path.basename(path))
+    except OSError as error:
+        written = f"only {' and '.join(renamed)} written" if renamed else "nothing was written"
+        raise CannotWrite(f"cannot write into {shown(folder)}/ ({error.strerror or error}); {written}") from None
     finally:
         for temporary in pending.values():
             if os.path.exists(temporary):
                 os.remove(temporary)
     return made
+
+
+class CannotWrite(Exception):
+    """A run's files that the disk refused after the run: one line saying why and what was written; run_main
+    ends the command with it and EXIT_FAILED."""
+
+
+# ---------------------------------------------------------------------------
+# The files a command is given to read.
+
+
+class FileRefused(ValueError):
+    """A path to read that names no regular file (a folder, FIFO, device or socket): the message says what it
+    names, without the path, for the caller to put in front."""
+
+
+class FileTooLarge(FileRefused):
+    """A regular file larger than its reader takes: the message gives its size and the bound."""
+
+
+def kind_of(mode: int) -> str:
+    """What a file's mode (os.stat's st_mode) says it is, for a message: "a folder", "a FIFO (named pipe)"...
+
+    >>> kind_of(stat.S_IFIFO | 0o600), kind_of(stat.S_IFREG | 0o644)
+    ('a FIFO (named pipe)', 'a regular file')
+    """
+    kinds = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISLNK, "a symbolic link"))
+    return next((kind for test, kind in kinds if test(mode)), "a special file")
+
+
+def read_file(path: str, limit: int, inspect: Callable[[os.stat_result], None] = lambda status: None) -> bytes:
+    """The bytes of the regular file at `path` (links followed), at most `limit` of them, read so that nothing
+    can block or fill memory: FileRefused for a path naming anything else, checked before it is opened (a device
+    is never opened) and again on what was opened (a FIFO opens without waiting for a writer, then is refused,
+    whatever the path was swapped for meanwhile); FileTooLarge past `limit`, checked on the opened file before
+    reading, and no more than `limit` + 1 bytes read if it grows. `inspect` sees the opened file's status before
+    anything is read (to refuse a mode, say). OSError as os.open raises it (FileNotFoundError, PermissionError)."""
+    _check_regular(os.stat(path))
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(descriptor, "rb") as file:
+        status = os.fstat(descriptor)
+        _check_regular(status)
+        inspect(status)
+        _check_size(status.st_size, limit)
+        data = file.read(limit + 1)
+    _check_size(len(data), limit)
+    return data
+
+
+def _check_regular(status: os.stat_result) -> None:
+    if not stat.S_ISREG(status.st_mode):
+        raise FileRefused(f"is {kind_of(status.st_mode)}, not a regular file")
+
+
+def _check_size(size: int, limit: int) -> None:
+    if size > limit:
+        raise FileTooLarge(f"is {size:,} bytes, larger than the {limit:,} read from such a file")
 
 
 # ---------------------------------------------------------------------------
@@ -333,9 +456,13 @@ def run_deaf(argv: Sequence[str], **options: Any) -> "subprocess.CompletedProces
 
 def run_main(prog: str, main: Callable[[Optional[Sequence[str]]], int], argv: Optional[Sequence[str]] = None,
              interrupted: str = "interrupted; nothing was written") -> int:
-    """main(argv), except that Ctrl-C ends it with one line on stderr and EXIT_INTERRUPTED, no traceback."""
+    """main(argv), except that Ctrl-C ends it with one line on stderr and EXIT_INTERRUPTED, and files the disk
+    refused after the work (CannotWrite) with one line and EXIT_FAILED: no traceback."""
     try:
         return main(argv)
+    except CannotWrite as refused:
+        print(f"{prog}: error: {refused}", file=sys.stderr, flush=True)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         start = "\r\x1b[K" if sys.stderr.isatty() else ""  # over a progress line, and the terminal's ^C
         print(f"{start}{prog}: {interrupted}", file=sys.stderr, flush=True)

@@ -2,12 +2,15 @@
 
 Layer: product, a client of the stores' people's side (plain methods), beside
 mcp_demo.py; mcp_server.py serves what it reads here (--kb-from-dir, --channel-from).
-It imports the stores, plumbing and record_fields only. Every file is read, and every
-article and row written into throwaway in-memory stores, before anything is written
-where it is served: a bad row never leaves half a channel in a database file. A
-knowledge base or channel a database already holds is served as found, never written
-again. IDs come from names, so a restart gives every article the same ID and old
-citations still resolve.
+It imports the stores, plumbing, record_fields and cli (which reads a file safely) only.
+Every file is read, and every article and row written into throwaway in-memory stores,
+before anything is written where it is served: a bad row never leaves half a channel in a
+database file. A knowledge base or channel a database already holds is served as found,
+never written again. IDs come from names, so a restart gives every article the same ID and
+old citations still resolve. Only regular files are read (a FIFO, device or socket is
+refused, never waited on), each up to a bound checked before it is read; a folder's .md
+file may be a link to a file inside the folder, never one leading out of it; no JSON
+object may hold a key twice.
 
 Glossary:
   source        what one option names: a folder of Markdown files, or a rows file with its field file
@@ -21,7 +24,8 @@ Glossary:
 
 Left out on purpose: YAML beyond key: value lines; setext headings (a title underlined with ===);
 item IDs of one's own (items are numbered itm-00001, ... in row order, as stable as the file);
-updating what a database already holds (remove the file, or serve from memory, to load again).
+updating what a database already holds (remove the file, or serve from memory, to load again);
+linked subfolders (os.walk does not follow them: their files are not served).
 
     >>> slug("Help Center"), title_from_file_name("guides/two-factor-setup.md")
     ('help-center', 'Two factor setup')
@@ -37,14 +41,18 @@ import json
 import os
 import re
 import unicodedata
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
+import cli
 import kb_store
 import plumbing
 import record_fields
 import record_store
 
 MARKDOWN_SUFFIX = ".md"
+MARKDOWN_MAX_BYTES = 1 << 20  # 1 MiB: an article at its largest (100,000 characters) in any script, front matter too
+FIELDS_MAX_BYTES = 1 << 20  # a field file: 64 fields of 100 options each fit many times over
+ROWS_MAX_BYTES = 64 << 20  # a rows file: 64 MiB, held in memory whole, and in a throwaway store, before serving
 ROWS_SUFFIXES = (".csv", ".jsonl")
 FRONT_MATTER_FENCE = "---"
 FRONT_MATTER_ENDS = ("---", "...")
@@ -60,6 +68,7 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _FRONT_MATTER_LINE = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _ITEM = re.compile(r"\bitem (itm-\d+)")
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:]')  # a JSON string, or a bracket or colon outside one
 JSON_EXAMPLES = {"multi_select": '["a", "b"] or a; b', "relation": '["itm-00001"]',
                  "file": '[{"name": "a.png", "url": "https://example.com/a.png"}]', "json": '{"key": "value"}'}
 
@@ -179,7 +188,7 @@ def identifier(made: str, source: str, thing: str) -> str:
 def checked_folder(folder: str) -> str:
     """The ID of the knowledge base a folder makes; ContentError if it is no folder or its name makes no ID."""
     if not os.path.isdir(folder):
-        problem = "is not a folder" if os.path.exists(folder) else "no such folder"
+        problem = f"is {_kind(folder)}, not a folder" if os.path.exists(folder) else "no such folder"
         raise ContentError(os.path.normpath(folder), problem, "give a folder of Markdown (.md) files, one per article")
     return identifier(knowledge_base_id(folder), os.path.normpath(folder), "folder")
 
@@ -192,8 +201,17 @@ def checked_rows(rows_path: str, fields_path: str) -> str:
                            "give a CSV file with a header row of field keys, or a JSON Lines file")
     for path in (rows_path, fields_path):
         if not os.path.isfile(path):
-            raise ContentError(path, "is not a file" if os.path.exists(path) else "no such file", "check the path")
+            raise ContentError(path, f"is {_kind(path)}, not a file" if os.path.exists(path) else "no such file",
+                               "check the path")
     return identifier(channel_id(rows_path), rows_path, "rows file")
+
+
+def _kind(path: str) -> str:
+    """What an existing path names, for a message: "a folder", "a FIFO (named pipe)"..."""
+    try:
+        return cli.kind_of(os.stat(path).st_mode)
+    except OSError:  # gone since it was seen
+        return "something else"
 
 
 def check_paths(folders: Sequence[str], channels: Sequence[Tuple[str, str]],
@@ -223,15 +241,20 @@ def title_from_file_name(path: str) -> str:
     return words[:1].upper() + words[1:] if words else os.path.basename(path)
 
 
-def read_text(path: str) -> str:
-    """A file's text, strict UTF-8 (a byte order mark dropped); ContentError if missing, unreadable or not UTF-8."""
+def read_text(path: str, limit: int, advice: str, opened: Optional[str] = None) -> str:
+    """A file's text, strict UTF-8 (a byte order mark dropped), read from `opened` (the path a link leads to) if
+    given; ContentError if missing, unreadable, no regular file, more than `limit` bytes (`advice`: what to do
+    then), or not UTF-8."""
     try:
-        with open(path, "rb") as file:
-            data = file.read()
+        data = cli.read_file(opened or path, limit)
     except FileNotFoundError:
         raise ContentError(path, "no such file", "check the path") from None
     except OSError as error:
         raise ContentError(path, f"cannot be read ({error.strerror})", "check the path and its permissions") from None
+    except cli.FileTooLarge as refused:
+        raise ContentError(path, str(refused), advice) from None
+    except cli.FileRefused as refused:
+        raise ContentError(path, str(refused), "give a regular file, or remove it from the folder") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -265,7 +288,8 @@ def read_knowledge_base(folder: str) -> KnowledgeBase:
     articles: List[Article] = []
     first_path: Dict[str, str] = {}
     for relative in found:
-        article = read_article(os.path.join(shown, relative), slug(relative[:-len(MARKDOWN_SUFFIX)]))
+        path = os.path.join(shown, relative)
+        article = read_article(path, slug(relative[:-len(MARKDOWN_SUFFIX)]), inside(folder, path))
         if article.article_id in first_path:
             raise ContentError(article.path, f"article ID {json.dumps(article.article_id)} is taken by "
                                f"{first_path[article.article_id]}", "rename one of the two files")
@@ -291,9 +315,22 @@ def markdown_files(folder: str) -> Tuple[List[str], List[str]]:
     return sorted(found), sorted(others)
 
 
-def read_article(path: str, article_id: str) -> Article:
-    """One Markdown file as an article; ContentError for a file the store could not take."""
-    lines = read_text(path).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+def inside(folder: str, path: str) -> str:
+    """The file a path of the folder leads to, links followed; ContentError if that is outside the folder."""
+    real, home = os.path.realpath(path), os.path.realpath(folder)
+    if os.path.commonpath([home, real]) != home:
+        raise ContentError(path, f"is a link to {real}, outside the folder",
+                           "copy the file into the folder (a link may lead only to a file inside it)")
+    if real != os.path.abspath(path) and not os.path.exists(real):
+        raise ContentError(path, f"is a link to {real}, which does not exist", "remove the link, or mend it")
+    return real
+
+
+def read_article(path: str, article_id: str, opened: Optional[str] = None) -> Article:
+    """One Markdown file as an article, read from `opened` (what a link leads to) if given; ContentError for a
+    file the store could not take."""
+    text = read_text(path, MARKDOWN_MAX_BYTES, "split it into several files", opened)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     published, body = front_matter(path, lines)
     title, content = split_markdown("\n".join(body))
     title = title or title_from_file_name(path)
@@ -365,7 +402,7 @@ def read_channel(rows_path: str, fields_path: str) -> Channel:
     except ValueError as error:
         raise ContentError(fields_path, str(error), "fix the field definition (record_fields.py lists what each "
                            "type takes)") from None
-    text = read_text(rows_path)
+    text = read_text(rows_path, ROWS_MAX_BYTES, "split it into several channels, one rows file each")
     read = csv_rows if rows_path.lower().endswith(".csv") else json_lines_rows
     rows = tuple(read(rows_path, fields_path, text, fields))
     return Channel(rows_path, fields_path, channel, name or title_from_file_name(rows_path),
@@ -374,9 +411,11 @@ def read_channel(rows_path: str, fields_path: str) -> Channel:
 
 def read_fields(path: str) -> Tuple[Optional[str], List[Dict[str, Any]]]:
     """A field file's channel name (None if it gives none) and field definitions."""
-    text = read_text(path)
+    text = read_text(path, FIELDS_MAX_BYTES, "a field file holds a channel's field definitions only")
     try:
-        data = plumbing.strict_json(text)
+        data = unique_json(text)
+    except RepeatedKey as repeated:
+        raise ContentError(f"{path}:{repeated_line(text, repeated.key)}", str(repeated), "keep one of them") from None
     except (ValueError, RecursionError) as error:
         line = getattr(error, "lineno", 1)
         raise ContentError(f"{path}:{line}", f"is not JSON ({getattr(error, 'msg', error)})",
@@ -390,6 +429,48 @@ def read_fields(path: str) -> Tuple[Optional[str], List[Dict[str, Any]]]:
         return None, data
     raise ContentError(path, f"must hold a list of field definitions, or {FIELD_FILE_OBJECT}",
                        "see examples/feature-requests.fields.json for one")
+
+
+class RepeatedKey(ValueError):
+    """A JSON object that holds one key twice: which value is meant cannot be known."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"key {plumbing.quote(key)} appears twice in one object")
+        self.key = key
+
+
+def unique_json(text: str) -> Any:
+    """JSON text as plumbing.strict_json reads it; RepeatedKey for an object that holds a key twice."""
+    return plumbing.strict_json(text, _unique_pairs)
+
+
+def _unique_pairs(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise RepeatedKey(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def repeated_line(text: str, key: str) -> int:
+    """The line on which `key` appears the second time in one object of JSON text (1 if it cannot be found), by a
+    scan of the text's strings and brackets: json.loads tells no object's position."""
+    keys: List[Optional[Set[str]]] = []  # for each bracket open: an object's keys so far, or None for an array
+    last = None
+    for token in _JSON_TOKEN.finditer(text):
+        mark = token.group()
+        if mark in ("{", "["):
+            keys.append(set() if mark == "{" else None)
+        elif mark in ("}", "]") and keys:
+            keys.pop()
+        elif mark == ":" and last is not None and keys and keys[-1] is not None:
+            seen, written = keys[-1], json.loads(last.group())
+            if written == key and written in seen:
+                return text.count("\n", 0, last.start()) + 1
+            seen.add(written)
+        last = token
+    return 1
 
 
 def csv_rows(path: str, fields_path: str, text: str, fields: Mapping[str, record_fields.Field]) -> Iterator[Row]:
@@ -422,7 +503,9 @@ def json_lines_rows(path: str, fields_path: str, text: str,
             continue
         where = f"{path}:{number}"
         try:
-            values = plumbing.strict_json(line)
+            values = unique_json(line)
+        except RepeatedKey as repeated:
+            raise ContentError(where, str(repeated), "keep one of them") from None
         except (ValueError, RecursionError) as error:
             raise ContentError(where, f"is not JSON ({getattr(error, 'msg', error)})",
                                "write one JSON object per line") from None
@@ -489,7 +572,10 @@ def cell_value(where: str, field: record_fields.Field, cell: str) -> Any:
         return [value.strip() for value in text.split(LIST_SEPARATOR) if value.strip()]
     if kind in JSON_EXAMPLES:
         try:
-            return plumbing.strict_json(text)
+            return unique_json(text)
+        except RepeatedKey as repeated:
+            return _bad_cell(where, field, "JSON text with no key twice in one object", text,
+                             f"keep one {plumbing.quote(repeated.key)}")
         except (ValueError, RecursionError):
             return _bad_cell(where, field, "JSON text", text, f"write it such as {JSON_EXAMPLES[kind]}")
     return text  # date, email, phone, url, select: text the store checks as it is

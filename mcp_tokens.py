@@ -10,7 +10,10 @@ The file is JSON, an object from each token to its grant:
 
 It is refused whole, in one line, at the first fault, and only if no other user may read it. A
 token never appears in a message, a repr or a log: entries are named by their position (and
-their caller, once it is known to be well formed), and only tokens' digests are kept.
+their caller, once it is known to be well formed and none of the file's tokens), and only
+tokens' digests are kept. The file is read as a regular file of at most MAX_FILE_BYTES (a FIFO,
+a device or a larger file is refused before it is read), and any fault of its text, nesting
+too deep for the parser included, costs the same one line.
 
 Glossary:
   token     the secret an agent sends as `Authorization: Bearer TOKEN`: 16 to 512 visible ASCII characters
@@ -31,8 +34,9 @@ import os
 import re
 import shlex
 import stat
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import AbstractSet, Any, Callable, Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
+import cli
 from plumbing import WRITE_SCOPE  # the scope an edit needs
 
 EVERY = "*"  # knowledge_bases or channels: every one
@@ -44,6 +48,7 @@ GRANT_KEYS = ("caller", "knowledge_bases", "channels", "scopes")
 CALLER_PATTERN = re.compile(r"[A-Za-z0-9_.@-]+")
 VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")  # no space, no control character, nothing beyond ASCII
 PRIVATE_BITS = 0o077  # group and other: any of them set and the file is refused
+MAX_FILE_BYTES = 1 << 20  # 1 MiB: thousands of tokens with their grants; a larger file is refused unread
 
 
 class Grant(NamedTuple):
@@ -116,15 +121,19 @@ def _one_line(message: str) -> str:
 # The file: private, readable, JSON.
 
 def _read_private(path: str) -> str:
-    """The text of the file, refused before it is read if its mode lets other users read or write it."""
+    """The text of the file, refused before it is read if it is no regular file, is larger than MAX_FILE_BYTES
+    or its mode lets other users read or write it."""
     try:
-        with open(path, encoding="utf-8") as file:
-            _check_private(path, os.fstat(file.fileno()).st_mode)
-            return file.read()
+        data = cli.read_file(path, MAX_FILE_BYTES, lambda status: _check_private(path, status.st_mode))
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise _Fault("no such file; give --tokens the path of a JSON file of tokens") from None
     except UnicodeDecodeError:
         raise _Fault("not UTF-8 text; write the tokens file as UTF-8 JSON") from None
+    except cli.FileTooLarge as refused:
+        raise _Fault(f"{refused}; a tokens file holds a few tokens and their grants") from None
+    except cli.FileRefused as refused:
+        raise _Fault(f"{refused}; give --tokens the path of a JSON file of tokens") from None
     except OSError as error:
         raise _Fault(f"cannot be read ({error.strerror}); give --tokens a file this user can read") from None
 
@@ -141,6 +150,13 @@ def _parse(text: str) -> Dict[str, Any]:
     except json.JSONDecodeError as error:
         raise _Fault(f"not valid JSON ({error.msg} at line {error.lineno}, column {error.colno}); "
                      "fix the file's syntax") from None
+    except RecursionError:
+        raise _Fault("not valid JSON for this server: arrays or objects nested too deeply to read; "
+                     'write {"TOKEN": {"caller": "NAME", ...}, ...}') from None
+    except _Fault:
+        raise
+    except ValueError as error:  # such as an integer of more digits than Python converts
+        raise _Fault(f"not valid JSON for this server ({str(error).split(';')[0]}); fix the file") from None
     if not isinstance(value, dict):
         raise _Fault(f"holds a JSON {_kind(value)}, not an object; write "
                      '{"TOKEN": {"caller": "NAME", ...}, ...}')
@@ -169,16 +185,17 @@ def _kind(value: Any) -> str:
 
 def _grants(entries: Dict[str, Any]) -> Dict[str, Grant]:
     """Each token's grant, checked, in the file's order."""
-    return {token: _entry(position, token, value) for position, (token, value) in enumerate(entries.items(), 1)}
+    return {token: _entry(position, token, value, entries.keys())
+            for position, (token, value) in enumerate(entries.items(), 1)}
 
 
-def _entry(position: int, token: str, value: Any) -> Grant:
+def _entry(position: int, token: str, value: Any, tokens: AbstractSet[str]) -> Grant:
     where = f"entry {position}"
     if not isinstance(value, dict):
         raise _Fault(f"{where} maps its token to a JSON {_kind(value)}; map each token to an object "
                      f"with {_listing(GRANT_KEYS)}")
     _check_keys(where, value)
-    caller = _caller(where, value.get("caller"))
+    caller = _caller(where, value.get("caller"), tokens)
     where = f"{where} (caller {caller})"
     if not _well_formed_token(token):
         raise _Fault(f"{where} has a token of {len(token)} characters that is not {MIN_TOKEN_LENGTH} to "
@@ -203,7 +220,9 @@ def _listing(keys: Sequence[str]) -> str:
                      for key in keys)
 
 
-def _caller(where: str, caller: Any) -> str:
+def _caller(where: str, caller: Any, tokens: AbstractSet[str]) -> str:
+    """The entry's caller, checked; never shown in a message unless well formed and none of the file's tokens
+    (a token written as a caller would otherwise be logged as one whenever its agent calls)."""
     rule = f"1 to {MAX_CALLER_LENGTH} ASCII letters, digits and - _ . @"
     if not isinstance(caller, str):
         raise _Fault(f"{where} has a caller that is a JSON {_kind(caller)}; make it {rule}")
@@ -212,6 +231,9 @@ def _caller(where: str, caller: Any) -> str:
     if not CALLER_PATTERN.fullmatch(caller):  # not shown: it may be a token written in the wrong place
         bad = next(character for character in caller if not CALLER_PATTERN.fullmatch(character))
         raise _Fault(f"{where} has a caller holding {bad!r}; make it {rule}")
+    if caller in tokens:  # not shown, nor which token it is
+        raise _Fault(f"{where} has a caller that is one of the file's tokens; make the caller a name, such as "
+                     "the agent's (a caller is logged and stored with every edit; a token never may be)")
     return caller
 
 

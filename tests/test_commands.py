@@ -5,6 +5,7 @@ import argparse
 import contextlib
 import dataclasses
 import datetime
+import errno
 import glob
 import io
 import os
@@ -39,7 +40,7 @@ def toy_command(results, runs, measured):
         p.add_argument("--out")
         return p
 
-    def measure(options):
+    def measure(options, made_by=None):
         measured.append(options)
         return {"a.md": f"n = {options.n}\n", "b.svg": "<svg/>\n"}, 0.5
 
@@ -112,7 +113,7 @@ class SafeResultsTest(unittest.TestCase):
 
     def test_a_run_that_fails_or_is_interrupted_leaves_no_folder_of_its_own_behind(self):
         for stop in (KeyboardInterrupt, RuntimeError):
-            def measure(options, stop=stop):
+            def measure(options, made_by=None, stop=stop):
                 raise stop()
 
             with self.subTest(stop=stop.__name__), self.assertRaises(stop):
@@ -201,6 +202,67 @@ class OptionsCheckedFirstTest(unittest.TestCase):
         self.assertEqual(status, cli.EXIT_OK)
         self.assertEqual(files_under(deep), ["a.md", "b.svg"])
         self.assertIn("(a new folder)", said)
+
+    @unittest.skipUnless(os.path.isdir("/proc"), "needs /proc")
+    def test_an_out_under_proc_is_refused_before_the_run_and_nothing_is_made(self):
+        # As root the early checks pass (root may write anywhere, says os.access): only the probe finds out.
+        self.assertRegex(self.refused(["--out", "/proc/nope"]), r"^toy\.py: error: --out: '/proc/nope' cannot be "
+                                                                 r"(written \(|written: )")
+        self.assertFalse(os.path.exists("/proc/nope"))
+
+    def test_an_out_that_cannot_be_made_is_refused_before_the_run_and_the_folders_made_for_it_removed(self):
+        too_long = os.path.join(self.folder.name, "a", "b", "x" * 300)  # passes the early checks, whoever runs it
+        self.assertIn("cannot be written (File name too long)", self.refused(["--out", too_long]))
+        self.assertEqual(os.listdir(self.folder.name), [])
+
+    def test_an_out_the_probe_cannot_write_is_refused_before_the_run_and_the_folders_made_for_it_removed(self):
+        full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        with mock.patch.object(cli, "probe", side_effect=full):
+            said = self.refused(["--out", os.path.join(self.folder.name, "a", "b")])
+        self.assertIn(f"b' cannot be written ({os.strerror(errno.ENOSPC)})", said)
+        self.assertEqual(os.listdir(self.folder.name), [])
+        cli.write_text(os.path.join(self.folder.name, "keep.md"), "kept\n")
+        with mock.patch.object(cli, "probe", side_effect=full):
+            self.refused(["--out", self.folder.name])  # an existing folder stays, with what it holds
+        self.assertEqual(files_under(self.folder.name), ["keep.md"])
+
+    def test_the_probe_leaves_nothing_in_an_existing_out(self):
+        self.assertEqual(run_quietly(self.command, ["--out", self.folder.name])[0], cli.EXIT_OK)
+        self.assertEqual(files_under(self.folder.name), ["a.md", "b.svg"])
+
+    def test_a_run_that_fails_after_its_out_was_made_leaves_none_of_the_folders_made(self):
+        def measure(options, made_by=None):
+            raise RuntimeError("the run failed")
+
+        with self.assertRaises(RuntimeError):
+            run_quietly(dataclasses.replace(self.command, measure=measure),
+                        ["--out", os.path.join(self.folder.name, "a", "b")])
+        self.assertEqual(os.listdir(self.folder.name), [])
+
+    def test_files_the_disk_refuses_after_the_run_cost_one_line_and_exit_1_and_leave_nothing(self):
+        out = os.path.join(self.folder.name, "new")
+
+        def full(path, text):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        with mock.patch.object(cli, "write_text", full), contextlib.redirect_stderr(io.StringIO()) as said:
+            status = cli.run_main("toy.py", lambda argv: experiments.run_command(self.command, argv), ["--out", out])
+        self.assertEqual(status, cli.EXIT_FAILED)
+        self.assertEqual(said.getvalue().splitlines()[-1], f"toy.py: error: cannot write into {cli.shown(out)}/ "
+                         f"({os.strerror(errno.ENOSPC)}); nothing was written")
+        self.assertNotIn("Traceback", said.getvalue())
+        self.assertEqual(os.listdir(self.folder.name), [])
+
+    @unittest.skipUnless(os.path.isdir("/proc"), "needs /proc")
+    def test_every_command_refuses_an_out_under_proc_in_one_line_before_any_work(self):
+        for argv in (["sim.py", "--seeds", "1", "--ranges", "0", "--jobs", "1"], ["triage.py"],
+                     ["bench.py", "--quick", "--only", "growth"]):
+            with self.subTest(command=argv[0]):
+                done = subprocess.run([sys.executable, *argv, "--out", "/proc/nope"], cwd=ROOT, capture_output=True,
+                                      text=True, timeout=WAIT, stdin=subprocess.DEVNULL)
+                self.assertEqual((done.returncode, done.stdout), (cli.EXIT_USAGE, ""))
+                self.assertRegex(done.stderr, rf"^{argv[0]}: error: --out: '/proc/nope' cannot be [^\n]*\n$")
+        self.assertFalse(os.path.exists("/proc/nope"))
 
     def test_numbers_that_are_not_finite_are_refused_by_every_command(self):
         cases = [("sim.py", "--zipf-s", "inf"), ("sim.py", "--word-zipf-s", "nan"), ("sim.py", "--topic-share", "nan"),

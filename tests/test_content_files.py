@@ -17,6 +17,7 @@ import unittest
 
 from tests.helpers import ROOT, assert_server_refuses, server_options_refused, snapshot
 from tests.test_mcp_server import SERVER, WAIT, ServerProcess, rejection
+from tests.test_special_files import listing, server_refusal
 import content_files
 import kb_store
 import mcp_demo
@@ -376,6 +377,112 @@ class BadInputTest(unittest.TestCase):
         error = content_files.ContentError("a\nb.csv:2", "bad\u2028value", "fix it")
         self.assertEqual(str(error), "a\\nb.csv:2: bad\\u2028value; fix it")
 
+    def test_a_key_written_twice_in_a_json_lines_row_names_the_line_and_the_key(self):
+        rows, fields = self.files.channel("r.jsonl", '{"title": "A", "status": "new"}\n\n'
+                                                     '{"title": "B", "status": "new", "title": "C"}\n')
+        self.refused(r'r\.jsonl:3: key "title" appears twice in one object; keep one of them$',
+                     channels=[(rows, fields)])
+        extra = {"key": "extra", "type": "json"}
+        rows, fields = self.files.channel("s.jsonl", '{"title": "A", "status": "new", "extra": {"a": 1, "a": 2}}\n',
+                                          [TITLE, STATUS, extra])
+        self.refused(r's\.jsonl:1: key "a" appears twice in one object', channels=[(rows, fields)])
+
+    def test_a_key_written_twice_in_a_field_file_names_the_line_and_the_key(self):
+        rows = self.files.write("r.csv", "title\nA\n")
+        text = '{"name": "Requests",\n "fields": [\n  {"key": "title", "type": "text",\n   "type": "json"}]}\n'
+        fields = self.files.write("f.json", text)
+        self.refused(r'f\.json:4: key "type" appears twice in one object; keep one of them$', channels=[(rows, fields)])
+        fields = self.files.write("g.json", '{"name": "A",\n "fields": [], "name": "B"}')
+        self.refused(r'g\.json:2: key "name" appears twice', channels=[(rows, fields)])
+
+    def test_a_json_cell_with_a_key_written_twice_is_refused(self):
+        rows, fields = self.files.channel("r.csv", 'title,status,extra\nA,new,"{""a"": 1, ""a"": 2}"\n', EVERY_TYPE)
+        self.refused(r'r\.csv:2: values\.extra must be JSON text with no key twice in one object, got .*; keep one "a"',
+                     channels=[(rows, fields)])
+
+    def test_the_same_key_in_two_objects_and_a_key_like_another_in_a_string_are_no_repetition(self):
+        rows, fields = self.files.channel("r.jsonl", '{"title": "A \\"title\\": x", "status": "new"}\n'
+                                                     '{"title": "B", "status": "new"}\n')
+        self.assertEqual([v["title"] for v in values_of(rows, fields)], ['A "title": x', "B"])
+        text = '[{"key": "t", "type": "text", "label": "{\\"key\\": [x"},\n {"key": "u", "type": "text",\n "key": "v"}]'
+        self.assertEqual(content_files.repeated_line(text, "key"), 3)
+
+
+class SpecialFilesTest(unittest.TestCase):
+    """Only regular files inside the folder are read, each up to its bound: a link out of the folder, a FIFO, a
+    device, a file past the bound are refused in one line naming the file; the server exits 2, writing nothing."""
+
+    def setUp(self):
+        self.files = Folder(self)
+        self.files.write("kb/a.md", "# A\nText.")
+        self.files.write("outside/secret.md", "# Secret\nNot to be served.")
+        self.kb = self.files.path("kb")
+
+    def refused(self, pattern):
+        """The folder refused by read_content, in one line matching `pattern`."""
+        with self.assertRaises(content_files.ContentError) as caught:
+            content_files.read_content([self.kb])
+        self.assertEqual(str(caught.exception).splitlines(), [str(caught.exception)])
+        self.assertRegex(str(caught.exception), pattern)
+
+    def test_a_link_leading_out_of_the_folder_is_refused_naming_it(self):
+        os.symlink(os.path.join(os.pardir, "outside", "secret.md"), self.files.path("kb", "secret.md"))
+        self.refused(rf"^{re.escape(self.files.path('kb', 'secret.md'))}: is a link to \S+/outside/secret\.md, "
+                     r"outside the folder; copy the file into the folder")
+
+    def test_a_link_inside_the_folder_to_a_file_inside_it_is_served_as_an_article_of_its_own(self):
+        os.makedirs(self.files.path("kb", "old"))
+        os.symlink(os.path.join(os.pardir, "a.md"), self.files.path("kb", "old", "a-link.md"))
+        articles = articles_of(self.kb)
+        self.assertEqual(sorted(articles), ["a", "old-a-link"])
+        self.assertEqual(articles["old-a-link"].content, "Text.")
+
+    def test_a_link_to_nothing_is_refused_naming_it(self):
+        os.symlink("gone.md", self.files.path("kb", "b.md"))
+        self.refused(r"kb/b\.md: is a link to \S+/kb/gone\.md, which does not exist")
+
+    @unittest.skipUnless(os.path.exists("/dev/zero"), "needs /dev/zero")
+    def test_a_link_to_dev_zero_is_refused_before_anything_is_read(self):
+        os.symlink("/dev/zero", self.files.path("kb", "zero.md"))
+        self.refused(r"kb/zero\.md: is a link to /dev/zero, outside the folder")
+
+    def test_a_markdown_file_past_the_bound_is_refused_naming_the_bound(self):
+        self.files.write("kb/big.md", b"# Big\n" + b"x" * content_files.MARKDOWN_MAX_BYTES)
+        self.refused(r"kb/big\.md: is 1,048,582 bytes, larger than the 1,048,576 read from such a file; split it")
+
+    def test_a_rows_or_field_file_past_its_bound_is_refused(self):
+        rows, fields = self.files.channel("r.csv", "title,status\nA,new\n")
+        with open(fields, "ab") as file:
+            file.truncate(content_files.FIELDS_MAX_BYTES + 1)  # sparse: nothing is written to disk
+        with self.assertRaisesRegex(content_files.ContentError, r"r\.csv\.fields\.json: is 1,048,577 bytes"):
+            content_files.read_content(channels=[(rows, fields)])
+
+    @unittest.skipUnless(hasattr(os, "mkfifo"), "needs FIFOs")
+    def test_the_server_refuses_a_fifo_named_md_at_once_in_one_line_and_writes_nothing(self):
+        os.mkfifo(self.files.path("kb", "pipe.md"))
+        database = self.files.path("kb.db")
+        server_refusal(self, ["--kb-from-dir", self.kb, "--kb-db", database],
+                       rf"^mcp_server\.py: error: {re.escape(self.files.path('kb', 'pipe.md'))}: is a FIFO \(named "
+                       r"pipe\), not a regular file; give a regular file, or remove it from the folder\n$")
+        self.assertFalse(os.path.exists(database))
+
+    @unittest.skipUnless(hasattr(os, "mkfifo"), "needs FIFOs")
+    def test_the_server_refuses_a_fifo_as_rows_file_or_field_file_in_one_line(self):
+        rows, fields = self.files.channel("r.csv", "title,status\nA,new\n")
+        os.mkfifo(self.files.path("pipe.csv"))
+        os.mkfifo(self.files.path("pipe.json"))
+        before = listing(self.files.root)
+        for argv in ([self.files.path("pipe.csv"), fields], [rows, self.files.path("pipe.json")]):
+            with self.subTest(argv=argv):
+                server_refusal(self, ["--channel-from", *argv, "--records-db", self.files.path("r.db")],
+                                r"pipe\.(csv|json): is a FIFO \(named pipe\), not a file; check the path")
+        self.assertEqual(listing(self.files.root), before)
+
+    @unittest.skipUnless(os.path.exists("/dev/zero"), "needs /dev/zero")
+    def test_the_server_refuses_a_link_to_dev_zero_at_once_in_one_line(self):
+        os.symlink("/dev/zero", self.files.path("kb", "zero.md"))
+        server_refusal(self, ["--kb-from-dir", self.kb], r"zero\.md: is a link to /dev/zero, outside the folder")
+
 
 class DatabaseFilesTest(unittest.TestCase):
     """Content in database files: written only where new, found content served as it is, bad content writes nothing."""
@@ -516,10 +623,10 @@ class ServerOptionsTest(unittest.TestCase):
         files.write("kb-support/a.md", "# A\nText.")
         cases = {
             ("--kb-from-dir", files.path("nowhere")): "no such folder",
-            ("--kb-from-dir", rows): "is not a folder",
+            ("--kb-from-dir", rows): "is a regular file, not a folder",
             ("--channel-from", fields, fields): "is neither a .csv nor a .jsonl file",
             ("--channel-from", rows, files.path("none.json")): "no such file",
-            ("--channel-from", rows, files.root): "is not a file",
+            ("--channel-from", rows, files.root): "is a folder, not a file",
             ("--channel-from", rows): "expected 2 arguments",
             ("--demo", "--kb-from-dir", files.path("kb-support")): 'knowledge base ID "kb-support" is taken by --demo',
             ("--demo", "--channel-from", rows, fields): 'record channel ID "bugs" is taken by --demo',
@@ -529,6 +636,11 @@ class ServerOptionsTest(unittest.TestCase):
             ("--kb-from-dir", os.path.dirname(files.write("日本/a.md", "# A\nText."))):
                 "its name holds no letter or digit to make an ID of; rename",
         }
+        if hasattr(os, "mkfifo"):
+            os.mkfifo(files.path("pipe"))
+            cases["--kb-from-dir", files.path("pipe")] = "pipe: is a FIFO (named pipe), not a folder"
+        if os.path.exists("/dev/null"):
+            cases["--kb-from-dir", "/dev/null"] = "/dev/null: is a character device, not a folder"
         assert_server_refuses(self, cases)
 
     def test_content_options_alone_are_something_to_serve(self):

@@ -14,7 +14,8 @@ import tempfile
 import unittest
 from unittest import mock
 
-from mcp_tokens import WRITE_SCOPE, Grant, TokenFileError, Tokens
+from mcp_tokens import MAX_FILE_BYTES, WRITE_SCOPE, Grant, TokenFileError, Tokens
+from tests.test_special_files import server_refusal
 import record_store
 
 ALICE = "s3cr3t-token-for-alice"
@@ -128,9 +129,31 @@ class FileRefusalTest(Folder):
             Tokens.load(os.path.join(self.folder, "two\nlines.json"))
         self.assertNotIn("\n", str(caught.exception))
 
+    @unittest.skipIf(hasattr(os, "geteuid") and os.geteuid() == 0, "root may read any file")
     def test_a_file_that_cannot_be_read_is_refused(self):
+        self.refused(GOOD, r"cannot be read \(Permission denied\); give --tokens a file this user can read", mode=0)
+
+    def test_a_folder_or_a_device_is_refused_saying_what_it_is(self):
         os.mkdir(os.path.join(self.folder, "a-folder"))
-        self.refused_path(os.path.join(self.folder, "a-folder"), "cannot be read")
+        self.refused_path(os.path.join(self.folder, "a-folder"), r"is a folder, not a regular file; give --tokens")
+        if os.path.exists("/dev/zero"):
+            os.symlink("/dev/zero", os.path.join(self.folder, "zero.json"))
+            self.refused_path(os.path.join(self.folder, "zero.json"), r"is a character device, not a regular file")
+
+    def test_a_file_past_the_bound_is_refused_before_it_is_read(self):
+        path = self.write(GOOD)
+        with open(path, "ab") as file:
+            file.truncate(MAX_FILE_BYTES + 1)  # sparse: as large as it says, without the disk
+        self.refused_path(path, r"is 1,048,577 bytes, larger than the 1,048,576 read from such a file; a tokens "
+                                "file holds a few tokens")
+
+    def test_a_file_nested_100000_deep_is_refused_in_one_line(self):
+        for text in ("[" * 100_000 + "]" * 100_000, f'{{"{ALICE}": ' + '{"a":' * 100_000 + "1" + "}" * 100_001):
+            with self.subTest(text=text[:20]):
+                self.refused(text, r"not valid JSON for this server: arrays or objects nested too deeply to read")
+
+    def test_a_number_python_will_not_convert_is_refused_in_one_line(self):
+        self.refused(f'{{"{ALICE}": {{"caller": "alice", "scopes": {"9" * 5000}}}}}', r"not valid JSON|a JSON number")
 
     def test_a_file_that_is_not_utf8_is_refused(self):
         self.refused(b'{"\xff\xfe": {}}', "not UTF-8 text")
@@ -157,6 +180,45 @@ class FileRefusalTest(Folder):
 
     def test_a_file_of_no_token_is_refused(self):
         self.refused({}, "holds no token; add one")
+
+
+class CallerTokenTest(Folder):
+    """A caller name is logged and stored: one that equals any token of the file is refused, never shown."""
+
+    def test_a_caller_equal_to_its_own_token_or_to_another_entrys_is_refused_without_showing_it(self):
+        for tokens, position in (({ALICE: {"caller": ALICE}}, 1),
+                                 ({READER: {"caller": "reader"}, ALICE: {"caller": READER}}, 2),
+                                 ({ALICE: {"caller": READER}, READER: {"caller": "reader"}}, 1)):
+            with self.subTest(tokens=list(tokens)):
+                self.refused(tokens, rf": entry {position} has a caller that is one of the file's tokens; make the "
+                             "caller a name")
+
+    def test_a_caller_may_share_a_token_s_beginning(self):
+        tokens = Tokens.load(self.write({ALICE: {"caller": ALICE[:15]}}))
+        self.assertEqual(tokens.grant_for(ALICE).caller, ALICE[:15])
+
+
+class ServerRefusalTest(Folder):
+    """The server given such a file: exit status 2, one line, no token in it, nothing served."""
+
+    def serve(self, path, pattern):
+        return server_refusal(self, ["--demo", "--http", "127.0.0.1:0", "--tokens", path], pattern)
+
+    def test_a_file_nested_100000_deep_costs_one_line_and_exit_2(self):
+        self.serve(self.write("[" * 100_000 + "]" * 100_000), r"^mcp_server\.py: error: --tokens: .*tokens\.json: "
+                   r"not valid JSON for this server: arrays or objects nested too deeply to read")
+
+    def test_a_caller_equal_to_a_token_costs_one_line_that_does_not_show_it(self):
+        said = self.serve(self.write({ALICE: {"caller": READER}, READER: {"caller": "reader"}}),
+                          r"entry 1 has a caller that is one of the file's tokens")
+        for token in (ALICE, READER):
+            self.assertNotIn(token, said)
+
+    @unittest.skipUnless(hasattr(os, "mkfifo"), "needs FIFOs")
+    def test_a_fifo_is_refused_at_once(self):
+        path = os.path.join(self.folder, "tokens.json")
+        os.mkfifo(path, 0o600)
+        self.serve(path, r"tokens\.json: is a FIFO \(named pipe\), not a regular file; give --tokens the path")
 
 
 class TokenRefusalTest(Folder):
