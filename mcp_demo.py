@@ -120,8 +120,10 @@ def write_bug_tracker(store: record_store.RecordStore, plan: Plan) -> None:
 class Colleague:
     """People at work while an agent is connected: every `interval` seconds, one article save and one item move.
 
-    Every change runs under `lock`, the lock the server holds around each tool call, so a change and a
-    tool call never interleave. Changes are logged on stderr, never printed (stdout is the protocol's).
+    Every change (its reads and its save) runs under `lock`, the workspace lock the server holds around each
+    edit, so a change and an edit never interleave: an agent's edit never lands between the colleague's read of
+    an article and its save. Reads run beside, on connections of their own, and see a change once it is saved.
+    Changes are logged on stderr, never printed (stdout is the protocol's).
     """
 
     def __init__(self, kb: kb_store.KnowledgeBaseStore, records: record_store.RecordStore, plan: Plan,

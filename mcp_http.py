@@ -13,13 +13,22 @@ Glossary (the MCP specification's transports page and security section, revision
   grant           what a token allows (mcp_tokens.Grant), passed to `handle` with each message
   metadata        the RFC 9728 protected-resource document that tells a client how to authenticate
 
+Before any of that, http_front.py reads each request within its limits (connections, head and body sizes, a
+deadline per request), and every header that decides who asks or what is asked must come once: two Origin,
+Host, Authorization, Content-Length or Mcp-* headers are refused (400), as a token in the query string is.
+Every error this server writes is a JSON-RPC error body with an HTTP status line, never an HTML page; the
+log names each request by its method and path, never its query string or a header.
+
 Left out on purpose: server-sent events (every answer is one JSON body, which the specification allows),
 sessions (no Mcp-Session-Id is ever sent; GET and DELETE are refused with 405), resumability, and TLS
 (bind to a loopback address, or put a TLS proxy in front).
 """
 
 import base64
+import collections
+import errno
 import http
+import http.client
 import http.server
 import ipaddress
 import json
@@ -27,10 +36,14 @@ import logging
 import re
 import socket
 import sys
+import threading
+import time
 import urllib.parse
-from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Tuple, cast
+from typing import Any, Callable, Deque, Dict, FrozenSet, List, NamedTuple, Optional, Tuple, Union, cast
 
+import http_front
 import plumbing
+from http_front import Limits
 from mcp_tokens import WRITE_SCOPE, Grant, Tokens
 
 log = logging.getLogger("osfoundry.mcp")
@@ -40,8 +53,7 @@ Handle = Callable[..., Optional[Dict[str, Any]]]
 
 ENDPOINT = "/mcp"
 METADATA_PATHS = ("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp")
-MAX_BODY_BYTES = 4 * 1024 * 1024  # as mcp_server.MAX_LINE_BYTES: a larger body is refused (413) unread
-IDLE_SECONDS = 60  # a kept-alive connection silent this long is closed, and its thread ends
+MAX_BODY_BYTES = Limits().max_body  # as mcp_server.MAX_LINE_BYTES: a larger body is refused (413) unread
 REALM = "osfoundry"
 STATELESS_VERSION = "2026-07-28"  # the revision under which an unknown method is a 404
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -51,6 +63,14 @@ BAD_REQUEST_CODES = frozenset({PARSE_ERROR, INVALID_REQUEST, HEADER_MISMATCH, UN
 JSON_TYPE = "application/json"
 ACCEPTABLE_TYPES = frozenset({JSON_TYPE, "application/*", "*/*"})
 HOST_HEADER = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")  # a name or [IPv6], a port
+SINGLE_HEADERS = frozenset({"host", "origin", "authorization", "content-length", "content-type", "transfer-encoding"})
+# ... and every Mcp-* header (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id): each must come once
+CREDENTIAL_NAME = re.compile(r"token|secret|passw|bearer|^auth$|authoriz|api[-_]?key|^key$|jwt|credential|session|"
+                             r"cookie", re.IGNORECASE)  # a query parameter or a message's key that may hold one
+RETRY_SECONDS = 1  # the Retry-After of a 503: the connections or the body budget were full
+WARN_EVERY_SECONDS = 60.0  # the same warning (all connections in use, out of descriptors) once a minute at most
+REFUSED_LINGERING = 32  # connections refused for want of a slot that wait a moment before they are closed
+UNREAD_LINE = "(no request line read)"  # the log's name for a request refused before its request line was read
 
 
 class HttpOptions(NamedTuple):
@@ -60,6 +80,7 @@ class HttpOptions(NamedTuple):
     port: int  # 0: any free port
     tokens: Optional[Tokens]  # None: no authentication (grant=None is passed to handle)
     allowed_origins: FrozenSet[str]  # besides http(s)://localhost|127.0.0.1|[::1] on any port, always allowed
+    limits: Limits = Limits()  # what clients can make the server hold: connections, sizes, deadlines
 
 
 class Refusal(Exception):
@@ -203,8 +224,8 @@ def status_for(answer: Optional[Dict[str, Any]], protocol_version: Optional[str]
     return http.HTTPStatus.OK
 
 
-def body_length(values: Optional[List[str]]) -> int:
-    """The body's length from the Content-Length header values; Refusal when absent, malformed or too large."""
+def body_length(values: Optional[List[str]], limit: int = MAX_BODY_BYTES) -> int:
+    """The body's length from the Content-Length header values; Refusal when absent, malformed or over `limit`."""
     if not values:
         raise Refusal(http.HTTPStatus.LENGTH_REQUIRED, "Length Required: send the message with a Content-Length "
                       "header (a chunked body is not accepted)")
@@ -212,13 +233,67 @@ def body_length(values: Optional[List[str]]) -> int:
         raise Refusal(http.HTTPStatus.BAD_REQUEST, "Invalid Request: Content-Length must be one decimal number of "
                       "bytes")
     length = int(values[0])
-    if length > MAX_BODY_BYTES:
+    if length > limit:
         raise Refusal(http.HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"Invalid Request: a message may hold at most "
-                      f"{MAX_BODY_BYTES} bytes; this one announced {length}")
+                      f"{limit} bytes; this one announced {length}")
     return length
 
 
-def parsed(body: bytes) -> Any:
+def keeps_alive(version: str, connection: Optional[List[str]]) -> bool:
+    """Whether a connection stays open after its answer, from the request's version and Connection headers:
+    HTTP/1.1 unless Connection: close, HTTP/1.0 only with Connection: keep-alive."""
+    options = {option.strip().lower() for value in connection or [] for option in value.split(",")}
+    return "close" not in options and (version == "HTTP/1.1" or "keep-alive" in options)
+
+
+def repeated_header(headers: Any) -> Optional[str]:
+    """The first header that decides who asks or what is asked (SINGLE_HEADERS, Mcp-*) sent more than once, or
+    None: with two, one check could read the first and another the second."""
+    names = [name.lower() for name in headers.keys()]
+    for name in dict.fromkeys(names):
+        if names.count(name) > 1 and (name in SINGLE_HEADERS or name.startswith("mcp-")):
+            return name
+    return None
+
+
+def credential_in_query(target: str) -> Optional[str]:
+    """The name of a query-string parameter that looks like a credential (access_token, token, api_key...), or
+    None: a token travels only in the Authorization header."""
+    query = target.partition("?")[2].partition("#")[0]
+    for name, _ in urllib.parse.parse_qsl(query, keep_blank_values=True):
+        if CREDENTIAL_NAME.search(name):
+            return name
+    return None
+
+
+def path_of(target: str) -> str:
+    """A request target's path: without its query string (which the log never shows) or a URL's scheme, user
+    and host."""
+    try:
+        return urllib.parse.urlsplit(target).path
+    except ValueError:  # a malformed URL such as http://[x/mcp, which may hold a user and password
+        return "(a malformed URL)"
+
+
+def loggable_message(message: Any, limit: int) -> str:
+    """A message as a log line may hold it: its JSON cut to `limit` characters, with the value of each key that looks
+    like a credential replaced (in the message, its params and theirs), every character escaped that could start a
+    line."""
+    try:
+        return plumbing.loggable(json.dumps(redacted(message), ensure_ascii=False)[:limit])
+    except RecursionError:  # nested deeper than json.dumps goes from here
+        return "(a message nested too deep to log)"
+
+
+def redacted(value: Any, depth: int = 3) -> Any:
+    """`value` with "[redacted]" for the value of every key that looks like a credential, `depth` objects deep."""
+    if not isinstance(value, dict) or depth == 0:
+        return value
+    return {key: "[redacted]" if CREDENTIAL_NAME.search(key) else redacted(item, depth - 1)
+            for key, item in value.items()}
+
+
+def parsed(body: Union[bytes, bytearray]) -> Any:
     """The JSON value of a request body; Refusal (400, -32700) when it is not one JSON text in UTF-8."""
     try:
         return plumbing.strict_json(body.decode("utf-8"))
@@ -232,20 +307,89 @@ def parsed(body: bytes) -> Any:
 
 
 class McpHttpServer(http.server.ThreadingHTTPServer):
-    """A threaded HTTP server holding what its requests need: the message handler and the options."""
+    """A threaded HTTP server holding what its requests need: the message handler, the options, and what the limits
+    share between connections (the slots and the body budget)."""
 
     daemon_threads = True  # an open keep-alive connection never holds the process at exit
 
-    def __init__(self, handle: Handle, options: HttpOptions) -> None:
+    def __init__(self, handle: Handle, options: HttpOptions, clock: Callable[[], float] = time.monotonic) -> None:
         self.handle_message = handle
         self.options = options
+        self.limits = options.limits
+        self.clock = clock
+        self.request_queue_size = options.limits.backlog  # listen()'s: a burst of connects waits there, not in retries
+        self.slots = http_front.Slots(options.limits.max_connections)
+        self.bodies = http_front.BodyBudget(options.limits.body_budget, clock)
+        self.busy = response_bytes(http.HTTPStatus.SERVICE_UNAVAILABLE, f"Service Unavailable: this server holds "
+                                   f"{options.limits.max_connections} connections at once, all open; connect again "
+                                   f"in {RETRY_SECONDS} s", {"Retry-After": str(RETRY_SECONDS)})
+        self.warned: Dict[str, float] = {}  # each warning's text: when it was last logged
+        self.closing: Deque[Tuple[float, socket.socket]] = collections.deque()  # refused: (when to close, which)
         super().__init__((options.host, options.port), RequestHandler)
         self.loopback = is_loopback(options.host)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve the connection on a thread of its own while a slot is free; else answer 503 at once, from the
+        accepting thread."""
+        if not self.slots.take(request):
+            self.refuse_busy(request)
+            return
+        threading.Thread(target=self.process_request_thread, args=(request, client_address), daemon=True).start()
+
+    def refuse_busy(self, connection: socket.socket) -> None:
+        """The 503 of a connection beyond max_connections, written without waiting (it fits any socket buffer); the
+        connection is closed LINGER_SECONDS later, so that the request it sends meanwhile does not reset it before
+        the client reads the 503 (at most REFUSED_LINGERING wait so, the oldest closed at once beyond them)."""
+        self.warning("all %d connections are open: new ones are refused (503) until one closes; "
+                     "--http-max-connections raises the cap", self.limits.max_connections)
+        try:
+            connection.setblocking(False)
+            connection.send(self.busy)
+            connection.shutdown(socket.SHUT_WR)
+        except OSError:  # the client is gone already
+            pass
+        self.closing.append((self.clock() + http_front.LINGER_SECONDS, connection))
+        while len(self.closing) > REFUSED_LINGERING:
+            self.closing.popleft()[1].close()
+
+    def service_actions(self) -> None:
+        """Between accepts (serve_forever calls it): close the refused connections whose time has come."""
+        while self.closing and self.closing[0][0] <= self.clock():
+            self.closing.popleft()[1].close()
+
+    def shutdown_request(self, request: Any) -> None:
+        super().shutdown_request(request)
+        self.slots.release(request)
+
+    def get_request(self) -> Tuple[Any, Any]:
+        """accept(); out of file descriptors, a pause first, so that the accepting loop does not spin."""
+        try:
+            return super().get_request()
+        except OSError as error:
+            if error.errno in (errno.EMFILE, errno.ENFILE):
+                self.warning("out of file descriptors (%s): raise ulimit -n or lower --http-max-connections", error)
+                time.sleep(0.1)
+            raise
+
+    def warning(self, text: str, *args: Any) -> None:
+        """A warning, each text at most once every WARN_EVERY_SECONDS: a flood makes one line, not one a
+        connection."""
+        now = self.clock()
+        if now - self.warned.get(text, now - WARN_EVERY_SECONDS) >= WARN_EVERY_SECONDS:
+            self.warned[text] = now
+            log.warning(text, *args)
+
+    def server_close(self) -> None:
+        """Stop listening, end every idle connection, and give requests in progress until their deadline."""
+        super().server_close()
+        while self.closing:
+            self.closing.popleft()[1].close()
+        self.slots.close_all(self.limits.request_seconds)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A connection that failed outside `handle` (the client went away, or a bug): logged, not on stderr."""
         error = sys.exc_info()[1]
-        if isinstance(error, (ConnectionError, TimeoutError)):
+        if isinstance(error, (ConnectionError, TimeoutError, socket.timeout)):
             log.debug("connection from %s ended: %s", client_address[0], error)
         else:
             log.exception("a request from %s failed", client_address[0])
@@ -257,35 +401,69 @@ class McpHttpServer6(McpHttpServer):
     address_family = socket.AF_INET6
 
 
+def response_bytes(status: int, message: str, headers: Dict[str, str]) -> bytes:
+    """A whole response that closes its connection: a JSON-RPC error body under `status`."""
+    body = encoded(error_message(None, INVALID_REQUEST, message))
+    lines = [f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}", f"Content-Type: {JSON_TYPE}",
+             f"Content-Length: {len(body)}", *(f"{name}: {value}" for name, value in headers.items()),
+             "Connection: close"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("ascii") + body
+
+
 class RequestHandler(http.server.BaseHTTPRequestHandler):
-    """One connection: each request is checked (origin, host, path, token, headers, body), then answered."""
+    """One connection: each request read within the limits, checked (headers, origin, host, path, token, body),
+    then answered; what is no request is answered with a JSON error, and the connection closed."""
 
     protocol_version = "HTTP/1.1"  # keep-alive: a client sends its next request on the same connection
     server_version = "osfoundry-mcp"
-    timeout = IDLE_SECONDS
     disable_nagle_algorithm = True  # headers and body leave at once, not 40 ms apart on a kept-alive connection
     body_read = False  # whether this request's body has been read, so the connection can serve another
+    unread = False  # whether the connection closes with part of a request unread (then drained a moment first)
+    reader: http_front.RequestReader
 
     @property
     def mcp(self) -> McpHttpServer:
         return cast(McpHttpServer, self.server)
 
-    def do_POST(self) -> None:
-        self.serve(self.post)
+    def setup(self) -> None:
+        super().setup()
+        self.reader = http_front.RequestReader(self.connection, self.mcp.limits, self.mcp.clock)
 
-    def do_GET(self) -> None:
-        self.serve(self.get)
+    def handle_one_request(self) -> None:
+        """Wait for a request, read its head and serve it. The connection closes when none comes in time, when the
+        client leaves, and after what is no request (answered 400, 408, 414 or 431 first)."""
+        self.close_connection = True
+        self.command, self.path, self.request_version, self.requestline = "", "", "HTTP/1.1", UNREAD_LINE
+        self.headers = http.client.HTTPMessage()
+        self.body_read = False
+        if not self.reader.next_request():
+            return
+        try:
+            self.read_head()
+        except http_front.Unreadable as problem:
+            self.unread = True
+            self.send_json(problem.status, error_message(None, INVALID_REQUEST, problem.message))
+            return
+        except http_front.Ended:
+            return
+        self.serve({"POST": self.post, "GET": self.get}.get(self.command, self.refuse_method))
 
-    def __getattr__(self, name: str) -> Callable[[], None]:
-        """Every other method (DELETE, PUT, HEAD, ...): refused, where BaseHTTPRequestHandler would say 501."""
-        if name.startswith("do_"):
-            return lambda: self.serve(self.refuse_method)
-        raise AttributeError(name)
+    def read_head(self) -> None:
+        """The request line and headers, kept as BaseHTTPRequestHandler keeps them, and whether the connection
+        stays open after the answer (HTTP/1.1 unless Connection: close, HTTP/1.0 with Connection: keep-alive)."""
+        self.command, self.path, self.request_version = self.reader.request_line()
+        try:
+            fields = self.reader.headers()
+        finally:  # the line as the log shows it, made once the head is read (a slow client makes it hold less)
+            self.requestline = f"{self.command} {path_of(self.path)} {self.request_version}"
+        for name, value in fields:
+            self.headers[name] = value
+        self.close_connection = not keeps_alive(self.request_version, self.headers.get_all("Connection"))
 
     def serve(self, route: Callable[[], None]) -> None:
         """Run the checks every request shares, then `route`; a Refusal becomes its error response."""
-        self.body_read = False
         try:
+            self.check_headers()
             self.check_origin()
             self.check_host()
             route()
@@ -293,10 +471,11 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             self.send_json(refusal.status, error_message(None, refusal.code, refusal.message), refusal.headers)
 
     def path_only(self) -> str:
-        return urllib.parse.urlsplit(self.path).path
+        return path_of(self.path)
 
     def post(self) -> None:
-        """The endpoint: authenticate, check the headers, read and parse the body, answer it."""
+        """The endpoint: authenticate, check the headers, read and parse the body (its bytes reserved in the body
+        budget while it is read and answered), answer it."""
         if self.path_only() != ENDPOINT:
             raise self.not_found()
         grant = self.authenticate()
@@ -309,8 +488,16 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         if "Transfer-Encoding" in self.headers:
             raise Refusal(http.HTTPStatus.LENGTH_REQUIRED, "Length Required: send the message with a "
                           "Content-Length header (a chunked body is not accepted)")
-        message = parsed(self.read_body(body_length(self.headers.get_all("Content-Length"))))
-        self.answer(message, grant, self.headers.get("MCP-Protocol-Version"))
+        length = body_length(self.headers.get_all("Content-Length"), self.mcp.limits.max_body)
+        if not self.mcp.bodies.reserve(length, self.reader.deadline):
+            raise Refusal(http.HTTPStatus.SERVICE_UNAVAILABLE, "Service Unavailable: the server holds as many "
+                          f"request bodies as it may at once; send again in {RETRY_SECONDS} s",
+                          {"Retry-After": str(RETRY_SECONDS)})
+        try:
+            message = parsed(self.read_body(length))
+            self.answer(message, grant, self.headers.get("MCP-Protocol-Version"))
+        finally:
+            self.mcp.bodies.release(length)
 
     def get(self) -> None:
         """The metadata document when tokens are configured; the endpoint refuses GET (no event stream)."""
@@ -334,6 +521,20 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
     def not_found(self) -> Refusal:
         return Refusal(http.HTTPStatus.NOT_FOUND, f"Not Found: the MCP endpoint is {ENDPOINT}")
 
+    def check_headers(self) -> None:
+        """400 for a header that must come once sent twice, an HTTP/1.1 request without Host, and a query-string
+        parameter that looks like a credential (its value is never echoed nor logged)."""
+        repeated = repeated_header(self.headers)
+        if repeated is not None:
+            raise Refusal(http.HTTPStatus.BAD_REQUEST, f"Invalid Request: send one {repeated} header, not several")
+        if self.request_version == "HTTP/1.1" and "Host" not in self.headers:
+            raise Refusal(http.HTTPStatus.BAD_REQUEST, "Invalid Request: an HTTP/1.1 request names its Host")
+        name = credential_in_query(self.path)
+        if name is not None:
+            raise Refusal(http.HTTPStatus.BAD_REQUEST, f"Invalid Request: the query string's "
+                          f"{plumbing.quote(name)} looks like a credential; a token travels only in the "
+                          "Authorization: Bearer header, and one sent in a URL should be taken as seen by others")
+
     def check_origin(self) -> None:
         """403 for a browser page of an origin not allowed (DNS rebinding); no Origin is not a browser's call."""
         origin = self.headers.get("Origin")
@@ -343,8 +544,6 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
 
     def check_host(self) -> None:
         """421 for a Host that is not a loopback name on a server bound to a loopback address."""
-        if len(self.headers.get_all("Host") or []) > 1:
-            raise Refusal(http.HTTPStatus.BAD_REQUEST, "Invalid Request: send one Host header")
         host = self.headers.get("Host")
         if self.mcp.loopback and host is not None and (host_name(host) or "").lower() not in LOOPBACK_HOSTS:
             raise Refusal(http.HTTPStatus.MISDIRECTED_REQUEST, f"Misdirected Request: this server listens on "
@@ -383,9 +582,15 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         return {"resource": f"{self.base_url()}{ENDPOINT}", "bearer_methods_supported": ["header"],
                 "scopes_supported": [WRITE_SCOPE], "authorization_servers": []}
 
-    def read_body(self, length: int) -> bytes:
-        """Exactly `length` bytes of body; Refusal (400) when the client sends fewer and stops."""
-        body = self.rfile.read(length)
+    def read_body(self, length: int) -> bytearray:
+        """Exactly `length` bytes of body, after a 100 Continue if the client waits for one; Refusal (400) when
+        the client sends fewer and stops, (408) when they arrive after the request's deadline."""
+        if self.request_version == "HTTP/1.1" and (self.headers.get("Expect") or "").lower() == "100-continue":
+            self.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        try:
+            body = self.reader.body(length)
+        except http_front.Unreadable as late:
+            raise Refusal(late.status, late.message) from None
         if len(body) < length:
             raise Refusal(http.HTTPStatus.BAD_REQUEST, f"Invalid Request: the body ended after {len(body)} of the "
                           f"{length} bytes its Content-Length announced")
@@ -409,13 +614,22 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             return
         self.send(status_for(answer, protocol_version), body)
 
+    def send_error(self, code: int, message: Optional[str] = None, explain: Optional[str] = None) -> None:
+        """What http.server itself would refuse with its HTML page: a JSON error instead, and the connection closed."""
+        self.close_connection = True
+        try:
+            reason = http.HTTPStatus(code).phrase
+        except ValueError:  # a status of no name
+            reason = "Error"
+        self.send_json(code, error_message(None, INVALID_REQUEST, f"{reason}: {message or explain or reason}"))
+
     def send_json(self, status: int, message: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> None:
         self.send(status, encoded(message), headers)
 
     def send(self, status: int, body: Optional[bytes], headers: Optional[Dict[str, str]] = None) -> None:
         """One response; the connection is closed after it when a request body was left unread."""
         if not self.body_read and self.announces_body():
-            self.close_connection = True
+            self.close_connection = self.unread = True
         self.send_response(status)
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -424,15 +638,29 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body or b"")))
         if self.close_connection:
             self.send_header("Connection", "close")
+        elif self.request_version == "HTTP/1.0":
+            self.send_header("Connection", "keep-alive")
+        self.connection.settimeout(self.mcp.limits.request_seconds)  # a client that never reads: cut after this
         self.end_headers()
         if body and self.command != "HEAD":
-            self.wfile.write(body)
+            self.write(body)
+
+    def write(self, data: bytes) -> None:
+        """Send `data` whole within request_seconds (socket.timeout beyond: the connection is dropped)."""
+        self.connection.settimeout(self.mcp.limits.request_seconds)
+        self.wfile.write(data)
+
+    def finish(self) -> None:
+        super().finish()
+        if self.unread:
+            self.reader.drain()
 
     def announces_body(self) -> bool:
         return "Transfer-Encoding" in self.headers or self.headers.get("Content-Length", "0").strip() != "0"
 
     def log_message(self, format: str, *args: Any) -> None:
-        """The request line and status at debug level, never a header; not the default lines on stderr."""
+        """The request's method, path and version and its status at debug level, never its query string nor a
+        header; not the default lines on stderr."""
         log.debug("http %s: %s", self.client_address[0], printable(format % args))
 
 
@@ -454,7 +682,14 @@ def bound_address(server: http.server.HTTPServer) -> Tuple[str, int]:
 
 
 def serve_http(handle: Handle, options: HttpOptions, ready: Callable[[Tuple[str, int]], None]) -> None:
-    """Serve until shutdown() or KeyboardInterrupt, calling ready(address) once bound; the socket always closes."""
+    """Serve until shutdown() or KeyboardInterrupt, calling ready(address) once bound; the socket always closes.
+    The open-file limit is raised to fit max_connections, or the connections lowered to fit it (with a warning)."""
+    wanted = options.limits.max_connections
+    fitting = http_front.connections_that_fit(wanted)
+    if fitting < wanted:
+        log.warning("the open-file limit (ulimit -n) leaves room for %d connections: at most %d are served, not %d",
+                    fitting, fitting, wanted)
+        options = options._replace(limits=options.limits._replace(max_connections=fitting))
     server = make_server(handle, options)
     try:
         ready(bound_address(server))

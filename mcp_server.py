@@ -13,8 +13,10 @@ Glossary (MCP's words, as ../shared/MCP.md uses them):
   protocol error a JSON-RPC error (-32700 parse, -32600 invalid request, -32601 unknown method,
                  -32602 invalid params, -32603 internal): the request itself was wrong
   tool error     a tools/call result with isError true: the call was understood, the store refused it
-  workspace      the stores, keyed by the resource_type each polls for, the lock around every call,
-                 and the simulated colleague if any
+  workspace      the stores, keyed by the resource_type each polls for, the lock around every call that
+                 may write, each store's readers (over HTTP), and the simulated colleague if any
+  reader         a connection of its own to a store's database, for reads only: a read (a tool whose
+                 annotations say readOnlyHint) runs on one, beside the other calls
 
   era            a request whose params' _meta names a protocol version is the stateless 2026-07-28
                  revision's (server/discover, tools/list, tools/call); any other, the handshake era's
@@ -23,14 +25,15 @@ Glossary (MCP's words, as ../shared/MCP.md uses them):
 
 Left out on purpose: resources, prompts, logging and progress (the stores have only
 tools); pagination of tools/list (seven tools fit). On stdio, requests are handled one
-at a time, in the order they arrive; over HTTP (mcp_http.py) at once, each tool call under
-the workspace lock.
+at a time, in the order they arrive; over HTTP (mcp_http.py) at once: each edit under the
+workspace lock, each read on a reader of its store (under the lock too for a store in memory).
 """
 
 import minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
 
 
 import argparse
+import collections
 import dataclasses
 import functools
 import json
@@ -42,10 +45,11 @@ import sqlite3
 import sys
 import threading
 import time
-from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Callable, Deque, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import content_files
 import database
+import http_front
 import kb_store
 import mcp_demo
 import mcp_http
@@ -53,7 +57,7 @@ import mcp_tokens
 import plumbing
 import record_fields
 import record_store
-from cli import EXIT_OK, EXIT_USAGE, VERSION, OneLineParser, run_main
+from cli import EXIT_OK, EXIT_USAGE, VERSION, OneLineParser, kind_of, run_main
 
 log = logging.getLogger("osfoundry.mcp")
 
@@ -109,15 +113,112 @@ def by_resource_type(stores: Iterable[plumbing.AgentTools]) -> Dict[str, plumbin
     return keyed
 
 
-class Tools:
-    """The stores' tools as one list; poll_resource_events goes to the store of its resource_type."""
+class Turn:
+    """One read waiting for a reader: its lock is held until Readers.give_back hands it one (None: the readers
+    closed)."""
 
-    def __init__(self, stores: Mapping[str, plumbing.AgentTools], lock: threading.Lock) -> None:
+    __slots__ = ("handed", "reader")
+
+    def __init__(self) -> None:
+        self.handed = threading.Lock()
+        self.handed.acquire()
+        self.reader: Optional[plumbing.AgentTools] = None
+
+    def hand(self, reader: Optional[plumbing.AgentTools]) -> None:
+        self.reader = reader
+        self.handed.release()
+
+
+def stopping() -> plumbing.StorageError:
+    """The answer to a read that comes as the readers close."""
+    return plumbing.StorageError("the server is stopping; nothing was read. Send the same call to a server that is "
+                                 "running.")
+
+
+class Readers:
+    """A store's connections for reads (database.Database.reader), each serving one read at a time: a read takes an
+    idle one for the length of its call and gives it back. When all are busy, reads wait their turn, first come
+    first served: a reader given back goes straight to the read that has waited longest (with a plain queue, a
+    thread giving one back and taking one again would take it before any waiting thread woke, for ever)."""
+
+    def __init__(self, store: plumbing.AgentTools, count: int) -> None:
+        """`count` readers of the store's database, opened now; UnusableFile in one line if one cannot be (those
+        opened are closed again)."""
+        self.readers: List[plumbing.AgentTools] = []
+        self.idle: List[plumbing.AgentTools] = []
+        self.waiting: Deque[Turn] = collections.deque()
+        self.guard = threading.Lock()  # held only to look at idle and waiting
+        self.closed = False
+        try:
+            for _ in range(count):
+                self.readers.append(store.on(store.database.reader()))
+                self.idle.append(self.readers[-1])
+        except database.UnusableFile as error:
+            self.close()
+            shown = database.shown_location(store.database.path)
+            raise database.UnusableFile(f"{shown}: a connection for reads (of {count}) cannot be opened beside the "
+                                        f"store's own ({error}); raise the limit it met (open files, or "
+                                        "PostgreSQL's max_connections) or run fewer server processes") from error
+        except BaseException:
+            self.close()
+            raise
+
+    def take(self) -> plumbing.AgentTools:
+        """An idle reader, at once or in turn; StorageError once the readers are closed (the server is stopping)."""
+        with self.guard:
+            if self.closed:
+                raise stopping()
+            if self.idle:
+                return self.idle.pop()
+            turn = Turn()
+            self.waiting.append(turn)
+        turn.handed.acquire()
+        if turn.reader is None:
+            raise stopping()
+        return turn.reader
+
+    def give_back(self, reader: plumbing.AgentTools) -> None:
+        """A reader done with its read: to the read that has waited longest, else idle."""
+        with self.guard:
+            if self.waiting:
+                self.waiting.popleft().hand(reader)
+            else:
+                self.idle.append(reader)
+
+    def close(self, wait: float = plumbing.BUSY_TIMEOUT_SECONDS) -> None:
+        """Close every reader once the reads under way have given theirs back (`wait` seconds at most); the reads
+        waiting, and any later one, answer StorageError."""
+        with self.guard:
+            if self.closed:
+                return
+            self.closed = True
+            for turn in self.waiting:
+                turn.hand(None)
+            busy = [Turn() for _ in range(len(self.readers) - len(self.idle))]  # each served as a read given back
+            self.waiting = collections.deque(busy)
+        deadline = time.monotonic() + wait
+        for turn in busy:
+            turn.handed.acquire(timeout=max(0.0, deadline - time.monotonic()))
+        for reader in self.readers:
+            reader.close()
+
+
+class Tools:
+    """The stores' tools as one list; poll_resource_events goes to the store of its resource_type.
+
+    Each tool's definition decides where its calls run: one whose annotations say readOnlyHint true, on one of
+    its store's readers, beside every other call; any other (an edit), on the store's own connection under the
+    workspace lock, one at a time. A store without readers (one in memory, which no second connection can
+    open) serves its reads under the lock too."""
+
+    def __init__(self, stores: Mapping[str, plumbing.AgentTools], lock: threading.Lock,
+                 readers: Optional[Mapping[str, Readers]] = None) -> None:
         """`stores`: resource_type -> the store that keeps that type's event logs, in listing order
-        (by_resource_type makes it from the stores)."""
+        (by_resource_type makes it from the stores); `readers`: resource_type -> that store's readers, if any."""
         self.stores = dict(stores)
         self.lock = lock
-        self.views: Dict[Any, plumbing.AgentTools] = {}  # (resource_type, grant) -> the store as that caller sees it
+        self.readers = dict(readers or {})
+        self.views: Dict[Any, plumbing.AgentTools] = {}  # (store, grant) -> the store as that caller sees it
         self.definitions: Dict[str, Dict[str, Any]] = {}
         self.route: Dict[str, plumbing.AgentTools] = {}
         for store in self.stores.values():
@@ -129,27 +230,44 @@ class Tools:
                     continue
                 self.definitions[name] = definition
                 self.route[name] = store
+        self.reads = frozenset(name for name, definition in self.definitions.items()
+                               if definition.get("annotations", {}).get("readOnlyHint") is True)
 
     def listing(self) -> List[Dict[str, Any]]:
         """The tools/list entries, exactly as the stores define them."""
         return list(self.definitions.values())
 
     def call(self, name: str, arguments: Dict[str, Any], grant: Optional[mcp_tokens.Grant] = None) -> Dict[str, Any]:
-        """The store's answer to one call (a result or a rejection), under the workspace lock; with a token's
-        `grant`, the store answers as that caller, with its grant and scopes."""
+        """The store's answer to one call (a result or a rejection): a read on one of its readers, anything else
+        under the workspace lock; with a token's `grant`, the store answers as that caller, with its grant and
+        scopes."""
         store = self.route[name]
         if name == POLL:
             kind = arguments.get("resource_type")
             if not isinstance(kind, str) or kind not in self.stores:  # a list or an object is no key to look up
                 return self.unserved_poll(arguments)
             store = self.stores[kind]
-        with self.lock:
-            return (store if grant is None else self.as_granted(store, grant)).call_tool(name, arguments)
+        readers = self.readers.get(store.RESOURCE_TYPE or "") if name in self.reads else None
+        if readers is None:
+            with self.lock:
+                return self.as_caller(store, grant).call_tool(name, arguments)
+        try:
+            reader = readers.take()
+        except plumbing.Rejection as rejection:
+            return rejection.as_result()
+        try:
+            return self.as_caller(reader, grant).call_tool(name, arguments)
+        finally:
+            readers.give_back(reader)
+
+    def as_caller(self, store: plumbing.AgentTools, grant: Optional[mcp_tokens.Grant]) -> plumbing.AgentTools:
+        """The store itself without a token, else as the token's caller sees it."""
+        return store if grant is None else self.as_granted(store, grant)
 
     def as_granted(self, store: plumbing.AgentTools, grant: mcp_tokens.Grant) -> plumbing.AgentTools:
-        """The store as a token's caller sees it (kept, one per store and grant). A store of a resource type the
-        grant does not name serves that caller nothing."""
-        key = (store.RESOURCE_TYPE, grant)
+        """The store (its own connection, or one of its readers) as a token's caller sees it (kept, one per
+        connection and grant). A store of a resource type the grant does not name serves that caller nothing."""
+        key = (store, grant)
         view = self.views.get(key)
         if view is None:
             field = GRANT_FIELDS.get(store.RESOURCE_TYPE or "")
@@ -427,19 +545,46 @@ class Workspace:
     """What one server process serves."""
 
     stores: Dict[str, plumbing.AgentTools]  # resource_type -> its store, as by_resource_type keys them
-    lock: threading.Lock
+    lock: threading.Lock  # held by every call that may write (an edit, a change of the colleague's)
     colleague: Optional[mcp_demo.Colleague]
     description: str  # for the startup line
     instructions: str
+    readers: Dict[str, Readers] = dataclasses.field(default_factory=dict)  # resource_type -> its store's readers
 
     def tools(self) -> Tools:
-        return Tools(self.stores, self.lock)
+        return Tools(self.stores, self.lock, self.readers)
 
-    def close(self) -> None:
+    def close(self, wait: float = plumbing.BUSY_TIMEOUT_SECONDS) -> None:
+        """Stop the colleague, then close every connection, each once the calls under way on it are answered
+        (`wait` seconds at most for each kind): the readers, then the stores' own. A connection closed under a
+        call still running on it may take the process down with it."""
         if self.colleague is not None:
             self.colleague.stop()
-        for store in self.stores.values():
-            store.close()
+        for readers in self.readers.values():
+            readers.close(wait)
+        edits_done = self.lock.acquire(timeout=wait)
+        try:
+            for store in self.stores.values():
+                store.close()
+        finally:
+            if edits_done:
+                self.lock.release()
+
+
+def open_readers(stores: Mapping[str, plumbing.AgentTools], count: Optional[int] = None) -> Dict[str, Readers]:
+    """Readers for each store that can have them (none for a store in memory, which only its own connection can
+    see): `count` each, or as many as its engine says (database.Database.READERS); UnusableFile in one line if one
+    cannot be opened, with every reader opened so far closed again."""
+    opened: Dict[str, Readers] = {}
+    try:
+        for kind, store in stores.items():
+            if store.database.shareable:
+                opened[kind] = Readers(store, store.database.READERS if count is None else count)
+    except BaseException:
+        for readers in opened.values():
+            readers.close()
+        raise
+    return opened
 
 
 def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumbing.wall_clock) -> Workspace:
@@ -448,7 +593,9 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumb
     does not hold yet.
 
     The sources are read and checked before any database is opened: content_files.ContentError leaves every
-    file as it was."""
+    file as it was. Serving HTTP, where requests are answered at once, each store of a file or a PostgreSQL
+    database also opens its connections for reads (open_readers; over stdio, answered one at a time, reads would
+    gain nothing by them); one that cannot be opened fails the start with database.UnusableFile, in one line."""
     content = content_files.read_content(options.kb_from_dir, options.channel_from)
     kb_path, records_path = options.kb_db or ":memory:", options.records_db or ":memory:"
     kb_shown, records_shown = database.shown_location(kb_path), database.shown_location(records_path)  # no password
@@ -471,13 +618,27 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumb
                 colleague = mcp_demo.Colleague(kb, records, plan, random.Random(options.seed), lock,
                                                options.people_edit_every)
         kept_content = content_files.write_content(content, kb, records)
+        stores = by_resource_type([kb, records])
+        over_http = getattr(options, "http", None) is not None
+        readers = open_readers(stores) if over_http else {}
     except BaseException:
         kb.close()
         records.close()
         raise
     loaded = describe_content(content, kept_content, kb_shown, records_shown)
     description = describe(options, kb_shown, records_shown, plan, kept, loaded)
-    return Workspace(by_resource_type([kb, records]), lock, colleague, description, instructions_for(options))
+    if over_http:
+        description += describe_readers(stores, readers)
+    return Workspace(stores, lock, colleague, description, instructions_for(options), readers)
+
+
+def describe_readers(stores: Mapping[str, plumbing.AgentTools], readers: Mapping[str, Readers]) -> str:
+    """The startup line's account of where reads run, serving HTTP."""
+    shared = [f"{kind} {len(readers[kind].readers)}" for kind in stores if kind in readers]
+    alone = [kind for kind in stores if kind not in readers]
+    parts = [f"connections for reads beside each store's own: {', '.join(shared)}"] if shared else []
+    parts += [f"reads under the workspace lock (in memory): {', '.join(alone)}"] if alone else []
+    return "".join("; " + part for part in parts)
 
 
 def write_demo(plan: mcp_demo.Plan, kb: kb_store.KnowledgeBaseStore, records: record_store.RecordStore,
@@ -656,7 +817,36 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         "with --http: a browser Origin allowed besides the loopback ones, e.g. https://app.example (repeatable); "
         "requests from any other Origin are refused (403), against DNS rebinding"))
     p.add_argument("--verbose", action="store_true", help="log every message received on stderr")
+    limits = p.add_argument_group("limits of the HTTP server", "with --http: what clients, authenticated or not, "
+                                  "can make the server hold; BYTES as 4096, 16KiB or 4MiB")
+    for field, (unit, meaning) in http_front.LIMITS_EXPLAINED.items():
+        default = getattr(http_front.Limits(), field)
+        shown = http_front.size(default) if unit == "BYTES" else f"{default:g}"
+        limits.add_argument(limit_flag(field), metavar=unit, type=functools.partial(limit_value, unit),
+                            help=f"{meaning} (default {shown})")
     return p
+
+
+def limit_flag(field: str) -> str:
+    """The option of one of http_front.Limits: --http-max-connections for max_connections."""
+    return "--http-" + field.replace("_", "-")
+
+
+def limit_value(unit: str, text: str) -> Any:
+    """A limit's value: N a whole number from 1 to 1,000,000, BYTES a size up to 1 GiB, SECONDS up to a day."""
+    if unit == "BYTES":
+        try:
+            return http_front.parse_size(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    if unit == "SECONDS":
+        if seconds(text) <= 86_400:
+            return seconds(text)
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds up to 86400")
+    digits = text.strip()
+    if digits.isascii() and digits.isdigit() and 0 < int(digits) <= 1_000_000:
+        return int(digits)
+    raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 1000000")
 
 
 def parse_options(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> argparse.Namespace:
@@ -678,8 +868,8 @@ def parse_options(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> arg
             continue
         if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             p.error(f"{flag}: the folder of {path!r} does not exist")
-        if path and os.path.isdir(path):
-            p.error(f"{flag}: {path!r} is a folder, not a database file")
+        if path and os.path.exists(path) and not os.path.isfile(path):  # a folder, a FIFO, a device: never opened
+            p.error(f"{flag}: {path!r} is {kind_of(os.stat(path).st_mode)}, not a database file")
     if options.kb_db and options.records_db and not database.is_postgres(options.kb_db) and \
             same_file(options.kb_db, options.records_db):
         p.error("--kb-db and --records-db must be different files (each store keeps its own event logs)")
@@ -690,13 +880,21 @@ def parse_options(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> arg
 
 
 def check_http(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
-    """--tokens and --allow-origin only with --http, a token file in place of the command line's grant, a host
-    beyond this machine only with tokens; the token file read now (one line if it is refused)."""
+    """--tokens, --allow-origin and the limits only with --http, the limits gathered into options.http_limits, a
+    token file in place of the command line's grant, a host beyond this machine only with tokens; the token file
+    read now (one line if it is refused)."""
+    limits = {field: getattr(options, f"http_{field}") for field in http_front.Limits._fields
+              if getattr(options, f"http_{field}") is not None}
     if options.http is None:
-        for flag, given in (("--tokens", options.tokens), ("--allow-origin", options.allow_origin)):
+        for flag, given in (("--tokens", options.tokens), ("--allow-origin", options.allow_origin),
+                            *((limit_flag(field), True) for field in limits)):
             if given:
                 p.error(f"{flag} acts on the HTTP transport: add --http [HOST:]PORT")
         return
+    options.http_limits = http_front.Limits(**limits)
+    problem = options.http_limits.problem()
+    if problem is not None:
+        p.error(f"{limit_flag('body_budget')}: {problem} ({limit_flag('max_body')})")
     host, _ = options.http
     if options.tokens is None:
         if not mcp_http.is_loopback(host):
@@ -784,12 +982,14 @@ def serve_over_http(server: Server, options: argparse.Namespace, workspace: Work
                     started: float) -> int:
     """Serve Streamable HTTP until Ctrl-C or SIGTERM; 0 then."""
     host, port = options.http
-    http_options = mcp_http.HttpOptions(host, port, options.tokens, frozenset(options.allow_origin or ()))
+    http_options = mcp_http.HttpOptions(host, port, options.tokens, frozenset(options.allow_origin or ()),
+                                        options.http_limits)
 
     def ready(address: Tuple[str, int]) -> None:
         where = f"[{address[0]}]" if ":" in address[0] else address[0]
-        log.info("serving %d tools over Streamable HTTP at http://%s:%d/mcp, %s; ready in %.2f s",
-                 len(server.tools.listing()), where, address[1], description, time.perf_counter() - started)
+        log.info("serving %d tools over Streamable HTTP at http://%s:%d/mcp, %s; limits: %s; ready in %.2f s",
+                 len(server.tools.listing()), where, address[1], description, options.http_limits.describe(),
+                 time.perf_counter() - started)
 
     signal.signal(signal.SIGTERM, stop_on_sigterm)  # a service manager's stop
     try:
@@ -802,11 +1002,11 @@ def serve_over_http(server: Server, options: argparse.Namespace, workspace: Work
 
 def handle_logged(server: Server, message: Any, grant: Optional[mcp_tokens.Grant] = None,
                   protocol_version: Optional[str] = None) -> Optional[Dict[str, Any]]:
-    """Server.handle for one HTTP request, each message logged as stdio logs its lines (with --verbose)."""
+    """Server.handle for one HTTP request, each message logged as stdio logs its lines (with --verbose), the value
+    of any key that looks like a credential left out."""
     if log.isEnabledFor(logging.DEBUG):
-        text = json.dumps(message, ensure_ascii=False)
-        log.debug("received %s%s", plumbing.loggable(text[:LOGGED_CHARACTERS]),
-                  f" from {grant.caller}" if grant is not None else "")
+        log.debug("received %s%s", mcp_http.loggable_message(message, LOGGED_CHARACTERS),
+                  f" from {plumbing.loggable(grant.caller)}" if grant is not None else "")
     return server.handle(message, grant, protocol_version)
 
 

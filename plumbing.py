@@ -342,9 +342,10 @@ def describe(schema: Mapping[str, Any]) -> str:
     return words
 
 
-def strict_json(text: str) -> Any:
+def strict_json(text: str, object_pairs_hook: Optional[Callable[[List[Tuple[str, Any]]], Any]] = None) -> Any:
     """JSON text as Python values, strictly: NaN, Infinity and -Infinity, which json.loads takes, are not JSON
-    and raise ValueError like any other fault of the text.
+    and raise ValueError like any other fault of the text; `object_pairs_hook` as json.loads takes it (a file's
+    reader refuses a key written twice with one).
 
     >>> strict_json('{"a": [1, 2.5]}')
     {'a': [1, 2.5]}
@@ -352,7 +353,7 @@ def strict_json(text: str) -> Any:
     Traceback (most recent call last):
     ValueError: NaN is not JSON
     """
-    return json.loads(text, parse_constant=_not_json)
+    return json.loads(text, parse_constant=_not_json, object_pairs_hook=object_pairs_hook)
 
 
 def _not_json(constant: str) -> None:
@@ -694,6 +695,13 @@ class AgentTools:
         clock: what a server gives each bearer token's requests. Closing it closes the shared database."""
         view = copy.copy(self)
         view._serve(caller, granted, scopes)
+        return view
+
+    def on(self: "Tools", database: Any) -> "Tools":
+        """This store, for the same caller, grant and scopes, on another connection to its database (a server's
+        reader: database.Database.reader()). Closing it closes that connection only."""
+        view = copy.copy(self)
+        view.database = database
         return view
 
     def require_scope(self, tool: str, scope: str = WRITE_SCOPE) -> None:

@@ -10,7 +10,9 @@ with psycopg's. What differs is here:
                 osfoundry_record_channel), so both stores may share one database; the schema's store_marks row
                 plays PRAGMA application_id and user_version
   isolation     a write is READ COMMITTED, and every rule is a row lock or a unique index that holds at that level
-                (below); a read is REPEATABLE READ, READ ONLY: one snapshot, as a sqlite read
+                (below); a read is REPEATABLE READ, READ ONLY: one snapshot, as a sqlite read, taken at its
+                first statement, so it sees every transaction committed before it, on whichever connection
+                (a server's reads run on readers of their own: Database.reader)
   compare-and-swap  UPDATE ... WHERE number = ? AND version = ?: the row count decides. A writer that finds the
                 row locked waits; when the other commits, PostgreSQL reads the row again and the version no longer
                 matches, so the count is 0 and the agent gets version_conflict
@@ -37,7 +39,6 @@ meet, at its event counter, and only for the moments between their event and the
 import functools
 import json
 import re
-import threading
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from database import DURABILITY, DURABILITY_DEFAULT, Database, Layout, UnusableFile, shown_location
@@ -358,6 +359,10 @@ class PostgresDatabase(Database):
 
     connection: Any  # a PostgresConnection
     BEGIN = {True: "BEGIN ISOLATION LEVEL READ COMMITTED", False: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"}
+    READERS = 4  # a read here is mostly waiting for the server (four or more round trips), which readers overlap:
+    # with one, a store's reads would take turns at its round trips. On this machine's own loopback cluster, 1, 2,
+    # 4 and 8 served 16 clients alike (the driver's Python is the bound there); a server across a network waits
+    # longer per read. Each server process holds 2 + 2 x READERS connections
 
     def __init__(self, url: str, layout: Layout, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS,
                  durability: str = DURABILITY_DEFAULT, read_only: Optional[bool] = None) -> None:
@@ -370,13 +375,7 @@ class PostgresDatabase(Database):
         self.path, self.layout, self.durability = url, layout, durability
         self.read_only = bool(read_only)
         self.busy_timeout, self.schema = busy_timeout, schema_of(layout)
-        self._lock = threading.RLock()
-        self._mode: Optional[str] = None
-        self._savepoints = 0
-        self._undone = 0
-        self._derived: Dict[Any, Any] = {}
-        self._derived_undone: Optional[int] = None
-        self._at_commit: Dict[Any, Any] = {}
+        self._start_afresh()
         self.connection = self._connect()
         try:
             self._make()
@@ -387,6 +386,14 @@ class PostgresDatabase(Database):
         except BaseException:
             self.connection.close()
             raise
+
+    def _start_afresh(self) -> None:
+        super()._start_afresh()
+        self._derived_undone: Optional[int] = None  # _undone when _derived was last valid
+
+    def _reader_connection(self) -> PostgresConnection:
+        """A reader's connection: its reads begin REPEATABLE READ, READ ONLY, as every read here does."""
+        return self._connect()
 
     def _connect(self) -> PostgresConnection:
         psycopg = driver()

@@ -24,6 +24,7 @@ CONTRACT_MODULES = (  # bad input, compare-and-swap, idempotency, events, grants
     "tests.test_record_rejections", "tests.test_record_listing", "tests.test_kb_search_and_read",
     "tests.test_hostile_input",
     "tests.test_kb_concurrency", "tests.test_record_concurrency",
+    "tests.test_concurrent_reads", "tests.test_http_processes",
 )
 
 

@@ -96,6 +96,7 @@ class ServerCase(unittest.TestCase):
     """A server for the class's tests, started once and shut down at the end."""
 
     tokens: Optional[Tokens] = None
+    limits = mcp_http.Limits()
     handler: FakeHandler
     server: http.server.ThreadingHTTPServer
     port: int
@@ -103,12 +104,16 @@ class ServerCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
-        cls.handler = FakeHandler()
-        options = mcp_http.HttpOptions("127.0.0.1", 0, cls.tokens, frozenset({LISTED_ORIGIN}))
+        cls.handler = cls.make_handler()
+        options = mcp_http.HttpOptions("127.0.0.1", 0, cls.tokens, frozenset({LISTED_ORIGIN}), cls.limits)
         cls.server = mcp_http.make_server(cls.handler, options)
         cls.port = cls.server.server_address[1]
         cls.thread = threading.Thread(target=cls.server.serve_forever, kwargs={"poll_interval": 0.05})
         cls.thread.start()
+
+    @classmethod
+    def make_handler(cls) -> FakeHandler:
+        return FakeHandler()
 
     @classmethod
     def tearDownClass(cls) -> None:

@@ -1,0 +1,384 @@
+"""The bounded front of the HTTP server: every byte a client sends is read here, within limits, before anything
+looks at it.
+
+Layer: below mcp_http.py, standard library only; it knows HTTP/1.x syntax and the limits, nothing of MCP.
+mcp_http's server takes a slot for each connection it accepts, and its handler reads each request's head and
+body through a RequestReader; whatever breaks a limit or is no HTTP/1.0 or 1.1 request becomes Unreadable,
+which the handler answers (with a status and a JSON body) before closing the connection.
+
+Glossary:
+  head           the request line and the header fields, up to the empty line that ends them
+  request line   METHOD SP TARGET SP HTTP/1.1 (or HTTP/1.0); anything else is Unreadable (400)
+  idle           a connection waiting for a request's first byte: closed, without a reply, after idle_seconds
+  deadline       when a request must be complete, head and body: its first byte's time + request_seconds (408)
+  slot           one of max_connections: held from accept to close; a connection beyond them is refused (503)
+  body budget    the bytes of request bodies held at once, over all connections: a body waits for room until
+                 its request's deadline (then 503), so that many large bodies never arrive together
+  unreadable     input that breaks a limit or is no HTTP/1.x request: answered 400, 408, 414 or 431, then closed
+
+Memory: whatever clients send, what connections and requests hold stays below
+    max_connections x (max_request_line + max_header_bytes + max_headers x FIELD_BYTES + CHUNK + THREAD_BYTES)
+    + body_budget
+(1024 x 79.5 KiB + 8 MiB, about 88 MiB, with the defaults): a head is read line by line, each line at most what is
+left of its bound, its fields made only once it is whole, and a body is read only once its bytes are reserved.
+A body's parsed JSON may take more than its bytes (about 20 times, for a body of nothing but tiny values), but
+only after its token was accepted.
+
+Left out on purpose: chunked bodies (refused above, 411), pipelined requests answered out of order (each
+connection answers its requests in turn), and a per-client cap (behind a proxy every client has its address).
+"""
+
+import re
+import socket
+import threading
+import time
+from typing import Callable, List, NamedTuple, Optional, Set, Tuple
+
+KIB, MIB = 1024, 1024 * 1024
+MAX_SIZE = 1024 * MIB  # the largest size a limit may be given
+CHUNK = 4 * KIB  # the most bytes asked of the socket at a time while reading a head
+FIELD_BYTES = 200  # what a header field costs beside its text: its name's and value's string objects, a tuple
+THREAD_BYTES = 32 * KIB  # a connection's thread, socket and handler (about 26 KiB, measured on Linux)
+LINGER_SECONDS = 1.0  # how long a connection refused mid-request still drops what arrives before it closes
+FILES_BESIDE_CONNECTIONS = 64  # open files kept free for the databases, logs and the listening socket
+TOKEN = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110's token: a method, a header's name
+METHOD_START = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32} ")  # how a request's first bytes look
+CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")  # forbidden in a header's value (a tab is allowed)
+VERSIONS = ("HTTP/1.1", "HTTP/1.0")
+Clock = Callable[[], float]
+
+
+class Limits(NamedTuple):
+    """What one client, or all of them together, can make the server hold; each has a command-line option."""
+
+    backlog: int = 1024  # connections the kernel completes and queues while the server accepts others
+    max_connections: int = 1024  # open at once; one more is answered 503 with Retry-After, and closed
+    max_request_line: int = 8 * KIB  # bytes, its line end included; a longer one is answered 414
+    max_header_bytes: int = 16 * KIB  # bytes of all header lines together; more is answered 431
+    max_headers: int = 100  # header fields; more is answered 431
+    max_body: int = 4 * MIB  # bytes of one request's body; a larger one is answered 413, unread
+    body_budget: int = 8 * MIB  # bytes of bodies held at once; a body waits for room, else 503
+    request_seconds: float = 30.0  # from a request's first byte until its body's last; then 408
+    idle_seconds: float = 60.0  # a connection waits this long for a request's first byte, then closes
+
+    def problem(self) -> Optional[str]:
+        """Why these limits cannot serve requests, or None."""
+        if self.body_budget < self.max_body:
+            return (f"a body budget of {size(self.body_budget)} cannot hold one body of {size(self.max_body)}: "
+                    "raise it, or lower the body limit")
+        return None
+
+    def memory(self) -> int:
+        """The most bytes connections and requests hold at once, whatever clients send (the module's docstring
+        says why)."""
+        per_connection = self.max_request_line + self.max_header_bytes + self.max_headers * FIELD_BYTES + CHUNK
+        return self.max_connections * (per_connection + THREAD_BYTES) + self.body_budget
+
+    def describe(self) -> str:
+        """The limits in one phrase, as the startup line states them."""
+        return (f"at most {self.max_connections} connections (backlog {self.backlog}), each closed after "
+                f"{self.idle_seconds:g} s idle; a request within {self.request_seconds:g} s: request line "
+                f"{size(self.max_request_line)}, {self.max_headers} header fields in {size(self.max_header_bytes)}, "
+                f"body {size(self.max_body)}, {size(self.body_budget)} of bodies at once; connections and "
+                f"requests hold at most {size(self.memory())}")
+
+
+LIMITS_EXPLAINED = {  # each limit's unit and meaning, as the command line's help gives them
+    "backlog": ("N", "connections the kernel completes and queues while the server accepts others, so that a "
+                "burst of connects never waits for a retry; the kernel caps it at net.core.somaxconn"),
+    "max_connections": ("N", "connections open at once; one more is answered 503 with Retry-After and closed; "
+                        "the open-file limit is raised to fit them where it can be"),
+    "max_request_line": ("BYTES", "bytes of a request line; a longer one is answered 414"),
+    "max_header_bytes": ("BYTES", "bytes of a request's header lines together; more are answered 431"),
+    "max_headers": ("N", "header fields of a request; more are answered 431"),
+    "max_body": ("BYTES", "bytes of one request's body; a larger one is answered 413 without being read"),
+    "body_budget": ("BYTES", "bytes of request bodies read or handled at once, over all connections; a body "
+                    "waits for room until its request's deadline, then is answered 503 with Retry-After"),
+    "request_seconds": ("SECONDS", "time from a request's first byte until its last, headers and body; a "
+                        "request still arriving is answered 408 and its connection closed"),
+    "idle_seconds": ("SECONDS", "time a kept-alive connection waits for its next request before it is closed"),
+}
+
+
+def size(count: int) -> str:
+    """A number of bytes as the startup line shows it: 16 KiB, 87.5 MiB, 1000 bytes."""
+    for unit, name in ((MIB, "MiB"), (KIB, "KiB")):
+        if count >= unit:
+            return f"{count // unit} {name}" if count % unit == 0 else f"{count / unit:.1f} {name}"
+    return f"{count} bytes"
+
+
+def parse_size(text: str) -> int:
+    """A number of bytes from 1 to MAX_SIZE, from text such as 4096, 16KiB or 4MiB (K and M say the same);
+    ValueError otherwise.
+
+    >>> parse_size("16KiB"), parse_size("4 MiB"), parse_size("100")
+    (16384, 4194304, 100)
+    """
+    match = re.fullmatch(r"\s*([0-9]{1,12})\s*(?:(K|KiB)|(M|MiB))?\s*", text)
+    count = int(match.group(1)) * (KIB if match.group(2) else MIB if match.group(3) else 1) if match else 0
+    if not 0 < count <= MAX_SIZE:
+        raise ValueError(f"{text!r} is not a number of bytes from 1 to 1GiB, such as 4096, 16KiB or 4MiB")
+    return count
+
+
+class Unreadable(Exception):
+    """Input that breaks a limit or is no HTTP/1.0 or 1.1 request: answered with `status`, then closed."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Ended(Exception):
+    """The client closed or reset its connection in the middle of a head: nobody is left to answer."""
+
+
+# ---------------------------------------------------------------------------
+# One connection's requests, read within the limits.
+
+
+class RequestReader:
+    """Reads one connection's requests: each head line by line within its bounds, each body once reserved, all
+    before the request's deadline. `buffer` holds bytes received and not yet read: at most CHUNK more than the
+    line being read (or the start of the next request, when a client sends it early)."""
+
+    def __init__(self, connection: socket.socket, limits: Limits, clock: Clock = time.monotonic) -> None:
+        self.connection = connection
+        self.limits = limits
+        self.clock = clock
+        self.buffer = bytearray()
+        self.deadline = 0.0
+
+    def next_request(self) -> bool:
+        """Wait up to idle_seconds for a request's first byte, then start its deadline; False when none came
+        (the client closed, reset or idled)."""
+        if not self.buffer:
+            try:
+                self.connection.settimeout(self.limits.idle_seconds)
+                chunk = self.connection.recv(CHUNK)
+            except OSError:  # socket.timeout too
+                return False
+            if not chunk:
+                return False
+            self.buffer += chunk
+        self.deadline = self.clock() + self.limits.request_seconds
+        return True
+
+    def request_line(self) -> Tuple[str, str, str]:
+        """The method, target and version of the request line: Unreadable (400 or 414) for any other line, at
+        its first bytes when they cannot start one (a TLS handshake, binary)."""
+        while not METHOD_START.match(self.buffer):
+            if len(self.buffer) > 32 or not TOKEN.fullmatch(self.buffer):
+                raise Unreadable(400, "Bad Request: this server speaks HTTP/1.1; send METHOD /mcp HTTP/1.1, then "
+                                 "headers")
+            self.receive()
+        line = self.line(self.limits.max_request_line, Unreadable(
+            414, f"URI Too Long: a request line may hold at most {self.limits.max_request_line} bytes"))
+        return request_line(line)
+
+    def headers(self) -> List[Tuple[str, str]]:
+        """The header fields up to the empty line, as (name, value): Unreadable (431) beyond max_headers or
+        max_header_bytes, (400) for a line that is no field. The lines are kept as received until the last one
+        has come: a client that stops in the middle makes the server hold only their bytes."""
+        lines: List[bytes] = []
+        left = self.limits.max_header_bytes
+        too_large = Unreadable(431, f"Request Header Fields Too Large: at most {self.limits.max_headers} header "
+                               f"fields in {self.limits.max_header_bytes} bytes")
+        while True:
+            line = self.line(left, too_large)
+            left -= len(line)
+            if line in (b"\r\n", b"\n"):
+                return [header_field(each) for each in lines]
+            if len(lines) == self.limits.max_headers:
+                raise too_large
+            lines.append(line)
+
+    def line(self, limit: int, too_long: Unreadable) -> bytes:
+        """One line, its end included, of at most `limit` bytes; `too_long` once the bytes received exceed it."""
+        while True:
+            end = self.buffer.find(b"\n", 0, limit)
+            if end >= 0:
+                line = bytes(self.buffer[:end + 1])
+                del self.buffer[:end + 1]
+                return line
+            if len(self.buffer) >= limit:
+                raise too_long
+            self.receive()
+
+    def receive(self) -> None:
+        """Add what the client sends next to the buffer: Unreadable (408) past the deadline, (400) at its end."""
+        self.connection.settimeout(self.time_left())
+        try:
+            chunk = self.connection.recv(CHUNK)
+        except socket.timeout:
+            raise self.late() from None
+        except OSError:
+            raise Ended() from None
+        if not chunk:
+            raise Unreadable(400, "Bad Request: the connection ended in the middle of a request's headers")
+        self.buffer += chunk
+
+    def body(self, length: int) -> bytearray:
+        """The request's body: `length` bytes, or fewer if the client stops sending; Unreadable (408) past the
+        deadline. The caller reserves `length` bytes of the body budget first."""
+        body = bytearray(length)
+        received = min(length, len(self.buffer))
+        body[:received] = self.buffer[:received]
+        del self.buffer[:received]
+        view = memoryview(body)
+        while received < length:
+            self.connection.settimeout(self.time_left())
+            try:
+                count = self.connection.recv_into(view[received:])
+            except socket.timeout:
+                raise self.late() from None
+            except OSError:
+                count = 0
+            if count == 0:
+                return body[:received]
+            received += count
+        return body
+
+    def drain(self) -> None:
+        """After an answer that closes the connection with the request not read whole: say so (FIN), then read and
+        drop what the client still sends for up to LINGER_SECONDS, so that the close does not reset the
+        connection, and lose the answer, before the client has read it."""
+        scratch = bytearray(CHUNK)
+        end = self.clock() + min(LINGER_SECONDS, self.limits.request_seconds)
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+            while self.clock() < end:
+                self.connection.settimeout(end - self.clock())
+                if not self.connection.recv_into(scratch):
+                    return
+        except (OSError, ValueError):  # socket.timeout too; ValueError: a timeout that reached 0 meanwhile
+            return
+
+    def time_left(self) -> float:
+        """Seconds until the deadline; Unreadable (408) once it has passed."""
+        left = self.deadline - self.clock()
+        if left <= 0:
+            raise self.late()
+        return left
+
+    def late(self) -> Unreadable:
+        return Unreadable(408, f"Request Timeout: a request's headers and body must arrive within "
+                          f"{self.limits.request_seconds:g} s of its first byte; send each request at once")
+
+
+def request_line(line: bytes) -> Tuple[str, str, str]:
+    """METHOD TARGET VERSION of a request line, the target decoded as ISO-8859-1 (as http.server does);
+    Unreadable (400) for anything else: HTTP/0.9's two words, HTTP/2's preface, a version other than 1.x."""
+    words = line.rstrip(b"\r\n").split(b" ")
+    if len(words) != 3 or not TOKEN.fullmatch(words[0]) or not words[1]:
+        raise Unreadable(400, "Bad Request: a request line is METHOD TARGET HTTP/1.1, with one space between")
+    version = words[2].decode("latin-1")
+    if version not in VERSIONS:
+        raise Unreadable(400, "Bad Request: this server speaks HTTP/1.1 and HTTP/1.0 only")
+    return words[0].decode("ascii"), words[1].decode("latin-1"), version
+
+
+def header_field(line: bytes) -> Tuple[str, str]:
+    """(name, value) of one header line, the value's surrounding spaces dropped; Unreadable (400) for a line
+    without a colon, a name that is no token (a space before the colon, a folded line) or a control character."""
+    content = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+    name, colon, value = content.partition(b":")
+    if not colon:
+        raise Unreadable(400, "Bad Request: a header line must be Name: value; one has no colon")
+    if not TOKEN.fullmatch(name):
+        raise Unreadable(400, "Bad Request: a header's name must be a token followed at once by its colon (no "
+                         "space, no folded line)")
+    value = value.strip(b" \t")
+    if CONTROL.search(value):
+        raise Unreadable(400, "Bad Request: a header's value may not hold a control character")
+    return name.decode("ascii"), value.decode("latin-1")
+
+
+# ---------------------------------------------------------------------------
+# What all connections share: the slots and the body budget.
+
+
+class Slots:
+    """The connections open at once, at most `capacity`: each holds a slot from accept to close."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.open: Set[socket.socket] = set()
+        self.changed = threading.Condition()
+
+    def take(self, connection: socket.socket) -> bool:
+        """Whether a slot was free for `connection` (it now holds it)."""
+        with self.changed:
+            if len(self.open) >= self.capacity:
+                return False
+            self.open.add(connection)
+            return True
+
+    def release(self, connection: socket.socket) -> None:
+        with self.changed:
+            self.open.discard(connection)
+            self.changed.notify_all()
+
+    def count(self) -> int:
+        with self.changed:
+            return len(self.open)
+
+    def close_all(self, wait_seconds: float) -> None:
+        """Stop reading every open connection (an idle one ends at once, a request in progress is answered),
+        then wait up to `wait_seconds` for all of them to close."""
+        with self.changed:
+            for connection in self.open:
+                try:
+                    connection.shutdown(socket.SHUT_RD)
+                except OSError:  # closed meanwhile
+                    pass
+            self.changed.wait_for(lambda: not self.open, wait_seconds)
+
+
+class BodyBudget:
+    """The bytes of request bodies held at once, over all connections, at most `capacity`."""
+
+    def __init__(self, capacity: int, clock: Clock = time.monotonic) -> None:
+        self.capacity = capacity
+        self.clock = clock
+        self.held = 0
+        self.room = threading.Condition()
+
+    def reserve(self, length: int, deadline: float) -> bool:
+        """Hold `length` bytes, waiting for room until `deadline` (a clock() time); False if none was made."""
+        with self.room:
+            while self.held + length > self.capacity:
+                left = deadline - self.clock()
+                if left <= 0:
+                    return False
+                self.room.wait(left)
+            self.held += length
+            return True
+
+    def release(self, length: int) -> None:
+        with self.room:
+            self.held -= length
+            self.room.notify_all()
+
+
+def connections_that_fit(wanted: int) -> int:
+    """How many connections this process can hold open: its open-file limit is raised (as far as the hard limit
+    allows) to fit `wanted` beside FILES_BESIDE_CONNECTIONS other files; fewer than `wanted` if it cannot be."""
+    try:
+        import resource
+    except ImportError:  # not POSIX: leave the system's limit alone
+        return wanted
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = wanted + FILES_BESIDE_CONNECTIONS
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        raised = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+        except (ValueError, OSError):  # macOS refuses more than its kern.maxfilesperproc
+            pass
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(1, min(wanted, soft - FILES_BESIDE_CONNECTIONS))
