@@ -8,6 +8,7 @@ which the handler answers (with a status and a JSON body) before closing the con
 
 Glossary:
   head           the request line and the header fields, up to the empty line that ends them
+  fields         a request's header fields as Fields: each value looked up by its name in any case
   request line   METHOD SP TARGET SP HTTP/1.1 (or HTTP/1.0); anything else is Unreadable (400)
   idle           a connection waiting for a request's first byte: closed, without a reply, after idle_seconds
   deadline       when a request must be complete, head and body: its first byte's time + request_seconds (408)
@@ -32,7 +33,7 @@ import re
 import socket
 import threading
 import time
-from typing import Callable, List, NamedTuple, Optional, Set, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 KIB, MIB = 1024, 1024 * 1024
 MAX_SIZE = 1024 * MIB  # the largest size a limit may be given
@@ -44,6 +45,8 @@ FILES_BESIDE_CONNECTIONS = 64  # open files kept free for the databases, logs an
 TOKEN = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110's token: a method, a header's name
 METHOD_START = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32} ")  # how a request's first bytes look
 CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")  # forbidden in a header's value (a tab is allowed)
+FIELD_LINES = re.compile(rb"(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+:[^\x00-\x08\x0a-\x1f\x7f]*\r?\n)*")  # lines of
+# Name: value, each a TOKEN, its colon at once, and a value without CONTROL, as header_field takes them
 VERSIONS = ("HTTP/1.1", "HTTP/1.0")
 Clock = Callable[[], float]
 
@@ -140,9 +143,10 @@ class Ended(Exception):
 
 
 class RequestReader:
-    """Reads one connection's requests: each head line by line within its bounds, each body once reserved, all
-    before the request's deadline. `buffer` holds bytes received and not yet read: at most CHUNK more than the
-    line being read (or the start of the next request, when a client sends it early)."""
+    """Reads one connection's requests: each head line by line within its bounds (at once when all of it has
+    arrived within them), each body once reserved, all before the request's deadline. `buffer` holds bytes received
+    and not yet read: at most CHUNK more than the line being read (or the start of the next request, when a client
+    sends it early)."""
 
     def __init__(self, connection: socket.socket, limits: Limits, clock: Clock = time.monotonic) -> None:
         self.connection = connection
@@ -174,29 +178,59 @@ class RequestReader:
                 raise Unreadable(400, "Bad Request: this server speaks HTTP/1.1; send METHOD /mcp HTTP/1.1, then "
                                  "headers")
             self.receive()
-        line = self.line(self.limits.max_request_line, Unreadable(
-            414, f"URI Too Long: a request line may hold at most {self.limits.max_request_line} bytes"))
-        return request_line(line)
+        return request_line(self.line(self.limits.max_request_line, self.too_long))
+
+    def too_long(self) -> Unreadable:
+        return Unreadable(414, f"URI Too Long: a request line may hold at most {self.limits.max_request_line} bytes")
 
     def headers(self) -> List[Tuple[str, str]]:
         """The header fields up to the empty line, as (name, value): Unreadable (431) beyond max_headers or
         max_header_bytes, (400) for a line that is no field. The lines are kept as received until the last one
         has come: a client that stops in the middle makes the server hold only their bytes."""
+        head = self.whole_head()
+        if head is not None and FIELD_LINES.fullmatch(head):  # as nearly every client sends it: no line to refuse
+            return [well_formed_field(line) for line in head.decode("latin-1").split("\n")[:-1]]
+        lines = head.split(b"\n")[:-1] if head is not None else [line[:-1] for line in self.head_lines()]
+        return [header_field(line) for line in lines]
+
+    def whole_head(self) -> Optional[bytes]:
+        """The header lines, each with its \\n, when the buffer already holds all of them and the empty line after
+        them within the bounds (a client sends its request at once); None otherwise, the buffer untouched
+        (head_lines then reads them as they come, or finds the bound they break)."""
+        buffer, bound = self.buffer, self.limits.max_header_bytes
+        if buffer.startswith(b"\n") or buffer.startswith(b"\r\n"):
+            head, size = b"", buffer.index(b"\n") + 1  # no field at all
+        else:
+            found = [at for at in (buffer.find(b"\n\n", 0, bound), buffer.find(b"\n\r\n", 0, bound)) if at >= 0]
+            if not found:
+                return None
+            end = min(found) + 1
+            head, size = bytes(buffer[:end]), end + (2 if buffer[end] == ord("\r") else 1)
+        if size > bound or head.count(b"\n") > self.limits.max_headers:
+            return None
+        del buffer[:size]
+        return head
+
+    def head_lines(self) -> List[bytes]:
+        """The header lines, their ends included, read one by one as they arrive, each within what is left of
+        max_header_bytes: Unreadable (431) beyond it or max_headers."""
         lines: List[bytes] = []
         left = self.limits.max_header_bytes
-        too_large = Unreadable(431, f"Request Header Fields Too Large: at most {self.limits.max_headers} header "
-                               f"fields in {self.limits.max_header_bytes} bytes")
         while True:
-            line = self.line(left, too_large)
+            line = self.line(left, self.too_large)
             left -= len(line)
             if line in (b"\r\n", b"\n"):
-                return [header_field(each) for each in lines]
+                return lines
             if len(lines) == self.limits.max_headers:
-                raise too_large
+                raise self.too_large()
             lines.append(line)
 
-    def line(self, limit: int, too_long: Unreadable) -> bytes:
-        """One line, its end included, of at most `limit` bytes; `too_long` once the bytes received exceed it."""
+    def too_large(self) -> Unreadable:
+        return Unreadable(431, f"Request Header Fields Too Large: at most {self.limits.max_headers} header fields "
+                          f"in {self.limits.max_header_bytes} bytes")
+
+    def line(self, limit: int, too_long: Callable[[], Unreadable]) -> bytes:
+        """One line, its end included, of at most `limit` bytes; too_long() once the bytes received exceed it."""
         while True:
             end = self.buffer.find(b"\n", 0, limit)
             if end >= 0:
@@ -204,7 +238,7 @@ class RequestReader:
                 del self.buffer[:end + 1]
                 return line
             if len(self.buffer) >= limit:
-                raise too_long
+                raise too_long()
             self.receive()
 
     def receive(self) -> None:
@@ -280,11 +314,18 @@ def request_line(line: bytes) -> Tuple[str, str, str]:
     return words[0].decode("ascii"), words[1].decode("latin-1"), version
 
 
+def well_formed_field(line: str) -> Tuple[str, str]:
+    """(name, value) of a header line that FIELD_LINES found well formed, decoded, without its \\n: as header_field
+    makes them."""
+    name, _, value = (line[:-1] if line.endswith("\r") else line).partition(":")
+    return name, value.strip(" \t")
+
+
 def header_field(line: bytes) -> Tuple[str, str]:
-    """(name, value) of one header line, the value's surrounding spaces dropped; Unreadable (400) for a line
-    without a colon, a name that is no token (a space before the colon, a folded line) or a control character."""
-    content = line[:-2] if line.endswith(b"\r\n") else line[:-1]
-    name, colon, value = content.partition(b":")
+    """(name, value) of one header line without its \\n, the value's surrounding spaces dropped; Unreadable (400)
+    for a line without a colon, a name that is no token (a space before the colon, a folded line) or a control
+    character."""
+    name, colon, value = (line[:-1] if line.endswith(b"\r") else line).partition(b":")
     if not colon:
         raise Unreadable(400, "Bad Request: a header line must be Name: value; one has no colon")
     if not TOKEN.fullmatch(name):
@@ -294,6 +335,36 @@ def header_field(line: bytes) -> Tuple[str, str]:
     if CONTROL.search(value):
         raise Unreadable(400, "Bad Request: a header's value may not hold a control character")
     return name.decode("ascii"), value.decode("latin-1")
+
+
+class Fields:
+    """A request's header fields, looked up by name in any case as http.client.HTTPMessage looks them up (get, get_all,
+    in, keys), each value as received; without the email package's machinery, which costs more than the rest of
+    reading the head."""
+
+    __slots__ = ("names", "values")
+
+    def __init__(self, fields: Sequence[Tuple[str, str]] = ()) -> None:
+        self.names = [name for name, _ in fields]  # as sent, in order, repeated ones too
+        self.values: Dict[str, List[str]] = {}  # lower-case name -> its values, in order
+        for name, value in fields:
+            self.values.setdefault(name.lower(), []).append(value)
+
+    def get(self, name: str, default: Optional[str] = None) -> Optional[str]:
+        """The first value of the field `name`, or `default`."""
+        values = self.values.get(name.lower())
+        return values[0] if values else default
+
+    def get_all(self, name: str) -> Optional[List[str]]:
+        """Every value of the field `name`, in order, or None."""
+        values = self.values.get(name.lower())
+        return list(values) if values else None
+
+    def __contains__(self, name: str) -> bool:
+        return name.lower() in self.values
+
+    def keys(self) -> List[str]:
+        return list(self.names)
 
 
 # ---------------------------------------------------------------------------

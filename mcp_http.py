@@ -28,7 +28,6 @@ import base64
 import collections
 import errno
 import http
-import http.client
 import http.server
 import ipaddress
 import json
@@ -61,16 +60,20 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR = -32700, -32600,
 HEADER_MISMATCH, UNSUPPORTED_VERSION = -32020, -32022
 BAD_REQUEST_CODES = frozenset({PARSE_ERROR, INVALID_REQUEST, HEADER_MISMATCH, UNSUPPORTED_VERSION})
 JSON_TYPE = "application/json"
+PHRASES = {int(status): status.phrase for status in http.HTTPStatus}  # a status line's reason: 200 -> OK
 ACCEPTABLE_TYPES = frozenset({JSON_TYPE, "application/*", "*/*"})
 HOST_HEADER = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")  # a name or [IPv6], a port
 SINGLE_HEADERS = frozenset({"host", "origin", "authorization", "content-length", "content-type", "transfer-encoding"})
 # ... and every Mcp-* header (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id): each must come once
+DECIMAL = re.compile(r"[0-9]{1,20}")  # a Content-Length
+REFUSED_QUALITY = re.compile(r"q=0(?:\.0{0,3})?")  # an Accept media range's q=0: that type is refused
 CREDENTIAL_NAME = re.compile(r"token|secret|passw|bearer|^auth$|authoriz|api[-_]?key|^key$|jwt|credential|session|"
                              r"cookie", re.IGNORECASE)  # a query parameter or a message's key that may hold one
 RETRY_SECONDS = 1  # the Retry-After of a 503: the connections or the body budget were full
 WARN_EVERY_SECONDS = 60.0  # the same warning (all connections in use, out of descriptors) once a minute at most
 REFUSED_LINGERING = 32  # connections refused for want of a slot that wait a moment before they are closed
 UNREAD_LINE = "(no request line read)"  # the log's name for a request refused before its request line was read
+NO_FIELDS = http_front.Fields()  # the headers of a request whose head is not read (yet)
 
 
 class HttpOptions(NamedTuple):
@@ -161,7 +164,7 @@ def accepts_json(accept: Optional[str]) -> bool:
         return True
     for media_range in accept.split(","):
         media_type, *parameters = [part.strip().lower() for part in media_range.split(";")]
-        refused = any(re.fullmatch(r"q=0(?:\.0{0,3})?", parameter.replace(" ", "")) for parameter in parameters)
+        refused = any(REFUSED_QUALITY.fullmatch(parameter.replace(" ", "")) for parameter in parameters)
         if media_type in ACCEPTABLE_TYPES and not refused:
             return True
     return False
@@ -229,7 +232,7 @@ def body_length(values: Optional[List[str]], limit: int = MAX_BODY_BYTES) -> int
     if not values:
         raise Refusal(http.HTTPStatus.LENGTH_REQUIRED, "Length Required: send the message with a Content-Length "
                       "header (a chunked body is not accepted)")
-    if len(set(values)) != 1 or not re.fullmatch(r"[0-9]{1,20}", values[0].strip()):
+    if len(set(values)) != 1 or not DECIMAL.fullmatch(values[0].strip()):
         raise Refusal(http.HTTPStatus.BAD_REQUEST, "Invalid Request: Content-Length must be one decimal number of "
                       "bytes")
     length = int(values[0])
@@ -250,6 +253,8 @@ def repeated_header(headers: Any) -> Optional[str]:
     """The first header that decides who asks or what is asked (SINGLE_HEADERS, Mcp-*) sent more than once, or
     None: with two, one check could read the first and another the second."""
     names = [name.lower() for name in headers.keys()]
+    if len(set(names)) == len(names):
+        return None
     for name in dict.fromkeys(names):
         if names.count(name) > 1 and (name in SINGLE_HEADERS or name.startswith("mcp-")):
             return name
@@ -260,6 +265,8 @@ def credential_in_query(target: str) -> Optional[str]:
     """The name of a query-string parameter that looks like a credential (access_token, token, api_key...), or
     None: a token travels only in the Authorization header."""
     query = target.partition("?")[2].partition("#")[0]
+    if not query:
+        return None
     for name, _ in urllib.parse.parse_qsl(query, keep_blank_values=True):
         if CREDENTIAL_NAME.search(name):
             return name
@@ -324,6 +331,7 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
                                    f"{options.limits.max_connections} connections at once, all open; connect again "
                                    f"in {RETRY_SECONDS} s", {"Retry-After": str(RETRY_SECONDS)})
         self.warned: Dict[str, float] = {}  # each warning's text: when it was last logged
+        self.dated: Tuple[int, str] = (-1, "")  # the second of the Date last written, and its text
         self.closing: Deque[Tuple[float, socket.socket]] = collections.deque()  # refused: (when to close, which)
         super().__init__((options.host, options.port), RequestHandler)
         self.loopback = is_loopback(options.host)
@@ -404,10 +412,15 @@ class McpHttpServer6(McpHttpServer):
 def response_bytes(status: int, message: str, headers: Dict[str, str]) -> bytes:
     """A whole response that closes its connection: a JSON-RPC error body under `status`."""
     body = encoded(error_message(None, INVALID_REQUEST, message))
-    lines = [f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}", f"Content-Type: {JSON_TYPE}",
-             f"Content-Length: {len(body)}", *(f"{name}: {value}" for name, value in headers.items()),
-             "Connection: close"]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("ascii") + body
+    return response_head(status, [("Content-Type", JSON_TYPE), ("Content-Length", str(len(body))), *headers.items(),
+                                  ("Connection", "close")]) + body
+
+
+def response_head(status: int, fields: List[Tuple[str, str]]) -> bytes:
+    """A response's status line and header fields, up to the empty line that ends them, as http.server writes them
+    (ISO-8859-1)."""
+    lines = [f"HTTP/1.1 {int(status)} {PHRASES.get(int(status), '')}", *(f"{name}: {value}" for name, value in fields)]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
 class RequestHandler(http.server.BaseHTTPRequestHandler):
@@ -420,6 +433,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
     body_read = False  # whether this request's body has been read, so the connection can serve another
     unread = False  # whether the connection closes with part of a request unread (then drained a moment first)
     reader: http_front.RequestReader
+    headers: Any  # an http_front.Fields, looked up as http.server's HTTPMessage is (get, get_all, in, keys)
 
     @property
     def mcp(self) -> McpHttpServer:
@@ -434,7 +448,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         client leaves, and after what is no request (answered 400, 408, 414 or 431 first)."""
         self.close_connection = True
         self.command, self.path, self.request_version, self.requestline = "", "", "HTTP/1.1", UNREAD_LINE
-        self.headers = http.client.HTTPMessage()
+        self.headers = NO_FIELDS
         self.body_read = False
         if not self.reader.next_request():
             return
@@ -449,15 +463,14 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         self.serve({"POST": self.post, "GET": self.get}.get(self.command, self.refuse_method))
 
     def read_head(self) -> None:
-        """The request line and headers, kept as BaseHTTPRequestHandler keeps them, and whether the connection
-        stays open after the answer (HTTP/1.1 unless Connection: close, HTTP/1.0 with Connection: keep-alive)."""
+        """The request line and headers, kept as BaseHTTPRequestHandler keeps them (the headers looked up as its
+        HTTPMessage looks them up), and whether the connection stays open after the answer (HTTP/1.1 unless
+        Connection: close, HTTP/1.0 with Connection: keep-alive)."""
         self.command, self.path, self.request_version = self.reader.request_line()
         try:
-            fields = self.reader.headers()
+            self.headers = http_front.Fields(self.reader.headers())
         finally:  # the line as the log shows it, made once the head is read (a slow client makes it hold less)
             self.requestline = f"{self.command} {path_of(self.path)} {self.request_version}"
-        for name, value in fields:
-            self.headers[name] = value
         self.close_connection = not keeps_alive(self.request_version, self.headers.get_all("Connection"))
 
     def serve(self, route: Callable[[], None]) -> None:
@@ -627,23 +640,32 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         self.send(status, encoded(message), headers)
 
     def send(self, status: int, body: Optional[bytes], headers: Optional[Dict[str, str]] = None) -> None:
-        """One response; the connection is closed after it when a request body was left unread."""
+        """One response, its head and body in one write (one packet, one wake-up of the client, for a small answer);
+        the connection is closed after it when a request body was left unread."""
         if not self.body_read and self.announces_body():
             self.close_connection = self.unread = True
-        self.send_response(status)
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
+        self.log_request(status)
+        fields = [("Server", self.version_string()), ("Date", self.date_time_string()), *(headers or {}).items()]
         if body is not None:
-            self.send_header("Content-Type", JSON_TYPE)
-        self.send_header("Content-Length", str(len(body or b"")))
+            fields.append(("Content-Type", JSON_TYPE))
+        fields.append(("Content-Length", str(len(body or b""))))
         if self.close_connection:
-            self.send_header("Connection", "close")
+            fields.append(("Connection", "close"))
         elif self.request_version == "HTTP/1.0":
-            self.send_header("Connection", "keep-alive")
-        self.connection.settimeout(self.mcp.limits.request_seconds)  # a client that never reads: cut after this
-        self.end_headers()
-        if body and self.command != "HEAD":
-            self.write(body)
+            fields.append(("Connection", "keep-alive"))
+        head = response_head(status, fields)
+        self.write(head + body if body and self.command != "HEAD" else head)  # within request_seconds, or cut
+
+    def date_time_string(self, timestamp: Optional[float] = None) -> str:
+        """The Date header's text as http.server writes it, made once a second and shared by that second's answers
+        (email.utils makes it at some cost)."""
+        if timestamp is not None:
+            return super().date_time_string(timestamp)
+        second = int(time.time())
+        dated = self.mcp.dated
+        if dated[0] != second:
+            dated = self.mcp.dated = (second, super().date_time_string(second))
+        return dated[1]
 
     def write(self, data: bytes) -> None:
         """Send `data` whole within request_seconds (socket.timeout beyond: the connection is dropped)."""
@@ -661,7 +683,8 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """The request's method, path and version and its status at debug level, never its query string nor a
         header; not the default lines on stderr."""
-        log.debug("http %s: %s", self.client_address[0], printable(format % args))
+        if log.isEnabledFor(logging.DEBUG):  # most servers log no request: nothing is formatted for them
+            log.debug("http %s: %s", self.client_address[0], printable(format % args))
 
 
 # ---------------------------------------------------------------------------
