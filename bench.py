@@ -9,8 +9,9 @@ or through the MCP server over stdio or Streamable HTTP. This file holds the siz
 command line and the order of the sections; in benchmark/, timing.py times and
 summarises, tools.py and growth.py make the calls, writers.py runs the concurrent
 writers, engines.py runs them on sqlite and on PostgreSQL (the server named by
-OSFOUNDRY_TEST_POSTGRES, if any), round_trips.py the round trips, and report.py
-writes the page.
+OSFOUNDRY_TEST_POSTGRES, if any), round_trips.py the round trips, http_load.py
+the HTTP server under load (its clients in processes of load_clients.py), and
+report.py writes the page.
 
 Every latency is the median over REPETITIONS of each repetition's own median (or
 99th percentile), with the smallest and largest repetition beside it. Within a
@@ -36,19 +37,20 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from benchmark import engines, fixtures, growth, guards, memory, report, round_trips, writers
+from benchmark import engines, fixtures, growth, guards, http_load, memory, report, round_trips, writers
 import sim
 from lab import seed_profile, sim_day
 from benchmark.timing import FloorTransaction, KnowledgeBaseFloor, latency, timed
 from benchmark.tools import EDITED, KB_FLOOR, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
 from cli import (
-    EXIT_OK, Destination, OneLineParser, duration, output_folder, removed_unless_written, run_deaf, run_main,
-    shown, write_files,
+    EXIT_OK, Destination, FileRefused, OneLineParser, duration, output_folder, read_file, removed_unless_written,
+    run_deaf, run_main, shown, write_files,
 )
 from lab.experiments import RESULTS, RUNS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGE, FACTS = "performance.md", "performance.json"
+FACTS_BYTES = 64 * 1024 * 1024  # the largest facts file --render reads (a full run's is about 0.1 MiB)
 DATABASE_KINDS = (MEMORY, WAL)
 
 
@@ -76,6 +78,14 @@ class Sizes:
     round_trips: int  # timed round trips per server and transport per repetition
     clients: Tuple[int, ...]  # clients at once on our HTTP server, one run of each per repetition
     client_calls: int  # timed round trips per client per run
+    load_clients: Tuple[int, ...]  # clients at once on each HTTP server under load, from client processes
+    load_seconds: float  # the timed window of each load run
+    load_repetitions: int  # of every load run and burst
+    bursts: Tuple[int, ...]  # connections opened at once, each sending one read
+    flood_connections: int  # connections sending long header lines
+    flood_lines: int  # header lines of 65,000 bytes each of them sends
+    held_heads: int  # connections holding a head just within the bounds
+    hold_seconds: float  # how long the held floods stay open
     sim_arguments: Tuple[str, ...]  # the sim.py run whose peak memory is reported
     profiled_edits: int
 
@@ -84,17 +94,21 @@ FULL = Sizes(repetitions=5, calls=500, articles=400, items=200, growth_seconds=1
              poll_events=(10_000, 100_000, 1_000_000), search_articles=(400, 10_000, 100_000),
              list_items=(1_000, 100_000), day_scales=(1, 10, 100), writer_processes=(1, 2, 4), writer_edits=500,
              writer_items=20, engine_writers=(1, 2, 4, 8), engine_edits=300, engine_items=200, engine_repetitions=3,
-             round_trips=2000, clients=(1, 4, 16), client_calls=500, sim_arguments=(), profiled_edits=5000)
+             round_trips=2000, clients=(1, 4, 16), client_calls=500, load_clients=(1, 4, 16, 64), load_seconds=2.0,
+             load_repetitions=3, bursts=(64, 1000), flood_connections=24, flood_lines=100, held_heads=1000,
+             hold_seconds=2.0, sim_arguments=(), profiled_edits=5000)
 QUICK = Sizes(repetitions=2, calls=30, articles=60, items=60, growth_seconds=0.1, growth_calls=10,
               poll_events=(200, 2_000), search_articles=(60, 300), list_items=(60, 300), day_scales=(1,),
               writer_processes=(1, 2), writer_edits=20, writer_items=5, engine_writers=(1, 2), engine_edits=10,
               engine_items=20, engine_repetitions=1, round_trips=20, clients=(1, 4, 16), client_calls=5,
+              load_clients=(1, 16), load_seconds=0.1, load_repetitions=1, bursts=(64, 250),
+              flood_connections=24, flood_lines=20, held_heads=100, hold_seconds=0.3,
               sim_arguments=("--seeds", "1", "--ranges", "0", "--jobs", "1"), profiled_edits=200)
 GROWTH_MIN = 5
 KEPT_ARTICLES = 50  # articles whose words the timed searches use
 # Measured in this order: builds and the sim.py runs start while this process is small (on systems where a
 # child's peak memory includes its parent's).
-SECTIONS = ("memory", "job", "growth", "tools", "guards", "day", "writers", "engines", "mcp")
+SECTIONS = ("memory", "job", "growth", "tools", "guards", "day", "writers", "engines", "mcp", "http")
 
 # The goals, from the issue: what a design that holds at scale should show.
 GOALS = {
@@ -112,6 +126,11 @@ GOALS = {
     "listing_over_floor": 10.0,  # a page of list_record_items within 10x the floor, in memory
     "main_job_seconds": 30.0,  # python3 sim.py --seeds 1-5 (the README's main job) on two idle cores
     "main_seeds_seconds": 1.0,  # python3 sim.py --seeds 1-5 --ranges 0: the main seeds alone
+    # issue 30, our HTTP server under load:
+    "connect_retry_seconds": 0.5,  # no connect of a burst of 64 this long: a dropped SYN is sent again after ~1 s
+    "flood_over_idle_mib": 100.0,  # resident memory during any flood within this much above idle
+    "flood_after_mib": 20.0,  # and within this much of idle once the flood's connections have closed
+    "read_scaling": 1.5,  # reads per second at 16 clients at least this many times those at 1
 }
 
 
@@ -340,6 +359,20 @@ def _mcp_repetition(facts: Dict[str, Any], stdio: Dict[str, List[str]], ports: D
         facts["concurrency"][str(clients)].append(dict(latency(samples), calls_per_second=len(samples) / seconds))
 
 
+def measure_http(directory: str, sizes: Sizes, run: Dict[str, str], log: Callable[[str], None]) -> Dict[str, Any]:
+    """Our HTTP server and the SDK's under load (benchmark/http_load.py): reads and a mix with edits from client
+    processes, bursts of connects, floods of header lines and the server's memory through them; with the date and
+    command of `run` and its Python, as the mcp section, since the section may be merged into another run's page."""
+    started = time.perf_counter()
+    plan = http_load.Plan(clients=sizes.load_clients, seconds=sizes.load_seconds, repetitions=sizes.load_repetitions,
+                          bursts=sizes.bursts, flood_connections=sizes.flood_connections, flood_lines=sizes.flood_lines,
+                          held=sizes.held_heads, hold_seconds=sizes.hold_seconds,
+                          retry_seconds=GOALS["connect_retry_seconds"])
+    facts = http_load.measure(directory, plan, log)
+    return dict(facts, measured={"date": run["date"], "command": run["command"], "python": python_shown(),
+                                 "seconds": time.perf_counter() - started})
+
+
 def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Optional[Dict[str, Any]]:
     """Peak memory of a sim.py run (its results go to a scratch folder); None where it cannot be read."""
     if memory.peak_rss_mib() is None:
@@ -475,6 +508,7 @@ def measure(options: argparse.Namespace, command: Sequence[str], log: Callable[[
                     "writers": lambda: measure_writers(directory, sizes, said),
                     "engines": lambda: measure_engines(directory, sizes, facts["machine"], said),
                     "mcp": lambda: measure_mcp(sizes, facts["machine"], said),
+                    "http": lambda: measure_http(directory, sizes, facts["machine"], said),
                     "memory": lambda: measure_memory(directory, sizes, said),
                     "job": lambda: measure_job(directory, sizes, said)}
         for section in chosen:
@@ -504,11 +538,13 @@ def destination(p: argparse.ArgumentParser, options: argparse.Namespace) -> Dest
 
 def rendered(p: argparse.ArgumentParser, path: str) -> str:
     """The page of the facts an earlier run kept, for --render; a one-line error for a file that holds no such
-    facts (nothing is written then)."""
+    facts, or is no regular file (a FIFO is refused, never waited on) or larger than FACTS_BYTES (nothing is
+    written then)."""
     try:
-        with open(path, encoding="utf-8") as saved:
-            facts = json.load(saved)
-    except (OSError, ValueError) as error:
+        facts = json.loads(read_file(path, FACTS_BYTES).decode("utf-8"))
+    except FileRefused as refused:
+        p.error(f"cannot read the facts in {path}: it {refused}")
+    except (OSError, ValueError) as error:  # UnicodeDecodeError too
         p.error(f"cannot read the facts in {path}: {error}")
     try:
         return report.markdown(facts)

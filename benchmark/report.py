@@ -15,6 +15,8 @@ from benchmark.tools import BROAD_QUERY
 from help_center import QUESTIONS
 from kb_store import RANKED_MATCHES, WORD_SAMPLE
 from benchmark.round_trips import HTTP_SERVER, OURS, STATELESS, THE_SDKS, WARM_UP
+from benchmark.http_load import BURST_SECONDS, OUR_PAIR, WORKLOADS
+from benchmark.load_clients import MIX, READS
 from benchmark.timing import Summary, ratios, summarise
 from benchmark.tools import EDITED, KB_FLOOR, MEMORY, POLL_BACK, SIX_FIELDS, STUBBED, TIMED, WAL
 from database import CHECKPOINT_PAGES
@@ -44,8 +46,8 @@ def markdown(facts: Dict[str, Any]) -> str:
     lines = header(facts)
     writers: Sequence[Tuple[str, Callable[[Any, Dict[str, Any]], List[str]]]] = (
         ("tools", tools_section), ("guards", guards_section), ("growth", growth_section), ("day", day_section),
-        ("writers", writers_section), ("engines", engines_section), ("mcp", mcp_section), ("memory", memory_section),
-        ("job", job_section))
+        ("writers", writers_section), ("engines", engines_section), ("mcp", mcp_section), ("http", http_section),
+        ("memory", memory_section), ("job", job_section))
     for key, write in writers:
         if key in facts:
             lines += [""] + write(facts[key], facts)
@@ -61,7 +63,8 @@ def measured_apart(facts: Dict[str, Any], section: str) -> bool:
 
 # Sections a run of their own may measure.
 SECTION_TITLES = {"engines": '"sqlite and PostgreSQL, side by side"',
-                  "mcp": '"The MCP server over stdio and Streamable HTTP"'}
+                  "mcp": '"The MCP server over stdio and Streamable HTTP"',
+                  "http": '"The MCP server over HTTP under load"'}
 
 
 def _apart_note(facts: Dict[str, Any]) -> str:
@@ -730,7 +733,7 @@ def mcp_section(mcp: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     http = mcp.get("http")  # facts of older runs timed stdio alone
     lines = ["## The MCP server over stdio" + (" and Streamable HTTP" if http else ""), ""]
     if "measured" in mcp:
-        lines += [_mcp_measured(mcp, facts), ""]
+        lines += [_measured_line(mcp, facts, "mcp"), ""]
     lines += [_mcp_method(mcp, facts), ""]
     rows = [[name, transport, spread(_ms(summarise(reps, "median")), 3), spread(_ms(summarise(reps, "p99")), 3)]
             for transport, runs in (("stdio", mcp["runs"]), ("Streamable HTTP", http or {}))
@@ -753,10 +756,11 @@ def mcp_section(mcp: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     return lines + (["", *concurrency_part(mcp, facts)] if "concurrency" in mcp else [])
 
 
-def _mcp_measured(mcp: Dict[str, Any], facts: Dict[str, Any]) -> str:
-    measured = mcp["measured"]
+def _measured_line(section_facts: Dict[str, Any], facts: Dict[str, Any], section: str) -> str:
+    """When and by which command a section that may be merged from a run of its own was measured."""
+    measured = section_facts["measured"]
     command = measured["command"].replace("python3", measured["python"], 1)
-    apart = ", separately from the rest of this page" if measured_apart(facts, "mcp") else ""
+    apart = ", separately from the rest of this page" if measured_apart(facts, section) else ""
     return f"Measured on {measured['date']} by `{command}`{apart}, in {measured['seconds']:.0f} s."
 
 
@@ -829,6 +833,343 @@ def _concurrency_reading(runs: Dict[int, List[Dict[str, float]]]) -> str:
                        "its own, but in one Python process, where one thread at a time runs Python, and every call "
                        "takes the workspace lock; so more clients add waiting rather than calls per second.")
     return text + ": the calls of several clients run side by side."
+
+
+# ---------------------------------------------------------------------------
+# The HTTP server under load.
+
+SERVER_LABELS = {OURS: "ours", OUR_PAIR: "ours, two processes", THE_SDKS: "the SDK's"}
+WORKLOAD_TITLES = {READS: "Reads", MIX: "One edit in ten"}
+
+
+def http_section(http: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
+    """Our HTTP server and the SDK's under load from client processes, bursts of connects, floods of header lines
+    and the server's memory through them; the issue's goals judged on ours, with the cause of each miss."""
+    lines = ["## The MCP server over HTTP under load", ""]
+    if "measured" in http:
+        lines += [_measured_line(http, facts, "http"), ""]
+    lines += [_load_method(http), ""]
+    if not http["sdk"]:
+        lines += ["The SDK's server was not measured: no Python here can import `mcp`. `make conformance` installs "
+                  "it in `.venv`; `make bench` then finds it there.", ""]
+    for workload in WORKLOADS:
+        lines += _load_table(http, workload) + [""]
+    lines += [_loaders_line(http), ""]
+    lines += _bursts_part(http) + [""] + _floods_part(http) + [""]
+    return lines + _http_goals(http, facts)
+
+
+def _load_method(http: Dict[str, Any]) -> str:
+    plan, commands = http["plan"], http["commands"]
+    sdk = (f"; the SDK's as `{commands[THE_SDKS][0]}` (its `MCPServer` as `run(\"streamable-http\")` starts it: "
+           "uvicorn, stateless, one JSON body per answer), whose tools hand each call to the same store"
+           if THE_SDKS in commands else "")
+    return (
+        "Every server serves the demo's knowledge base from database files of its own (WAL, durability `full`) and "
+        f"starts once for all runs: ours as `{commands[OURS][0]}`, with its default limits, and as two such "
+        "processes on one pair of files (*ours, two processes*), each client process's connections on one of them "
+        f"as a TCP load balancer deals them{sdk}. The clients are processes apart from the benchmark's "
+        f"(`benchmark/load_clients.py`): a run's clients are dealt among {http['loaders']} of them, each driving "
+        "its connections through one selector with raw sockets and requests made once, so that no client waits for "
+        "another's Python. Each client is one kept-alive connection in a closed loop: a request, its answer, the "
+        f"next request. After {http['warm_up']} untimed calls each, all start together and call for "
+        f"{plan['seconds']:g} s; the latency is over every call answered within that window, the calls per second "
+        "their number over the window. *Reads* cycle through ten calls: `read_knowledge_article` and "
+        "`search_knowledge_base` (the help centre's questions) in turn, each client from its own article and "
+        f"question, then one of the {http['edited']} articles the edits go to, read twice. *One edit in ten* is the "
+        "same cycle with the second of those reads an `edit_knowledge_article` of the article just read: its "
+        "`expected_version` the read's `updated_at`, its content the read's, a fresh idempotency key; an edit "
+        "that another client's save overtook answers `version_conflict`, an answer like any other, counted. "
+        "*Server CPU* is the user and system seconds of the server's processes over the run's seconds "
+        f"(`/proc/PID/stat`): 1.00 is one core's worth, of this machine's {http['cpus']}, which the client processes "
+        f"share. Each figure is the median (min–max) over {_times_text(plan['repetitions'])}; within one, each "
+        "number of clients runs on each server in turn, back to back.")
+
+
+def _times_text(repetitions: int) -> str:
+    return f"{repetitions} repetition{'s' if repetitions > 1 else ''}"
+
+
+def _load_table(http: Dict[str, Any], workload: str) -> List[str]:
+    """One workload: per number of clients and server, the calls per second, latency and CPU (and the edits)."""
+    runs, mix = http["runs"][workload], workload == MIX
+    rows = []
+    for clients in http["plan"]["clients"]:
+        for name, per_clients in runs.items():
+            reps = per_clients[str(clients)]
+            cells = [clients, SERVER_LABELS.get(name, name), spread(_rates_of(reps), 0),
+                     spread(_ms(summarise(reps, "median")), 2), spread(_ms(summarise(reps, "p99")), 2),
+                     _cpu_cell(reps)]
+            if mix:
+                cells += [spread(Summary.of([r["saved"] for r in reps]), 0),
+                          spread(Summary.of([r["conflicts"] for r in reps]), 0)]
+            rows.append(cells)
+    header = ["clients", "server", "calls per second", "median ms", "p99 ms", "server CPU"]
+    lines = [f"### {WORKLOAD_TITLES[workload]}", ""]
+    lines += table(header + (["edits saved", "conflicts"] if mix else []), rows)
+    return lines + ["", _load_reading(http, workload)]
+
+
+def _rates_of(reps: List[Dict[str, Any]]) -> Summary:
+    return Summary.of([r["calls_per_second"] for r in reps])
+
+
+def _cpu_cell(reps: List[Dict[str, Any]]) -> str:
+    spent = [r["server_cpu"] for r in reps]
+    return "–" if None in spent else spread(Summary.of(spent), 2)
+
+
+def _scaling_clients(clients: Sequence[int]) -> Tuple[int, int]:
+    """The numbers of clients the scaling goal compares: the fewest, and 16 (else the most)."""
+    return min(clients), 16 if 16 in clients else max(clients)
+
+
+def _load_reading(http: Dict[str, Any], workload: str) -> str:
+    """How each server's calls per second grow with the clients, and ours against the SDK's at the most."""
+    runs = http["runs"][workload]
+    fewest, more = _scaling_clients(http["plan"]["clients"])
+    grown = [f"{SERVER_LABELS.get(name, name)} {_rate_ratios(per[str(more)], per[str(fewest)]).median:.2f}×"
+             for name, per in runs.items()]
+    text = (f"From {fewest} client{'s' if fewest > 1 else ''} to {more}, the calls per second grow: "
+            + "; ".join(grown) + " (each ratio taken within a repetition).")
+    most = max(http["plan"]["clients"])
+    if THE_SDKS in runs:
+        against = _rate_ratios(runs[OURS][str(most)], runs[THE_SDKS][str(most)])
+        text += f" At {most} clients ours answers {spread(against, 2, '×')} the SDK's calls per second."
+    return text
+
+
+def _loaders_line(http: Dict[str, Any]) -> str:
+    """How much CPU the client processes took (whether they, rather than the servers, could have bounded a run),
+    and the slowest connect of any run's clients, all connecting at once."""
+    reps = [r for per_workload in http["runs"].values() for per in per_workload.values() for runs in per.values()
+            for r in runs]
+    spent = max(r["loaders_cpu"] for r in reps)
+    text = f"The client processes together used at most {spent:.2f} CPU-seconds per second in any run"
+    text += ", less than one core: they did not bound the calls." if spent < 1 else "."
+    return text + (f" Each run's clients connect at once; the slowest connect of any run took "
+                   f"{1000 * max(r['connect_max'] for r in reps):.1f} ms.")
+
+
+def _bursts_part(http: Dict[str, Any]) -> List[str]:
+    retry = http["plan"]["retry_seconds"]
+    issued = max(r["issued_seconds"] for per in http["bursts"].values() for reps in per.values() for r in reps)
+    lines = ["### Bursts of connects", "",
+             "Each burst opens its connections at once from one client process (every non-blocking connect begun "
+             f"before any is waited for; beginning them all took at most {1000 * issued:.0f} ms) and sends one "
+             "`read_knowledge_article` on each as soon as it is connected. A connect's time runs from its start to "
+             "the connection's being established, an answer's from the burst's start. A SYN that the kernel drops "
+             "(its queue of connections not yet accepted being full) is sent again about a second later: a connect "
+             f"of {retry:g} s or more waited for that. A connection gets no answer if it is refused, reset or still "
+             f"waiting after {BURST_SECONDS:g} s.", ""]
+    rows = []
+    for count in http["plan"]["bursts"]:
+        for name, per in http["bursts"].items():
+            reps = per[str(count)]
+            answered = [r["answered"] for r in reps]
+            rows.append([f"{count:,}", SERVER_LABELS.get(name, name),
+                         f"{sum(r['waited'] for r in reps)} of {count * len(reps):,}",
+                         _seconds_cell(reps, "connect_max"),
+                         f"{min(answered):,}" + (f"–{max(answered):,}" if max(answered) != min(answered) else "")
+                         + f" of {count:,}", _seconds_cell(reps, "answer_median"), _seconds_cell(reps, "answer_max"),
+                         _no_answer(reps)])
+    return lines + table(["connections at once", "server", f"connects of {retry:g} s or more", "slowest connect ms",
+                          "answered", "median answer ms", "last answer ms", "no answer"], rows)
+
+
+def _seconds_cell(reps: List[Dict[str, Any]], key: str) -> str:
+    values = [r[key] for r in reps]
+    return "–" if None in values else spread(Summary.of([1000 * v for v in values]), 1)
+
+
+def _no_answer(reps: List[Dict[str, Any]]) -> str:
+    """The connections of a burst that got no answer of 200, over all repetitions, by what happened to them."""
+    counts: Dict[str, int] = {}
+    for r in reps:
+        for status, count in r["statuses"].items():
+            if status != "200":
+                counts[f"HTTP {status}"] = counts.get(f"HTTP {status}", 0) + count
+        for kind, count in r["failed"].items():
+            counts[kind] = counts.get(kind, 0) + count
+        if r["unanswered"]:
+            counts["still waiting"] = counts.get("still waiting", 0) + r["unanswered"]
+    return ", ".join(f"{count:,} {what}" for what, count in counts.items() if count) or "none"
+
+
+def _floods_part(http: Dict[str, Any]) -> List[str]:
+    floods, plan = http["floods"], http["plan"]
+    first = next(iter(floods.values()))["runs"]
+    heads = first[-1]
+    lines = ["### Floods of header lines, and the server's memory", "",
+             "Each server is started again for these and answers one call; its resident memory then (VmRSS) is "
+             "*idle*. Then, in turn: " + f"{plan['flood_connections']} connections each sending a request line, "
+             f"`Host` and {plan['flood_lines']} header lines of {http['flood_line_bytes']:,} bytes, then the head's "
+             "end, as fast as the server reads them, each closed once all is sent or the server has closed it "
+             f"(*long lines*); the same without the head's end, held open {plan['hold_seconds']:g} s after the last "
+             f"send (*held open*); and {heads['connections']:,} connections each sending a request line, `Host` and "
+             f"{heads['lines']} header lines of {heads['line_bytes']} bytes, as many fields and bytes as our default "
+             f"bounds allow ({http['limits']['max_headers']} fields in "
+             f"{http['limits']['max_header_bytes'] // 1024} KiB), held open {plan['hold_seconds']:g} s without the "
+             "head's end. *During* is the server's peak resident memory in the flood (VmHWM, reset to the memory of "
+             "the moment just before through `/proc/PID/clear_refs`, and the largest of readings every 10 ms), "
+             "*after* its resident memory once its threads are back to their idle count, and half a second more; "
+             "in brackets, each against idle. One run each.", ""]
+    if any(server["idle"] is None for server in floods.values()):
+        lines += ["The servers' memory was not read: this system has no `/proc` (Linux's). The floods ran, and "
+                  "what the servers answered is below.", ""]
+    rows = []
+    for run_index in range(len(first)):
+        for name, server in floods.items():
+            run = server["runs"][run_index]
+            rows.append([run["name"], SERVER_LABELS.get(name, name), _mib_cell(server["idle"]),
+                         _over_idle(run["during"], server["idle"]), _over_idle(run["after"], server["idle"]),
+                         _flood_answers(run)])
+    return lines + table(["flood", "server", "idle MiB", "during MiB", "after MiB", "what the server did"], rows)
+
+
+def _mib_cell(mib: Optional[float]) -> str:
+    return "–" if mib is None else f"{mib:.1f}"
+
+
+def _over_idle(mib: Optional[float], idle: Optional[float]) -> str:
+    return "–" if mib is None or idle is None else f"{mib:.1f} ({mib - idle:+.1f})"
+
+
+def _flood_answers(run: Dict[str, Any]) -> str:
+    """What the server answered a flood's connections, and how many it closed itself."""
+    answers = run["answers"]
+    said = [f"answered {count:,} with HTTP {status}" for status, count in answers["statuses"].items()
+            if status != "None"]
+    unanswered = answers["statuses"].get("None", 0)
+    if unanswered:
+        said.append(f"{unanswered:,} " + ("closed by their clients before an answer came" if not run["hold_seconds"]
+                                          else "held without an answer"))
+    return "; ".join(said + [f"closed {answers['closed_by_server']:,} of {run['connections']:,} itself"])
+
+
+def _http_goals(http: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
+    """The issue's goals judged on our server, the SDK's figure beside each; a cause for each miss."""
+    checks = [_connect_goal(http), _answered_goal(http), *_memory_goals(http, facts["goals"]),
+              _scaling_goal(http, facts["goals"])]
+    rows = [[goal, figures[OURS], figures.get(THE_SDKS, "") if http["sdk"] else "not measured",
+             "not measured" if met is None else meets(met)] for goal, figures, met, _ in checks]
+    lines = ["### Goals", "", "Judged on our server; the SDK's figure is there for comparison.", ""]
+    lines += table(["goal", "ours", "the SDK's", "verdict"], rows)
+    misses = [cause for _, _, met, cause in checks if met is False]
+    return lines + ([""] + [f"**Why.** {' '.join(misses)}"] if misses else [])
+
+
+Check = Tuple[str, Dict[str, str], Optional[bool], str]  # goal, figure per server, met (None: not measured), cause
+
+
+def _connect_goal(http: Dict[str, Any]) -> Check:
+    retry, count = http["plan"]["retry_seconds"], min(http["plan"]["bursts"])
+    figures, waited = {}, {}
+    for name, per in http["bursts"].items():
+        reps = per[str(count)]
+        waited[name] = sum(r["waited"] for r in reps)
+        figures[name] = (f"{waited[name]} of {count * len(reps):,}; the slowest "
+                         f"{1000 * max(r['connect_max'] for r in reps):.1f} ms")
+    cause = (f"{waited[OURS]} connects of a burst of {count} took {retry:g} s or more, the time the kernel takes to "
+             "send a dropped SYN again.")
+    return (f"No connect of a burst of {count} waits for a kernel retry (none takes {retry:g} s or more)", figures,
+            waited[OURS] == 0, cause)
+
+
+def _answered_goal(http: Dict[str, Any]) -> Check:
+    count = max(http["plan"]["bursts"])
+    figures, fewest = {}, {}
+    for name, per in http["bursts"].items():
+        reps = per[str(count)]
+        fewest[name] = min(r["answered"] for r in reps)
+        last = [r["answer_max"] for r in reps if r["answer_max"] is not None]
+        figures[name] = (f"{fewest[name]:,} of {count:,} in the worst repetition"
+                         + (f"; the last after {Summary.of(last).median:.2f} s" if last else ""))
+    cause = (f"In the worst repetition {count - fewest[OURS]:,} of {count:,} got no answer of 200 within "
+             f"{BURST_SECONDS:g} s ({_no_answer(http['bursts'][OURS][str(count)])}, over all repetitions).")
+    return f"All of a burst of {count:,} answered", figures, fewest[OURS] == count, cause
+
+
+def _memory_goals(http: Dict[str, Any], goals: Dict[str, float]) -> List[Check]:
+    """Memory during any flood within the bound above idle, and back within the tolerance of it after."""
+    bound, tolerance = goals["flood_over_idle_mib"], goals["flood_after_mib"]
+    during = (f"Resident memory during any flood within {bound:g} MiB above idle", "during", bound)
+    after = (f"Resident memory within {tolerance:g} MiB of idle after each flood", "after", tolerance)
+    checks: List[Check] = []
+    for goal, key, limit in (during, after):
+        figures, worst = {}, {}
+        for name, server in http["floods"].items():
+            if server["idle"] is None:
+                figures[name] = "not measured (no /proc)"
+                continue
+            worst[name] = max(server["runs"], key=lambda run: run[key])
+            figures[name] = f"{worst[name][key] - server['idle']:+.1f} MiB at most ({worst[name]['name']})"
+        if OURS not in worst:
+            checks.append((goal, figures, None, ""))
+            continue
+        over = worst[OURS][key] - http["floods"][OURS]["idle"]
+        checks.append((goal, figures, over <= limit, _memory_cause(http["floods"][OURS], worst[OURS], key)))
+    return checks
+
+
+def _memory_cause(server: Dict[str, Any], run: Dict[str, Any], key: str) -> str:
+    """Why our server's memory went past a goal in a flood: per connection during it; what stayed after it."""
+    over = run[key] - server["idle"]
+    if key == "during":
+        return (f"During the flood of *{run['name']}*, the server's resident memory rose {over:.1f} MiB above idle "
+                f"with {run['connections']:,} connections open: {1024 * over / run['connections']:.0f} KiB each.")
+    anonymous = run["after_anonymous"] - server["idle_anonymous"]
+    threads = f"{run['threads_after']} thread{'s' if run['threads_after'] != 1 else ''}"
+    return (f"After the flood of *{run['name']}*, the server was back to {threads} (idle: {server['threads']}), so "
+            f"no connection was left, yet its resident memory stayed {over:.1f} MiB above "
+            f"idle, {anonymous:.1f} MiB of it anonymous (RssAnon: allocated, not mapped from files). That is what "
+            f"the allocators keep once the objects of {run['connections']:,} connections are freed: Python returns "
+            "a block of its objects' memory only when all of it is free, and the C library keeps the arenas it "
+            "gave the connections' threads.")
+
+
+def _scaling_goal(http: Dict[str, Any], goals: Dict[str, float]) -> Check:
+    """Reads per second at 16 clients against those at 1, on ours (and on the pair and the SDK's, beside it)."""
+    fewest, more = _scaling_clients(http["plan"]["clients"])
+    reads = http["runs"][READS]
+    grown = {name: _rate_ratios(per[str(more)], per[str(fewest)]) for name, per in reads.items()}
+    figures = {name: spread(ratio, 2, "×") for name, ratio in grown.items()}
+    met = grown[OURS].median >= goals["read_scaling"]
+    return (f"Reads per second at {more} clients at least {goals['read_scaling']:g}× those at {fewest}", figures, met,
+            _scaling_cause(reads, fewest, more, grown, http["cpus"]))
+
+
+def _cpu_reading(used: float, machine: List[Optional[float]], cpus: int) -> str:
+    """What bounded a server process that did not answer more calls with more clients, from the CPU it used and
+    the CPU the whole machine was busy with meanwhile."""
+    if used >= 0.9:
+        return ("about one core's worth, the most one Python process runs at a time (its threads take turns at the "
+                "interpreter), so more clients add waiting, not calls.")
+    if None in machine:
+        return "less than one core."
+    busy = Summary.of([m for m in machine if m is not None]).median
+    return (f"less than one core, while the machine's processors were busy {busy:.2f} CPU-seconds per second "
+            "in all (the clients, the other servers' idle processes and whatever else ran): "
+            + ("the server waited for a processor." if busy >= 0.9 * cpus else
+               "it waited on something other than a processor."))
+
+
+def _scaling_cause(reads: Dict[str, Any], fewest: int, more: int, grown: Dict[str, Summary], cpus: int) -> str:
+    """What the server's CPU says of a scaling that falls short, and what two processes on the same files do."""
+    cpu = {clients: [r["server_cpu"] for r in reads[OURS][str(clients)]] for clients in (fewest, more)}
+    if None in cpu[fewest] + cpu[more]:
+        return "The server's CPU could not be read here (no /proc)."
+    used, alone = Summary.of(cpu[more]).median, Summary.of(cpu[fewest]).median
+    text = (f"At {more} clients our server process used {used:.2f} CPU-seconds per second, and {alone:.2f} at "
+            f"{fewest}: ")
+    text += _cpu_reading(used, [r["machine_cpu"] for r in reads[OURS][str(more)]], cpus)
+    pair = reads.get(OUR_PAIR)
+    if pair is not None:
+        pair_cpu = [r["server_cpu"] for r in pair[str(more)]]
+        text += (f" Two processes on the same files answer {more} clients {grown[OUR_PAIR].median:.2f}× the calls "
+                 f"per second one process answers {fewest}, using {Summary.of(pair_cpu).median:.2f} CPU-seconds "
+                 "per second together.")
+    return text
 
 
 def memory_section(memory: Optional[Dict[str, Any]], facts: Dict[str, Any]) -> List[str]:

@@ -1,4 +1,5 @@
-"""The official MCP Python SDK's side of the round-trip benchmark: one tool, read_knowledge_article, on the demo.
+"""The official MCP Python SDK's side of the round-trip and load benchmarks: the demo's knowledge base, read, searched
+and edited.
 
 Run it through benchmark/round_trips.py, which finds an interpreter with the `mcp`
 package (this one, or .venv's that `make conformance` creates):
@@ -7,6 +8,7 @@ package (this one, or .venv's that `make conformance` creates):
     python3 -m benchmark.round_trips --sdk --http --count 500
     .venv/bin/python benchmark/sdk_server.py          # by hand: an MCP server on stdio, until stdin closes
     .venv/bin/python benchmark/sdk_server.py --http   # Streamable HTTP on 127.0.0.1, a free port, until stopped
+    .venv/bin/python benchmark/sdk_server.py --http --kb-db /tmp/kb.db   # the demo written into a database file
 
 An MCP client starts it by its path, from any folder, so it puts the project's
 root on the import path itself before it imports the product.
@@ -14,9 +16,11 @@ root on the import path itself before it imports the product.
 Layer: a client of kb_store.py and mcp_demo.py, like mcp_server.py, but the
 protocol is the SDK's (mcp 2.x, MCPServer). It serves the knowledge base of
 `mcp_server.py --demo` (same seed, so round_trips.demo_article() reads the same
-article) and answers each call with the store's own call_tool(), returned as the
-SDK's structured result: the same store work as ours, so the difference between
-the two benchmarks is protocol overhead. Nothing else is served.
+article), in memory or, with --kb-db, in a database file as `mcp_server.py --demo
+--kb-db` keeps it, and answers each call of its three tools (read_knowledge_article,
+search_knowledge_base, edit_knowledge_article) with the store's own call_tool(),
+returned as the SDK's structured result: the same store work as ours, so the
+difference between the two benchmarks is protocol overhead. Nothing else is served.
 
 With --http it serves the SDK's own Streamable HTTP instead, as `run("streamable-http")`
 starts it (uvicorn; its log on stderr names the port, and it writes an access line
@@ -24,16 +28,16 @@ per request on stdout): on 127.0.0.1 at a free port, stateless (no session, as
 ours) and answering each POST with one JSON body rather than an event stream (as
 ours). Stop it with SIGINT or SIGTERM.
 
-Left out on purpose: the other six tools, the record store, the lock (one
-coroutine at a time touches the store), options. The tool is `async def` so the
-SDK calls it on its event loop, as ours calls the store in line; a plain `def`
-would add the SDK's hop to a worker thread on every call.
+Left out on purpose: the other four tools, the record store, the lock (one
+coroutine at a time touches the store), other options. The tools are `async def`
+so the SDK calls them on its event loop, as ours calls the store in line; a plain
+`def` would add the SDK's hop to a worker thread on every call.
 """
 
 import json
 import os
 import sys
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the project's root, run by path
 
@@ -52,26 +56,45 @@ TOOL = "read_knowledge_article"
 HOST = "127.0.0.1"
 
 
-def demo_store() -> kb_store.KnowledgeBaseStore:
-    """The knowledge base of mcp_server.py --demo, in memory, from the demo's default seed."""
-    store = kb_store.connect(":memory:")
-    mcp_demo.write_knowledge_base(store, mcp_demo.draw_plan(mcp_demo.SEED))
+def demo_store(path: str = ":memory:") -> kb_store.KnowledgeBaseStore:
+    """The knowledge base of mcp_server.py --demo, from the demo's default seed: in memory, or in the database file
+    at `path` (written into it if it does not hold it yet)."""
+    store = kb_store.connect(path)
+    if not store.has_knowledge_base(mcp_demo.KNOWLEDGE_BASE):
+        mcp_demo.write_knowledge_base(store, mcp_demo.draw_plan(mcp_demo.SEED))
     return store
 
 
 def build_server(store: kb_store.KnowledgeBaseStore) -> "MCPServer":
-    """An MCPServer with one tool that hands its arguments to the store and returns the store's answer."""
-    (definition,) = [d for d in store.list_tools() if d["name"] == TOOL]
-    server = MCPServer("bench-sdk-server", instructions="One tool, read_knowledge_article, for round_trips.py.")
+    """An MCPServer whose tools hand their arguments to the store and return the store's answer."""
+    definitions = {d["name"]: d for d in store.list_tools()}
+    server = MCPServer("bench-sdk-server", instructions="The demo's knowledge base, for round_trips.py and "
+                       "http_load.py.")
 
-    async def read_knowledge_article(knowledge_base_id: str, article_id: str) -> dict[str, Any]:
-        answer = store.call_tool(TOOL, {"knowledge_base_id": knowledge_base_id, "article_id": article_id})
-        if "error" in answer:  # a rejection is an error result, as in mcp_server.py
-            raise ToolError(json.dumps(answer, ensure_ascii=False))
-        return answer
+    def answer(tool: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        answered = store.call_tool(tool, arguments)
+        if "error" in answered:  # a rejection is an error result, as in mcp_server.py
+            raise ToolError(json.dumps(answered, ensure_ascii=False))
+        return answered
 
-    server.add_tool(read_knowledge_article, name=TOOL, title=definition["title"],
-                    description=definition["description"])
+    async def read_knowledge_article(knowledge_base_id: str, article_id: str) -> Dict[str, Any]:
+        return answer(TOOL, {"knowledge_base_id": knowledge_base_id, "article_id": article_id})
+
+    async def search_knowledge_base(knowledge_base_id: str, query: str,
+                                    limit: int = kb_store.SEARCH_LIMIT_DEFAULT) -> Dict[str, Any]:
+        return answer("search_knowledge_base", {"knowledge_base_id": knowledge_base_id, "query": query,
+                                                "limit": limit})
+
+    async def edit_knowledge_article(knowledge_base_id: str, article_id: str, content: str, expected_version: str,
+                                     idempotency_key: str, title: Optional[str] = None) -> Dict[str, Any]:
+        arguments = {"knowledge_base_id": knowledge_base_id, "article_id": article_id, "content": content,
+                     "expected_version": expected_version, "idempotency_key": idempotency_key}
+        return answer("edit_knowledge_article", arguments if title is None else dict(arguments, title=title))
+
+    for tool in (read_knowledge_article, search_knowledge_base, edit_knowledge_article):
+        definition = definitions[tool.__name__]
+        server.add_tool(tool, name=definition["name"], title=definition["title"],
+                        description=definition["description"])
     return server
 
 
@@ -82,10 +105,12 @@ def serve_http(server: "MCPServer") -> None:
 
 def parser() -> OneLineParser:
     p = OneLineParser(prog="benchmark/sdk_server.py", description=(
-        f"Serve {TOOL} on the demo's knowledge base through the official MCP SDK: on stdio, or with --http over "
-        "its Streamable HTTP."))
+        "Serve the demo's knowledge base (read, search, edit) through the official MCP SDK: on stdio, or with --http "
+        "over its Streamable HTTP."))
     p.add_argument("--http", action="store_true", help=f"serve Streamable HTTP on {HOST} at a free port, which the "
                    "log on stderr names (stateless, JSON answers), until SIGINT or SIGTERM")
+    p.add_argument("--kb-db", metavar="PATH", default=":memory:", help="the database file to serve the demo from, "
+                   "written into it if it does not hold it yet (default: in memory)")
     return p
 
 
@@ -96,7 +121,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("benchmark/sdk_server.py: error: needs the mcp package (Python >= 3.10); make conformance installs "
               "it in .venv: .venv/bin/python benchmark/sdk_server.py", file=sys.stderr)
         return EXIT_USAGE
-    server = build_server(demo_store())
+    server = build_server(demo_store(options.kb_db))
     if options.http:
         serve_http(server)
     else:

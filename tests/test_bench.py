@@ -12,7 +12,7 @@ import unittest
 from unittest import mock
 
 import bench
-from benchmark import engines, fixtures, report, round_trips, timing, tools
+from benchmark import engines, fixtures, http_load, report, round_trips, timing, tools
 import record_store
 from benchmark.timing import CHANNEL, Summary
 from tests.helpers import ROOT
@@ -63,7 +63,8 @@ class QuickRunTest(unittest.TestCase):
                         "### Polling an event log", "### Searching a knowledge base", "### Listing a record channel",
                         "## The knowledge-base day, scaled", "## Writers on one WAL file",
                         "## sqlite and PostgreSQL, side by side",
-                        "## The MCP server over stdio", "## Peak memory"):
+                        "## The MCP server over stdio", "## The MCP server over HTTP under load",
+                        "### Bursts of connects", "### Floods of header lines", "## Peak memory"):
             self.assertIn(heading, self.page)
 
     def test_every_tool_has_a_row_with_its_ratio_to_the_floor(self):
@@ -73,8 +74,8 @@ class QuickRunTest(unittest.TestCase):
 
     def test_every_goal_gets_a_verdict(self):
         verdicts = self.page.count("meets the goal") + self.page.count("misses the goal")
-        self.assertEqual(verdicts, 2 * 2 + 2 + 5 + 2 + 1 + 4 + 2)  # edit and share per database, poll, search, list,
-        #                                 guards, the four goals of the edits and the listing, the main job's two
+        self.assertEqual(verdicts, 2 * 2 + 2 + 5 + 2 + 1 + 4 + 2 + 5)  # edit and share per database, poll, search,
+        # list, guards, the four goals of the edits and the listing, the main job's two, the HTTP server's five
 
     def test_the_writers_pass_the_single_chain_check(self):
         section = self.page.split("## Writers")[1].split("\n## ")[0]
@@ -370,6 +371,139 @@ class McpSectionTest(unittest.TestCase):
                       'side", each of which says when it was measured.', "\n".join(report.header(facts)))
 
 
+class HttpSectionTest(unittest.TestCase):
+    """The section of the HTTP server under load, rendered from made-up facts: its tables, each goal's verdict on
+    ours, and the cause of each miss, computed from the figures given."""
+
+    CLIENTS = (1, 4, 16, 64)
+
+    def figures(self, rate, cpu=0.8, machine=1.0, saved=0, conflicts=0):
+        return {"median": 2000.0, "p99": 6000.0, "calls_per_second": rate, "saved": saved, "conflicts": conflicts,
+                "server_cpu": cpu, "loaders_cpu": 0.25, "connect_max": 0.002, "machine_cpu": machine}
+
+    def burst(self, clients, waited=0, answered=None, slowest=0.003, statuses=None):
+        answered = clients if answered is None else answered
+        return {"clients": clients, "connected": clients, "waited": waited, "connect_max": slowest,
+                "answered": answered, "statuses": statuses or {"200": answered}, "answer_median": 0.5,
+                "answer_max": 0.9, "failed": {}, "unanswered": 0, "issued_seconds": 0.03}
+
+    def flood(self, name, connections, during, after, idle):
+        return {"name": name, "connections": connections, "lines": 99, "line_bytes": 165, "finish": False,
+                "hold_seconds": 2.0, "during": None if idle is None else during,
+                "after": None if idle is None else after, "after_anonymous": None if idle is None else after - 20,
+                "threads_after": 3, "peak_from": "VmHWM", "settle_seconds": 0.6,
+                "answers": {"sent_bytes": 1, "statuses": {"431": connections}, "sent_seconds": 0.1,
+                            "closed_by_server": connections, "finished": 0}}
+
+    def facts(self, sdk=True, rss=True, ours=(1000, 1100, 1150, 1100), cpu=1.0, machine=1.2, waited=0,
+              answered=1000, during=60.0, after=40.0):
+        names = [report.OURS, http_load.OUR_PAIR] + ([report.THE_SDKS] if sdk else [])
+        rates = {report.OURS: ours, http_load.OUR_PAIR: (1000, 1800, 1900, 1850), report.THE_SDKS: (500, 600, 700, 650)}
+        runs = {workload: {name: {str(clients): [self.figures(rate, cpu if name == report.OURS else 1.5, machine,
+                                                              saved=9, conflicts=2)]
+                                  for clients, rate in zip(self.CLIENTS, rates[name])} for name in names}
+                for workload in http_load.WORKLOADS}
+        single = [name for name in names if name != http_load.OUR_PAIR]
+        idle = 30.0 if rss else None
+        refused = {"200": answered, "503": 1000 - answered}
+        bursts = {name: {"64": [self.burst(64, waited if name == report.OURS else 0)],
+                         "1000": [self.burst(1000, answered=answered, statuses=refused) if name == report.OURS
+                                  else self.burst(1000)]}
+                  for name in single}
+        floods = {name: {"idle": idle, "idle_anonymous": None if idle is None else 10.0, "threads": 3, "runs": [
+            self.flood("long lines", 24, 31.0, 30.5, idle),
+            self.flood("heads within the bounds, held open", 1000, during, after, idle)]} for name in single}
+        http = {"runs": runs, "bursts": bursts, "floods": floods, "sdk": sdk, "loaders": 2, "warm_up": 10,
+                "edited": 8, "cpus": 2, "flood_line_bytes": 65000, "limits": http_load.http_front.Limits()._asdict(),
+                "plan": {"clients": list(self.CLIENTS), "seconds": 2.0, "repetitions": 1, "bursts": [64, 1000],
+                         "flood_connections": 24, "flood_lines": 100, "held": 1000, "hold_seconds": 2.0,
+                         "retry_seconds": 0.5},
+                "commands": {name: [f"{name.split()[0]} --http"] for name in names},
+                "measured": {"date": "2026-12-03", "command": "python3 bench.py --only http",
+                             "python": ".venv/bin/python", "seconds": 200.0}}
+        machine_facts = {"date": "2026-12-03", "command": "python3 bench.py --only http", "system": "Linux",
+                         "machine": "x86_64", "processor": "unknown", "cpus": "2", "python": "CPython 3.11",
+                         "sqlite": "3.40.1"}
+        return {"machine": machine_facts, "http": http, "goals": bench.GOALS, "seconds": 200.0, "quick": False,
+                "sizes": {"repetitions": 1}, "section_seconds": {"http": 200.0}}
+
+    def page(self, **options):
+        facts = self.facts(**options)
+        return "\n".join(report.http_section(facts["http"], facts))
+
+    def goal_rows(self, page):
+        goals = page.split("### Goals")[1]
+        return [line for line in goals.splitlines() if line.startswith("| ") and "verdict" not in line]
+
+    def test_each_number_of_clients_has_a_row_per_server_and_the_mix_counts_its_edits_and_conflicts(self):
+        page = self.page()
+        reads = page.split("### Reads")[1].split("###")[0]
+        self.assertIn("| 16 | ours | 1,150 (1,150–1,150) | 2.00 (2.00–2.00) | 6.00 (6.00–6.00) | 1.00 (1.00–1.00) |",
+                      reads)
+        self.assertIn("| 64 | the SDK's | 650 (650–650) |", reads)
+        self.assertEqual(len([line for line in reads.splitlines() if line.startswith("| ") and "clients" not in line
+                              and "---" not in line]), 4 * 3)
+        self.assertIn("the calls per second grow: ours 1.15×; ours, two processes 1.90×; the SDK's 1.40×", reads)
+        self.assertIn("At 64 clients ours answers 1.69× (1.69–1.69) the SDK's calls per second.", reads)
+        mix = page.split("### One edit in ten")[1].split("###")[0]
+        self.assertIn("| 1 | ours, two processes | 1,000 (1,000–1,000) | 2.00 (2.00–2.00) | 6.00 (6.00–6.00) | "
+                      "1.50 (1.50–1.50) | 9 (9–9) | 2 (2–2) |", mix)
+        self.assertIn("Measured on 2026-12-03 by `.venv/bin/python bench.py --only http`, in 200 s.", page)
+        self.assertIn("at most 0.25 CPU-seconds per second in any run, less than one core", page)
+        self.assertIn("the slowest connect of any run took 2.0 ms.", page)
+
+    def test_goals_met_get_a_verdict_each_and_no_cause(self):
+        rows = self.goal_rows(self.page(ours=(1000, 1400, 1600, 1500)))
+        self.assertEqual(len(rows), 5)
+        self.assertTrue(all(row.endswith("| meets the goal |") for row in rows), rows)
+        self.assertIn("| 0 of 64; the slowest 3.0 ms |", rows[0])
+        self.assertIn("| 1,000 of 1,000 in the worst repetition; the last after 0.90 s |", rows[1])
+        self.assertIn("| +30.0 MiB at most (heads within the bounds, held open) |", rows[2])
+        self.assertIn("| Reads per second at 16 clients at least 1.5× those at 1 | 1.60× (1.60–1.60) | "
+                      "1.40× (1.40–1.40) |", rows[4])
+        self.assertNotIn("**Why.**", self.page(ours=(1000, 1400, 1600, 1500)))
+
+    def test_each_goal_missed_says_why_from_the_figures(self):
+        page = self.page(waited=3, answered=990, during=140.0, after=60.0)
+        rows = self.goal_rows(page)
+        self.assertEqual([row.endswith("| **misses the goal** |") for row in rows], [True] * 5)
+        why = page.split("**Why.**")[1]
+        self.assertIn("3 connects of a burst of 64 took 0.5 s or more", why)
+        self.assertIn("10 of 1,000 got no answer of 200 within 60 s (10 HTTP 503, over all repetitions)", why)
+        self.assertIn("rose 110.0 MiB above idle with 1,000 connections open: 113 KiB each", why)
+        self.assertIn("back to 3 threads (idle: 3), so no connection was left, yet its resident memory stayed 30.0 "
+                      "MiB above idle, 30.0 MiB of it anonymous", why)
+        self.assertIn("At 16 clients our server process used 1.00 CPU-seconds per second, and 1.00 at 1: about one "
+                      "core's worth", why)
+        self.assertIn("Two processes on the same files answer 16 clients 1.90× the calls per second one process "
+                      "answers 1, using 1.50 CPU-seconds per second together.", why)
+
+    def test_a_server_under_one_core_is_said_to_wait_for_a_busy_machine_or_for_something_else(self):
+        busy = self.page(cpu=0.6, machine=1.9).split("**Why.**")[1]
+        self.assertIn("used 0.60 CPU-seconds per second, and 0.60 at 1: less than one core, while the machine's "
+                      "processors were busy 1.90 CPU-seconds per second in all", busy)
+        self.assertIn("the server waited for a processor.", busy)
+        self.assertIn("it waited on something other than a processor.", self.page(cpu=0.6, machine=1.0))
+
+    def test_without_the_sdk_or_proc_what_was_not_measured_is_said_and_given_no_verdict(self):
+        page = self.page(sdk=False, rss=False)
+        self.assertIn("The SDK's server was not measured: no Python here can import `mcp`.", page)
+        self.assertNotIn("the SDK's as", page)
+        self.assertNotRegex(page, r"\| [0-9,]+ \| the SDK's \|")
+        self.assertIn("The servers' memory was not read: this system has no `/proc`", page)
+        self.assertIn("| long lines | ours | – | – | – | answered 24 with HTTP 431; closed 24 of 24 itself |", page)
+        rows = self.goal_rows(page)
+        self.assertEqual([row.rsplit("|", 2)[1].strip() for row in rows],
+                         ["meets the goal", "meets the goal", "not measured", "not measured", "**misses the goal**"])
+        self.assertTrue(all("| not measured |" in row for row in rows), rows)  # the SDK's column
+
+    def test_the_section_measured_apart_is_named_in_the_pages_header(self):
+        facts = self.facts()
+        facts["machine"].update(date="2026-11-30", command="python3 bench.py")
+        self.assertIn('except "The MCP server over HTTP under load", which says when it was measured',
+                      "\n".join(report.header(facts)))
+
+
 class HttpRoundTripTest(unittest.TestCase):
     """The HTTP round-trip timer on a real mcp_server.py --demo --http: a handful of calls, no time asserted."""
 
@@ -517,6 +651,19 @@ class CommandLineTest(unittest.TestCase):
                     self.assertEqual(stop.exception.code, 2)
                     self.assertEqual(len(error.getvalue().strip().splitlines()), 1, error.getvalue())
                     self.assertFalse(os.path.exists(out))
+
+    @unittest.skipUnless(hasattr(os, "mkfifo"), "no FIFOs here")
+    def test_render_refuses_a_fifo_in_one_line_at_once_and_writes_nothing(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fifo, out = os.path.join(folder, "facts.json"), os.path.join(folder, "out")
+            os.mkfifo(fifo)
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "bench.py"), "--render", fifo, "--out", out],
+                                 cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+            self.assertEqual(run.returncode, 2, run.stderr)
+            (line,) = run.stderr.strip().splitlines()
+            self.assertTrue(line.startswith(f"bench.py: error: cannot read the facts in {fifo}: it is a FIFO (named "
+                                            "pipe), not a regular file"), line)
+            self.assertFalse(os.path.exists(out))
 
     def test_an_unknown_section_is_refused(self):
         with contextlib.redirect_stderr(io.StringIO()) as error, self.assertRaises(SystemExit) as stop:
