@@ -8,7 +8,7 @@ PSYCOPG = 'psycopg[binary]==3.2.13'  # the last psycopg 3 that installs on Pytho
 test:  ## run the whole unittest suite; the last line reads "N passed, N failed, N skipped"
 	$(PYTHON) tests/run.py
 
-results:  ## regenerate results/ from both experiments and the sensitivity page (about six minutes on two cores)
+results:  ## regenerate results/ from both experiments and the sensitivity page (about fifteen minutes on two cores)
 	$(PYTHON) sim.py
 	$(PYTHON) sim.py --sensitivity
 	$(PYTHON) triage.py
@@ -17,11 +17,12 @@ results-check:  ## rerun sim.py and triage.py as committed and compare them with
 	RESULTS_CHECK=1 $(PYTHON) -m unittest -v tests.test_sim.CommittedResultsTest tests.test_sim.ReasonsTest \
 		tests.test_triage.CommittedResultsTest
 
-sensitivity-check:  ## rerun the sensitivity page and compare it with the committed one (about four minutes)
+sensitivity-check:  ## rerun the sensitivity page and compare it with the committed one (about ten minutes)
 	SIM_SENSITIVITY=1 $(PYTHON) -m unittest -v tests.test_sim.CommittedSensitivityTest
 
-bench: venv  ## time the tools against the bare sqlite transaction, how cost grows, and sqlite beside PostgreSQL (about 13 min)
+bench: venv  ## time the tools against the bare sqlite transaction, how cost grows, sqlite beside PostgreSQL, HTTP under load (about 16 min)
 	$(VENV)/bin/python -m pip install -q $(PSYCOPG)
+	$(VENV)/bin/python -m pip install -q mcp==2.3.0 || echo "bench: the official SDK (mcp, Python 3.10 or newer) is not installed: its rows are left out"
 	if $(PYTHON) tests/postgres_cluster.py --check; then $(PYTHON) tests/postgres_cluster.py --durable -- $(VENV)/bin/python bench.py; \
 	else $(VENV)/bin/python bench.py; fi
 

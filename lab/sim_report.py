@@ -272,6 +272,8 @@ def lead(report: Report) -> List[str]:
               if groups else "none (--ranges 0)")
     mix = "/".join(f"{100 * m:g}" for m in s.save_mix)
     return [
+        "## How to read the tables",
+        "",
         f"**Which model and reading lead.** Our default is the {report.title(report.default)} model: the "
         "knowledge base keeps people's views and its search lists the matches after the best one most viewed "
         "first, which this page argues is the closer of the two to the original ('Why two models'). The "

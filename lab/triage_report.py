@@ -329,6 +329,8 @@ def setup(report: Report) -> List[str]:
     s = report.scenario
     groups = len(report.groups)
     lines = [
+        "## How to read the tables",
+        "",
         f"- **ours**: seeds {seeds_text(report.seeds)} summed ({len(report.seeds)} seed"
         f"{'' if len(report.seeds) == 1 else 's'}, "
         f"{report.items:,} bugs for R1 and R5; one R3 and R4 run per seed).",
