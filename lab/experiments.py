@@ -118,15 +118,15 @@ def provenance(command: Command, options: argparse.Namespace, argv: Sequence[str
                       changed=tuple(changed))
 
 
-def commit_of(folder: str) -> str:
-    """The commit checked out in `folder`, and whether its tracked files differ from it; why not, where git
-    cannot say."""
+def commit_of(folder: str, pages: str = "results") -> str:
+    """The commit checked out in `folder`, and whether its tracked files differ from it, the `pages` the runs
+    write left out (a second run after a first is still at a clean commit); why not, where git cannot say."""
     def git(*words: str) -> str:
         return subprocess.run(["git", "-C", folder, *words], capture_output=True, text=True, timeout=30,
                               stdin=subprocess.DEVNULL, check=True).stdout.strip()
     try:
         head = git("rev-parse", "--short=12", "HEAD")
-        dirty = git("status", "--porcelain", "--untracked-files=no")
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", f":(exclude){pages}")
     except (OSError, subprocess.SubprocessError):
         return "unknown (not a git checkout, or no git)"
     return head + (" with uncommitted changes" if dirty else "")

@@ -4,6 +4,8 @@ marginal miss; and lab/experiments.py's bytes_of and run_command, which both scr
 import contextlib
 import io
 import os
+import shutil
+import subprocess
 import tempfile
 import types
 import unittest
@@ -143,6 +145,35 @@ class SharedByBothScriptsTest(unittest.TestCase):
             with self.assertRaises(SystemExit) as stopped:
                 experiments.run_command(command, ["--out", folder, "--n", "0"])
             self.assertEqual(stopped.exception.code, cli.EXIT_USAGE)
+
+@unittest.skipUnless(shutil.which("git"), "needs git")
+class CommitOfTest(unittest.TestCase):
+    """The commit a page names says whether the code differed from it, and the pages themselves do not count."""
+
+    def setUp(self):
+        self.folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.folder)
+        os.mkdir(os.path.join(self.folder, "results"))
+        for name in ("sim.py", os.path.join("results", "page.md")):
+            self.write(name, "first\n")
+        for words in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
+            subprocess.run(["git", "-C", self.folder, *words], check=True, capture_output=True)
+
+    def write(self, name, text):
+        with open(os.path.join(self.folder, name), "w", encoding="utf-8") as file:
+            file.write(text)
+
+    def test_a_page_a_run_rewrote_leaves_the_commit_clean(self):
+        self.write(os.path.join("results", "page.md"), "second\n")
+        self.assertRegex(experiments.commit_of(self.folder), r"^[0-9a-f]{12}$")
+
+    def test_changed_code_is_named(self):
+        self.write("sim.py", "second\n")
+        self.assertRegex(experiments.commit_of(self.folder), r"^[0-9a-f]{12} with uncommitted changes$")
+
+    def test_a_folder_outside_git_says_so(self):
+        self.assertTrue(experiments.commit_of(tempfile.gettempdir() + "/no-such-folder").startswith("unknown"))
+
 
 if __name__ == "__main__":
     unittest.main()
