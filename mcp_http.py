@@ -319,7 +319,8 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
 
     daemon_threads = True  # an open keep-alive connection never holds the process at exit
 
-    def __init__(self, handle: Handle, options: HttpOptions, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, handle: Handle, options: HttpOptions, clock: Callable[[], float] = time.monotonic,
+                 listener: Optional[socket.socket] = None) -> None:
         self.handle_message = handle
         self.options = options
         self.limits = options.limits
@@ -333,7 +334,12 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
         self.warned: Dict[str, float] = {}  # each warning's text: when it was last logged
         self.dated: Tuple[int, str] = (-1, "")  # the second of the Date last written, and its text
         self.closing: Deque[Tuple[float, socket.socket]] = collections.deque()  # refused: (when to close, which)
-        super().__init__((options.host, options.port), RequestHandler)
+        super().__init__((options.host, options.port), RequestHandler, bind_and_activate=listener is None)
+        if listener is not None:  # bound and listening already, shared with other workers (http_workers)
+            self.socket.close()
+            self.socket = listener
+            self.server_address = listener.getsockname()
+            self.server_name, self.server_port = options.host, self.server_address[1]
         self.loopback = is_loopback(options.host)
 
     def process_request(self, request: Any, client_address: Any) -> None:
@@ -372,12 +378,14 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
     def get_request(self) -> Tuple[Any, Any]:
         """accept(); out of file descriptors, a pause first, so that the accepting loop does not spin."""
         try:
-            return super().get_request()
+            connection, address = super().get_request()
         except OSError as error:
             if error.errno in (errno.EMFILE, errno.ENFILE):
                 self.warning("out of file descriptors (%s): raise ulimit -n or lower --http-max-connections", error)
                 time.sleep(0.1)
             raise
+        connection.setblocking(True)  # as on Linux, where a connection never inherits a listener's O_NONBLOCK
+        return connection, address
 
     def warning(self, text: str, *args: Any) -> None:
         """A warning, each text at most once every WARN_EVERY_SECONDS: a flood makes one line, not one a
@@ -691,11 +699,13 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
 # Starting and running.
 
 
-def make_server(handle: Handle, options: HttpOptions) -> http.server.ThreadingHTTPServer:
-    """A server bound to options.host and options.port and ready to serve (server_address gives the port)."""
+def make_server(handle: Handle, options: HttpOptions,
+                listener: Optional[socket.socket] = None) -> http.server.ThreadingHTTPServer:
+    """A server bound to options.host and options.port, or serving `listener` (bound there already), and ready to
+    serve (server_address gives the port)."""
     host = options.host[1:-1] if options.host.startswith("[") and options.host.endswith("]") else options.host
     server_class = McpHttpServer6 if ":" in host else McpHttpServer
-    return server_class(handle, options._replace(host=host))
+    return server_class(handle, options._replace(host=host), listener=listener)
 
 
 def bound_address(server: http.server.HTTPServer) -> Tuple[str, int]:
@@ -704,16 +714,18 @@ def bound_address(server: http.server.HTTPServer) -> Tuple[str, int]:
     return str(address[0]), int(address[1])
 
 
-def serve_http(handle: Handle, options: HttpOptions, ready: Callable[[Tuple[str, int]], None]) -> None:
-    """Serve until shutdown() or KeyboardInterrupt, calling ready(address) once bound; the socket always closes.
-    The open-file limit is raised to fit max_connections, or the connections lowered to fit it (with a warning)."""
+def serve_http(handle: Handle, options: HttpOptions, ready: Callable[[Tuple[str, int]], None],
+               listener: Optional[socket.socket] = None) -> None:
+    """Serve until shutdown() or KeyboardInterrupt, calling ready(address) once bound (or on `listener`, bound
+    already: a worker's); the socket always closes. The open-file limit is raised to fit max_connections, or the
+    connections lowered to fit it (with a warning)."""
     wanted = options.limits.max_connections
     fitting = http_front.connections_that_fit(wanted)
     if fitting < wanted:
         log.warning("the open-file limit (ulimit -n) leaves room for %d connections: at most %d are served, not %d",
                     fitting, fitting, wanted)
         options = options._replace(limits=options.limits._replace(max_connections=fitting))
-    server = make_server(handle, options)
+    server = make_server(handle, options, listener)
     try:
         ready(bound_address(server))
         server.serve_forever()

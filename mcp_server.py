@@ -41,6 +41,7 @@ import logging
 import os
 import random
 import signal
+import socket
 import sqlite3
 import sys
 import threading
@@ -50,6 +51,7 @@ from typing import Any, BinaryIO, Callable, Deque, Dict, Iterable, Iterator, Lis
 import content_files
 import database
 import http_front
+import http_workers
 import kb_store
 import mcp_demo
 import mcp_http
@@ -57,7 +59,7 @@ import mcp_tokens
 import plumbing
 import record_fields
 import record_store
-from cli import EXIT_OK, EXIT_USAGE, VERSION, OneLineParser, kind_of, run_main
+from cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, VERSION, OneLineParser, kind_of, run_main
 
 log = logging.getLogger("osfoundry.mcp")
 
@@ -816,6 +818,10 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     p.add_argument("--allow-origin", metavar="ORIGIN", action="append", help=(
         "with --http: a browser Origin allowed besides the loopback ones, e.g. https://app.example (repeatable); "
         "requests from any other Origin are refused (403), against DNS rebinding"))
+    p.add_argument("--workers", metavar="N", type=workers, default=1, help=(
+        f"with --http: serve from N processes sharing the port, 1 to {http_workers.MAX_WORKERS} (default 1); each "
+        "opens the databases itself, so they must be files or PostgreSQL, and each has the limits below. One "
+        "process runs Python one thread at a time: more workers serve more calls at once, up to the cores"))
     p.add_argument("--verbose", action="store_true", help="log every message received on stderr")
     limits = p.add_argument_group("limits of the HTTP server", "with --http: what clients, authenticated or not, "
                                   "can make the server hold; BYTES as 4096, 16KiB or 4MiB")
@@ -825,6 +831,15 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         limits.add_argument(limit_flag(field), metavar=unit, type=functools.partial(limit_value, unit),
                             help=f"{meaning} (default {shown})")
     return p
+
+
+def workers(text: str) -> int:
+    """--workers' N."""
+    count = http_workers.worker_count(text)
+    if count is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of workers from 1 to "
+                                         f"{http_workers.MAX_WORKERS}")
+    return count
 
 
 def limit_flag(field: str) -> str:
@@ -887,11 +902,12 @@ def check_http(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
               if getattr(options, f"http_{field}") is not None}
     if options.http is None:
         for flag, given in (("--tokens", options.tokens), ("--allow-origin", options.allow_origin),
-                            *((limit_flag(field), True) for field in limits)):
+                            ("--workers", options.workers != 1), *((limit_flag(field), True) for field in limits)):
             if given:
                 p.error(f"{flag} acts on the HTTP transport: add --http [HOST:]PORT")
         return
     options.http_limits = http_front.Limits(**limits)
+    check_workers(p, options)
     problem = options.http_limits.problem()
     if problem is not None:
         p.error(f"{limit_flag('body_budget')}: {problem} ({limit_flag('max_body')})")
@@ -910,6 +926,21 @@ def check_http(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
         options.tokens = mcp_tokens.Tokens.load(options.tokens)
     except mcp_tokens.TokenFileError as refused:
         p.error(f"--tokens: {refused}")
+
+
+def check_workers(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
+    """More than one worker only where processes can be forked, and on databases every worker can open: files or
+    PostgreSQL, not memory, which one process alone sees."""
+    if options.workers == 1:
+        return
+    if not http_workers.can_fork():
+        p.error("--workers: this platform cannot fork processes (Windows): run several servers behind a load "
+                "balancer instead")
+    in_memory = [flag for flag, path in (("--kb-db", options.kb_db), ("--records-db", options.records_db))
+                 if not path or path == ":memory:"]
+    if in_memory:
+        p.error(f"--workers {options.workers}: each worker opens the databases itself, and a database in memory "
+                f"is one process's alone: give {' and '.join(in_memory)} a file or a postgresql:// URL")
 
 
 def http_address(text: str) -> Tuple[str, int]:
@@ -958,9 +989,11 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
     except (sqlite3.DatabaseError, plumbing.Rejection) as error:
         print(f"{prog}: error: cannot open the databases: {error}", file=sys.stderr)
         return EXIT_USAGE
+    revisions = f"MCP {', '.join(STATELESS_VERSIONS)} (stateless) and {', '.join(PROTOCOL_VERSIONS)} (initialize)"
+    if options.http is not None and options.workers > 1:
+        return serve_in_workers(options, workspace, f"{revisions}; {workspace.description}", started, prog)
     tools = workspace.tools()
     server = Server(tools, workspace.instructions)
-    revisions = f"MCP {', '.join(STATELESS_VERSIONS)} (stateless) and {', '.join(PROTOCOL_VERSIONS)} (initialize)"
     if workspace.colleague is not None:
         workspace.colleague.start()
     if options.http is not None:
@@ -979,13 +1012,16 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
 
 
 def serve_over_http(server: Server, options: argparse.Namespace, workspace: Workspace, description: str,
-                    started: float) -> int:
-    """Serve Streamable HTTP until Ctrl-C or SIGTERM; 0 then."""
+                    started: float, listener: Optional[socket.socket] = None) -> int:
+    """Serve Streamable HTTP until Ctrl-C or SIGTERM; 0 then. On `listener`, as one worker of several, whose
+    parent says when all serve."""
     host, port = options.http
     http_options = mcp_http.HttpOptions(host, port, options.tokens, frozenset(options.allow_origin or ()),
                                         options.http_limits)
 
     def ready(address: Tuple[str, int]) -> None:
+        if listener is not None:
+            return
         where = f"[{address[0]}]" if ":" in address[0] else address[0]
         log.info("serving %d tools over Streamable HTTP at http://%s:%d/mcp, %s; limits: %s; ready in %.2f s",
                  len(server.tools.listing()), where, address[1], description, options.http_limits.describe(),
@@ -993,11 +1029,65 @@ def serve_over_http(server: Server, options: argparse.Namespace, workspace: Work
 
     signal.signal(signal.SIGTERM, stop_on_sigterm)  # a service manager's stop
     try:
-        mcp_http.serve_http(functools.partial(handle_logged, server), http_options, ready)
+        mcp_http.serve_http(functools.partial(handle_logged, server), http_options, ready, listener)
         log.info("stopping")
     finally:
         workspace.close()
     return EXIT_OK
+
+
+def serve_in_workers(options: argparse.Namespace, workspace: Workspace, description: str, started: float,
+                     prog: str) -> int:
+    """Serve Streamable HTTP from options.workers processes on one port (http_workers) until Ctrl-C or SIGTERM
+    (0), or until a worker ends by itself (EXIT_FAILED, the others stopped). `workspace`, opened to check and fill
+    the databases once, is closed before the fork: each worker opens its own, the demo's colleague in the first
+    alone."""
+    tool_count = len(workspace.tools().listing())
+    workspace.close()
+    host, port = options.http
+    try:
+        listener = http_workers.listen(host, port, options.http_limits.backlog)
+    except OSError as error:
+        print(f"{prog}: error: cannot listen on {host}:{port}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
+    address = listener.getsockname()
+    pool = http_workers.Workers(listener, options.workers)
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
+    try:
+        pool.start(functools.partial(serve_as_worker, options, description, listener))
+        pool.wait_ready()
+        where = f"[{address[0]}]" if ":" in address[0] else address[0]
+        log.info("serving %d tools over Streamable HTTP at http://%s:%d/mcp, %s; %d worker processes, each with "
+                 "these limits: %s; ready in %.2f s", tool_count, where, address[1], description, options.workers,
+                 options.http_limits.describe(), time.perf_counter() - started)
+        pool.supervise()
+    except http_workers.WorkerEnded as ended:
+        log.error("%s", ended)
+        return EXIT_FAILED
+    finally:
+        pool.stop()
+    return EXIT_OK  # never reached: supervise() ends in WorkerEnded, SIGTERM or Ctrl-C
+
+
+def serve_as_worker(options: argparse.Namespace, description: str, listener: socket.socket, number: int,
+                    ready: Callable[[], None]) -> int:
+    """One worker: its own workspace (the colleague in worker 1 alone), its log lines named by its number, served
+    on `listener` until SIGTERM or Ctrl-C; a workspace that cannot be opened ends it with one line and status 2."""
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(OneRecordALine(f"mcp_server worker {number}: %(message)s"))
+    own = argparse.Namespace(**vars(options))
+    if number > 1:
+        own.people_edit_every = None
+    try:
+        workspace = open_workspace(own)
+    except (database.UnusableFile, content_files.ContentError, sqlite3.DatabaseError, plumbing.Rejection) as error:
+        log.error("cannot open the databases: %s", error)
+        return EXIT_USAGE
+    server = Server(workspace.tools(), workspace.instructions)
+    if workspace.colleague is not None:
+        workspace.colleague.start()
+    ready()
+    return serve_over_http(server, own, workspace, description, time.perf_counter(), listener)
 
 
 def handle_logged(server: Server, message: Any, grant: Optional[mcp_tokens.Grant] = None,

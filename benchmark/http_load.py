@@ -43,6 +43,8 @@ from cli import deaf_children
 
 ROOT = round_trips.ROOT
 OUR_PAIR = "mcp_server.py, two processes on one pair of files"
+OUR_WORKERS = "mcp_server.py --workers 2, one port"
+ALONE = (OURS, THE_SDKS)  # the servers of one process: bursts and floods are measured on them
 WORKLOADS = (READS, MIX)
 LOADERS = 2  # client processes per run: this machine's two cores are shared with the server
 EDITED_ARTICLES = 8  # the articles the mix edits (and both workloads read last in each cycle): some contention
@@ -76,9 +78,10 @@ class Plan(NamedTuple):
 
 
 def servers(directory: str) -> Dict[str, List[List[str]]]:
-    """The commands of each server's processes: ours, our pair, and where mcp imports the SDK's; each server
-    serving the demo's knowledge base from files of its own."""
-    commands = {OURS: [our_server(directory, "ours")], OUR_PAIR: [our_server(directory, "pair")] * 2}
+    """The commands of each server's processes: ours, our pair, ours with two workers, and where mcp imports the
+    SDK's; each server serving the demo's knowledge base from files of its own."""
+    commands = {OURS: [our_server(directory, "ours")], OUR_PAIR: [our_server(directory, "pair")] * 2,
+                OUR_WORKERS: [our_server(directory, "workers") + ["--workers", "2"]]}
     sdk = round_trips.sdk_server_command()
     if sdk is not None:
         commands[THE_SDKS] = [[*round_trips.over_http(sdk), "--kb-db", os.path.join(directory, "load-sdk-kb.db")]]
@@ -140,6 +143,17 @@ class ProcessStatus:
             return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         except (OSError, ValueError, IndexError, AttributeError):
             return None
+
+
+def serving(pid: int, proc: str = "/proc") -> List[ProcessStatus]:
+    """The processes that serve for the server `pid`: its workers (its children, /proc/PID/task/PID/children) if
+    it has any, else itself."""
+    try:
+        with open(os.path.join(proc, str(pid), "task", str(pid), "children"), encoding="ascii") as children:
+            workers = [int(word) for word in children.read().split()]
+    except (OSError, ValueError):
+        workers = []
+    return [ProcessStatus(worker, proc) for worker in workers or [pid]]
 
 
 def _mib(kib: Optional[int]) -> Optional[float]:
@@ -387,7 +401,7 @@ def measure(directory: str, plan: Plan, log: Callable[[str], None]) -> Dict[str,
     """Every run on each server (all started once, every repetition back to back) and every burst on each
     single-process server; then each single-process server's floods, on a server of its own just started."""
     commands = servers(directory)
-    single = [name for name, argvs in commands.items() if len(argvs) == 1]
+    single = [name for name in commands if name in ALONE]
     runs: Dict[str, Dict[str, Dict[str, List[Dict[str, Any]]]]] = {
         workload: {name: {str(clients): [] for clients in plan.clients} for name in commands}
         for workload in WORKLOADS}
@@ -401,8 +415,8 @@ def measure(directory: str, plan: Plan, log: Callable[[str], None]) -> Dict[str,
                     for number, (name, processes) in enumerate(running.items()):
                         runs[workload][name][str(clients)].append(load_run(
                             [server.port for server in processes],
-                            [ProcessStatus(server.process.pid) for server in processes], clients, workload,
-                            plan.seconds, f"r{repetition}-{workload}-{clients}-{number}"))
+                            [status for server in processes for status in serving(server.process.pid)], clients,
+                            workload, plan.seconds, f"r{repetition}-{workload}-{clients}-{number}"))
             for count in plan.bursts:
                 for name in single:
                     bursts[name][str(count)].append(burst_run(running[name][0].port, count, plan.retry_seconds))

@@ -396,14 +396,15 @@ class HttpSectionTest(unittest.TestCase):
                             "closed_by_server": connections, "finished": 0}}
 
     def facts(self, sdk=True, rss=True, ours=(1000, 1100, 1150, 1100), cpu=1.0, machine=1.2, waited=0,
-              answered=1000, during=60.0, after=40.0):
-        names = [report.OURS, http_load.OUR_PAIR] + ([report.THE_SDKS] if sdk else [])
-        rates = {report.OURS: ours, http_load.OUR_PAIR: (1000, 1800, 1900, 1850), report.THE_SDKS: (500, 600, 700, 650)}
+              answered=1000, during=60.0, after=40.0, workers=(1000, 1700, 1800, 1750)):
+        names = [report.OURS, http_load.OUR_PAIR, http_load.OUR_WORKERS] + ([report.THE_SDKS] if sdk else [])
+        rates = {report.OURS: ours, http_load.OUR_PAIR: (1000, 1800, 1900, 1850), http_load.OUR_WORKERS: workers,
+                 report.THE_SDKS: (500, 600, 700, 650)}
         runs = {workload: {name: {str(clients): [self.figures(rate, cpu if name == report.OURS else 1.5, machine,
                                                               saved=9, conflicts=2)]
                                   for clients, rate in zip(self.CLIENTS, rates[name])} for name in names}
                 for workload in http_load.WORKLOADS}
-        single = [name for name in names if name != http_load.OUR_PAIR]
+        single = [name for name in names if name in http_load.ALONE]
         idle = 30.0 if rss else None
         refused = {"200": answered, "503": 1000 - answered}
         bursts = {name: {"64": [self.burst(64, waited if name == report.OURS else 0)],
@@ -442,8 +443,11 @@ class HttpSectionTest(unittest.TestCase):
                       reads)
         self.assertIn("| 64 | the SDK's | 650 (650–650) |", reads)
         self.assertEqual(len([line for line in reads.splitlines() if line.startswith("| ") and "clients" not in line
-                              and "---" not in line]), 4 * 3)
-        self.assertIn("the calls per second grow: ours 1.15×; ours, two processes 1.90×; the SDK's 1.40×", reads)
+                              and "---" not in line]), 4 * 4)
+        self.assertIn("the calls per second grow: ours 1.15×; ours, two processes 1.90×; ours, --workers 2 1.80×; "
+                      "the SDK's 1.40×", reads)
+        self.assertIn("as one command with two workers on one port (*ours, --workers 2*: `mcp_server.py --http`, its "
+                      "processes' CPU added up)", page)
         self.assertIn("At 64 clients ours answers 1.69× (1.69–1.69) the SDK's calls per second.", reads)
         mix = page.split("### One edit in ten")[1].split("###")[0]
         self.assertIn("| 1 | ours, two processes | 1,000 (1,000–1,000) | 2.00 (2.00–2.00) | 6.00 (6.00–6.00) | "
@@ -460,11 +464,22 @@ class HttpSectionTest(unittest.TestCase):
         self.assertIn("| 1,000 of 1,000 in the worst repetition; the last after 0.90 s |", rows[1])
         self.assertIn("| +30.0 MiB at most (heads within the bounds, held open) |", rows[2])
         self.assertIn("| Reads per second at 16 clients at least 1.5× those at 1 | 1.60× (1.60–1.60) | "
-                      "1.40× (1.40–1.40) |", rows[4])
+                      "1.80× (1.80–1.80) | 1.40× (1.40–1.40) |", rows[4])
+        self.assertIn("| 0 of 64; the slowest 3.0 ms | – |", rows[0])  # bursts and floods: one process alone
         self.assertNotIn("**Why.**", self.page(ours=(1000, 1400, 1600, 1500)))
 
+    def test_read_scaling_is_judged_on_the_workers_with_one_process_explained_beside_it(self):
+        page = self.page()  # one process 1.15×, two workers 1.80×
+        self.assertTrue(self.goal_rows(page)[4].endswith("| 1.15× (1.15–1.15) | 1.80× (1.80–1.80) | "
+                                                         "1.40× (1.40–1.40) | meets the goal |"), page)
+        one = page.split("**One process.**")[1]
+        self.assertIn("At 16 clients our server process used 1.00 CPU-seconds per second", one)
+        self.assertIn("One command with `--workers 2` answers 16 clients 1.80× the calls per second it answers 1, "
+                      "its workers using 1.50 CPU-seconds per second together.", one)
+        self.assertNotIn("**One process.**", self.page(workers=(1000, 1100, 1200, 1150)))
+
     def test_each_goal_missed_says_why_from_the_figures(self):
-        page = self.page(waited=3, answered=990, during=140.0, after=60.0)
+        page = self.page(waited=3, answered=990, during=140.0, after=60.0, workers=(1000, 1100, 1200, 1150))
         rows = self.goal_rows(page)
         self.assertEqual([row.endswith("| **misses the goal** |") for row in rows], [True] * 5)
         why = page.split("**Why.**")[1]
@@ -479,14 +494,14 @@ class HttpSectionTest(unittest.TestCase):
                       "answers 1, using 1.50 CPU-seconds per second together.", why)
 
     def test_a_server_under_one_core_is_said_to_wait_for_a_busy_machine_or_for_something_else(self):
-        busy = self.page(cpu=0.6, machine=1.9).split("**Why.**")[1]
+        busy = self.page(cpu=0.6, machine=1.9).split("**One process.**")[1]
         self.assertIn("used 0.60 CPU-seconds per second, and 0.60 at 1: less than one core, while the machine's "
                       "processors were busy 1.90 CPU-seconds per second in all", busy)
         self.assertIn("the server waited for a processor.", busy)
         self.assertIn("it waited on something other than a processor.", self.page(cpu=0.6, machine=1.0))
 
     def test_without_the_sdk_or_proc_what_was_not_measured_is_said_and_given_no_verdict(self):
-        page = self.page(sdk=False, rss=False)
+        page = self.page(sdk=False, rss=False, workers=(1000, 1100, 1200, 1150))
         self.assertIn("The SDK's server was not measured: no Python here can import `mcp`.", page)
         self.assertNotIn("the SDK's as", page)
         self.assertNotRegex(page, r"\| [0-9,]+ \| the SDK's \|")

@@ -156,7 +156,8 @@ class CommitOfTest(unittest.TestCase):
         os.mkdir(os.path.join(self.folder, "results"))
         for name in ("sim.py", os.path.join("results", "page.md")):
             self.write(name, "first\n")
-        for words in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
+        identity = ["-c", "user.name=t", "-c", "user.email=t@t"]
+        for words in (["init", "-q"], ["add", "."], [*identity, "commit", "-qm", "c"]):
             subprocess.run(["git", "-C", self.folder, *words], check=True, capture_output=True)
 
     def write(self, name, text):

@@ -193,6 +193,16 @@ class ProcTest(unittest.TestCase):
         self.assertIsNone(http_load.machine_busy_seconds(os.path.join(self.proc.name, "none")))
         self.assertEqual(http_load.cpu_seconds([self.status, gone]), None)
 
+    def test_a_server_with_workers_is_measured_on_its_workers_and_one_without_on_itself(self):
+        os.makedirs(os.path.join(self.proc.name, "42", "task", "42"))
+        self.assertEqual([status.path for status in http_load.serving(42, self.proc.name)],
+                         [os.path.join(self.proc.name, "42")])  # no children file: itself
+        self.write("42/task/42/children", "")
+        self.assertEqual(len(http_load.serving(42, self.proc.name)), 1)
+        self.write("42/task/42/children", "51 52 ")
+        self.assertEqual([status.path for status in http_load.serving(42, self.proc.name)],
+                         [os.path.join(self.proc.name, "51"), os.path.join(self.proc.name, "52")])
+
 
 class FloodsTest(unittest.TestCase):
     """The floods against http_front's reader with the default limits: the held heads are just within the bounds."""

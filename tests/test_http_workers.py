@@ -1,0 +1,162 @@
+"""mcp_server.py --http --workers N: N processes sharing one port, each with its own connections to the databases.
+Both workers answer; agents whose calls land on either keep one chain of versions and a gap-free log (the checks
+of two servers behind a load balancer, on one port); SIGTERM stops every worker; a worker that dies stops the
+server in one line; what cannot be served by several processes is refused before anything is written."""
+
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+from unittest import mock
+
+from tests import test_http_processes
+from tests.helpers import assert_server_refuses
+from tests.test_concurrent_reads import locations
+from tests.test_mcp_server_http import Agent, HttpServer
+import http_workers
+import mcp_server
+
+STOP_SECONDS = 30
+CONNECTIONS = 200  # new connections tried before concluding that one worker never answers
+
+
+def workers_of(pid):
+    """The worker processes of the server `pid` (its children), by pgrep."""
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, timeout=10)
+    return sorted(int(line) for line in found.stdout.split())
+
+
+def gone(pid):
+    """Whether no process `pid` is left (a worker its parent waited for)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def served(test, *extra):
+    """The demo served by `--workers 2` on two files (or one PostgreSQL database), stopped when the test ends."""
+    folder = tempfile.TemporaryDirectory()
+    test.addCleanup(folder.cleanup)
+    kb_db, records_db = locations(folder.name)
+    server = HttpServer("--demo", "--kb-db", kb_db, "--records-db", records_db, "--workers", "2", *extra)
+    test.addCleanup(server.log.close)
+    test.addCleanup(stop_quietly, server)
+    return server
+
+
+def stop_quietly(server):
+    if server.process.poll() is None:
+        server.stop()
+
+
+@unittest.skipUnless(http_workers.can_fork(), "needs os.fork")
+class WorkersChainTest(test_http_processes.TwoServersTest):
+    """TwoServersTest's agents, alternating between two connections to one port served by two workers."""
+
+    def setUp(self):
+        server = served(self)
+        self.servers = [server, server]
+        self.ports = [server.port, server.port]
+
+
+@unittest.skipUnless(http_workers.can_fork(), "needs os.fork")
+class WorkersTest(unittest.TestCase):
+    def test_the_startup_line_says_how_many_workers_serve_and_each_answers(self):
+        server = served(self, "--verbose")
+        self.assertIn("; 2 worker processes, each with these limits: at most 1024 connections", server.text())
+        self.assertEqual(len(workers_of(server.process.pid)), 2)
+        for _ in range(CONNECTIONS):  # a new connection each time: either worker may take it
+            agent = Agent(server.port)
+            try:
+                agent.call("search_knowledge_base", {"knowledge_base_id": "kb-support", "query": "password"})
+            finally:
+                agent.close()
+            text = server.text()
+            if all(f"mcp_server worker {n}: received" in text for n in (1, 2)):
+                break
+        for number in (1, 2):
+            self.assertIn(f"mcp_server worker {number}: received", server.text())
+
+    def test_sigterm_to_the_server_stops_every_worker_and_exits_0(self):
+        server = served(self)
+        workers = workers_of(server.process.pid)
+        self.assertEqual(len(workers), 2)
+        server.process.send_signal(signal.SIGTERM)
+        self.assertEqual(server.process.wait(timeout=STOP_SECONDS), 0)
+        self.assertTrue(all(gone(pid) for pid in workers), workers)
+        self.assertIn("mcp_server: SIGTERM: stopping", server.text())
+
+    def test_a_worker_killed_stops_the_others_and_the_server_in_one_line(self):
+        server = served(self)
+        first, second = workers_of(server.process.pid)
+        os.kill(second, signal.SIGKILL)
+        self.assertEqual(server.process.wait(timeout=STOP_SECONDS), 1)
+        self.assertTrue(gone(first))
+        self.assertRegex(server.text(), rf"\nmcp_server: worker [12] \(pid {second}\) was killed by signal 9: the "
+                         r"server stops\n")
+
+    def test_the_port_is_free_again_once_the_server_stopped(self):
+        server = served(self)
+        server.stop()
+        listener = http_workers.listen("127.0.0.1", server.port, 8)  # OSError if a worker still held it
+        listener.close()
+
+
+class RefusedTest(unittest.TestCase):
+    def test_what_several_processes_cannot_serve_is_refused_in_one_line(self):
+        with tempfile.TemporaryDirectory() as folder:
+            kb_db = os.path.join(folder, "kb.db")
+            assert_server_refuses(self, {
+                ("--demo", "--workers", "2"): "--workers acts on the HTTP transport: add --http",
+                ("--demo", "--http", "0", "--workers", "2"): "give --kb-db and --records-db a file",
+                ("--demo", "--http", "0", "--kb-db", kb_db, "--workers", "2"): "give --records-db a file",
+                ("--demo", "--http", "0", "--kb-db", kb_db, "--records-db", ":memory:", "--workers", "2"):
+                    "give --records-db a file",
+                ("--demo", "--http", "0", "--workers", "0"): "is not a whole number of workers from 1 to 64",
+                ("--demo", "--http", "0", "--workers", "65"): "is not a whole number of workers from 1 to 64",
+                ("--demo", "--http", "0", "--workers", "two"): "is not a whole number of workers from 1 to 64",
+            })
+            self.assertEqual(os.listdir(folder), [], "nothing is written for refused options")
+
+    def test_a_platform_without_fork_is_told_to_run_servers_behind_a_balancer(self):
+        with tempfile.TemporaryDirectory() as folder, mock.patch.object(http_workers, "can_fork", lambda: False):
+            kb_db, records_db = os.path.join(folder, "kb.db"), os.path.join(folder, "records.db")
+            assert_server_refuses(self, {("--demo", "--http", "0", "--kb-db", kb_db, "--records-db", records_db,
+                                          "--workers", "2"): "cannot fork processes (Windows)"})
+            self.assertEqual(os.listdir(folder), [])
+
+    def test_one_worker_is_the_single_process_server(self):
+        options = mcp_server.parse_options(["--demo", "--http", "0"])
+        self.assertEqual(options.workers, 1)
+
+
+@unittest.skipUnless(http_workers.can_fork(), "needs os.fork")
+class WorkersUnitTest(unittest.TestCase):
+    """http_workers alone, on workers that are plain functions."""
+
+    def test_a_worker_that_ends_before_it_is_ready_is_named_and_the_others_stopped(self):
+        listener = http_workers.listen("127.0.0.1", 0, 8)
+        pool = http_workers.Workers(listener, 2)
+
+        def work(number, ready):
+            if number == 2:
+                return 3
+            ready()
+            time.sleep(STOP_SECONDS)
+            return 0
+
+        pool.start(work)
+        try:
+            with self.assertRaisesRegex(http_workers.WorkerEnded, r"^worker 2 \(pid \d+\) ended with status 3: "):
+                pool.wait_ready()
+        finally:
+            pool.stop()
+        self.assertEqual(pool.numbers, {})
+
+
+if __name__ == "__main__":
+    unittest.main()
