@@ -12,16 +12,21 @@ Glossary:
   work       what a worker runs: work(number, ready) serves until it is stopped and returns its exit status;
              it calls ready() once it can answer (its databases open)
   ready      a byte each worker writes on a pipe the parent reads; the parent says it serves once all have
-  stop       SIGTERM to every worker still running, then each waited for (SIGKILL after STOP_SECONDS)
+  lifeline   a pipe the parent holds open and never writes: a worker reading its end of file knows the parent is
+             gone (killed with SIGKILL, say) and stops itself, rather than serving the port on, unsupervised
+  stop       SIGTERM to every worker still running, then each waited for (SIGKILL after STOP_SECONDS); a worker
+             is deaf to Ctrl-C, which reaches its parent, and the parent stops it so
 """
 
+import contextlib
 import os
 import signal
 import socket
 import sys
+import threading
 import time
 import traceback
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Iterator, Optional
 
 import cli
 
@@ -56,34 +61,39 @@ class Workers:
         self.clock = clock
         self.numbers: Dict[int, int] = {}  # pid -> the worker's number, 1 to count, while it runs
         self.ready_read, self.ready_write = os.pipe()
+        self.lifeline_read, self.lifeline_write = os.pipe()
 
     def start(self, work: Work) -> None:
-        """Fork each worker (born deaf to a Ctrl-C during the fork, none lost: cli.deaf_children); then close
-        the parent's copies of the listener and of the pipe's writing end."""
+        """Fork each worker, born deaf to Ctrl-C and with SIGTERM held back until it has set its own handling, so
+        that no signal runs the parent's handlers in a child (cli.deaf_children: a Ctrl-C to the parent meanwhile
+        is not lost either); then close the parent's copies of the listener, of the ready pipe's writing end and
+        of the lifeline's reading end."""
         for stream in (sys.stdout, sys.stderr):  # what is buffered is written once, not once by each worker too
             stream.flush()
         for number in range(1, self.count + 1):
-            with cli.deaf_children():
+            with cli.deaf_children(), held_back(signal.SIGTERM):
                 pid = os.fork()
-            if pid == 0:
-                self.be_worker(number, work)  # never returns
+                if pid == 0:
+                    self.be_worker(number, work)  # never returns
             self.numbers[pid] = number
         self.listener.close()
         os.close(self.ready_write)
+        os.close(self.lifeline_read)
 
     def be_worker(self, number: int, work: Work) -> None:
         """In the child: run `work` and leave with its status, never returning into the parent's code (no exit
-        handler of the parent's runs twice)."""
+        handler of the parent's runs twice). Ctrl-C stays ignored (the parent, which hears it, stops the workers);
+        SIGTERM ends the worker until `work` sets its own handling."""
         status = 1
         try:
-            os.close(self.ready_read)
-            signal.signal(signal.SIGINT, signal.default_int_handler)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+            os.close(self.ready_read)
+            os.close(self.lifeline_write)
+            threading.Thread(target=stop_when_gone, args=(self.lifeline_read,), name="lifeline", daemon=True).start()
             status = work(number, self.ready)
         except SystemExit as leaving:
             status = leaving.code if isinstance(leaving.code, int) else (0 if leaving.code is None else 1)
-        except KeyboardInterrupt:
-            status = 0  # a Ctrl-C reaches every worker and the parent at once: the parent reports it
         except BaseException:
             traceback.print_exc()
         finally:
@@ -128,7 +138,7 @@ class Workers:
 
     def stop(self) -> None:
         """SIGTERM to every worker still running, and each waited for; SIGKILL for one still there after
-        STOP_SECONDS."""
+        STOP_SECONDS. Then the lifeline is let go: no worker is left to hold to it."""
         for pid in self.numbers:
             send(pid, signal.SIGTERM)
         deadline = self.clock() + STOP_SECONDS
@@ -136,12 +146,33 @@ class Workers:
             for pid in [pid for pid in self.numbers if reaped(pid)]:
                 del self.numbers[pid]
             if not self.numbers:
-                return
+                break
             if self.clock() > deadline:
                 for pid in self.numbers:
                     send(pid, signal.SIGKILL)
                 deadline = float("inf")
             time.sleep(0.02)
+        if self.lifeline_write >= 0:
+            os.close(self.lifeline_write)
+            self.lifeline_write = -1
+
+
+@contextlib.contextmanager
+def held_back(number: int) -> Iterator[None]:
+    """A block in which signal `number` is blocked: one that arrives meanwhile waits until the block ends."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {number})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def stop_when_gone(lifeline: int) -> None:
+    """In a worker, on a thread of its own: once the parent is gone (the lifeline's end of file), SIGTERM to this
+    worker, which stops it as its parent would have."""
+    while os.read(lifeline, 1):
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def send(pid: int, number: int) -> None:

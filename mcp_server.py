@@ -589,16 +589,19 @@ def open_readers(stores: Mapping[str, plumbing.AgentTools], count: Optional[int]
     return opened
 
 
-def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumbing.wall_clock) -> Workspace:
+def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumbing.wall_clock,
+                   fill: bool = True) -> Workspace:
     """Open both stores as the options say; with --demo, write the demo's knowledge base and bug tracker into each
     database that does not hold them yet; write each --kb-from-dir and --channel-from source whose ID the database
-    does not hold yet.
+    does not hold yet. With fill=False (a worker of --workers, whose parent filled the databases) only open: no
+    source is read again and nothing is written.
 
     The sources are read and checked before any database is opened: content_files.ContentError leaves every
     file as it was. Serving HTTP, where requests are answered at once, each store of a file or a PostgreSQL
     database also opens its connections for reads (open_readers; over stdio, answered one at a time, reads would
     gain nothing by them); one that cannot be opened fails the start with database.UnusableFile, in one line."""
-    content = content_files.read_content(options.kb_from_dir, options.channel_from)
+    content = (content_files.read_content(options.kb_from_dir, options.channel_from) if fill
+               else content_files.Content())
     kb_path, records_path = options.kb_db or ":memory:", options.records_db or ":memory:"
     kb_shown, records_shown = database.shown_location(kb_path), database.shown_location(records_path)  # no password
     read_only = True if options.read_only else None  # None: read-only where the process may not write
@@ -615,7 +618,7 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = plumb
     try:
         if options.demo:
             plan = mcp_demo.draw_plan(options.seed)
-            kept = write_demo(plan, kb, records, kb_shown, records_shown)
+            kept = write_demo(plan, kb, records, kb_shown, records_shown) if fill else []
             if options.people_edit_every:
                 colleague = mcp_demo.Colleague(kb, records, plan, random.Random(options.seed), lock,
                                                options.people_edit_every)
@@ -1027,7 +1030,7 @@ def serve_over_http(server: Server, options: argparse.Namespace, workspace: Work
                  len(server.tools.listing()), where, address[1], description, options.http_limits.describe(),
                  time.perf_counter() - started)
 
-    signal.signal(signal.SIGTERM, stop_on_sigterm)  # a service manager's stop
+    signal.signal(signal.SIGTERM, stop_on_sigterm if listener is None else stop_worker_on_sigterm)
     try:
         mcp_http.serve_http(functools.partial(handle_logged, server), http_options, ready, listener)
         log.info("stopping")
@@ -1071,15 +1074,16 @@ def serve_in_workers(options: argparse.Namespace, workspace: Workspace, descript
 
 def serve_as_worker(options: argparse.Namespace, description: str, listener: socket.socket, number: int,
                     ready: Callable[[], None]) -> int:
-    """One worker: its own workspace (the colleague in worker 1 alone), its log lines named by its number, served
-    on `listener` until SIGTERM or Ctrl-C; a workspace that cannot be opened ends it with one line and status 2."""
+    """One worker: its own workspace, opened only (the parent filled the databases; the colleague in worker 1
+    alone), its log lines named by its number, served on `listener` until SIGTERM (the parent's, on Ctrl-C too);
+    a workspace that cannot be opened ends it with one line and status 2."""
     for handler in logging.getLogger().handlers:
         handler.setFormatter(OneRecordALine(f"mcp_server worker {number}: %(message)s"))
     own = argparse.Namespace(**vars(options))
     if number > 1:
         own.people_edit_every = None
     try:
-        workspace = open_workspace(own)
+        workspace = open_workspace(own, fill=False)
     except (database.UnusableFile, content_files.ContentError, sqlite3.DatabaseError, plumbing.Rejection) as error:
         log.error("cannot open the databases: %s", error)
         return EXIT_USAGE
@@ -1104,6 +1108,13 @@ def stop_on_sigterm(number: int, frame: Any) -> None:
     """SIGTERM ends the HTTP server as EOF ends the stdio one: one line, status 0."""
     log.info("SIGTERM: stopping")
     raise SystemExit(EXIT_OK)
+
+
+def stop_worker_on_sigterm(number: int, frame: Any) -> None:
+    """A worker's stop_on_sigterm, deaf to the SIGTERMs that follow the first (a service manager's to the whole
+    group of processes, then the parent's): the requests under way are answered before the worker ends."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    stop_on_sigterm(number, frame)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

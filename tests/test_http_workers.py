@@ -16,7 +16,10 @@ from tests.helpers import assert_server_refuses
 from tests.test_concurrent_reads import locations
 from tests.test_mcp_server_http import Agent, HttpServer
 import http_workers
+import kb_store
+import mcp_demo
 import mcp_server
+import record_store
 
 STOP_SECONDS = 30
 CONNECTIONS = 200  # new connections tried before concluding that one worker never answers
@@ -37,6 +40,27 @@ def gone(pid):
     return False
 
 
+def ended(pid):
+    """Whether the process `pid` has ended: gone, or a zombie that whoever adopted it has not waited for yet."""
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True, timeout=10)
+    return not state.stdout.strip() or state.stdout.strip().startswith("Z")
+
+
+def until(condition, seconds=STOP_SECONDS):
+    """Whether `condition()` holds within `seconds`, asked every 50 ms."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def read_bytes(path):
+    with open(path, "rb") as file:
+        return file.read()
+
+
 def served(test, *extra):
     """The demo served by `--workers 2` on two files (or one PostgreSQL database), stopped when the test ends."""
     folder = tempfile.TemporaryDirectory()
@@ -45,7 +69,16 @@ def served(test, *extra):
     server = HttpServer("--demo", "--kb-db", kb_db, "--records-db", records_db, "--workers", "2", *extra)
     test.addCleanup(server.log.close)
     test.addCleanup(stop_quietly, server)
+    test.addCleanup(kill_left, workers_of(server.process.pid))  # last: after its server's own stop
     return server
+
+
+def kill_left(workers):
+    """SIGKILL to each of `workers` still running (a test that failed has left them serving)."""
+    for pid in workers:
+        found = subprocess.run(["ps", "-o", "stat=,args=", "-p", str(pid)], capture_output=True, text=True, timeout=10)
+        if "mcp_server.py" in found.stdout and not found.stdout.strip().startswith("Z"):
+            os.kill(pid, signal.SIGKILL)
 
 
 def stop_quietly(server):
@@ -90,6 +123,41 @@ class WorkersTest(unittest.TestCase):
         self.assertTrue(all(gone(pid) for pid in workers), workers)
         self.assertIn("mcp_server: SIGTERM: stopping", server.text())
 
+    def test_ctrl_c_to_the_server_stops_every_worker_and_exits_130(self):
+        server = served(self)
+        workers = workers_of(server.process.pid)
+        for worker in workers:
+            os.kill(worker, signal.SIGINT)  # deaf to Ctrl-C: their parent stops them
+        time.sleep(0.2)
+        self.assertFalse(any(ended(pid) for pid in workers))
+        self.assertNotIn("interrupted", server.text())
+        server.process.send_signal(signal.SIGINT)
+        self.assertEqual(server.process.wait(timeout=STOP_SECONDS), 130)
+        self.assertTrue(all(gone(pid) for pid in workers), workers)
+        text = server.text()
+        self.assertTrue(text.endswith("\nmcp_server.py: interrupted; stopped\n"), text)
+        self.assertEqual(sorted(text.count(f"mcp_server worker {n}: SIGTERM: stopping") for n in (1, 2)), [1, 1])
+
+    def test_a_worker_stops_once_for_the_sigterms_of_a_service_manager_and_of_its_parent(self):
+        server = served(self)
+        workers = workers_of(server.process.pid)
+        for pid in workers + [server.process.pid]:  # as systemd signals the whole group of processes
+            os.kill(pid, signal.SIGTERM)
+        self.assertEqual(server.process.wait(timeout=STOP_SECONDS), 0)
+        text = server.text()
+        self.assertEqual([text.count(f"mcp_server worker {n}: SIGTERM: stopping") for n in (1, 2)], [1, 1], text)
+        self.assertNotIn("Traceback", text)
+
+    def test_workers_whose_server_is_killed_stop_by_themselves_and_free_the_port(self):
+        server = served(self)
+        workers = workers_of(server.process.pid)
+        server.process.kill()
+        server.process.wait(timeout=STOP_SECONDS)
+        self.assertTrue(until(lambda: all(ended(pid) for pid in workers), 10), workers)
+        self.assertEqual([server.text().count(f"mcp_server worker {n}: SIGTERM: stopping") for n in (1, 2)], [1, 1])
+        listener = http_workers.listen("127.0.0.1", server.port, 8)  # OSError if a worker still held it
+        listener.close()
+
     def test_a_worker_killed_stops_the_others_and_the_server_in_one_line(self):
         server = served(self)
         first, second = workers_of(server.process.pid)
@@ -122,6 +190,18 @@ class RefusedTest(unittest.TestCase):
             })
             self.assertEqual(os.listdir(folder), [], "nothing is written for refused options")
 
+    def test_a_refused_worker_count_leaves_the_database_files_as_they_were(self):
+        with tempfile.TemporaryDirectory() as folder:
+            kb_db = os.path.join(folder, "kb.db")
+            with kb_store.connect(kb_db):
+                pass
+            before = {name: read_bytes(os.path.join(folder, name)) for name in os.listdir(folder)}
+            assert_server_refuses(self, {
+                ("--demo", "--http", "0", "--kb-db", kb_db, "--workers", "2"): "give --records-db a file",
+                ("--demo", "--http", "0", "--kb-db", kb_db, "--records-db", os.path.join(folder, "r.db"),
+                 "--workers", "65"): "is not a whole number of workers from 1 to 64"})
+            self.assertEqual({name: read_bytes(os.path.join(folder, name)) for name in os.listdir(folder)}, before)
+
     def test_a_platform_without_fork_is_told_to_run_servers_behind_a_balancer(self):
         with tempfile.TemporaryDirectory() as folder, mock.patch.object(http_workers, "can_fork", lambda: False):
             kb_db, records_db = os.path.join(folder, "kb.db"), os.path.join(folder, "records.db")
@@ -132,6 +212,39 @@ class RefusedTest(unittest.TestCase):
     def test_one_worker_is_the_single_process_server(self):
         options = mcp_server.parse_options(["--demo", "--http", "0"])
         self.assertEqual(options.workers, 1)
+
+
+class WorkerSigtermTest(unittest.TestCase):
+    def test_a_worker_stopping_ignores_the_sigterms_that_follow(self):
+        self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
+        with self.assertLogs("osfoundry.mcp") as logged, self.assertRaises(SystemExit) as stop:
+            mcp_server.stop_worker_on_sigterm(signal.SIGTERM, None)
+        self.assertEqual(stop.exception.code, 0)
+        self.assertEqual(logged.output, ["INFO:osfoundry.mcp:SIGTERM: stopping"])
+        self.assertIs(signal.getsignal(signal.SIGTERM), signal.SIG_IGN)
+
+
+class OpenOnlyTest(unittest.TestCase):
+    """A worker opens the databases its parent filled: it neither writes the demo nor reads the sources again."""
+
+    def test_a_worker_writes_nothing_where_its_parent_would_write_the_demo(self):
+        with tempfile.TemporaryDirectory() as folder:
+            kb_db, records_db = os.path.join(folder, "kb.db"), os.path.join(folder, "records.db")
+            options = mcp_server.parse_options(["--demo", "--http", "0", "--kb-db", kb_db, "--records-db", records_db,
+                                                "--workers", "2"])
+            mcp_server.open_workspace(options, fill=False).close()
+            with kb_store.connect(kb_db) as kb, record_store.connect(records_db) as records:
+                self.assertFalse(kb.has_knowledge_base(mcp_demo.KNOWLEDGE_BASE))
+                self.assertFalse(records.has_channel(mcp_demo.CHANNEL))
+
+    def test_a_worker_does_not_read_the_sources_again(self):
+        with tempfile.TemporaryDirectory() as folder:
+            options = mcp_server.parse_options(["--http", "0", "--kb-db", os.path.join(folder, "kb.db"),
+                                                "--records-db", os.path.join(folder, "records.db"),
+                                                "--kb-from-dir", folder, "--workers", "2"])
+            with mock.patch.object(mcp_server.content_files, "read_content", side_effect=AssertionError("read")):
+                workspace = mcp_server.open_workspace(options, fill=False)
+            workspace.close()
 
 
 @unittest.skipUnless(http_workers.can_fork(), "needs os.fork")
