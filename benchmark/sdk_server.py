@@ -77,16 +77,18 @@ def build_server(store: kb_store.KnowledgeBaseStore) -> "MCPServer":
             raise ToolError(json.dumps(answered, ensure_ascii=False))
         return answered
 
-    async def read_knowledge_article(knowledge_base_id: str, article_id: str) -> Dict[str, Any]:
+    # The tools' results are annotated dict[str, Any], the builtin generic: the SDK returns that as the structured
+    # result itself, where typing.Dict[str, Any] (another kind of alias to it) would be wrapped in {"result": ...}.
+    async def read_knowledge_article(knowledge_base_id: str, article_id: str) -> dict[str, Any]:
         return answer(TOOL, {"knowledge_base_id": knowledge_base_id, "article_id": article_id})
 
     async def search_knowledge_base(knowledge_base_id: str, query: str,
-                                    limit: int = kb_store.SEARCH_LIMIT_DEFAULT) -> Dict[str, Any]:
+                                    limit: int = kb_store.SEARCH_LIMIT_DEFAULT) -> dict[str, Any]:
         return answer("search_knowledge_base", {"knowledge_base_id": knowledge_base_id, "query": query,
                                                 "limit": limit})
 
     async def edit_knowledge_article(knowledge_base_id: str, article_id: str, content: str, expected_version: str,
-                                     idempotency_key: str, title: Optional[str] = None) -> Dict[str, Any]:
+                                     idempotency_key: str, title: Optional[str] = None) -> dict[str, Any]:
         arguments = {"knowledge_base_id": knowledge_base_id, "article_id": article_id, "content": content,
                      "expected_version": expected_version, "idempotency_key": idempotency_key}
         return answer("edit_knowledge_article", arguments if title is None else dict(arguments, title=title))
