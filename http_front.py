@@ -16,6 +16,7 @@ Glossary:
   body budget    the bytes of request bodies held at once, over all connections: a body waits for room until
                  its request's deadline (then 503), so that many large bodies never arrive together
   unreadable     input that breaks a limit or is no HTTP/1.x request: answered 400, 408, 414 or 431, then closed
+  give back      once many connections have closed, the memory they used is returned to the system: see below
 
 Memory: whatever clients send, what connections and requests hold stays below
     max_connections x (max_request_line + max_header_bytes + max_headers x FIELD_BYTES + CHUNK + THREAD_BYTES)
@@ -25,21 +26,32 @@ left of its bound, its fields made only once it is whole, and a body is read onl
 A body's parsed JSON may take more than its bytes (about 20 times, for a body of nothing but tiny values), but
 only after its token was accepted.
 
+Giving memory back: objects freed are not memory returned. Python keeps its small objects in arenas (1 MiB each
+since 3.10) and returns one only once every object in it is freed, and its free lists (tuples, lists, dicts and
+frames kept for reuse) hold the objects freed last, scattered over the arenas the connections filled; the C
+library keeps the heap its threads freed. So once at least GIVE_BACK_FROM connections were open at once and all but
+an eighth of them have closed, the thread of the connection that closed last empties the free lists (a full
+gc.collect()) and asks glibc to return its free pages (malloc_trim, where there is one); once the last of them has
+closed, again. Each takes a few milliseconds. make bench measures the server's memory after a flood of 1,000
+connections (results/performance.md).
+
 Left out on purpose: chunked bodies (refused above, 411), pipelined requests answered out of order (each
 connection answers its requests in turn), and a per-client cap (behind a proxy every client has its address).
 """
 
+import gc
 import re
 import socket
 import threading
 import time
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, cast
 
 KIB, MIB = 1024, 1024 * 1024
 MAX_SIZE = 1024 * MIB  # the largest size a limit may be given
 CHUNK = 4 * KIB  # the most bytes asked of the socket at a time while reading a head
 FIELD_BYTES = 200  # what a header field costs beside its text: its name's and value's string objects, a tuple
 THREAD_BYTES = 32 * KIB  # a connection's thread, socket and handler (about 26 KiB, measured on Linux)
+GIVE_BACK_FROM = 64  # connections open at once, after which their closing gives memory back (see above)
 LINGER_SECONDS = 1.0  # how long a connection refused mid-request still drops what arrives before it closes
 FILES_BESIDE_CONNECTIONS = 64  # open files kept free for the databases, logs and the listening socket
 TOKEN = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110's token: a method, a header's name
@@ -372,12 +384,15 @@ class Fields:
 
 
 class Slots:
-    """The connections open at once, at most `capacity`: each holds a slot from accept to close."""
+    """The connections open at once, at most `capacity`: each holds a slot from accept to close. `peak` is the most
+    open at once since memory was last given back."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self.open: Set[socket.socket] = set()
         self.changed = threading.Condition()
+        self.peak = 0
+        self.follow_up = False  # memory was given back with connections still open: again once all have closed
 
     def take(self, connection: socket.socket) -> bool:
         """Whether a slot was free for `connection` (it now holds it)."""
@@ -385,12 +400,24 @@ class Slots:
             if len(self.open) >= self.capacity:
                 return False
             self.open.add(connection)
+            self.peak = max(self.peak, len(self.open))
             return True
 
-    def release(self, connection: socket.socket) -> None:
+    def release(self, connection: socket.socket) -> bool:
+        """Free the slot of `connection`; True when its caller is to give memory back (give_back_memory): at least
+        GIVE_BACK_FROM connections were open at once since it was last given back and at most an eighth of them
+        still are, or the last of those still open then has closed."""
         with self.changed:
             self.open.discard(connection)
             self.changed.notify_all()
+            left = len(self.open)
+            if self.peak >= GIVE_BACK_FROM and left <= self.peak // 8:
+                self.peak, self.follow_up = left, left > 0
+                return True
+            if self.follow_up and left == 0:
+                self.peak, self.follow_up = 0, False
+                return True
+            return False
 
     def count(self) -> int:
         with self.changed:
@@ -406,6 +433,29 @@ class Slots:
                 except OSError:  # closed meanwhile
                     pass
             self.changed.wait_for(lambda: not self.open, wait_seconds)
+
+
+def give_back_memory() -> None:
+    """Return to the system the memory that closed connections left in the allocators (the module's docstring says
+    why it stays): the free lists emptied by a full collection, then glibc's free pages trimmed where it has
+    malloc_trim."""
+    gc.collect()
+    if MALLOC_TRIM is not None:
+        MALLOC_TRIM(0)
+
+
+def find_malloc_trim() -> Optional[Callable[[int], int]]:
+    """glibc's malloc_trim, or None where the C library has none (macOS, or no ctypes)."""
+    try:
+        import ctypes
+        trim = ctypes.CDLL(None).malloc_trim
+    except (ImportError, OSError, AttributeError):
+        return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return cast(Callable[[int], int], trim)
+
+
+MALLOC_TRIM = find_malloc_trim()
 
 
 class BodyBudget:

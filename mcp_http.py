@@ -372,8 +372,11 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
             self.closing.popleft()[1].close()
 
     def shutdown_request(self, request: Any) -> None:
+        """Close the connection and free its slot; once most of a crowd of connections has closed, give the memory
+        they used back (http_front.give_back_memory), on this thread, whose connection is closed already."""
         super().shutdown_request(request)
-        self.slots.release(request)
+        if self.slots.release(request):
+            http_front.give_back_memory()
 
     def get_request(self) -> Tuple[Any, Any]:
         """accept(); out of file descriptors, a pause first, so that the accepting loop does not spin."""

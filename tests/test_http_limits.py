@@ -11,6 +11,7 @@ import http.client
 import json
 import logging
 import os
+import platform
 import re
 import select
 import socket
@@ -335,6 +336,83 @@ class StopTest(unittest.TestCase):
             self.assertEqual(client.recv(1), b"")
         thread.join(TIMEOUT)
         self.assertEqual(server.slots.count(), 0)
+
+
+class GiveBackTest(unittest.TestCase):
+    """Memory given back once a crowd of connections has dispersed: when at most an eighth of at least 64 are
+    left, and again when the last closes; never for fewer."""
+
+    def releases(self, slots: http_front.Slots, connections: List[Any]) -> List[int]:
+        """How many connections were left open at each release that called for giving memory back."""
+        called = []
+        for connection in list(connections):
+            connections.remove(connection)
+            if slots.release(connection):
+                called.append(len(connections))
+        return called
+
+    def test_a_crowd_of_64_gives_back_with_8_left_and_at_the_last(self):
+        slots, crowd = http_front.Slots(1024), [object() for _ in range(64)]
+        self.assertTrue(all(slots.take(connection) for connection in crowd))  # type: ignore[arg-type]
+        self.assertEqual(self.releases(slots, crowd), [8, 0])
+
+    def test_a_crowd_of_1000_gives_back_as_it_thins(self):
+        slots, crowd = http_front.Slots(1024), [object() for _ in range(1000)]
+        for connection in crowd:
+            slots.take(connection)  # type: ignore[arg-type]
+        self.assertEqual(self.releases(slots, crowd), [125, 15, 0])
+
+    def test_fewer_than_64_at_once_never_call_for_it_however_many_come_and_go(self):
+        slots = http_front.Slots(1024)
+        for _ in range(20):
+            crowd = [object() for _ in range(http_front.GIVE_BACK_FROM - 1)]
+            for connection in crowd:
+                slots.take(connection)  # type: ignore[arg-type]
+            self.assertEqual(self.releases(slots, crowd), [])
+
+    def test_a_refused_connection_does_not_count_towards_a_crowd(self):
+        slots = http_front.Slots(2)
+        crowd = [object() for _ in range(100)]
+        taken = [connection for connection in crowd if slots.take(connection)]  # type: ignore[arg-type]
+        self.assertEqual((len(taken), slots.peak), (2, 2))
+        self.assertEqual(self.releases(slots, taken), [])
+
+    def test_giving_back_empties_the_free_lists_and_trims_the_c_heap(self):
+        trim = mock.Mock(return_value=1)
+        with mock.patch.object(http_front.gc, "collect") as collect, \
+                mock.patch.object(http_front, "MALLOC_TRIM", trim):
+            http_front.give_back_memory()
+        collect.assert_called_once_with()
+        trim.assert_called_once_with(0)
+        with mock.patch.object(http_front.gc, "collect") as collect, mock.patch.object(http_front, "MALLOC_TRIM", None):
+            http_front.give_back_memory()  # no malloc_trim: the collection alone
+        collect.assert_called_once_with()
+
+    @unittest.skipUnless(platform.libc_ver()[0] == "glibc", "glibc's malloc_trim")
+    def test_glibc_s_malloc_trim_is_found_and_answers(self):
+        self.assertIsNotNone(http_front.MALLOC_TRIM)
+        self.assertIn(http_front.MALLOC_TRIM(0), (0, 1))  # type: ignore[misc]
+
+    def test_the_server_gives_memory_back_after_a_crowd_of_connections_closes(self):
+        server = mcp_http.make_server(FakeHandler(), mcp_http.HttpOptions("127.0.0.1", 0, None, frozenset()))
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+        thread.start()
+        self.addCleanup(thread.join, TIMEOUT)
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        with mock.patch.object(http_front, "give_back_memory") as give_back:
+            clients = [socket.create_connection(server.server_address, timeout=TIMEOUT) for _ in range(64)]
+            for number, client in enumerate(clients):
+                client.sendall(post_bytes(request(request_id=number)))
+            self.assertEqual([response_of(read_response(client))[0] for client in clients], [200] * 64)
+            self.assertEqual(give_back.call_count, 0, "all 64 are still open")
+            for client in clients:
+                client.close()
+            deadline = time.monotonic() + TIMEOUT
+            while (server.slots.count() or give_back.call_count < 2) and time.monotonic() < deadline:
+                time.sleep(0.02)  # the slot is freed just before its thread gives memory back
+            time.sleep(0.1)  # a third call, were there one, would come now
+            self.assertEqual((server.slots.count(), give_back.call_count), (0, 2))
 
 
 class LimitsTest(unittest.TestCase):
