@@ -984,23 +984,34 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
     protocol_out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() must never corrupt the protocol
     started = time.perf_counter()
+    listener = None
+    if options.http is not None:  # before anything is opened or written: a port taken changes nothing
+        try:
+            listener = http_workers.listen(*options.http, options.http_limits.backlog)
+        except OSError as error:
+            print(f"{prog}: error: cannot listen on {shown_address(*options.http)}: "
+                  f"{os.strerror(error.errno) if error.errno else error}; "
+                  "choose another port, or stop the process that holds it", file=sys.stderr)
+            return EXIT_USAGE
     try:
         workspace = open_workspace(options)
-    except (database.UnusableFile, content_files.ContentError) as error:
-        print(f"{prog}: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except (sqlite3.DatabaseError, plumbing.Rejection) as error:
-        print(f"{prog}: error: cannot open the databases: {error}", file=sys.stderr)
+    except (database.UnusableFile, content_files.ContentError, sqlite3.DatabaseError, plumbing.Rejection) as error:
+        if listener is not None:
+            listener.close()
+        cannot = "" if isinstance(error, (database.UnusableFile, content_files.ContentError)) else \
+            "cannot open the databases: "
+        print(f"{prog}: error: {cannot}{error}", file=sys.stderr)
         return EXIT_USAGE
     revisions = f"MCP {', '.join(STATELESS_VERSIONS)} (stateless) and {', '.join(PROTOCOL_VERSIONS)} (initialize)"
-    if options.http is not None and options.workers > 1:
-        return serve_in_workers(options, workspace, f"{revisions}; {workspace.description}", started, prog)
+    if listener is not None and options.workers > 1:
+        return serve_in_workers(options, workspace, listener, f"{revisions}; {workspace.description}", started)
     tools = workspace.tools()
     server = Server(tools, workspace.instructions)
     if workspace.colleague is not None:
         workspace.colleague.start()
-    if options.http is not None:
-        return serve_over_http(server, options, workspace, f"{revisions}; {workspace.description}", started)
+    if listener is not None:
+        return serve_over_http(server, options, workspace, listener, f"{revisions}; {workspace.description}",
+                               started)
     log.info("serving %d tools over stdio, %s; %s; ready in %.2f s", len(tools.listing()), revisions,
              workspace.description, time.perf_counter() - started)
     try:
@@ -1014,23 +1025,22 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
     return EXIT_OK
 
 
-def serve_over_http(server: Server, options: argparse.Namespace, workspace: Workspace, description: str,
-                    started: float, listener: Optional[socket.socket] = None) -> int:
-    """Serve Streamable HTTP until Ctrl-C or SIGTERM; 0 then. On `listener`, as one worker of several, whose
-    parent says when all serve."""
+def serve_over_http(server: Server, options: argparse.Namespace, workspace: Workspace, listener: socket.socket,
+                    description: str, started: float, worker: bool = False) -> int:
+    """Serve Streamable HTTP on `listener` (bound to options.http) until Ctrl-C or SIGTERM; 0 then. As one worker of
+    several (`worker`), without the startup line: the parent says when all serve."""
     host, port = options.http
     http_options = mcp_http.HttpOptions(host, port, options.tokens, frozenset(options.allow_origin or ()),
                                         options.http_limits)
 
     def ready(address: Tuple[str, int]) -> None:
-        if listener is not None:
+        if worker:
             return
-        where = f"[{address[0]}]" if ":" in address[0] else address[0]
-        log.info("serving %d tools over Streamable HTTP at http://%s:%d/mcp, %s; limits: %s; ready in %.2f s",
-                 len(server.tools.listing()), where, address[1], description, options.http_limits.describe(),
+        log.info("serving %d tools over Streamable HTTP at http://%s/mcp, %s; limits: %s; ready in %.2f s",
+                 len(server.tools.listing()), shown_address(*address), description, options.http_limits.describe(),
                  time.perf_counter() - started)
 
-    signal.signal(signal.SIGTERM, stop_on_sigterm if listener is None else stop_worker_on_sigterm)
+    signal.signal(signal.SIGTERM, stop_worker_on_sigterm if worker else stop_on_sigterm)
     try:
         mcp_http.serve_http(functools.partial(handle_logged, server), http_options, ready, listener)
         log.info("stopping")
@@ -1039,30 +1049,23 @@ def serve_over_http(server: Server, options: argparse.Namespace, workspace: Work
     return EXIT_OK
 
 
-def serve_in_workers(options: argparse.Namespace, workspace: Workspace, description: str, started: float,
-                     prog: str) -> int:
-    """Serve Streamable HTTP from options.workers processes on one port (http_workers) until Ctrl-C or SIGTERM
+def serve_in_workers(options: argparse.Namespace, workspace: Workspace, listener: socket.socket, description: str,
+                     started: float) -> int:
+    """Serve Streamable HTTP on `listener` from options.workers processes (http_workers) until Ctrl-C or SIGTERM
     (0), or until a worker ends by itself (EXIT_FAILED, the others stopped). `workspace`, opened to check and fill
     the databases once, is closed before the fork: each worker opens its own, the demo's colleague in the first
     alone."""
     tool_count = len(workspace.tools().listing())
     workspace.close()
-    host, port = options.http
-    try:
-        listener = http_workers.listen(host, port, options.http_limits.backlog)
-    except OSError as error:
-        print(f"{prog}: error: cannot listen on {host}:{port}: {error.strerror or error}", file=sys.stderr)
-        return EXIT_USAGE
     address = listener.getsockname()
     pool = http_workers.Workers(listener, options.workers)
     signal.signal(signal.SIGTERM, stop_on_sigterm)
     try:
         pool.start(functools.partial(serve_as_worker, options, description, listener))
         pool.wait_ready()
-        where = f"[{address[0]}]" if ":" in address[0] else address[0]
-        log.info("serving %d tools over Streamable HTTP at http://%s:%d/mcp, %s; %d worker processes, each with "
-                 "these limits: %s; ready in %.2f s", tool_count, where, address[1], description, options.workers,
-                 options.http_limits.describe(), time.perf_counter() - started)
+        log.info("serving %d tools over Streamable HTTP at http://%s/mcp, %s; %d worker processes, each with "
+                 "these limits: %s; ready in %.2f s", tool_count, shown_address(*address[:2]), description,
+                 options.workers, options.http_limits.describe(), time.perf_counter() - started)
         pool.supervise()
     except http_workers.WorkerEnded as ended:
         log.error("%s", ended)
@@ -1091,7 +1094,12 @@ def serve_as_worker(options: argparse.Namespace, description: str, listener: soc
     if workspace.colleague is not None:
         workspace.colleague.start()
     ready()
-    return serve_over_http(server, own, workspace, description, time.perf_counter(), listener)
+    return serve_over_http(server, own, workspace, listener, description, time.perf_counter(), worker=True)
+
+
+def shown_address(host: str, port: int) -> str:
+    """host:port as a URL writes it: an IPv6 host in brackets."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def handle_logged(server: Server, message: Any, grant: Optional[mcp_tokens.Grant] = None,

@@ -5,6 +5,7 @@ import http.client
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -210,6 +211,21 @@ class OptionsTest(unittest.TestCase):
         import mcp_server
         self.assertEqual(mcp_server.parse_options(["--demo", "--http", "8765"]).http, ("127.0.0.1", 8765))
         self.assertEqual(mcp_server.parse_options(["--demo", "--http", "[::1]:0"]).http, ("::1", 0))
+
+    def test_a_port_taken_is_one_line_and_exit_2_with_nothing_written_in_one_process_or_several(self):
+        with socket.create_server(("127.0.0.1", 0)) as taken, tempfile.TemporaryDirectory() as folder:
+            port = taken.getsockname()[1]
+            for extra in ((), ("--workers", "2")):
+                with self.subTest(extra=extra):
+                    done = subprocess.run([sys.executable, SERVER, "--demo", "--http", f"127.0.0.1:{port}",
+                                           "--kb-db", os.path.join(folder, "kb.db"), "--records-db",
+                                           os.path.join(folder, "records.db"), *extra],
+                                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+                    self.assertEqual(done.returncode, 2)
+                    self.assertEqual(done.stderr, f"mcp_server.py: error: cannot listen on 127.0.0.1:{port}: "
+                                     "Address already in use; choose another port, or stop the process that "
+                                     "holds it\n")
+                    self.assertEqual(os.listdir(folder), [], "no database is made for a server that cannot listen")
 
 
 if __name__ == "__main__":
