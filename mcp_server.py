@@ -987,7 +987,8 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
     listener = None
     if options.http is not None:  # before anything is opened or written: a port taken changes nothing
         try:
-            listener = http_workers.listen(*options.http, options.http_limits.backlog)
+            host, port = options.http
+            listener = http_workers.listen(host, port, options.http_limits.backlog)
         except OSError as error:
             print(f"{prog}: error: cannot listen on {shown_address(*options.http)}: "
                   f"{os.strerror(error.errno) if error.errno else error}; "
