@@ -996,13 +996,10 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
             return EXIT_USAGE
     try:
         workspace = open_workspace(options)
-    except (database.UnusableFile, content_files.ContentError, sqlite3.DatabaseError, plumbing.Rejection) as error:
-        if listener is not None:
-            listener.close()
-        cannot = "" if isinstance(error, (database.UnusableFile, content_files.ContentError)) else \
-            "cannot open the databases: "
-        print(f"{prog}: error: {cannot}{error}", file=sys.stderr)
-        return EXIT_USAGE
+    except (database.UnusableFile, content_files.ContentError) as error:
+        return refused_start(listener, f"{prog}: error: {error}")
+    except (sqlite3.DatabaseError, plumbing.Rejection) as error:
+        return refused_start(listener, f"{prog}: error: cannot open the databases: {error}")
     revisions = f"MCP {', '.join(STATELESS_VERSIONS)} (stateless) and {', '.join(PROTOCOL_VERSIONS)} (initialize)"
     if listener is not None and options.workers > 1:
         return serve_in_workers(options, workspace, listener, f"{revisions}; {workspace.description}", started)
@@ -1024,6 +1021,14 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
     finally:
         workspace.close()
     return EXIT_OK
+
+
+def refused_start(listener: Optional[socket.socket], message: str) -> int:
+    """A start that cannot go on: the port let go, `message` on stderr, EXIT_USAGE."""
+    if listener is not None:
+        listener.close()
+    print(message, file=sys.stderr)
+    return EXIT_USAGE
 
 
 def serve_over_http(server: Server, options: argparse.Namespace, workspace: Workspace, listener: socket.socket,
