@@ -37,7 +37,7 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from benchmark import engines, fixtures, growth, guards, http_load, memory, report, round_trips, writers
+from benchmark import engines, fixtures, growth, guards, http_load, memory, report, round_trips, search_quality, writers
 import sim
 from lab import seed_profile, sim_day
 from benchmark.timing import FloorTransaction, KnowledgeBaseFloor, latency, timed
@@ -108,7 +108,7 @@ GROWTH_MIN = 5
 KEPT_ARTICLES = 50  # articles whose words the timed searches use
 # Measured in this order: builds and the sim.py runs start while this process is small (on systems where a
 # child's peak memory includes its parent's).
-SECTIONS = ("memory", "job", "growth", "tools", "guards", "day", "writers", "engines", "mcp", "http")
+SECTIONS = ("memory", "job", "growth", "quality", "tools", "guards", "day", "writers", "engines", "mcp", "http")
 
 # The goals, from the issue: what a design that holds at scale should show.
 GOALS = {
@@ -249,6 +249,13 @@ def timed_for(call: Callable[[int], Any], count: int, seconds: float) -> List[fl
     first = timed(call, GROWTH_MIN)
     affordable = int(seconds / max(sum(first) / len(first), 1e-9))
     return first + timed(call, max(0, min(count, affordable) - GROWTH_MIN))
+
+
+def measure_quality(log: Callable[[str], None]) -> Dict[str, Any]:
+    """Search quality on real documentation sets (benchmark/search_quality.py), on sqlite and, where the server
+    OSFOUNDRY_TEST_POSTGRES names can be reached, on PostgreSQL too."""
+    url, reason = engines.postgres_server()
+    return dict(search_quality.measure_all(url, log), postgres=reason)
 
 
 def measure_guards(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
@@ -503,6 +510,7 @@ def measure(options: argparse.Namespace, command: Sequence[str], log: Callable[[
     with tempfile.TemporaryDirectory() as directory:
         measures = {"tools": lambda: measure_tools(directory, sizes, said),
                     "growth": lambda: measure_growth(directory, sizes, said),
+                    "quality": lambda: measure_quality(said),
                     "guards": lambda: measure_guards(directory, sizes, said),
                     "day": lambda: measure_day(sizes, said),
                     "writers": lambda: measure_writers(directory, sizes, said),

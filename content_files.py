@@ -63,8 +63,6 @@ LIST_SEPARATOR = ";"  # a multi_select cell may list option values so: "editor; 
 SHOWN_OPTIONS = 20  # a message lists this many option values, then says how many more
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines() splits at: escaped in a message
 _NOT_IN_SLUG = re.compile(r"[^a-z0-9_-]")
-_HEADING = re.compile(r" {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*")  # an ATX level-1 heading: "# Title", "# Title #"
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _FRONT_MATTER_LINE = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _ITEM = re.compile(r"\bitem (itm-\d+)")
@@ -377,16 +375,9 @@ def flag(where: str, key: str, text: str) -> bool:
 def split_markdown(text: str) -> Tuple[Optional[str], str]:
     """The first "# Title" heading outside code blocks (None if there is none) and the rest of the text, stripped."""
     lines = text.split("\n")
-    fence = None
-    for number, line in enumerate(lines):
-        opened = _FENCE.match(line)
-        if opened:
-            mark = opened.group(1)[0]
-            fence = None if fence == mark else (fence or mark)
-        elif fence is None:
-            heading = _HEADING.fullmatch(line)
-            if heading:
-                return heading.group(1).strip(), "\n".join(lines[:number] + lines[number + 1:]).strip()
+    for number, level, heading in kb_store.markdown_headings(lines):
+        if level == 1:
+            return heading, "\n".join(lines[:number] + lines[number + 1:]).strip()
     return None, text.strip()
 
 # ---------------------------------------------------------------------------

@@ -75,6 +75,9 @@ class Layout:
     schema: str  # the store's CREATE ... IF NOT EXISTS statements (plumbing adds the shared tables)
     tables: FrozenSet[str]  # the store's own tables, FTS shadow tables included
     upgrades: Mapping[int, Upgrade] = dataclasses.field(default_factory=dict)  # n -> from version n to n + 1
+    # n -> the part of the step from n that only moves data, in statements every engine runs: PostgreSQL runs it
+    # after its own changes of the tables (postgres_database.UPGRADES); sqlite's upgrade calls it itself
+    data_upgrades: Mapping[int, Upgrade] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         KNOWN_LAYOUTS[self.application_id] = self

@@ -14,6 +14,7 @@ from benchmark.growth import FLOOR
 from benchmark.tools import BROAD_QUERY
 from help_center import QUESTIONS
 from kb_store import RANKED_MATCHES, WORD_SAMPLE
+from benchmark import search_quality
 from benchmark.round_trips import HTTP_SERVER, OURS, STATELESS, THE_SDKS, WARM_UP
 from benchmark.http_load import BURST_SECONDS, OUR_PAIR, OUR_WORKERS, WORKLOADS
 from benchmark.load_clients import MIX, READS
@@ -45,7 +46,8 @@ def markdown(facts: Dict[str, Any]) -> str:
     """The whole page."""
     lines = header(facts)
     writers: Sequence[Tuple[str, Callable[[Any, Dict[str, Any]], List[str]]]] = (
-        ("tools", tools_section), ("guards", guards_section), ("growth", growth_section), ("day", day_section),
+        ("tools", tools_section), ("guards", guards_section), ("growth", growth_section),
+        ("quality", quality_section), ("day", day_section),
         ("writers", writers_section), ("engines", engines_section), ("mcp", mcp_section), ("http", http_section),
         ("memory", memory_section), ("job", job_section))
     for key, write in writers:
@@ -337,6 +339,14 @@ def edit_parts_section(tools: Dict[str, Any], facts: Dict[str, Any]) -> List[str
 
 # ---------------------------------------------------------------------------
 # Growth.
+
+
+def quality_section(quality: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
+    """Search quality on real content (benchmark/search_quality.py writes it), and why PostgreSQL is missing."""
+    lines = search_quality.section(quality)
+    if quality.get("postgres"):
+        lines += ["", f"PostgreSQL was not measured in this run: {quality['postgres']}."]
+    return lines
 
 
 def growth_section(growth: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:

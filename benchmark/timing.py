@@ -150,10 +150,11 @@ class KnowledgeBaseFloor:
         key = f"floor-{self.keys}"
         execute("BEGIN IMMEDIATE")
         execute(KEY_LOOKUP, (DEFAULT_CALLER, "edit_knowledge_article", kb, key)).fetchone()
-        row, title, content, opening, status, version = execute(
-            "SELECT number, title, content, opening, status, updated_at FROM articles WHERE knowledge_base_id = ? "
-            "AND id = ?", (kb, article_id)).fetchone()
-        swapped = execute(kb_store.UPDATE_ARTICLE, (title, content, opening, status, version, row, version)).rowcount
+        row, title, content, opening, outline, status, version = execute(
+            "SELECT number, title, content, opening, outline, status, updated_at FROM articles WHERE "
+            "knowledge_base_id = ? AND id = ?", (kb, article_id)).fetchone()
+        swapped = execute(kb_store.UPDATE_ARTICLE, (title, content, opening, outline, status, version, row,
+                                                    version)).rowcount
         execute(f"DELETE FROM {index} WHERE rowid = ?", (row,))
         execute(f"INSERT INTO {index} (rowid, title, content) VALUES (?, ?, ?)", (row, title, content))
         execute(EVENT_APPEND, (kb, "updated", article_id, version, kb))

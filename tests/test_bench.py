@@ -64,7 +64,8 @@ class QuickRunTest(unittest.TestCase):
                         "## The knowledge-base day, scaled", "## Writers on one WAL file",
                         "## sqlite and PostgreSQL, side by side",
                         "## The MCP server over stdio", "## The MCP server over HTTP under load",
-                        "### Bursts of connects", "### Floods of header lines", "## Peak memory"):
+                        "### Bursts of connects", "### Floods of header lines", "## Peak memory",
+                        "## Search quality on real content"):
             self.assertIn(heading, self.page)
 
     def test_every_tool_has_a_row_with_its_ratio_to_the_floor(self):
@@ -74,8 +75,9 @@ class QuickRunTest(unittest.TestCase):
 
     def test_every_goal_gets_a_verdict(self):
         verdicts = self.page.count("meets the goal") + self.page.count("misses the goal")
-        self.assertEqual(verdicts, 2 * 2 + 2 + 5 + 2 + 1 + 4 + 2 + 5)  # edit and share per database, poll, search,
-        # list, guards, the four goals of the edits and the listing, the main job's two, the HTTP server's five
+        self.assertEqual(verdicts, 2 * 2 + 2 + 5 + 2 + 1 + 4 + 2 + 5 + 2)  # edit and share per database, poll,
+        # search, list, guards, the four goals of the edits and the listing, the main job's two, the HTTP server's
+        # five, search quality's two (questions first, the help centre; the same first page needs PostgreSQL)
 
     def test_the_writers_pass_the_single_chain_check(self):
         section = self.page.split("## Writers")[1].split("\n## ")[0]

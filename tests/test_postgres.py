@@ -77,8 +77,52 @@ class DriverTest(unittest.TestCase):
                          "a = %s AND b = %(kb)s AND c LIKE 'x%%' AND d = '10:30'")
 
     def test_a_title_weighs_as_much_against_content_as_in_bm25(self):
-        weights = [float(w) for w in postgres_database.TITLE_WEIGHTS.strip("{}").split(",")]
-        self.assertEqual(weights[3] / weights[2], kb_store.TITLE_WEIGHT)  # A (title) over B (content)
+        self.assertEqual(postgres_database.TITLE_WEIGHT, kb_store.TITLE_WEIGHT)  # A (title) over B (content)
+
+
+SCHEMA_4_SEARCH = ("ALTER TABLE articles ADD COLUMN search TSVECTOR GENERATED ALWAYS AS (setweight(to_tsvector("
+                   "'english', title), 'A') || setweight(to_tsvector('english', content), 'B')) STORED")
+
+
+def as_schema_4(url: str) -> None:
+    """The knowledge-base schema as version 4 left it: the 'english' configuration (which drops its stop words), no
+    outline, no word counts."""
+    with postgres_helpers.raw_connection(url) as connection:
+        connection.execute("SET search_path TO osfoundry_knowledge_base")
+        for statement in ("DROP INDEX articles_outlined", "ALTER TABLE articles DROP COLUMN outline",
+                          "ALTER TABLE articles DROP COLUMN words", "ALTER TABLE articles DROP COLUMN search",
+                          SCHEMA_4_SEARCH, "CREATE INDEX articles_search ON articles USING GIN (search)",
+                          "DROP TEXT SEARCH CONFIGURATION every_word", "DROP TEXT SEARCH DICTIONARY every_word_stem",
+                          "UPDATE store_marks SET version = 4"):
+            connection.execute(statement)
+
+
+@needs_postgres
+class SchemaFourTest(unittest.TestCase):
+    def setUp(self):
+        self.url = postgres_helpers.new_database()
+        with kb_store.connect(self.url) as store:
+            store.create_knowledge_base(KB, "Support")
+            store.create_article(KB, "Install", "## Upgrading\n\nHow do I get https://github.com/acme/tool?",
+                                 article_id="a")
+        as_schema_4(self.url)
+
+    def test_a_database_of_schema_4_is_upgraded_to_search_every_word_and_weigh_headings(self):
+        with kb_store.connect(self.url) as store:
+            def found(query):
+                return [hit["article_id"] for hit in store.call_tool("search_knowledge_base", {
+                    "knowledge_base_id": KB, "query": query})["results"]]
+            self.assertEqual(found("how do I"), ["a"])  # stop words of 'english', indexed now
+            self.assertEqual(found("github"), [])  # an address is no word
+            self.assertEqual(found("upgrading"), ["a"])
+            with store.database.read() as connection:
+                self.assertEqual(connection.execute("SELECT outline FROM articles").fetchone()[0], "Upgrading")
+                self.assertEqual(connection.execute("SELECT version FROM store_marks").fetchone()[0],
+                                 kb_store.LAYOUT.version)
+
+    def test_a_database_of_schema_4_opened_read_only_is_refused_in_one_line(self):
+        with self.assertRaisesRegex(database.UnusableFile, "schema 4, which opening it to write upgrades to 5"):
+            kb_store.connect(self.url, read_only=True)
 
 
 class SequenceStandIn(postgres_database.PostgresDialect):

@@ -1,7 +1,8 @@
 """A search's work is bounded by its result: the words held by most articles, the cap on ranked matches, the listing.
 
-A knowledge base of at most kb_store.WORD_SAMPLE articles ranks exactly as bm25 over every query word (checked
-against that ranking, written here as plain SQL). A larger one leaves out the words held by at least half of its
+A knowledge base of at most kb_store.WORD_SAMPLE articles ranks exactly as bm25 over every subject word of the
+query (kb_store.subject_words: its function words left out when it holds others; checked against that ranking,
+written here as plain SQL). A larger one leaves out the words held by at least half of its
 first WORD_SAMPLE articles when the query holds a rarer word, ranks at most RANKED_MATCHES matches (the first
 created), and lists a query of such words only by views, then oldest first. The work is counted, not timed: every
 article bm25 scores costs FTS5 one read of its lengths, which sqlite's trace shows.
@@ -37,11 +38,12 @@ def bm25_scored(store, query, **more) -> int:
 
 
 def bm25_over_every_word(store, query, kb=KB, limit=10) -> List[str]:
-    """The ranking before the bounds, as a reference: every query word; the best bm25 match first, then the
-    others most viewed first (with views), then by bm25, then by article ID."""
+    """The ranking before the bounds, as a reference: every subject word of the query; the best bm25 match first,
+    then the others most viewed first (with views), then by bm25, then by article ID."""
     connection = store.database.connection
     (number,) = connection.execute("SELECT number FROM knowledge_bases WHERE id = ?", (kb,)).fetchone()
-    table, expression = kb_store.index_table(number), kb_store.match_expression(query)
+    subject = kb_store.subject_words(kb_store.query_words(query))
+    table, expression = kb_store.index_table(number), kb_store.any_of(subject)
     matches = (f"FROM {table} JOIN articles AS a ON a.number = {table}.rowid WHERE {table} MATCH ? "
                "AND a.status = 'published'")
     rank = f"bm25({table}, {kb_store.TITLE_WEIGHT}, 1.0)"
@@ -88,7 +90,11 @@ class SmallKnowledgeBaseTest(unittest.TestCase):
         plan = self.plan("the zzz")
         self.assertFalse(plan.large)
         self.assertEqual(plan.rarer(), ["the", "zzz"])
-        self.assertEqual(len(found(self.store, "the zzz")), 10)
+        self.assertEqual(len(found(self.store, "the")), 10)  # a function word alone is looked for
+
+    def test_a_function_word_beside_another_word_is_left_out_however_many_articles_hold_it(self):
+        self.assertEqual(found(self.store, "the zzz"), [])
+        self.assertEqual(found(self.store, "how do I " + self.topics[3][1]), found(self.store, self.topics[3][1]))
 
     def plan(self, query):
         with self.store.database.read() as connection:

@@ -1,0 +1,91 @@
+"""Search quality on real content: each documentation set's questions asked through the served tools.
+
+benchmark/search_sets/ holds real documentation sets (pages as their projects ship them, with their licences) and
+the questions a user of each would ask, each with the pages that answer it, written before the search was tuned
+(benchmark/search_quality.py). Each set is served as `mcp_server.py --kb-from-dir` serves a folder, on sqlite (make
+test) and on PostgreSQL (make postgres), and every question asked through tools/call.
+
+The issue's goal, 17 of every 20 questions first, is not met (results/performance.md, "Search quality on real
+content", says by how much and why): these tests hold the search to what it reached when measured (FIRST), above
+plain bm25, and to the goal it meets, the same first page on both engines for 9 in 10 questions.
+"""
+
+import math
+import os
+import unittest
+
+from benchmark import search_quality
+from benchmark.search_quality import GOAL_FIRST, GOAL_SAME_FIRST, measure, question_sets
+import content_files
+from tests.postgres_helpers import default_location, needs_postgres, on_postgres
+
+ENGINE = "postgresql" if on_postgres() else "sqlite"
+FIRST = {"black": 19, "httpx": 23, "mkdocs-material": 26, "uv": 24}  # questions first when measured, both engines
+
+
+def shown_misses(result: search_quality.SetResult) -> str:
+    return "\n".join(f"  {question!r}: wants {list(answers)}, got {found}"
+                     for question, answers, found in search_quality.misses(result))
+
+
+class TheSetsTest(unittest.TestCase):
+    """What the measurement rests on: three real sets or more, each large enough, licensed, and asked about."""
+
+    def test_there_are_three_sets_of_twenty_pages_and_twenty_questions_each_with_its_licence(self):
+        sets = question_sets()
+        self.assertGreaterEqual(len(sets), 3)
+        for question_set in sets:
+            with self.subTest(question_set.name):
+                folder = os.path.dirname(question_set.pages)
+                self.assertGreaterEqual(len(content_files.read_knowledge_base(question_set.pages).articles), 20)
+                self.assertGreaterEqual(len(question_set.questions), 20)
+                self.assertTrue(any(name.upper().startswith("LICENSE") for name in os.listdir(folder)))
+                self.assertTrue(os.path.exists(os.path.join(folder, "SOURCE.md")))
+
+    def test_every_answer_names_a_published_page_of_its_set(self):
+        for question_set in question_sets():
+            pages = {article.article_id for article in content_files.read_knowledge_base(question_set.pages).articles
+                     if article.published}
+            for question, answers in question_set.questions:
+                with self.subTest(question_set.name, question=question):
+                    self.assertTrue(answers)
+                    self.assertLessEqual(set(answers), pages)
+
+
+class RealContentTest(unittest.TestCase):
+    """Each set served from a new database on this run's engine, every question asked through tools/call."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.results = [measure(question_set, ENGINE, default_location()) for question_set in question_sets()]
+
+    def test_every_set_keeps_as_many_questions_first_as_when_it_was_measured(self):
+        self.assertEqual({result.question_set.name for result in self.results}, set(FIRST))
+        for result in self.results:
+            with self.subTest(result.question_set.name, engine=ENGINE):
+                first = result.scores()["search"]
+                self.assertGreaterEqual(first.first, FIRST[result.question_set.name],
+                                        f"{first.first} of {first.asked} first (the goal: "
+                                        f"{math.ceil(GOAL_FIRST * first.asked)}); the misses:\n" + shown_misses(result))
+
+    def test_the_search_finds_more_first_than_plain_bm25_over_every_word_in_every_set(self):
+        for result in self.results:
+            with self.subTest(result.question_set.name):
+                scores = result.scores()
+                self.assertGreater(scores["search"].first, scores["plain"].first)
+                self.assertGreater(scores["search"].mean_reciprocal_rank, scores["plain"].mean_reciprocal_rank)
+
+    @needs_postgres
+    def test_at_least_9_in_10_questions_find_the_same_first_page_on_sqlite(self):
+        for result in self.results:
+            on_sqlite = measure(result.question_set, "sqlite", ":memory:")
+            with self.subTest(result.question_set.name):
+                same = search_quality.same_first(result.search, on_sqlite.search)
+                asked = len(result.search)
+                differing = [(question, a[:1], b[:1]) for (question, _), a, b in
+                             zip(result.question_set.questions, result.search, on_sqlite.search) if a[:1] != b[:1]]
+                self.assertGreaterEqual(same, math.ceil(GOAL_SAME_FIRST * asked), differing)
+
+
+if __name__ == "__main__":
+    unittest.main()
