@@ -226,21 +226,21 @@ def set_facts(question_set: QuestionSet, results: Dict[str, SetResult]) -> Dict[
         origin = next((line.split(":", 1)[1].strip().rstrip(".") for line in source
                        if line.startswith("- Repository:")), "")
     first = results["sqlite"]
+    pages = {article.article_id: article for article in content_files.read_knowledge_base(question_set.pages).articles}
     facts: Dict[str, Any] = {
-        "name": question_set.name, "origin": origin, "questions": len(question_set.questions),
-        "pages": len(content_files.read_knowledge_base(question_set.pages).articles),
+        "name": question_set.name, "origin": origin, "questions": len(question_set.questions), "pages": len(pages),
         "engines": {engine: {way: dataclasses.asdict(got) for way, got in result.scores().items()}
                     for engine, result in results.items()},
-        "misses": {engine: [miss_facts(question_set, question, answers, found)
+        "misses": {engine: [miss_facts(pages, question, answers, found)
                             for question, answers, found in misses(result)] for engine, result in results.items()}}
     if "postgresql" in results:
         facts["same_first"] = same_first(first.search, results["postgresql"].search)
     return facts
 
 
-def miss_facts(question_set: QuestionSet, question: str, answers: Sequence[str], found: List[str]) -> Dict[str, Any]:
-    """One miss, and whether any answering page's title or headings hold a word of the question's subject."""
-    pages = {article.article_id: article for article in content_files.read_knowledge_base(question_set.pages).articles}
+def miss_facts(pages: Dict[str, Any], question: str, answers: Sequence[str], found: List[str]) -> Dict[str, Any]:
+    """One miss, and whether a title or heading of an answering page (of `pages`, by ID) holds half of the
+    question's subject words."""
     subject = kb_store.subject_words(kb_store.query_words(question))
     weights = dict.fromkeys(subject, 1.0)
     lines = [line for page in answers

@@ -54,7 +54,7 @@ class FunctionWordsTest(unittest.TestCase):
     def test_contractions_are_function_words_too(self):
         self.assertEqual(found(self.store, "I don't know how to use a proxy"), found(self.store, "know use proxy"))
 
-    def test_the_rule_is_the_same_in_a_knowledge_base_of_any_size(self):
+    def test_a_question_of_function_words_only_keeps_them_and_phrasal_particles_are_subject_words(self):
         self.assertEqual(kb_store.subject_words(["how", "do", "i", "use", "a", "proxy"]), ["use", "proxy"])
         self.assertEqual(kb_store.subject_words(["how", "to"]), ["how", "to"])
         self.assertNotIn("up", kb_store.FUNCTION_WORDS)  # set up, sign up: the particle is the subject
