@@ -877,6 +877,19 @@ class KnowledgeBaseStore(AgentTools):
                              kb_number=kb_number)
         return {"citation": citation(kb, article_id, version)}
 
+    def _as_people_see(self, name: str, arguments: Any) -> Optional[Dict[str, Any]]:
+        """An edit's article as a person reads it (plumbing.Preview's subject), if this caller may see it."""
+        if name != EDIT_KNOWLEDGE_ARTICLE.name or not isinstance(arguments, dict):
+            return None
+        kb, article_id = arguments.get("knowledge_base_id"), arguments.get("article_id")
+        if not isinstance(kb, str) or not isinstance(article_id, str) or not self.is_granted(kb):
+            return None
+        with self.database.read() as connection:
+            row = connection.execute(SELECT_ARTICLE, (kb, article_id)).fetchone()
+        if row is None or row["status"] != "published":
+            return None
+        return {"kind": "article", "id": article_id, "where": kb, "title": row["title"], "content": row["content"]}
+
     def _granted_log(self, connection: sqlite3.Connection, kb: str) -> str:
         """A knowledge base's event log is kept under its ID (once it exists and is granted)."""
         self._require_granted(connection, kb)

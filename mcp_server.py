@@ -22,10 +22,15 @@ Glossary (MCP's words, as ../shared/MCP.md uses them):
                  revision's (server/discover, tools/list, tools/call); any other, the handshake era's
                  (initialize first). Nothing is kept between requests: each chooses its own
   grant          a bearer token's (mcp_tokens.Grant), over HTTP: its calls are answered as its caller
+  approval       with --approve-writes (or a token's approve_writes), a write waits for a person (approval.py):
+                 asked through the call's own answer in the stateless era, by an elicitation/create request of
+                 ours over stdio in the handshake era, refused over HTTP in the handshake era (no session)
+  peer           the stdio connection: what initialize said the client can do, and how to ask its user
 
 Left out on purpose: resources, prompts, logging and progress (the stores have only
 tools); pagination of tools/list (seven tools fit). On stdio, requests are handled one
-at a time, in the order they arrive; over HTTP (mcp_http.py) at once: each edit under the
+at a time, in the order they arrive (while a write waits for a person, a ping is answered and
+the rest wait their turn); over HTTP (mcp_http.py) at once: each edit under the
 workspace lock, each read on a reader of its store (under the lock too for a store in memory).
 """
 
@@ -33,6 +38,7 @@ import minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in 
 
 
 import argparse
+import queue
 import collections
 import dataclasses
 import functools
@@ -40,14 +46,18 @@ import json
 import logging
 import os
 import random
+import secrets
 import signal
 import socket
 import sqlite3
+import stat
 import sys
 import threading
 import time
-from typing import Any, BinaryIO, Callable, Deque, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import (Any, BinaryIO, Callable, Deque, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional,
+                    Sequence, Tuple, Union, cast)
 
+import approval
 import content_files
 import database
 import http_front
@@ -59,6 +69,7 @@ import mcp_tokens
 import plumbing
 import record_fields
 import record_store
+import cli
 from cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, VERSION, OneLineParser, kind_of, run_main
 
 log = logging.getLogger("osfoundry.mcp")
@@ -70,6 +81,7 @@ SUPPORTED_VERSIONS = STATELESS_VERSIONS + PROTOCOL_VERSIONS  # what server/disco
 META = "io.modelcontextprotocol/"  # the prefix of the stateless era's _meta keys
 VERSION_KEY, CAPABILITIES_KEY, SERVER_INFO_KEY = (META + "protocolVersion", META + "clientCapabilities",
                                                   META + "serverInfo")
+CLIENT_INFO_KEY = META + "clientInfo"
 TOOLS_TTL_MS = 300_000  # how long a client may keep tools/list: the tools never change while a server runs
 GRANT_FIELDS = {"knowledge_base": "knowledge_bases", "record": "channels"}  # a token's grant, by resource_type
 MAX_LINE_BYTES = 4 * 1024 * 1024  # a longer line is answered -32600 and skipped; the largest call, 100,000
@@ -84,6 +96,9 @@ INSTRUCTIONS = (
     "list_record_items page carries the channel's schema: read it there and send option values, never labels. "
     "A result with isError true says what to do next."
 )
+APPROVAL_INSTRUCTIONS = (
+    " Every edit is put to a person for approval before it is saved: make each edit one complete change they can "
+    "judge, and if one comes back declined, do not send it again unless they ask for it.")
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 HEADER_MISMATCH, UNSUPPORTED_VERSION = -32020, -32022  # the stateless era's own errors
 POLL = plumbing.POLL_RESOURCE_EVENTS.name
@@ -262,6 +277,17 @@ class Tools:
         finally:
             readers.give_back(reader)
 
+    def preview(self, name: str, arguments: Dict[str, Any],
+                grant: Optional[mcp_tokens.Grant] = None) -> plumbing.Preview:
+        """What a write would answer and change if it ran now (plumbing.AgentTools.preview), under the workspace
+        lock, on the store's own connection, as the caller sees it; nothing is written."""
+        with self.lock:
+            return self.as_caller(self.route[name], grant).preview(name, arguments)
+
+    def caller(self, name: str, grant: Optional[mcp_tokens.Grant] = None) -> str:
+        """Who a call of `name` is answered as: the token's caller, else the store's own."""
+        return grant.caller if grant is not None else self.route[name].caller
+
     def as_caller(self, store: plumbing.AgentTools, grant: Optional[mcp_tokens.Grant]) -> plumbing.AgentTools:
         """The store itself without a token, else as the token's caller sees it."""
         return store if grant is None else self.as_granted(store, grant)
@@ -308,7 +334,19 @@ def tool_result(answer: Dict[str, Any]) -> Dict[str, Any]:
 # The protocol: one message in, at most one message out.
 
 
-Method = Callable[[Dict[str, Any], Optional[mcp_tokens.Grant]], Dict[str, Any]]
+class Exchange(NamedTuple):
+    """Whom a request comes from and how they can be answered: a token's grant (HTTP), the stdio connection that
+    can ask its user (the handshake era over stdio; None over HTTP), the stateless era's _meta (None in the
+    handshake era), and the request's id."""
+
+    grant: Optional[mcp_tokens.Grant] = None
+    peer: Optional["Peer"] = None
+    meta: Optional[Dict[str, Any]] = None
+    request_id: Any = None
+
+
+NO_EXCHANGE = Exchange()  # a request with no token, no stdio connection and no _meta
+Method = Callable[[Dict[str, Any], Exchange], Dict[str, Any]]
 
 
 class Server:
@@ -318,19 +356,23 @@ class Server:
     tools/list, tools/call), as every client before 2026-07-28 speaks. Notifications are never answered. Nothing
     is kept between requests, so one Server answers every stdio line and every HTTP request alike."""
 
-    def __init__(self, tools: Tools, instructions: str = INSTRUCTIONS) -> None:
+    def __init__(self, tools: Tools, instructions: str = INSTRUCTIONS,
+                 approvals: Optional[approval.Approvals] = None) -> None:
+        """`approvals`: who must have a person approve each write (approval.Approvals), None for nobody."""
         self.tools = tools
         self.instructions = instructions
+        self.approvals = approvals
         self.methods: Dict[str, Method] = {
-            "initialize": self.initialize, "ping": lambda params, grant: {},
+            "initialize": self.initialize, "ping": lambda params, exchange: {},
             "tools/list": self.list_tools, "tools/call": self.call_tool,
         }
         self.stateless_methods: Dict[str, Method] = {
             "server/discover": self.discover, "tools/list": self.list_cached_tools, "tools/call": self.call_tool,
         }
 
-    def handle_line(self, line: bytes) -> Optional[Dict[str, Any]]:
-        """The answer to one line of stdin, or None (a notification, a client's response, a blank line)."""
+    def handle_line(self, line: bytes, peer: Optional["Peer"] = None) -> Optional[Dict[str, Any]]:
+        """The answer to one line of stdin, or None (a notification, a client's response, a blank line); `peer`:
+        the stdio connection, which can put a question to the client's user."""
         try:
             text = line.decode("utf-8").strip()
             if not text:  # a blank line carries no message and no id to answer
@@ -339,13 +381,13 @@ class Server:
             message = plumbing.strict_json(text)
         except (ValueError, RecursionError) as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
             return error_message(None, PARSE_ERROR, f"Parse error: the line is not one JSON text in UTF-8 ({error})")
-        return self.handle(message)
+        return self.handle(message, peer=peer)
 
     def handle(self, message: Any, grant: Optional[mcp_tokens.Grant] = None,
-               protocol_version: Optional[str] = None) -> Optional[Dict[str, Any]]:
+               protocol_version: Optional[str] = None, peer: Optional["Peer"] = None) -> Optional[Dict[str, Any]]:
         """The answer to one parsed message, or None when nothing may be answered. `grant`: a bearer token's, whose
         caller, grant and scopes its tool calls get (None: the stores' own); `protocol_version`: the request's
-        MCP-Protocol-Version header, over HTTP."""
+        MCP-Protocol-Version header, over HTTP; `peer`: the stdio connection, over stdio."""
         if isinstance(message, list):
             return error_message(None, INVALID_REQUEST, "Invalid Request: batches (JSON arrays) are not supported "
                                  "since MCP 2025-06-18; send one message per line")
@@ -361,14 +403,17 @@ class Server:
             log.warning("ignored a response to id %s: this server sends no requests", plumbing.loggable(request_id))
             return None
         try:
-            return {"jsonrpc": "2.0", "id": request_id, "result": self.request(message, grant, protocol_version)}
+            exchange = Exchange(grant, peer, None, request_id)
+            return {"jsonrpc": "2.0", "id": request_id, "result": self.request(message, exchange, protocol_version)}
+        except CallCancelled:  # the client cancelled the call while its user was asked: nothing may be answered
+            return None
         except ProtocolError as error:
             return error_message(request_id, error.code, error.message, error.data)
         except Exception as error:  # a bug must reach the client as an error, and the server must go on
             log.exception("request %s failed", plumbing.loggable(request_id))
             return error_message(request_id, INTERNAL_ERROR, f"Internal error: {type(error).__name__}: {error}")
 
-    def request(self, message: Dict[str, Any], grant: Optional[mcp_tokens.Grant] = None,
+    def request(self, message: Dict[str, Any], exchange: Exchange = NO_EXCHANGE,
                 header: Optional[str] = None) -> Dict[str, Any]:
         """The result of a request, in the era it asks for, or ProtocolError."""
         if message.get("jsonrpc") != "2.0":
@@ -381,17 +426,18 @@ class Server:
                                 "object")
         meta = params.get("_meta")
         if method != "initialize" and isinstance(meta, dict) and VERSION_KEY in meta:
-            return self.stateless(method, params, meta, grant, header)
+            return self.stateless(method, params, exchange._replace(meta=meta, peer=None), header)
         check_handshake_header(method, header)
         if method not in self.methods:
             raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {plumbing.quote(method)}"
                                 + (DISCOVER_NEEDS_META if method == "server/discover" else ""))
-        return self.methods[method](params, grant)
+        return self.methods[method](params, exchange)
 
-    def stateless(self, method: str, params: Dict[str, Any], meta: Dict[str, Any], grant: Optional[mcp_tokens.Grant],
+    def stateless(self, method: str, params: Dict[str, Any], exchange: Exchange,
                   header: Optional[str]) -> Dict[str, Any]:
-        """A request of the stateless era: its version and capabilities checked, its result marked complete and
-        stamped with who answered."""
+        """A request of the stateless era: its version and capabilities checked, its result marked complete (unless
+        it asks for input) and stamped with who answered."""
+        meta = exchange.meta or {}
         version = meta[VERSION_KEY]
         if version not in STATELESS_VERSIONS:
             raise ProtocolError(UNSUPPORTED_VERSION, "Unsupported protocol version",
@@ -405,18 +451,18 @@ class Server:
         if method not in self.stateless_methods:
             raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {plumbing.quote(method)} is not served in MCP "
                                 f"{version}; this server answers {', '.join(self.stateless_methods)} there")
-        result = self.stateless_methods[method](params, grant)
-        return dict(result, resultType="complete", _meta={SERVER_INFO_KEY: dict(SERVER_INFO)})
+        result = self.stateless_methods[method](params, exchange)
+        return {"resultType": "complete", **result, "_meta": {SERVER_INFO_KEY: dict(SERVER_INFO)}}
 
-    def discover(self, params: Dict[str, Any], grant: Optional[mcp_tokens.Grant]) -> Dict[str, Any]:
+    def discover(self, params: Dict[str, Any], exchange: Exchange) -> Dict[str, Any]:
         """server/discover: the versions served, the capabilities, the instructions."""
         return {"supportedVersions": list(SUPPORTED_VERSIONS), "capabilities": {"tools": {}},
                 "instructions": self.instructions, "ttlMs": TOOLS_TTL_MS, "cacheScope": "public"}
 
-    def list_cached_tools(self, params: Dict[str, Any], grant: Optional[mcp_tokens.Grant]) -> Dict[str, Any]:
+    def list_cached_tools(self, params: Dict[str, Any], exchange: Exchange) -> Dict[str, Any]:
         """tools/list in the stateless era: the same list, with how long and by whom it may be cached (every
         caller gets the same tools; what a grant allows is judged at each call)."""
-        return dict(self.list_tools(params, grant), ttlMs=TOOLS_TTL_MS, cacheScope="public")
+        return dict(self.list_tools(params, exchange), ttlMs=TOOLS_TTL_MS, cacheScope="public")
 
     def notification(self, message: Dict[str, Any]) -> None:
         """Note a notification; never answer one, not even a malformed or unknown one."""
@@ -429,8 +475,9 @@ class Server:
         elif method != "notifications/initialized":
             log.debug("ignored notification %s", plumbing.loggable(method))
 
-    def initialize(self, params: Dict[str, Any], grant: Optional[mcp_tokens.Grant] = None) -> Dict[str, Any]:
-        """Negotiate: echo a supported version, otherwise offer the latest (the client decides whether to go on)."""
+    def initialize(self, params: Dict[str, Any], exchange: Exchange = NO_EXCHANGE) -> Dict[str, Any]:
+        """Negotiate: echo a supported version, otherwise offer the latest (the client decides whether to go on).
+        Over stdio, the connection keeps what the client can do (its capabilities) and its name."""
         asked = params.get("protocolVersion")
         if not isinstance(asked, str):
             raise ProtocolError(INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", a string '
@@ -439,19 +486,21 @@ class Server:
         client = params.get("clientInfo")
         if not isinstance(client, dict):
             client = {}
+        if exchange.peer is not None:
+            exchange.peer.met(params.get("capabilities"), client)
         log.info("client %s (version %s) asked for MCP %s; speaking %s", plumbing.loggable(client.get("name", "?")),
                  plumbing.loggable(client.get("version", "?")), plumbing.loggable(asked), version)
         return {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": dict(SERVER_INFO),
                 "instructions": self.instructions}
 
-    def list_tools(self, params: Dict[str, Any], grant: Optional[mcp_tokens.Grant] = None) -> Dict[str, Any]:
+    def list_tools(self, params: Dict[str, Any], exchange: Exchange = NO_EXCHANGE) -> Dict[str, Any]:
         """Every tool on one page."""
         if params.get("cursor") is not None:
             raise ProtocolError(INVALID_PARAMS, "Invalid params: unknown cursor; tools/list has one page, ask "
                                 "without a cursor")
         return {"tools": self.tools.listing()}
 
-    def call_tool(self, params: Dict[str, Any], grant: Optional[mcp_tokens.Grant] = None) -> Dict[str, Any]:
+    def call_tool(self, params: Dict[str, Any], exchange: Exchange = NO_EXCHANGE) -> Dict[str, Any]:
         """One tool call; a wrong name or non-object arguments are protocol errors, the rest the store judges."""
         name, arguments = params.get("name"), params.get("arguments", {})
         if "name" not in params or not isinstance(name, str):
@@ -462,8 +511,85 @@ class Server:
                                 f"{len(self.tools.definitions)} tools")
         if not isinstance(arguments, dict):
             raise ProtocolError(INVALID_PARAMS, f'Invalid params: "arguments" of {name} must be an object')
-        return tool_result(self.tools.call(name, arguments, grant))
+        if self.approvals is not None and self.approvals.holds(name not in self.tools.reads, exchange.grant):
+            held = self.held_call_stateless if exchange.meta is not None else self.held_call
+            return held(name, arguments, params, exchange)
+        return tool_result(self.tools.call(name, arguments, exchange.grant))
 
+    # -- a write a person must approve ----------------------------------------
+
+    def held_call(self, name: str, arguments: Dict[str, Any], params: Dict[str, Any],
+                  exchange: Exchange) -> Dict[str, Any]:
+        """The handshake era: ask the client's user during the call (elicitation/create over stdio), then save the
+        change if they approve. Over HTTP, where this server keeps no session to ask back on, refused."""
+        approvals, peer, grant = cast(approval.Approvals, self.approvals), exchange.peer, exchange.grant
+        if peer is None:
+            return tool_result(approval.unavailable(HANDSHAKE_OVER_HTTP).as_result())
+        if not approval.can_elicit(peer.capabilities):
+            return tool_result(approval.unavailable(
+                "your client did not declare the elicitation capability (form mode) when it connected").as_result())
+        question = self.question(name, arguments, grant)
+        if isinstance(question, dict):
+            return tool_result(question)
+        approvals.tally.add("asked")
+        answer = approval.Answer.of(peer.ask(approval.ELICIT, approval.elicitation(question), approvals.bound,
+                                             exchange.request_id))
+        if not answer.approved:
+            return tool_result(approvals.refused(answer, approval.who_answers(peer.client)))
+        return tool_result(approvals.committed(self.tools.call(name, arguments, grant)))
+
+    def held_call_stateless(self, name: str, arguments: Dict[str, Any], params: Dict[str, Any],
+                            exchange: Exchange) -> Dict[str, Any]:
+        """The stateless era: the first round answers input_required (the question, and a sealed requestState);
+        the retry carrying the person's answer and that state saves the change if they approved."""
+        approvals, grant, meta = cast(approval.Approvals, self.approvals), exchange.grant, exchange.meta or {}
+        caller = self.tools.caller(name, grant)
+        if "requestState" not in params:
+            if not approval.can_elicit(meta.get(CAPABILITIES_KEY)):
+                return tool_result(approval.unavailable(
+                    f'your client did not declare the elicitation capability (form mode) in "{CAPABILITIES_KEY}"'
+                ).as_result())
+            question = self.question(name, arguments, grant)
+            if isinstance(question, dict):
+                return tool_result(question)
+            approvals.tally.add("asked")
+            return {"resultType": "input_required", "requestState": approvals.seal.issue(
+                        caller, name, arguments, approvals.bound),
+                    "inputRequests": {approval.INPUT_KEY: {"method": approval.ELICIT,
+                                                           "params": approval.elicitation(question)}}}
+        refusal = approvals.seal.refusal(params["requestState"], caller, name, arguments)
+        if refusal is not None:
+            return tool_result(approval.state_refused(refusal))
+        answer = approval.Answer.of(approval.answers_of(params.get("inputResponses")))
+        if not answer.approved:
+            return tool_result(approvals.refused(answer, approval.who_answers(meta.get(CLIENT_INFO_KEY))))
+        saved = self.tools.call(name, arguments, grant)
+        if saved.get("replay") is True:  # the change this state approved is saved already: a replay of the state
+            return tool_result(approval.state_refused("it was used already: the change it approved is saved"))
+        return tool_result(approvals.committed(saved))
+
+    def question(self, name: str, arguments: Dict[str, Any],
+                 grant: Optional[mcp_tokens.Grant]) -> Union[str, Dict[str, Any]]:
+        """What to ask the person about a write, or the answer to give at once (a rejection, a replay) when the
+        call, run now and rolled back, would write nothing."""
+        preview = self.tools.preview(name, arguments, grant)
+        at_once = cast(approval.Approvals, self.approvals).screen(preview.answer)
+        if at_once is not None:
+            return at_once
+        title = self.tools.definitions[name].get("title", name)
+        return approval.request_message(self.tools.caller(name, grant), title, preview.before, preview.after,
+                                        arguments)
+
+
+
+HANDSHAKE_OVER_HTTP = (
+    "this request came over HTTP in the handshake era, where this server keeps no session on which to ask your "
+    f"client's user back: have your client speak MCP {STATELESS_VERSIONS[0]} (it asks through the call's own "
+    "answer), or connect over stdio")
+
+
+class CallCancelled(Exception):
+    """The client cancelled a call while its user was being asked: the call gets no answer."""
 
 
 DISCOVER_NEEDS_META = (f' without "_meta": server/discover is MCP {STATELESS_VERSIONS[0]}\'s and needs "_meta" with '
@@ -500,18 +626,58 @@ def too_long(limit: int) -> Dict[str, Any]:
 # The transport: newline-delimited messages on stdin and stdout.
 
 
-def read_lines(stream: BinaryIO, limit: int) -> Iterator[Optional[bytes]]:
-    """Each line of `stream` until EOF; None in place of a line over `limit` bytes (its end not counted), skipped."""
+CHUNK_BYTES = 65536  # what one read of stdin asks for
+
+
+def read_lines(read: Callable[[int], bytes], limit: int) -> Iterator[Optional[bytes]]:
+    """Each line that `read(n)` yields until it returns b"" (EOF), its end included; None in place of a line over
+    `limit` bytes (its end not counted), whose bytes are dropped as they come, never held.
+
+    >>> chunks = iter([b"ab\\ncd", b"efgh\\n", b"ij"])
+    >>> list(read_lines(lambda n: next(chunks, b""), 3))
+    [b'ab\\n', None, b'ij']
+    """
+    pending, too_long = bytearray(), False
     while True:
-        line = stream.readline(limit + 2)  # room for the longest line allowed and its "\r\n"
-        if not line:
-            return
-        if len(line.rstrip(b"\r\n")) <= limit:
-            yield line
-            continue
-        while line and not line.endswith(b"\n"):  # discard the rest of the line, a chunk at a time
-            line = stream.readline(65536)
-        yield None
+        chunk = read(CHUNK_BYTES)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if too_long or end < 0:
+                if not too_long:
+                    pending += chunk[start:]
+                    too_long = len(pending) > limit + 1  # past the longest line allowed and a "\r"
+                if too_long:
+                    pending.clear()
+                if end < 0:
+                    break
+            if too_long:
+                too_long = False
+                yield None
+            else:
+                pending += chunk[start:end + 1]
+                yield within(bytes(pending), limit)
+                pending.clear()
+            start = end + 1
+    if too_long or pending:
+        yield None if too_long else within(bytes(pending), limit)
+
+
+def within(line: bytes, limit: int) -> Optional[bytes]:
+    """The line, or None if it holds more than `limit` bytes before its end."""
+    return line if len(line.rstrip(b"\r\n")) <= limit else None
+
+
+def reader_of(stream: BinaryIO) -> Callable[[int], bytes]:
+    """How to read a stream's bytes as they come: os.read on its file descriptor where it has one (no buffer, so
+    no lock a thread could hold at the interpreter's exit), else the stream's own read1 or read."""
+    try:
+        descriptor = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.BytesIO and other streams without a descriptor
+        return getattr(stream, "read1", stream.read)
+    return functools.partial(os.read, descriptor)
 
 
 def write_message(stream: BinaryIO, message: Dict[str, Any]) -> None:
@@ -525,10 +691,107 @@ def write_message(stream: BinaryIO, message: Dict[str, Any]) -> None:
     stream.flush()
 
 
+END = object()  # what the inbox holds once stdin has closed
+INBOX_LINES = 64  # lines read ahead of the one being answered; the reader waits while the inbox is full
+DEFERRED_LINES = 1000  # requests held back while a person is asked; past this the question goes unanswered
+
+
+def read_in_background(stdin: BinaryIO, limit: int) -> "queue.Queue[Any]":
+    """An inbox that a thread fills with each line of stdin (None for one over `limit`), then END at EOF: so that
+    while a call waits for a person's answer, the server can still read the client's messages, and stop waiting."""
+    inbox: "queue.Queue[Any]" = queue.Queue(INBOX_LINES)
+
+    def pump() -> None:
+        try:
+            for line in read_lines(reader_of(stdin), limit):
+                inbox.put(line)
+        except (OSError, ValueError) as error:  # stdin broke or was closed under the reader: as EOF
+            log.info("stdin could not be read (%s): stopping", error)
+        finally:
+            inbox.put(END)
+
+    threading.Thread(target=pump, name="stdin", daemon=True).start()
+    return inbox
+
+
+class Peer:
+    """The client at the other end of stdio, as far as a call needs it: what it said it can do when it connected
+    (initialize's capabilities) and its name, and a way to ask its user a question in the middle of a call (a
+    request of ours, whose response comes back on stdin among the client's own messages).
+
+    While a question waits, a ping is answered at once, a cancellation of the call ends it unanswered
+    (CallCancelled), and every other message is held back, in order, to be answered after the call."""
+
+    def __init__(self, inbox: "queue.Queue[Any]", stdout: BinaryIO,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.inbox = inbox
+        self.stdout = stdout
+        self.clock = clock
+        self.deferred: Deque[Any] = collections.deque()
+        self.capabilities: Any = None
+        self.client: Dict[str, Any] = {}
+        self.asked = 0
+
+    def met(self, capabilities: Any, client: Dict[str, Any]) -> None:
+        """What initialize said of the client."""
+        self.capabilities, self.client = capabilities, client
+
+    def lines(self) -> Iterator[Optional[bytes]]:
+        """Each line to answer, those held back during a question first, until stdin closes."""
+        while True:
+            line = self.deferred.popleft() if self.deferred else self.inbox.get()
+            if line is END:
+                return
+            yield line
+
+    def ask(self, method: str, params: Dict[str, Any], seconds: float, call_id: Any) -> Any:
+        """Send the client our request and wait at most `seconds` for its result; None if none came (no answer in
+        time, an error, stdin closed, too many messages held back). CallCancelled if the client cancels the call
+        `call_id` meanwhile."""
+        self.asked += 1
+        asked_id = f"osfoundry-approval-{self.asked}"
+        write_message(self.stdout, {"jsonrpc": "2.0", "id": asked_id, "method": method, "params": params})
+        deadline = self.clock() + seconds
+        while len(self.deferred) < DEFERRED_LINES:
+            try:
+                line = self.inbox.get(timeout=max(0.0, deadline - self.clock()))
+            except queue.Empty:
+                return None
+            if line is END:
+                self.deferred.append(END)
+                return None
+            message = self.sort(line, call_id)
+            if isinstance(message, dict) and message.get("id") == asked_id and "method" not in message:
+                return message.get("result")
+        log.warning("a question to the client's user went unanswered: %d messages came meanwhile", DEFERRED_LINES)
+        return None
+
+    def sort(self, line: Optional[bytes], call_id: Any) -> Any:
+        """A line read while a question waits: a response (returned), a ping (answered), the call's cancellation
+        (CallCancelled), anything else held back for later."""
+        try:
+            message = plumbing.strict_json(line.decode("utf-8")) if line is not None else None
+        except (ValueError, RecursionError):
+            message = None
+        if not isinstance(message, dict):
+            self.deferred.append(line)
+            return None
+        method, params = message.get("method"), message.get("params")
+        if method == "notifications/cancelled" and isinstance(params, dict) and "id" not in message and \
+                params.get("requestId") == call_id:
+            raise CallCancelled()
+        if method == "ping" and "id" in message:
+            write_message(self.stdout, {"jsonrpc": "2.0", "id": message["id"], "result": {}})
+        elif "method" in message:
+            self.deferred.append(line)
+        return message
+
+
 def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO, limit: int = MAX_LINE_BYTES) -> None:
     """Answer every line of stdin on stdout until EOF."""
-    for line in read_lines(stdin, limit):
-        answer = too_long(limit) if line is None else server.handle_line(line)
+    peer = Peer(read_in_background(stdin, limit), stdout)
+    for line in peer.lines():
+        answer = too_long(limit) if line is None else server.handle_line(line, peer)
         if answer is None:
             continue
         try:
@@ -682,6 +945,8 @@ def describe(options: argparse.Namespace, kb_path: str, records_path: str, plan:
                                                     else "all"))
         parts.append("scopes: " + (", ".join(options.scopes) or "none (edit_record_item answers forbidden)"))
         parts.append(f"caller: {options.caller}")
+    if getattr(options, "approve_writes", False):
+        parts.append(f"writes: each put to a person for approval (answer within {options.approval_timeout:g} s)")
     parts.append(f"durability: {options.durability}")
     parts.append(f"rejection detail: {options.rejection_detail}")
     if options.people_edit_every:
@@ -711,7 +976,8 @@ def instructions_for(options: argparse.Namespace) -> str:
         content_files.channel_id(rows) for rows, _ in options.channel_from]
     known = [f"knowledge base IDs: {', '.join(kbs)}"] if kbs else []
     known += [f"record channel IDs: {', '.join(channels)}"] if channels else []
-    return INSTRUCTIONS + (f" Served here: {'; '.join(known)}." if known else "")
+    held = APPROVAL_INSTRUCTIONS if getattr(options, "approve_writes", False) else ""
+    return INSTRUCTIONS + held + (f" Served here: {'; '.join(known)}." if known else "")
 
 
 # ---------------------------------------------------------------------------
@@ -825,6 +1091,19 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         f"with --http: serve from N processes sharing the port, 1 to {http_workers.MAX_WORKERS} (default 1); each "
         "opens the databases itself, so they must be files or PostgreSQL, and each has the limits below. One "
         "process runs Python one thread at a time: more workers serve more calls at once, up to the cores"))
+    p.add_argument("--approve-writes", action="store_true", help=(
+        "put every agent write (edit_knowledge_article, edit_record_item) to a person before it is saved, through "
+        "MCP elicitation: the request shows the change, the person approves or declines, and nothing is saved "
+        "without an approval of that exact change. A client that cannot ask its user gets every write refused. "
+        "With --tokens, a token's \"approve_writes\": true holds that token's agent alone"))
+    p.add_argument("--approval-timeout", metavar="SECONDS", type=approval_seconds, default=approval.APPROVAL_SECONDS,
+                   help=f"how long a person may take to answer an approval request, up to a day (default "
+                   f"{approval.APPROVAL_SECONDS:g}); past it the write is answered declined (no answer) and nothing "
+                   "is saved")
+    p.add_argument("--approval-key-file", metavar="FILE", help=(
+        "a private file (chmod 600) holding the key, 16 bytes or more, that seals approval requests "
+        "(MCP 2026-07-28's requestState): servers given the same file accept each other's, so several "
+        "machines can serve one workspace. Default: a random key per server start, which its --workers share"))
     p.add_argument("--verbose", action="store_true", help="log every message received on stderr")
     limits = p.add_argument_group("limits of the HTTP server", "with --http: what clients, authenticated or not, "
                                   "can make the server hold; BYTES as 4096, 16KiB or 4MiB")
@@ -834,6 +1113,48 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         limits.add_argument(limit_flag(field), metavar=unit, type=functools.partial(limit_value, unit),
                             help=f"{meaning} (default {shown})")
     return p
+
+
+def approval_seconds(text: str) -> float:
+    """--approval-timeout: a positive number of seconds up to a day."""
+    value = seconds(text)
+    if value > 86_400:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than a day (86400 seconds)")
+    return value
+
+
+def check_approval(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
+    """The key that seals approval requests, read now (one line if the file is refused), else made for this start
+    (before any worker is forked, so that all share it)."""
+    if options.approval_key_file is None:
+        options.approval_key = secrets.token_bytes(approval.KEY_BYTES)
+        return
+    try:
+        options.approval_key = approval.load_key(options.approval_key_file, read_private_key)
+    except OSError as error:
+        p.error(f"--approval-key-file: {options.approval_key_file}: {error.strerror or error}")
+    except ValueError as error:
+        p.error(f"--approval-key-file: {error}")
+
+
+def read_private_key(path: str) -> bytes:
+    """A key file's bytes: a regular file of 4 KiB at most that no other user may read."""
+    def private(status: os.stat_result) -> None:
+        if os.name == "posix" and stat.S_IMODE(status.st_mode) & 0o077:
+            raise ValueError(f"{path} may be read by other users (mode {stat.S_IMODE(status.st_mode):04o}); "
+                             f"chmod 600 {path}")
+    try:
+        return cli.read_file(path, 4096, private)
+    except cli.FileTooLarge:
+        raise ValueError(f"{path} is larger than 4 KiB: a key file holds one key") from None
+    except cli.FileRefused as refused:
+        raise ValueError(f"{refused}; give the path of a file holding the key") from None
+
+
+def approvals_for(options: argparse.Namespace) -> approval.Approvals:
+    """Who must have a person approve each write: every caller with --approve-writes, else only tokens that say
+    approve_writes."""
+    return approval.Approvals(approval.Seal(options.approval_key), options.approve_writes, options.approval_timeout)
 
 
 def workers(text: str) -> int:
@@ -894,6 +1215,7 @@ def parse_options(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> arg
     if options.seed is None:
         options.seed = mcp_demo.SEED
     check_http(p, options)
+    check_approval(p, options)
     return options
 
 
@@ -1004,7 +1326,7 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
     if listener is not None and options.workers > 1:
         return serve_in_workers(options, workspace, listener, f"{revisions}; {workspace.description}", started)
     tools = workspace.tools()
-    server = Server(tools, workspace.instructions)
+    server = Server(tools, workspace.instructions, approvals_for(options))
     if workspace.colleague is not None:
         workspace.colleague.start()
     if listener is not None:
@@ -1019,8 +1341,15 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
         os.dup2(os.open(os.devnull, os.O_WRONLY), protocol_out.fileno())  # so the exit's flush cannot fail
         log.info("stdout closed: stopping")
     finally:
+        log_approvals(server)
         workspace.close()
     return EXIT_OK
+
+
+def log_approvals(server: Server) -> None:
+    """At the end, how the approvals went, where any was asked or answered at once."""
+    if server.approvals is not None and any(server.approvals.tally.counts.values()):
+        log.info("approvals: %s", server.approvals.tally.summary())
 
 
 def refused_start(listener: Optional[socket.socket], message: str) -> int:
@@ -1051,6 +1380,7 @@ def serve_over_http(server: Server, options: argparse.Namespace, workspace: Work
         mcp_http.serve_http(functools.partial(handle_logged, server), http_options, ready, listener)
         log.info("stopping")
     finally:
+        log_approvals(server)
         workspace.close()
     return EXIT_OK
 
@@ -1096,7 +1426,7 @@ def serve_as_worker(options: argparse.Namespace, description: str, listener: soc
     except (database.UnusableFile, content_files.ContentError, sqlite3.DatabaseError, plumbing.Rejection) as error:
         log.error("cannot open the databases: %s", error)
         return EXIT_USAGE
-    server = Server(workspace.tools(), workspace.instructions)
+    server = Server(workspace.tools(), workspace.instructions, approvals_for(own))
     if workspace.colleague is not None:
         workspace.colleague.start()
     ready()

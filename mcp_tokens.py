@@ -6,7 +6,9 @@ The file is JSON, an object from each token to its grant:
 
   {"s3cr3t-token-for-alice": {"caller": "alice", "knowledge_bases": ["kb-support"], "channels": ["bugs"],
                               "scopes": ["osfoundry:write"]},
-   "token-for-a-reader":     {"caller": "reader", "knowledge_bases": "*", "channels": "*"}}
+   "token-for-a-reader":     {"caller": "reader", "knowledge_bases": "*", "channels": "*"},
+   "token-for-a-held-agent": {"caller": "bot", "knowledge_bases": "*", "scopes": ["osfoundry:write"],
+                              "approve_writes": true}}
 
 It is refused whole, in one line, at the first fault, and only if no other user may read it. A
 token never appears in a message, a repr or a log: entries are named by their position (and
@@ -18,7 +20,8 @@ too deep for the parser included, costs the same one line.
 Glossary:
   token     the secret an agent sends as `Authorization: Bearer TOKEN`: 16 to 512 visible ASCII characters
   grant     what a token lets its agent do: its caller, the knowledge bases and channels it may use
-            (None: every one; left out of the file: none), and its OAuth scopes (none: read only)
+            (None: every one; left out of the file: none), its OAuth scopes (none: read only), and whether
+            a person must approve each of its writes (approve_writes; as --approve-writes does for every token)
   caller    whose idempotency keys these are; two tokens may share one (a rotation: old and new both work)
   entry     one token and its grant, numbered from 1 in the order the file lists them
   digest    SHA-256 of a token: what is kept and compared, in constant time, against every stored one
@@ -44,7 +47,7 @@ MIN_TOKEN_LENGTH = 16
 MAX_TOKEN_LENGTH = 512  # characters: it travels in an HTTP header
 MAX_CALLER_LENGTH = 128
 MAX_ID_LENGTH = 128  # a knowledge-base ID, a channel ID or a scope
-GRANT_KEYS = ("caller", "knowledge_bases", "channels", "scopes")
+GRANT_KEYS = ("caller", "knowledge_bases", "channels", "scopes", "approve_writes")
 CALLER_PATTERN = re.compile(r"[A-Za-z0-9_.@-]+")
 VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")  # no space, no control character, nothing beyond ASCII
 PRIVATE_BITS = 0o077  # group and other: any of them set and the file is refused
@@ -58,6 +61,7 @@ class Grant(NamedTuple):
     knowledge_bases: Optional[FrozenSet[str]]  # the knowledge-base IDs it may use; None means every one
     channels: Optional[FrozenSet[str]]  # the record-channel IDs it may use; None means every one
     scopes: FrozenSet[str]  # OAuth scopes, e.g. {"osfoundry:write"}; empty: read only
+    approve_writes: bool = False  # a person approves each of its writes (approval.py), even without --approve-writes
 
 
 class TokenFileError(ValueError):
@@ -202,7 +206,7 @@ def _entry(position: int, token: str, value: Any, tokens: AbstractSet[str]) -> G
                      f"{MAX_TOKEN_LENGTH} visible ASCII characters (no space or control character); "
                      "make a new one, e.g. with: openssl rand -hex 32")
     return Grant(caller, _ids(where, "knowledge_bases", value), _ids(where, "channels", value),
-                 _scopes(where, value.get("scopes", [])))
+                 _scopes(where, value.get("scopes", [])), _approve_writes(where, value.get("approve_writes", False)))
 
 
 def _check_keys(where: str, grant: Dict[str, Any]) -> None:
@@ -246,6 +250,13 @@ def _ids(where: str, key: str, grant: Dict[str, Any]) -> Optional[FrozenSet[str]
         raise _Fault(f'{where} lists "*" as one of its {key}; write "{key}": "*" (no list) for every one')
     wanted = f'a list of IDs of 1 to {MAX_ID_LENGTH} characters, or "*" for every one'
     return frozenset(_strings(where, key, value, wanted, lambda item: 1 <= len(item) <= MAX_ID_LENGTH))
+
+
+def _approve_writes(where: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _Fault(f"{where} has approve_writes that is a JSON {_kind(value)}; make it true (a person approves "
+                     "each of this token's writes) or false")
+    return value
 
 
 def _scopes(where: str, value: Any) -> FrozenSet[str]:

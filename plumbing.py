@@ -753,6 +753,28 @@ class AgentTools:
         except Exception as error:  # a bug must still reach the agent as a rejection, not a traceback
             return _internal_error(name, error)
 
+    def preview(self, name: str, arguments: Any) -> "Preview":
+        """What one call would answer and change if it ran now, found by running it in a write transaction that is
+        then rolled back: nothing is written, no event is appended, no idempotency key is kept. `before` and
+        `after` are the call's subject as a person reads it (_as_people_see), after only when the call would
+        write. What a server asks a person to approve is this, and the rejection a call would meet (a stale
+        version, a bad value) is answered without asking anyone."""
+        try:
+            with self.database.write():
+                before = self._as_people_see(name, arguments)
+                answer = self.call_tool(name, arguments)
+                writes = "error" not in answer and answer.get("replay") is False
+                raise _Undone(Preview(answer, before, self._as_people_see(name, arguments) if writes else None))
+        except _Undone as undone:
+            return undone.preview
+        except Rejection as rejection:  # the transaction could not begin: a read-only file, a busy database
+            return Preview(rejection.as_result(), None, None)
+
+    def _as_people_see(self, name: str, arguments: Any) -> Optional[Dict[str, Any]]:
+        """The subject of a write call (the article, the item) as a person reads it, or None if the call names
+        none this caller may see. A store whose tools write supplies it; its keys are Subject's."""
+        return None
+
     def _tool_poll_resource_events(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """poll_resource_events, for every store: its own resource_type only, a granted resource only."""
         resource_type, events = self.RESOURCE_TYPE, self.EVENTS
@@ -770,6 +792,27 @@ class AgentTools:
         """Inside a read: the event-log ID of the resource `resource_id` names, if it exists and is granted;
         NotFound, worded as the store's other tools word it, otherwise. A store that polls supplies it."""
         raise NotImplementedError(f"{type(self).__name__} lists {POLL_RESOURCE_EVENTS.name} but has no _granted_log")
+
+
+class Preview(NamedTuple):
+    """What AgentTools.preview found: the answer the call would get now, and its subject before and after (each
+    None when there is none to show: the call is rejected, replayed, or names nothing visible).
+
+    A subject is a dict: "kind" ("article" or "item"), "id", "where" (its knowledge base or channel), "title",
+    and either "content" (an article's text) or "fields" (an item's [label, value as shown] pairs, in schema
+    order)."""
+
+    answer: Dict[str, Any]
+    before: Optional[Dict[str, Any]]
+    after: Optional[Dict[str, Any]]
+
+
+class _Undone(Exception):
+    """Raised inside a preview's transaction to roll it back, carrying what it found."""
+
+    def __init__(self, preview: Preview) -> None:
+        super().__init__("preview")
+        self.preview = preview
 
 
 def _internal_error(name: Any, error: Exception) -> Dict[str, Any]:

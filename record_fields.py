@@ -480,6 +480,21 @@ def _is_url(value: Any) -> bool:
 # Formulas: computed on every read from the item's times and the store's clock.
 
 
+def as_people_read(field: Field, value: Any) -> str:
+    """A stored value as a person reads it where a change is put to them: options by their labels, a boolean as
+    yes or no, nothing as "(empty)", anything else as its JSON."""
+    if value is None or value == [] or value == "":
+        return "(empty)"
+    labels = {option["value"]: option.get("label", option["value"]) for option in field.options()}
+    if field.type == "select":
+        return str(labels.get(value, value))
+    if field.type == "multi_select" and isinstance(value, list):
+        return ", ".join(str(labels.get(item, item)) for item in value)
+    if field.type == "boolean":
+        return "yes" if value else "no"
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
 def formula_parts(field: Field) -> Tuple[str, str]:
     """(function, argument) of a formula field, whose expression Field.from_definition has checked."""
     parts = _formula_parts(field.config["expression"])

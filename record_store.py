@@ -50,8 +50,9 @@ from plumbing import (
     upgrade_idempotency_keys,
 )
 from record_fields import (
-    DETAILS, FIELD_TYPES, LISTED_FAILURES, RELATIONS_MAX, Failure, Field, check_value, formula_days, formula_parts,
-    formula_value, missing_relations, not_unique, parse_schema, rejection, ungranted_relation, unknown_field,
+    DETAILS, FIELD_TYPES, LISTED_FAILURES, RELATIONS_MAX, Failure, Field, as_people_read, check_value, formula_days,
+    formula_parts, formula_value, missing_relations, not_unique, parse_schema, rejection, ungranted_relation,
+    unknown_field,
 )
 
 PAGE_LIMIT_DEFAULT = 50
@@ -373,6 +374,27 @@ class RecordStore(AgentTools):
         stored = _merge(json.loads(row["fields"]), values)
         version = self._save(connection, channel, row, stored, self._agent_text(channel, stored), now, values)
         return {"item_id": row["id"], "version": version}
+
+    def _as_people_see(self, name: str, arguments: Any) -> Optional[Dict[str, Any]]:
+        """An edit's item as a person reads it (plumbing.Preview's subject): each field this caller may see, by
+        label, options by their labels; formulas left out (they change with the clock, not with an edit)."""
+        if name != EDIT_RECORD_ITEM.name or not isinstance(arguments, dict):
+            return None
+        channel_id, item_id = arguments.get("record_channel_id"), arguments.get("item_id")
+        if not isinstance(channel_id, str) or not isinstance(item_id, str):
+            return None
+        try:
+            with self.database.read() as connection:
+                channel = self._granted_channel(connection, channel_id)
+                stored = json.loads(self._live_item(connection, channel, item_id)["fields"])
+        except Rejection:
+            return None
+        shown = [field for field in channel.fields if field.type != "formula" and not self._hidden(field)]
+        texts = sorted((field for field in shown if field.type == "text" and stored.get(field.key)),
+                       key=lambda field: field.key not in ("title", "name"))  # a field named so first
+        titles = [stored[field.key] for field in texts]
+        return {"kind": "item", "id": item_id, "where": channel.id, "title": titles[0] if titles else item_id,
+                "fields": [[field.label, as_people_read(field, stored.get(field.key))] for field in shown]}
 
     def _granted_log(self, connection: sqlite3.Connection, channel_id: str) -> str:
         """A record channel's event log is kept under its ID (once it exists and is granted)."""

@@ -4,8 +4,9 @@
     python3 sim.py --sensitivity      # writes results/knowledge_base_sensitivity.md (a few minutes)
 
 Layer: a client (see the README's "What is here, layer by layer"). One seed is one support day, simulated by
-lab/sim_day.py on kb_store.py (K1 is measured apart, by lab/citation_forms.py); this file
-holds the scenario, the two models of the day, the published figures, the command line,
+lab/sim_day.py on kb_store.py (K1 is measured apart, by lab/citation_forms.py, and what
+approval would cost K4's edits, ours alone, by lab/sim_approval.py on the main seeds); this
+file holds the scenario, the two models of the day, the published figures, the command line,
 the runs over seeds and the verdicts; lab/sim_report.py writes them, and
 lab/experiments.run_command is the skeleton of main().
 
@@ -37,11 +38,11 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import workload
 from cli import OneLineParser, bounded, exponent, non_negative, positive, run_main, share, write_files
-from lab import seed_profile, sim_day, sim_report, sim_sensitivity
+from lab import seed_profile, sim_approval, sim_day, sim_report, sim_sensitivity
 from lab.citation_forms import citation_forms
 from lab.evidence import Basis, Restatement, restates, scaled
 from lab.experiments import (
-    Command, Figures, Provenance, Written, measure, percent, provenance, range_groups, run_command,
+    GROUP_SIZE, Command, Figures, Provenance, Written, measure, percent, provenance, range_groups, run_command,
     run_main_and_ranges, seed_options, total_of,
 )
 from lab.sim_day import HOUR, MINUTE
@@ -57,6 +58,10 @@ HOURS = 8  # the day; the agent checks every citation at the end of each hour
 ZIPF_S = 0.9  # popularity of articles, the same ranking for questions and saves
 SAVE_MIX = (0.85, 0.10, 0.05)  # content / content and title / unpublish
 DELAYS = (20, 15 * MINUTE, HOUR, 4 * HOUR)  # seconds from an answer to its K4 edit
+# What approval costs (ours; the articles publish no figure): each K4 edit put to a person, who approves it after
+# a lognormal delay of this median (one replica of the day per median) and this spread of its logarithm.
+APPROVAL_DELAYS = (10, MINUTE, 5 * MINUTE, 15 * MINUTE)  # seconds
+APPROVAL_SIGMA = 1.0  # a sixth of the approvals take more than e (2.7) times the median, a sixth less than 1/e
 # How the articles are written (our design; SPEC is silent): workload.py's settings, which the demo writes
 # with too. Two are calibrated to the published sizes: workload.ARTICLE_WORDS (a read of an article then
 # weighs about the published 1.5 KiB) and the agent's search limit here.
@@ -331,10 +336,13 @@ def group_totals(results: Sequence[Dict[str, Any]], scenario: sim_day.Scenario) 
                 saves=scenario.saves * len(results))
 
 
-def run_one(job: Tuple[int, sim_day.Scenario, bool]) -> Dict[str, Any]:
+def run_one(job: Tuple[int, sim_day.Scenario, Any]) -> Dict[str, Any]:
     """One seed's day (a module-level function, so worker processes can import it); a job marked `timed` runs on
-    lab/seed_profile.py's stopwatches and carries the seconds of each part under SEED_PARTS."""
+    lab/seed_profile.py's stopwatches and carries the seconds of each part under SEED_PARTS. A job whose third
+    part is a sim_approval.Approval runs the seed's approval replicas instead."""
     seed, scenario, timed = job
+    if isinstance(timed, sim_approval.Approval):
+        return sim_approval.run_seed(seed, scenario, timed)
     if not timed:
         return sim_day.run_seed(seed, scenario)
     result, parts = seed_profile.timed_seed(seed, scenario)
@@ -342,15 +350,20 @@ def run_one(job: Tuple[int, sim_day.Scenario, bool]) -> Dict[str, Any]:
 
 
 def run_models(prog: str, scenarios: Dict[str, sim_day.Scenario], seeds: Sequence[int],
-               groups: Sequence[Sequence[int]], jobs: int,
-               timed: bool = False) -> Tuple[Dict[str, sim_report.ModelRun], float, Optional[Dict[str, float]]]:
-    """Every model over the main seeds, then over the range groups, in one pool; the main seeds' seconds; with
+               groups: Sequence[Sequence[int]], jobs: int, timed: bool = False,
+               approval: Optional[sim_approval.Approval] = None,
+               ) -> Tuple[Dict[str, sim_report.ModelRun], float, Optional[Dict[str, float]]]:
+    """Every model over the main seeds, then over the range groups, in one pool (with `approval`, the main seeds'
+    approval replicas last, so the main seeds' time stays that of their days); the main seeds' seconds; with
     `timed`, the parts of the first job's time (the first main seed of the first model)."""
     range_seeds = [seed for group in groups for seed in group]
     main_jobs = [(seed, s, False) for s in scenarios.values() for seed in seeds]
     main_jobs[0] = main_jobs[0][:2] + (timed,)
-    main_results, group_results, main_seconds = run_main_and_ranges(
-        prog, run_one, main_jobs, [(seed, s, False) for s in scenarios.values() for seed in range_seeds], jobs)
+    range_jobs = [(seed, s, False) for s in scenarios.values() for seed in range_seeds]
+    approval_jobs = [(seed, s, approval) for s in scenarios.values() for seed in seeds] if approval is not None else []
+    main_results, later, main_seconds = run_main_and_ranges(prog, run_one, main_jobs, range_jobs + approval_jobs,
+                                                            jobs)
+    group_results, approval_results = regrouped(later, len(range_jobs))
     parts = main_results[0].pop(SEED_PARTS, None)
     measured = {}
     for n, (name, scenario) in enumerate(scenarios.items()):
@@ -358,8 +371,17 @@ def run_models(prog: str, scenarios: Dict[str, sim_day.Scenario], seeds: Sequenc
         mine = [group_totals(g, scenario) for g in group_results[n * len(groups):(n + 1) * len(groups)]]
         rows = {reading: measure(figures, main, mine, PUBLISHED, decimals_of)
                 for reading, figures in all_figures(scenario).items()}
-        measured[name] = sim_report.ModelRun(scenario, main, mine, rows)
+        approvals = [r["approvals"] for r in approval_results[n * len(seeds):(n + 1) * len(seeds)]]
+        measured[name] = sim_report.ModelRun(scenario, main, mine, rows, approvals if approval is not None else None)
     return measured, main_seconds, parts
+
+
+def regrouped(later: Sequence[Sequence[Dict[str, Any]]], ranged: int) -> Tuple[List[List[Dict[str, Any]]],
+                                                                                List[Dict[str, Any]]]:
+    """The results after the main seeds' days, in the groups run_main_and_ranges made of them: the first `ranged`
+    in groups of GROUP_SIZE (the range groups), and the rest as they came (the approval replicas)."""
+    flat = [result for group in later for result in group]
+    return [flat[i:i + GROUP_SIZE] for i in range(0, ranged, GROUP_SIZE)], flat[ranged:]
 
 
 class K4Reading(NamedTuple):
@@ -460,6 +482,14 @@ def parser() -> argparse.ArgumentParser:
                      help="percent of saves that change content / content and title / unpublish (default 85/10/5)")
     day.add_argument("--delays", type=delays, default=DELAYS, metavar="LIST",
                      help="K4 delays from an answer to its edit; answers take them in turn (default 20s,15m,1h,4h)")
+    ours = p.add_argument_group("what approval costs (ours, no published figure)")
+    ours.add_argument("--approval-delays", type=delays, default=APPROVAL_DELAYS, metavar="LIST",
+                      help="median delays from a K4 edit's arrival to a person's approval, one replica of the day "
+                      "each (default 10s,1m,5m,15m)")
+    ours.add_argument("--approval-sigma", type=lambda t: bounded(float, t, 0.0, None), default=APPROVAL_SIGMA,
+                      metavar="SIGMA",
+                      help="spread of an approval delay: the standard deviation of its natural logarithm "
+                      f"(default {APPROVAL_SIGMA})")
     text = p.add_argument_group("how the articles are written (our design)")
     text.add_argument("--vocabulary", type=positive, default=VOCABULARY, help=f"made-up subject words "
                       f"(default {VOCABULARY})")
@@ -532,13 +562,15 @@ def measure_report(options: argparse.Namespace, made_by: Optional[Provenance] = 
     started = time.perf_counter()
     seeds, groups = options.seeds, range_groups(options.seeds, options.ranges)
     models = models_from(options)
-    measured, main_seconds, parts = run_models("sim.py", models, seeds, groups, options.jobs, timed=True)
+    approval = sim_approval.Approval(options.approval_delays, options.approval_sigma)
+    measured, main_seconds, parts = run_models("sim.py", models, seeds, groups, options.jobs, timed=True,
+                                               approval=approval)
     k1 = citation_forms()
     seconds = time.perf_counter() - started
     return sim_report.Report(models=measured, seeds=seeds, groups=groups, k1=k1, published_k1=PUBLISHED_K1,
                              published=PUBLISHED, published_hours=published_hours(models[MODELS[0]]),
                              calibrated=CALIBRATED, basis=BASIS, provenance=made_by,
-                             timing=(main_seconds, seconds, options.jobs), seed_parts=parts)
+                             timing=(main_seconds, seconds, options.jobs), seed_parts=parts, approval=approval)
 
 
 def report_files(report: sim_report.Report) -> Dict[str, str]:

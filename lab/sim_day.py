@@ -47,6 +47,7 @@ PUBLISHED_THE_DAY_BEFORE = -24 * HOUR * SECOND  # when people wrote the articles
 CITED = 2  # citations per answer: the top two search results, first then second
 TOP = 10  # "the ten most popular" (or most cited) articles the figures count
 
+EDIT_TOOL = kb_store.EDIT_KNOWLEDGE_ARTICLE.name  # the one tool that writes
 STRATEGIES = ("title", "reread", "poll")
 REPLICAS = ("zipf", "uniform", "edits")
 SAVE_KINDS = ("content", "content+title", "unpublish")
@@ -363,9 +364,13 @@ class Agent:
 
     def edit(self, citation: Citation, content: str, version: str, key: str) -> Dict[str, Any]:
         """edit_knowledge_article with the given version as expected_version."""
-        return self.call("edit_knowledge_article", {"knowledge_base_id": KB, "article_id": citation.article_id,
-                                                    "content": content,
-                                                    "expected_version": version, "idempotency_key": key})
+        return self.call(EDIT_TOOL, edit_arguments(citation, content, version, key))
+
+
+def edit_arguments(citation: Citation, content: str, version: str, key: str) -> Dict[str, Any]:
+    """The arguments of an edit of the cited article: new content, the version it expects, its idempotency key."""
+    return {"knowledge_base_id": KB, "article_id": citation.article_id, "content": content,
+            "expected_version": version, "idempotency_key": key}
 
 
 # ---------------------------------------------------------------------------

@@ -6,9 +6,10 @@ kb_law.py's popularity law predicts, and says how strong each match is (evidence
 each published figure counted once, checks apart, firm and loose matches). A figure's
 cells come from figures.py, as in triage_report.py; the notes under each table (why a
 figure lies outside our range) from sim_reasons.py, the chart from sim_chart.py, the
-sensitivity page from sim_sensitivity.py. Every line that reports a wall time ends with
-TIMING_MARK, the line on what made the page with PROVENANCE_MARK; every other line
-depends only on the seeds and the options.
+sensitivity page from sim_sensitivity.py. The table of what approval costs, from
+sim_approval.py's counts, is ours alone: it sets nothing beside a published figure. Every
+line that reports a wall time ends with TIMING_MARK, the line on what made the page with
+PROVENANCE_MARK; every other line depends only on the seeds and the options.
 
 Glossary (sim.py has the others; evidence.py has independent, check, firm, loose):
   note    one numbered reason under a table; an outside verdict points to it as "outside range [n]"
@@ -20,8 +21,9 @@ import dataclasses
 import statistics
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
+import approval as server_approval
 import workload
-from lab import evidence, figures, kb_law, sim_day
+from lab import evidence, figures, kb_law, sim_approval, sim_day
 from lab.experiments import TIMING_MARK, VERDICT_RULE, Provenance, seeds_text, table
 from lab.sim_chart import chart  # noqa: F401  (sim.py writes the chart through this module)
 from lab.sim_reasons import (
@@ -44,6 +46,7 @@ class ModelRun:
     main: Dict[str, Any]
     groups: List[Dict[str, Any]]
     rows: Dict[str, Dict[str, Dict[str, Any]]]  # reading -> figure key -> ours, low, high, published, verdict
+    approvals: Optional[List[List[Dict[str, Any]]]] = None  # per main seed, sim_approval's counts per approval delay
 
 
 @dataclasses.dataclass
@@ -62,6 +65,7 @@ class Report:
     provenance: Provenance
     timing: Tuple[float, float, int]  # seconds for the main seeds, for the whole run, processes
     seed_parts: Optional[Dict[str, float]] = None  # seconds per part of the first main seed (lab/seed_profile.py)
+    approval: Optional[sim_approval.Approval] = None  # the approval delays the main seeds were replayed with
 
     @property
     def default(self) -> str:
@@ -773,7 +777,90 @@ def k4(report: Report) -> List[str]:
         "The readings of the article's words that would change how the published 4 h row compares with ours and "
         "with the law (saves that go on after the day's end; the unpublished counted among the changed versions) "
         f"are run as variants on the sensitivity page ({SENSITIVITY}), which says which of them reach it.",
+        *approval_cost(report),
     ]
+
+
+# ---------------------------------------------------------------------------
+# What approval costs: ours alone (lab/sim_approval.py), no published figure and so no verdict.
+
+
+def approval_cost(report: Report) -> List[str]:
+    """The section on the server's --approve-writes replayed on K4's edits, when the run measured it."""
+    approval = report.approval
+    if approval is None or any(run.approvals is None for run in report.models.values()):
+        return []
+    return [
+        "",
+        "### What approval costs (ours: no published figure)",
+        "",
+        "This extends K4 to the server's `--approve-writes`, under which every agent edit is put to a person "
+        "before it is written. The articles publish nothing on it, so the table has no published column and no "
+        "verdict. Each main seed's day is replayed once per approval delay, with the same questions, saves and "
+        "K4 times: each delayed edit arrives when K4's does, with its citation's `updated_at` as "
+        "`expected_version`. Without the check, the server asks the person at once. With it (stale before "
+        "asking), the server first previews the call, which writes nothing, and when the version is already "
+        "stale or the article unpublished it answers `version_conflict` or `not_found` at once and asks nobody. "
+        "The person is assumed to approve every change. The approval comes after a lognormal delay whose median "
+        f"is the row's and whose logarithm has σ = {approval.sigma:g} (with σ = 1, a sixth of the approvals take "
+        "more than e ≈ 2.7 times the median): each edit draws one factor, the same for every median, from a "
+        "generator of its own seeded from the seed, apart from the day's draws, which stay K4's. The approved "
+        "edit is then a real `edit_knowledge_article` call at that time, in time order with the people's saves, "
+        "and its compare-and-swap decides: a save or an unpublish while the person looked wastes the approval. "
+        "A rejected edit is not retried, since a retry would need another approval. The server's bound on a "
+        f"person's answer (`--approval-timeout`, {bound_of_approvals():g} s by default) is left out: the table is "
+        "of a server that waits as long as the person takes. At the default, an approval slower than the bound "
+        "would come back `declined` (no answer) and save nothing, whatever the article did meanwhile.",
+        "",
+        *table(("model", "median approval delay", "stale-before-asking check", "answered at once, nobody asked",
+                "approvals asked", "approvals wasted", "edits saved"), approval_rows(report)),
+        "",
+        f"Each cell is the mean per seed over seeds {seeds_text(report.seeds)} and, in brackets, the fewest and "
+        "the most in one of those seeds. These replicas run on the main seeds only, to keep the run short, so "
+        "the brackets span single seeds, where the ranges above span groups of five. " + approval_words(report),
+    ]
+
+
+def bound_of_approvals() -> float:
+    """The server's default bound on a person's answer (approval.py), which the approval replicas do not apply."""
+    return server_approval.APPROVAL_SECONDS
+
+
+def approval_rows(report: Report) -> List[List[str]]:
+    """Per model, approval delay and way (without the check, then with it): each outcome per seed."""
+    rows = []
+    for model, run in report.models.items():
+        for d, nominal in enumerate(report.approval.delays if report.approval else ()):
+            for way in sim_approval.WAYS:
+                counts = [seed[d][way] for seed in run.approvals or ()]
+                answered = per_seed([c["answered"] for c in counts]) if way == sim_approval.WITH else "—"
+                rows.append([report.title(model), delay_words([nominal]), way, answered,
+                             *(per_seed([c[outcome] for c in counts]) for outcome in ("asked", "wasted", "saved"))])
+    return rows
+
+
+def per_seed(values: Sequence[int]) -> str:
+    """A count's mean per seed, and the fewest and most in one seed."""
+    return f"{statistics.mean(values):.1f} ({min(values)} – {max(values)})"
+
+
+def approval_words(report: Report) -> str:
+    """What the table says, in the default model at the longest approval delay, with the check's tally."""
+    approval, run = report.approval, report.models[report.default]
+    assert approval is not None and run.approvals is not None
+    longest = max(range(len(approval.delays)), key=lambda d: approval.delays[d])
+    seeds = [seed[longest] for seed in run.approvals]
+    without, with_ = ({outcome: sum(c[way][outcome] for c in seeds) for outcome in sim_approval.OUTCOMES}
+                      for way in sim_approval.WAYS)
+    share = lambda way: round(100 * way["wasted"] / max(1, way["asked"]))  # noqa: E731
+    return (f"With {report.title(report.default)} and a median of {delay_words([approval.delays[longest]])}, "
+            f"{share(without)} in every 100 approvals were wasted without the check and {share(with_)} with it, "
+            f"which answered {with_['answered']} of the {sum(c['edits'] for c in seeds)} edits at once. Asked "
+            f"anyway, those were approved and then rejected at commit "
+            f"({sum(c['answered_then_wasted'] for c in seeds)} of {with_['answered']}): a version once replaced "
+            "never comes back, so the check spares the person those approvals and never loses an edit, and both "
+            "ways save the same edits. That is why one replica serves both rows: the commit of an edit the check "
+            "answered is made for the row without it alone, and, rejected, it writes nothing.")
 
 
 def rejection_header(report: Report) -> List[str]:

@@ -16,7 +16,7 @@ from tests.helpers import ROOT
 PRODUCT_RANKS = {
     "minimum_python": 0, "cli": 0, "plumbing": 0,
     "database": 1, "record_fields": 1, "mcp_tokens": 1, "http_front": 1, "http_workers": 1,
-    "mcp_http": 2,
+    "mcp_http": 2, "approval": 2,
     "postgres_database": 2,
     "engines": 3,
     "kb_store": 4, "record_store": 4,

@@ -1,0 +1,383 @@
+"""A person approves every agent write: what the server asks them, how their answer is read, and the sealed
+requestState that carries a question across the stateless era's round trips.
+
+Layer: the MCP front door, beside mcp_server.py, which calls it for every tools/call of a tool whose annotations
+do not say readOnlyHint (edit_knowledge_article and edit_record_item) when approval is on: for every caller
+(--approve-writes) or for a token whose grant says "approve_writes": true. It knows the protocol's elicitation
+and the stores' previews (plumbing.AgentTools.preview), not the stores themselves.
+
+Glossary:
+  approval       a person's answer to one request: approve or decline (with an optional reason); there is no
+                 "approve all" and nothing is remembered, so every write is asked again
+  request        what the person reads: who asks, which article or item (by title), what would change (an
+                 article's title before and after and a short line diff, an item's fields by label), and that
+                 approving saves this one change only
+  preview        the call run in a transaction that is rolled back: the answer it would get now, and its
+                 subject before and after. A call whose preview is a rejection (a version already stale, a bad
+                 value) or a replay (it would write nothing) is answered at once, nobody asked
+  commit         an approved call run as any call runs, its compare-and-swap checked then: a person's save that
+                 came while the approval waited makes it a version_conflict saying so
+  requestState   the stateless era's memory of a question, held by the client between the two rounds: sealed
+                 with HMAC-SHA256 under the server's key, bound to the caller, the tool, the exact arguments and
+                 an expiry; servers given one key accept each other's
+  bound          how long a person may take: APPROVAL_SECONDS unless --approval-timeout says otherwise; past it,
+                 the call is answered as unanswered (handshake era) or its requestState as expired
+
+Every refusal here is a rejection that writes nothing and leaves the call's idempotency key unconsumed, so the
+agent may send the same call, with the same key, again.
+"""
+
+import base64
+import binascii
+import collections
+import difflib
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+import threading
+import time
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+
+from plumbing import Rejection, fingerprint, quote
+
+log = logging.getLogger("osfoundry.mcp")
+
+APPROVAL_SECONDS = 600.0  # how long a person may take to answer before the request lapses (--approval-timeout)
+DIFF_LINES = 24  # changed lines of an article's content shown to the person; the rest are counted, not shown
+LINE_CHARACTERS = 160  # a shown line or field value is cut here
+KEY_BYTES = 32  # a server's own sealing key, when no --approval-key-file gives one
+STATE_PREFIX = "osf1"  # the first part of every requestState this server seals: its format's version
+INPUT_KEY = "approval"  # the key of the one input request in an InputRequiredResult
+REASON_CHARACTERS = 500  # a reason given with a decline, at most
+ELICIT = "elicitation/create"
+MEANWHILE = ("version_conflict", "not_found")  # what a person's save or unpublish while an approval waited brings
+
+DECISIONS = ("approve", "decline")
+FORM: Dict[str, Any] = {  # what the person answers: the restricted schema both eras' elicitation takes
+    "type": "object",
+    "properties": {
+        "decision": {"type": "string", "title": "Save this one change?", "enum": list(DECISIONS),
+                     "description": "approve saves exactly the change above, once; decline saves nothing"},
+        "reason": {"type": "string", "title": "Reason (optional)", "maxLength": REASON_CHARACTERS,
+                   "description": "told to the agent with a decline"},
+    },
+    "required": ["decision"],
+}
+
+
+class Declined(Rejection):
+    """The person declined, dismissed the request, or did not answer within the bound."""
+
+    code = "declined"
+
+
+class ApprovalUnavailable(Rejection):
+    """Approval is on, and this client cannot put the question to its user."""
+
+    code = "approval_unavailable"
+
+
+class InvalidRequestState(Rejection):
+    """A requestState this server did not seal for this very call, or one that expired or was used."""
+
+    code = "invalid_request_state"
+
+
+# ---------------------------------------------------------------------------
+# The request a person reads.
+
+
+def request_message(caller: str, tool_title: str, before: Optional[Mapping[str, Any]],
+                    after: Optional[Mapping[str, Any]], arguments: Mapping[str, Any]) -> str:
+    """What the person is asked: who, what, the change, and that approving saves this one change only (for a
+    store that shows no subject, the call's arguments)."""
+    if before is None or after is None:
+        lines = [f"Agent {quote(caller)} asks to save a change ({tool_title}) with these arguments:",
+                 cut(json.dumps(arguments, ensure_ascii=False), 20 * LINE_CHARACTERS)]
+    else:
+        what = f'the {before["kind"]} "{cut(before["title"])}" ({before["where"]}/{before["id"]})'
+        lines = [f"Agent {quote(caller)} asks to save a change ({tool_title}) to {what}.", ""]
+        lines += article_change(before, after) if before["kind"] == "article" else item_change(before, after)
+    lines += ["", "Approving saves this one change, once; the agent's next change is asked again."]
+    return "\n".join(lines)
+
+
+def article_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str]:
+    """An article's title before and after, and its content as a line diff of DIFF_LINES changed lines at most."""
+    lines = ([f'Title: "{cut(before["title"])}" -> "{cut(after["title"])}"'] if before["title"] != after["title"]
+             else ["Title: unchanged"])
+    changed = changed_lines(before["content"].splitlines(), after["content"].splitlines())
+    if not changed:
+        return lines + ["Content: unchanged"]
+    added = sum(1 for line in changed if line.startswith("+"))
+    lines.append(f"Content: {added} line{'s' * (added != 1)} added, {len(changed) - added} removed:")
+    lines += [cut(line) for line in changed[:DIFF_LINES]]
+    if len(changed) > DIFF_LINES:
+        lines.append(f"... and {len(changed) - DIFF_LINES} more changed lines, not shown")
+    return lines
+
+
+def changed_lines(old: Sequence[str], new: Sequence[str]) -> List[str]:
+    """The lines removed ("-" first) and added ("+" first), in order, without context.
+
+    >>> changed_lines(["a", "-- b", "c"], ["a", "c", "d"])
+    ['--- b', '+d']
+    """
+    changed: List[str] = []
+    for tag, old_from, old_to, new_from, new_to in difflib.SequenceMatcher(None, old, new).get_opcodes():
+        if tag != "equal":
+            changed += ["-" + line for line in old[old_from:old_to]] + ["+" + line for line in new[new_from:new_to]]
+    return changed
+
+
+def item_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str]:
+    """Each field of an item whose value would change, by label, before and after (fields in schema order)."""
+    changed = [f"{label}: {shown(was)} -> {shown(value)}"
+               for (label, was), (_, value) in zip(before["fields"], after["fields"]) if was != value]
+    return changed or ["No field's value changes"]
+
+
+def shown(value: str) -> str:
+    """A field's value in quotes, cut to one line; an empty one as (empty)."""
+    return EMPTY if value == EMPTY else f'"{cut(value)}"'
+
+
+EMPTY = "(empty)"  # how record_fields.as_people_read shows a field with no value
+
+
+def cut(text: str, limit: int = LINE_CHARACTERS) -> str:
+    """One line of at most `limit` characters: line breaks shown as spaces, other control characters (a terminal's
+    escapes) as spaces too.
+
+    >>> cut("two\\nlines \\x1b[31mred")
+    'two lines [31mred'
+    """
+    flat = " ".join("".join(c if c.isprintable() else " " for c in str(text)).split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
+
+
+def elicitation(message: str) -> Dict[str, Any]:
+    """The params of an elicitation/create request in form mode."""
+    return {"mode": "form", "message": message, "requestedSchema": FORM}
+
+
+# ---------------------------------------------------------------------------
+# The person's answer.
+
+
+class Answer:
+    """What came back: approved, or not and why (declined, cancelled, no answer) with a reason if one was given."""
+
+    def __init__(self, outcome: str, reason: Optional[str] = None) -> None:
+        self.outcome = outcome  # "approved", "declined", "cancelled" or "unanswered"
+        self.reason = reason
+
+    @property
+    def approved(self) -> bool:
+        return self.outcome == "approved"
+
+    @classmethod
+    def of(cls, result: Any) -> "Answer":
+        """The answer an ElicitResult ({action, content}) carries; anything else counts as no answer."""
+        if not isinstance(result, dict) or result.get("action") not in ("accept", "decline", "cancel"):
+            return cls("unanswered")
+        given = result.get("content")
+        content: Dict[str, Any] = given if isinstance(given, dict) else {}
+        reason = content.get("reason")
+        reason = cut(reason, REASON_CHARACTERS) if isinstance(reason, str) and reason.strip() else None
+        if result["action"] == "cancel":
+            return cls("cancelled", reason)
+        if result["action"] == "accept" and content.get("decision") == "approve":
+            return cls("approved")
+        return cls("declined", reason)
+
+
+def declined(answer: Answer, who: str, bound: float) -> Declined:
+    """The rejection for an answer that is not an approval, saying who, why, and what the agent may do."""
+    said = f' Their reason: "{answer.reason}".' if answer.reason else ""
+    if answer.outcome == "declined":
+        text = (f"{who} declined this change; nothing was saved.{said} Do not send it again unless they ask: tell "
+                "them what you wanted to change and why, and ask what they would like instead.")
+    elif answer.outcome == "cancelled":
+        text = (f"{who} dismissed the approval request without deciding; nothing was saved.{said} Tell them what "
+                "you want to change; send the same call (the same idempotency_key is fine) when they are ready.")
+    else:
+        text = (f"no answer came from {who} within {bound:g} seconds; nothing was saved. Send the same call again "
+                "(the same idempotency_key is fine) when the person is there to approve it.")
+    return Declined(text, answer=answer.outcome, declined_by=who,
+                    **({"reason": answer.reason} if answer.reason else {}))
+
+
+def unavailable(why: str) -> ApprovalUnavailable:
+    """The rejection for a client that cannot ask its user."""
+    return ApprovalUnavailable(
+        f"this server puts every write to a person for approval before saving it, through MCP elicitation, and "
+        f"{why}; nothing was saved. Tell the person what you wanted to change, or ask them to connect a client "
+        "that can show approval requests (one that declares the elicitation capability).",
+        requires="elicitation")
+
+
+# ---------------------------------------------------------------------------
+# The sealed requestState.
+
+
+def _encode(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+
+
+def _decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class Seal:
+    """Seals and opens requestState: HMAC-SHA256 under `key` of the caller, the tool, the arguments' fingerprint,
+    an expiry and a nonce. The state is signed, not encrypted: it holds nothing the client does not know."""
+
+    def __init__(self, key: bytes, clock: Callable[[], float] = time.time,
+                 nonce: Callable[[], str] = lambda: secrets.token_hex(8)) -> None:
+        if len(key) < 16:
+            raise ValueError("a sealing key needs at least 16 bytes")
+        self.key = key
+        self.clock = clock
+        self.nonce = nonce
+
+    def issue(self, caller: str, tool: str, arguments: Mapping[str, Any], seconds: float) -> str:
+        """A requestState for this call, good for `seconds`."""
+        claims = {"c": caller, "t": tool, "a": fingerprint(arguments), "x": round(self.clock() + seconds, 3),
+                  "n": self.nonce()}
+        body = _encode(json.dumps(claims, sort_keys=True, separators=(",", ":")).encode("utf-8"))
+        return f"{STATE_PREFIX}.{body}.{self._mac(body)}"
+
+    def refusal(self, state: Any, caller: str, tool: str, arguments: Mapping[str, Any]) -> Optional[str]:
+        """None if `state` is one this key sealed for this very call and it has not expired; else why not."""
+        parts = state.split(".") if isinstance(state, str) else []
+        if len(parts) != 3 or parts[0] != STATE_PREFIX:
+            return "it is not a requestState this server issued"
+        if not hmac.compare_digest(self._mac(parts[1]), parts[2]):
+            return "its signature does not match: it was altered, or sealed under another key"
+        try:
+            claims = json.loads(_decode(parts[1]))
+        except (ValueError, binascii.Error):
+            return "it is not a requestState this server issued"
+        if claims.get("c") != caller or claims.get("t") != tool or claims.get("a") != fingerprint(arguments):
+            return "it was issued for another call (another caller, tool or arguments)"
+        if not isinstance(claims.get("x"), (int, float)) or self.clock() > claims["x"]:
+            return "it has expired: the person's answer came after the bound"
+        return None
+
+    def _mac(self, body: str) -> str:
+        return _encode(hmac.new(self.key, f"{STATE_PREFIX}.{body}".encode("ascii"), hashlib.sha256).digest())
+
+
+def load_key(path: str, read: Callable[[str], bytes]) -> bytes:
+    """A shared sealing key from a file (its bytes, surrounding whitespace dropped); ValueError if too short."""
+    key = read(path).strip()
+    if len(key) < 16:
+        raise ValueError(f"{path}: a sealing key needs at least 16 bytes, e.g. from: openssl rand -hex 32 > {path}")
+    return key
+
+
+# ---------------------------------------------------------------------------
+# The policy: who is held, and the two ways of asking.
+
+
+class Tally:
+    """How approvals went since the server started, counted as they happen (thread-safe)."""
+
+    KINDS = ("asked", "approved and saved", "approved, then changed meanwhile", "approved, then failed", "declined",
+             "cancelled", "unanswered", "version_conflict before asking")
+
+    def __init__(self) -> None:
+        self.counts: Dict[str, int] = collections.Counter()
+        self._lock = threading.Lock()
+
+    def add(self, kind: str) -> None:
+        with self._lock:
+            self.counts[kind] += 1
+
+    def summary(self) -> str:
+        return "; ".join(f"{kind}: {self.counts[kind]}" for kind in self.KINDS)
+
+
+class Approvals:
+    """Whether a call is held for a person, and what it is answered in each era.
+
+    `every_caller`: --approve-writes (every caller held); otherwise only a grant saying approve_writes is.
+    `bound`: seconds a person may take. The seal's key makes states valid across processes that share it."""
+
+    def __init__(self, seal: Seal, every_caller: bool = False, bound: float = APPROVAL_SECONDS) -> None:
+        self.seal = seal
+        self.every_caller = every_caller
+        self.bound = bound
+        self.tally = Tally()
+
+    def holds(self, writes: bool, grant: Any) -> bool:
+        """Whether a call must wait for a person: a write, by a caller held."""
+        return writes and (self.every_caller or bool(getattr(grant, "approve_writes", False)))
+
+    def screen(self, preview_answer: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        """The answer to give at once, nobody asked, or None to ask: a rejection (counted when it is a stale
+        version) or a replay, which writes nothing."""
+        if "error" in preview_answer:
+            if preview_answer["error"] == "version_conflict":
+                self.tally.add("version_conflict before asking")
+            return preview_answer
+        if preview_answer.get("replay") is not False:
+            return preview_answer
+        return None
+
+    def committed(self, answer: Dict[str, Any]) -> Dict[str, Any]:
+        """An approved call's answer, a rejection at commit saying that the approval came but the save did not."""
+        if "error" not in answer:
+            self.tally.add("approved and saved")
+            return answer
+        if answer["error"] not in MEANWHILE:
+            self.tally.add("approved, then failed")
+            return dict(answer, approved=True, message=f"A person approved this change, but it could not be saved: "
+                        f"{answer['message']}")
+        self.tally.add("approved, then changed meanwhile")
+        return dict(answer, approved=True, message=f"A person approved this change, but {subject_name(answer)} "
+                    f"changed meanwhile, so it was not saved: {answer['message']}")
+
+    def refused(self, answer: Answer, who: str) -> Dict[str, Any]:
+        """A decline, a dismissal or no answer, counted, as the rejection the agent gets."""
+        self.tally.add(answer.outcome)
+        return declined(answer, who, self.bound).as_result()
+
+
+def who_answers(client: Any) -> str:
+    """How a rejection names the person: by the client they use, when it said its name."""
+    name = client.get("name") if isinstance(client, dict) else None
+    return f"the person using {cut(name, 80)}" if isinstance(name, str) and name.strip() else "the person"
+
+
+def subject_name(answer: Mapping[str, Any]) -> str:
+    """How a rejection at commit names what changed: the article or item its details name."""
+    for key, kind in (("article_id", "article"), ("item_id", "item")):
+        if isinstance(answer.get(key), str):
+            return f"the {kind} {quote(answer[key])}"
+    return "what it edits"
+
+
+def state_refused(reason: str) -> Dict[str, Any]:
+    """The rejection for a requestState that cannot be used."""
+    return InvalidRequestState(
+        f"the requestState sent with this call cannot be used: {reason}; nothing was saved. Send the call again "
+        "without requestState and inputResponses, and the person is asked afresh.", reason=reason).as_result()
+
+
+def answers_of(responses: Any) -> Optional[Any]:
+    """The person's ElicitResult among a retry's inputResponses, or None if it is missing."""
+    return responses.get(INPUT_KEY) if isinstance(responses, dict) else None
+
+
+def can_elicit(capabilities: Any) -> bool:
+    """Whether declared capabilities let the server ask in form mode: elicitation present, and either empty (form,
+    by the specification's default) or naming form."""
+    elicit = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
+    if not isinstance(elicit, dict):
+        return False
+    return not elicit or "form" in elicit
+

@@ -1,0 +1,494 @@
+"""A person approves every agent write (--approve-writes, approval.py), tested on the protocol without the SDK.
+
+The stateless era asks through the call's own answer (input_required, then a retry carrying the person's answer
+and a sealed requestState); the handshake era over stdio asks with an elicitation/create request in the middle of
+the call; over HTTP in the handshake era it cannot ask and refuses. Every refusal writes nothing and leaves the
+idempotency key free: each test that refuses compares every row of both stores before and after.
+"""
+
+import contextlib
+import io
+import json
+import os
+import threading
+import unittest
+from typing import Any, Dict
+
+from tests.helpers import KB, snapshot, support_store
+from tests.record_helpers import BUGS, bug_store, read
+import approval
+import mcp_server
+import mcp_tokens
+
+ELICITING: Dict[str, Any] = {"elicitation": {}}
+CLIENT = {"name": "test-client", "version": "1"}
+VERSION_KEY, CAPABILITIES_KEY = "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"
+KEY = b"a shared sealing key of 32 bytes"
+HELD = mcp_tokens.Grant("held-bot", None, None, frozenset({mcp_tokens.WRITE_SCOPE}), approve_writes=True)
+FREE = mcp_tokens.Grant("free-bot", None, None, frozenset({mcp_tokens.WRITE_SCOPE}))
+
+
+class Clock:
+    """Seconds that stand still until a test moves them: the seal's expiry clock."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def meta(capabilities=ELICITING):
+    return {VERSION_KEY: "2026-07-28", CAPABILITIES_KEY: capabilities, "io.modelcontextprotocol/clientInfo": CLIENT}
+
+
+def call(name, arguments, request_id=1, **extra):
+    params = dict({"name": name, "arguments": arguments}, **extra)
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def answered(result):
+    return json.loads(result["content"][0]["text"])
+
+
+def approve(reason=None):
+    return {approval.INPUT_KEY: {"action": "accept", "content": dict({"decision": "approve"},
+                                                                     **({"reason": reason} if reason else {}))}}
+
+
+def decline(reason=None):
+    return {approval.INPUT_KEY: {"action": "accept", "content": dict({"decision": "decline"},
+                                                                     **({"reason": reason} if reason else {}))}}
+
+
+class Workspace:
+    """Both test stores behind one Server with approvals on (every caller, unless `every_caller` is False)."""
+
+    def __init__(self, every_caller=True, key=KEY, bound=60.0, stores=None):
+        if stores is None:
+            self.kb, self.kb_clock, self.articles = support_store()
+            self.records, self.records_clock, self.items = bug_store()
+        else:
+            (self.kb, self.kb_clock, self.articles), (self.records, self.records_clock, self.items) = stores
+        self.clock = Clock()
+        tools = mcp_server.Tools(mcp_server.by_resource_type([self.kb, self.records]), threading.Lock())
+        self.approvals = approval.Approvals(approval.Seal(key, clock=self.clock), every_caller, bound)
+        self.server = mcp_server.Server(tools, approvals=self.approvals)
+
+    def close(self):
+        self.kb.close()
+        self.records.close()
+
+    def rows(self):
+        return snapshot(self.kb), snapshot(self.records)
+
+    def article_edit(self, key="edit-1", **changes):
+        article = self.kb.call_tool("read_knowledge_article", {"knowledge_base_id": KB, "article_id": self.articles[0]})
+        return dict({"knowledge_base_id": KB, "article_id": self.articles[0], "idempotency_key": key,
+                     "expected_version": article["updated_at"],
+                     "content": article["content"] + "\nAdded by the agent."},
+                    **changes)
+
+    def item_edit(self, key="item-1"):
+        return {"record_channel_id": BUGS, "item_id": self.items[0], "expected_version": read(self.records,
+                self.items[0])["version"], "values": {"status": "in_progress"}, "idempotency_key": key}
+
+    def stateless(self, name, arguments, grant=None, capabilities=ELICITING, **extra):
+        params = dict({"name": name, "arguments": arguments, "_meta": meta(capabilities)}, **extra)
+        message = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
+        return self.server.handle(message, grant)["result"]
+
+
+class StatelessEraTest(unittest.TestCase):
+    """MCP 2026-07-28: the question in the first answer, the person's answer in the retry."""
+
+    def setUp(self):
+        self.space = Workspace()
+        self.addCleanup(self.space.close)
+
+    def ask(self, arguments, name="edit_knowledge_article", **options):
+        first = self.space.stateless(name, arguments, **options)
+        self.assertEqual(first["resultType"], "input_required", first)
+        return first
+
+    def test_the_first_round_asks_the_person_and_writes_nothing(self):
+        before = self.space.rows()
+        first = self.ask(self.space.article_edit(title="Reset it"))
+        self.assertEqual(self.space.rows(), before)
+        request = first["inputRequests"][approval.INPUT_KEY]
+        self.assertEqual(request["method"], "elicitation/create")
+        self.assertEqual(request["params"]["mode"], "form")
+        self.assertEqual(request["params"]["requestedSchema"]["properties"]["decision"]["enum"], ["approve", "decline"])
+        message = request["params"]["message"]
+        self.assertIn('Agent "agent" asks', message)
+        self.assertIn('-> "Reset it"', message)
+        self.assertIn("+Added by the agent.", message)
+        self.assertIn("this one change", message)
+
+    def test_an_approval_saves_exactly_that_change_once(self):
+        arguments = self.space.article_edit()
+        first = self.ask(arguments)
+        saved = self.space.stateless("edit_knowledge_article", arguments, requestState=first["requestState"],
+                                     inputResponses=approve())
+        self.assertEqual(saved["resultType"], "complete")
+        self.assertFalse(saved["isError"], saved)
+        article = self.space.kb.call_tool("read_knowledge_article", {"knowledge_base_id": KB,
+                                                                     "article_id": self.space.articles[0]})
+        self.assertTrue(article["content"].endswith("Added by the agent."))
+        self.assertEqual(self.space.approvals.tally.counts["approved and saved"], 1)
+
+    def test_a_decline_writes_nothing_says_why_and_leaves_the_key_for_a_new_request(self):
+        arguments = self.space.article_edit()
+        before = self.space.rows()
+        first = self.ask(arguments)
+        refused = answered(self.space.stateless("edit_knowledge_article", arguments, requestState=first["requestState"],
+                                                inputResponses=decline("wrong article")))
+        self.assertEqual((refused["error"], refused["answer"], refused["reason"]), ("declined", "declined",
+                                                                                   "wrong article"))
+        self.assertIn("the person using test-client declined", refused["message"])
+        self.assertEqual(self.space.rows(), before)
+        again = self.ask(arguments)  # the same key: asked afresh, then saved
+        saved = self.space.stateless("edit_knowledge_article", arguments, requestState=again["requestState"],
+                                     inputResponses=approve())
+        self.assertIs(answered(saved)["replay"], False)
+
+    def test_a_dismissal_or_a_retry_without_an_answer_is_declined_and_writes_nothing(self):
+        arguments = self.space.article_edit()
+        first = self.ask(arguments)
+        before = self.space.rows()
+        for responses, outcome in (({approval.INPUT_KEY: {"action": "cancel"}}, "cancelled"), (None, "unanswered"),
+                                   ({approval.INPUT_KEY: {"action": "accept", "content": {}}}, "declined"),
+                                   ({"other": {"action": "accept"}}, "unanswered")):
+            refused = answered(self.space.stateless("edit_knowledge_article", arguments,
+                                                    requestState=first["requestState"], inputResponses=responses))
+            self.assertEqual((refused["error"], refused["answer"]), ("declined", outcome))
+        self.assertEqual(self.space.rows(), before)
+
+    def test_a_forged_altered_expired_or_borrowed_state_is_refused_and_writes_nothing(self):
+        arguments = self.space.article_edit()
+        state = self.ask(arguments)["requestState"]
+        prefix, body, mac = state.split(".")
+        altered_body = body[:-2] + ("AA" if body[-2:] != "AA" else "BB")
+        cases = {
+            "forged": "osf1.e30.AAAA",
+            "not ours": "hello",
+            "altered": f"{prefix}.{altered_body}.{mac}",
+            "other key": approval.Seal(b"another key of at least 16 bytes").issue("agent", "edit_knowledge_article",
+                                                                                 arguments, 60),
+        }
+        before = self.space.rows()
+        for case, forged in cases.items():
+            refused = answered(self.space.stateless("edit_knowledge_article", arguments, requestState=forged,
+                                                    inputResponses=approve()))
+            self.assertEqual(refused["error"], "invalid_request_state", case)
+        other_arguments = dict(arguments, content="Something else entirely.")
+        refused = answered(self.space.stateless("edit_knowledge_article", other_arguments, requestState=state,
+                                                inputResponses=approve()))
+        self.assertIn("another call", refused["message"])
+        refused = answered(self.space.stateless("edit_knowledge_article", arguments, grant=HELD, requestState=state,
+                                                inputResponses=approve()))
+        self.assertIn("another call", refused["message"])  # another caller's state
+        self.space.clock.now += 61
+        refused = answered(self.space.stateless("edit_knowledge_article", arguments, requestState=state,
+                                                inputResponses=approve()))
+        self.assertIn("expired", refused["message"])
+        self.assertEqual(self.space.rows(), before)
+
+    def test_a_state_used_once_is_refused_when_replayed(self):
+        arguments = self.space.article_edit()
+        state = self.ask(arguments)["requestState"]
+        self.space.stateless("edit_knowledge_article", arguments, requestState=state, inputResponses=approve())
+        before = self.space.rows()
+        replayed = answered(self.space.stateless("edit_knowledge_article", arguments, requestState=state,
+                                                 inputResponses=approve()))
+        self.assertEqual(replayed["error"], "invalid_request_state")
+        self.assertIn("used already", replayed["message"])
+        self.assertEqual(self.space.rows(), before)
+
+    def test_servers_sharing_a_key_accept_each_others_states(self):
+        arguments = self.space.article_edit()
+        state = self.ask(arguments)["requestState"]
+        other = Workspace(stores=((self.space.kb, self.space.kb_clock, self.space.articles),
+                                  (self.space.records, self.space.records_clock, self.space.items)))
+        saved = other.stateless("edit_knowledge_article", arguments, requestState=state, inputResponses=approve())
+        self.assertFalse(saved["isError"], saved)
+
+    def test_a_version_already_stale_is_answered_at_once_without_asking(self):
+        arguments = self.space.article_edit()
+        self.space.kb.save_article(KB, self.space.articles[0], content="A person's newer text.")
+        answer = self.space.stateless("edit_knowledge_article", arguments)
+        self.assertEqual(answer["resultType"], "complete")
+        self.assertEqual(answered(answer)["error"], "version_conflict")
+        self.assertEqual(self.space.approvals.tally.counts["version_conflict before asking"], 1)
+        self.assertEqual(self.space.approvals.tally.counts["asked"], 0)
+
+    def test_an_approval_that_meets_a_newer_save_is_a_conflict_saying_so_and_one_chain_of_versions(self):
+        arguments = self.space.article_edit()
+        state = self.ask(arguments)["requestState"]
+        self.space.kb_clock.advance()
+        person = self.space.kb.save_article(KB, self.space.articles[0], content="The person saved first.")
+        refused = answered(self.space.stateless("edit_knowledge_article", arguments, requestState=state,
+                                                inputResponses=approve()))
+        self.assertEqual((refused["error"], refused["approved"]), ("version_conflict", True))
+        self.assertIn("A person approved this change, but the article", refused["message"])
+        article = self.space.kb.call_tool("read_knowledge_article", {"knowledge_base_id": KB,
+                                                                     "article_id": self.space.articles[0]})
+        self.assertEqual((article["content"], article["updated_at"]), ("The person saved first.",
+                                                                      person["updated_at"]))
+        events = self.space.kb.call_tool("poll_resource_events", {"resource_type": "knowledge_base",
+                                                                  "resource_id": KB})["events"]
+        mine = [event for event in events if event["article_id"] == self.space.articles[0]]
+        self.assertEqual([event["updated_at"] for event in mine][-1], person["updated_at"])
+        self.assertEqual(len({event["updated_at"] for event in mine}), len(mine))
+        self.assertEqual(self.space.approvals.tally.counts["approved, then changed meanwhile"], 1)
+
+    def test_an_item_is_shown_by_its_labels(self):
+        first = self.ask(self.space.item_edit(), name="edit_record_item")
+        message = first["inputRequests"][approval.INPUT_KEY]["params"]["message"]
+        self.assertIn('Status: "New" -> "In progress"', message)
+        self.assertIn('"Bug number 1"', message)
+
+    def test_a_client_that_cannot_ask_its_user_is_refused_and_nothing_is_written(self):
+        before = self.space.rows()
+        for capabilities in ({}, {"elicitation": {"url": {}}}, {"sampling": {}}):
+            refused = answered(self.space.stateless("edit_knowledge_article", self.space.article_edit(),
+                                                    capabilities=capabilities))
+            self.assertEqual(refused["error"], "approval_unavailable", capabilities)
+            self.assertIn("elicitation", refused["message"])
+        self.assertEqual(self.space.rows(), before)
+
+    def test_reads_and_replays_are_never_held(self):
+        read_answer = self.space.stateless("read_record_item", {"record_channel_id": BUGS,
+                                                                "item_id": self.space.items[0]})
+        self.assertEqual(read_answer["resultType"], "complete")
+        arguments = self.space.article_edit()
+        state = self.ask(arguments)["requestState"]
+        self.space.stateless("edit_knowledge_article", arguments, requestState=state, inputResponses=approve())
+        replay = self.space.stateless("edit_knowledge_article", arguments)  # the same call again: writes nothing
+        self.assertIs(answered(replay)["replay"], True)
+
+
+class TokenHoldsTest(unittest.TestCase):
+    """Without --approve-writes, a token whose grant says approve_writes is held, and no other."""
+
+    def setUp(self):
+        self.space = Workspace(every_caller=False)
+        self.addCleanup(self.space.close)
+
+    def test_a_held_token_is_asked_and_a_free_one_saves_as_today(self):
+        held = self.space.stateless("edit_knowledge_article", self.space.article_edit("held"), grant=HELD)
+        self.assertEqual(held["resultType"], "input_required")
+        self.assertIn('Agent "held-bot"', held["inputRequests"][approval.INPUT_KEY]["params"]["message"])
+        free = self.space.stateless("edit_knowledge_article", self.space.article_edit("free"), grant=FREE)
+        self.assertIs(answered(free)["replay"], False)
+
+    def test_the_token_file_reads_approve_writes_and_refuses_a_value_that_is_not_true_or_false(self):
+        folder = self.enterContext_tempdir()
+        path = os.path.join(folder, "tokens.json")
+        for value, expected in ((True, True), (False, False)):
+            write_private(path, {"a-token-of-sixteen-chars": {"caller": "bot", "approve_writes": value}})
+            grant = mcp_tokens.Tokens.load(path).grant_for("a-token-of-sixteen-chars")
+            self.assertIs(grant.approve_writes, expected)
+        write_private(path, {"a-token-of-sixteen-chars": {"caller": "bot", "approve_writes": "yes"}})
+        with self.assertRaisesRegex(mcp_tokens.TokenFileError, "approve_writes that is a JSON string"):
+            mcp_tokens.Tokens.load(path)
+
+    def enterContext_tempdir(self):
+        import tempfile
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        return folder.name
+
+
+def write_private(path, value):
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as file:
+        json.dump(value, file)
+
+
+class HandshakeOverHttpTest(unittest.TestCase):
+    def test_a_held_write_without_a_stdio_connection_is_refused_naming_what_works(self):
+        space = Workspace()
+        self.addCleanup(space.close)
+        before = space.rows()
+        answer = space.server.handle(call("edit_knowledge_article", space.article_edit()), HELD)
+        refused = answered(answer["result"])
+        self.assertEqual(refused["error"], "approval_unavailable")
+        self.assertIn("2026-07-28", refused["message"])
+        self.assertEqual(space.rows(), before)
+
+
+class StdioClient:
+    """A client at the other end of a real pipe pair, with mcp_server.serve running in a thread."""
+
+    def __init__(self, server):
+        client_to_server, self.to_server = os.pipe()
+        self.from_server, server_to_client = os.pipe()
+        self.writer = os.fdopen(self.to_server, "wb")
+        self.reader = os.fdopen(self.from_server, "rb")
+        stdin, stdout = os.fdopen(client_to_server, "rb"), os.fdopen(server_to_client, "wb")
+        self.thread = threading.Thread(target=self.run, args=(server, stdin, stdout), daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def run(server, stdin, stdout):
+        try:
+            mcp_server.serve(server, stdin, stdout)
+        finally:
+            stdout.close()
+            stdin.close()
+
+    def send(self, message):
+        self.writer.write(json.dumps(message).encode() + b"\n")
+        self.writer.flush()
+
+    def receive(self):
+        line = self.reader.readline()
+        return json.loads(line) if line else None
+
+    def close(self):
+        self.writer.close()
+        self.thread.join(5)
+        self.reader.close()
+
+
+class HandshakeOverStdioTest(unittest.TestCase):
+    """The handshake era over stdio: the server asks with elicitation/create during the call."""
+
+    def setUp(self):
+        self.space = Workspace(bound=5.0)
+        self.addCleanup(self.space.close)
+        self.client = StdioClient(self.space.server)
+        self.addCleanup(self.client.close)
+
+    def connect(self, capabilities=ELICITING):
+        self.client.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": CLIENT}})
+        self.assertEqual(self.client.receive()["id"], 0)
+
+    def question(self, arguments, request_id=1):
+        self.client.send(call("edit_knowledge_article", arguments, request_id))
+        asked = self.client.receive()
+        self.assertEqual(asked["method"], "elicitation/create")
+        return asked
+
+    def test_an_approved_write_is_saved_and_a_declined_one_is_not(self):
+        self.connect()
+        arguments = self.space.article_edit()
+        asked = self.question(arguments)
+        self.assertIn("Added by the agent.", asked["params"]["message"])
+        before = self.space.rows()
+        self.client.send({"jsonrpc": "2.0", "id": asked["id"], "result": decline("not this one")["approval"]})
+        refused = answered(self.client.receive()["result"])
+        self.assertEqual((refused["error"], refused["reason"]), ("declined", "not this one"))
+        self.assertEqual(self.space.rows(), before)
+        asked = self.question(arguments, request_id=2)  # the same key, asked afresh
+        self.client.send({"jsonrpc": "2.0", "id": asked["id"], "result": approve()["approval"]})
+        answer = self.client.receive()
+        self.assertEqual(answer["id"], 2)
+        self.assertIs(answered(answer["result"])["replay"], False)
+
+    def test_a_ping_is_answered_meanwhile_and_other_requests_after_the_call(self):
+        self.connect()
+        asked = self.question(self.space.article_edit())
+        self.client.send({"jsonrpc": "2.0", "id": 50, "method": "ping"})
+        self.assertEqual(self.client.receive(), {"jsonrpc": "2.0", "id": 50, "result": {}})
+        self.client.send({"jsonrpc": "2.0", "id": 51, "method": "tools/list"})
+        self.client.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "cancel"}})
+        self.assertEqual(answered(self.client.receive()["result"])["answer"], "cancelled")
+        self.assertEqual(self.client.receive()["id"], 51)
+
+    def test_a_cancelled_call_gets_no_answer_and_writes_nothing(self):
+        self.connect()
+        before = self.space.rows()
+        self.question(self.space.article_edit(), request_id=9)
+        self.client.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}})
+        self.client.send({"jsonrpc": "2.0", "id": 10, "method": "ping"})
+        self.assertEqual(self.client.receive()["id"], 10)  # the next answer is the ping's, not the call's
+        self.assertEqual(self.space.rows(), before)
+
+    def test_no_answer_within_the_bound_is_declined_as_unanswered(self):
+        self.space.approvals.bound = 0.2
+        self.connect()
+        before = self.space.rows()
+        self.question(self.space.article_edit())
+        refused = answered(self.client.receive()["result"])
+        self.assertEqual((refused["error"], refused["answer"]), ("declined", "unanswered"))
+        self.assertIn("0.2 seconds", refused["message"])
+        self.assertEqual(self.space.rows(), before)
+
+    def test_a_client_that_did_not_declare_elicitation_is_refused(self):
+        self.connect(capabilities={})
+        self.client.send(call("edit_knowledge_article", self.space.article_edit()))
+        refused = answered(self.client.receive()["result"])
+        self.assertEqual(refused["error"], "approval_unavailable")
+
+
+class RequestMessageTest(unittest.TestCase):
+    """What the person reads stays short whatever the change: the diff bounded, saying how much it left out."""
+
+    def article(self, title, lines):
+        return {"kind": "article", "id": "art-1", "where": KB, "title": title, "content": "\n".join(lines)}
+
+    def test_a_long_diff_shows_its_first_lines_and_counts_the_rest(self):
+        before = self.article("Old", [f"line {n}" for n in range(40)])
+        after = self.article("Old", [f"line {n}" for n in range(10)] + [f"new line {n}" for n in range(30)])
+        message = approval.request_message("bot", "Edit a knowledge article", before, after, {})
+        self.assertIn("Title: unchanged", message)
+        self.assertIn("Content: 30 lines added, 30 removed:", message)
+        self.assertIn(f"... and {60 - approval.DIFF_LINES} more changed lines, not shown", message)
+        self.assertLess(len(message), (approval.DIFF_LINES + 8) * approval.LINE_CHARACTERS)
+
+    def test_a_line_that_starts_with_dashes_is_a_change_like_any_other(self):
+        changed = approval.changed_lines(["--- a rule", "kept"], ["kept", "+++ added"])
+        self.assertEqual(changed, ["---- a rule", "++++ added"])
+
+    def test_control_characters_in_a_title_reach_the_person_as_spaces(self):
+        before = self.article("Old\x1b[2J title", ["a"])
+        message = approval.request_message("bot", "Edit", before, dict(before, content="b"), {})
+        self.assertNotIn("\x1b", message)
+
+    def test_nobody_is_held_without_the_flag_or_a_token_that_says_so(self):
+        approvals = approval.Approvals(approval.Seal(KEY), every_caller=False)
+        self.assertFalse(approvals.holds(True, None))
+        self.assertFalse(approvals.holds(True, FREE))
+        self.assertTrue(approvals.holds(True, HELD))
+        self.assertFalse(approvals.holds(False, HELD))
+
+
+class CommandLineTest(unittest.TestCase):
+    def refused(self, argv, said):
+        """The options exit with status 2 and one line on stderr matching `said`."""
+        error = io.StringIO()
+        with contextlib.redirect_stderr(error), self.assertRaises(SystemExit) as exited:
+            mcp_server.parse_options(argv)
+        self.assertEqual(exited.exception.code, 2)
+        self.assertRegex(error.getvalue(), said)
+
+    def test_the_bound_must_be_positive_and_at_most_a_day(self):
+        for bad, said in (("0", "not a positive number"), ("-1", "not a positive number"),
+                          ("86401", "more than a day"), ("soon", "not a positive number")):
+            self.refused(["--demo", "--approve-writes", "--approval-timeout", bad], said)
+        options = mcp_server.parse_options(["--demo", "--approve-writes", "--approval-timeout", "30"])
+        self.assertEqual((options.approve_writes, options.approval_timeout), (True, 30.0))
+        self.assertEqual(len(options.approval_key), approval.KEY_BYTES)
+
+    def test_a_key_file_must_exist_be_private_and_hold_sixteen_bytes(self):
+        import tempfile
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        path = os.path.join(folder.name, "key")
+        self.refused(["--demo", "--approval-key-file", path], "No such file or directory")
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600), "w") as file:
+            file.write("short\n")
+        self.refused(["--demo", "--approval-key-file", path], "at least 16 bytes")
+        with open(path, "w") as file:
+            file.write("0123456789abcdef0123456789abcdef\n")
+        options = mcp_server.parse_options(["--demo", "--approval-key-file", path])
+        self.assertEqual(options.approval_key, b"0123456789abcdef0123456789abcdef")
+        if os.name == "posix":
+            os.chmod(path, 0o644)
+            self.refused(["--demo", "--approval-key-file", path], r"may be read by other users.*chmod 600")
+
+
+if __name__ == "__main__":
+    unittest.main()
