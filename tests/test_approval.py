@@ -10,13 +10,16 @@ import contextlib
 import io
 import json
 import os
+import tempfile
 import threading
 import unittest
 from typing import Any, Dict
 
 from tests.helpers import KB, snapshot, support_store
 from tests.record_helpers import BUGS, bug_store, read
+from tests.test_mcp_sdk_modes import HttpServer
 import approval
+import mcp_demo
 import mcp_server
 import mcp_tokens
 
@@ -421,6 +424,60 @@ class HandshakeOverStdioTest(unittest.TestCase):
         self.client.send(call("edit_knowledge_article", self.space.article_edit()))
         refused = answered(self.client.receive()["result"])
         self.assertEqual(refused["error"], "approval_unavailable")
+
+
+class ProcessesSharingAKeyTest(unittest.TestCase):
+    """Server processes on one database accept each other's requestStates when they share a key: two servers given
+    one --approval-key-file, and the workers of one --workers server, whose key is made before they fork."""
+
+    def setUp(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.folder = folder.name
+        self.key = os.path.join(self.folder, "approval.key")
+        with open(os.open(self.key, os.O_WRONLY | os.O_CREAT, 0o600), "w", encoding="utf-8") as file:
+            file.write("0123456789abcdef0123456789abcdef\n")
+
+    def serve(self, *args):
+        server = HttpServer("--approve-writes", "--kb-db", os.path.join(self.folder, "kb.db"), "--records-db",
+                            os.path.join(self.folder, "records.db"), *args)
+        self.addCleanup(server.stop)
+        return server
+
+    def first_round(self, server, key):
+        status, read = server.post(modern_call("read_knowledge_article", {"knowledge_base_id": mcp_demo.KNOWLEDGE_BASE,
+                                                                          "article_id": "art-00004"}))
+        version = read["result"]["structuredContent"]["updated_at"]
+        arguments = {"knowledge_base_id": mcp_demo.KNOWLEDGE_BASE, "article_id": "art-00004", "idempotency_key": key,
+                     "expected_version": version, "content": f"Saved after approval {key}."}
+        status, first = server.post(modern_call("edit_knowledge_article", arguments))
+        self.assertEqual(first["result"]["resultType"], "input_required", first)
+        return arguments, first["result"]["requestState"]
+
+    def test_a_state_from_one_server_is_accepted_by_another_with_the_same_key_file(self):
+        one = self.serve("--approval-key-file", self.key)
+        two = self.serve("--approval-key-file", self.key)
+        stranger = self.serve()  # a key of its own
+        arguments, state = self.first_round(one, "shared-1")
+        _, refused = stranger.post(modern_call("edit_knowledge_article", arguments, requestState=state,
+                                               inputResponses=approve()))
+        self.assertEqual(answered(refused["result"])["error"], "invalid_request_state")
+        _, saved = two.post(modern_call("edit_knowledge_article", arguments, requestState=state,
+                                        inputResponses=approve()))
+        self.assertIs(answered(saved["result"])["replay"], False)
+
+    def test_the_workers_of_one_server_share_the_key_it_made(self):
+        pool = self.serve("--workers", "2")
+        for round_ in range(6):  # each POST may reach either worker: some rounds cross from one to the other
+            arguments, state = self.first_round(pool, f"workers-{round_}")
+            _, saved = pool.post(modern_call("edit_knowledge_article", arguments, requestState=state,
+                                             inputResponses=approve()))
+            self.assertFalse(saved["result"]["isError"], saved)
+
+
+def modern_call(name, arguments, **extra):
+    return {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": dict({"name": name, "arguments": arguments, "_meta": meta()}, **extra)}
 
 
 class RequestMessageTest(unittest.TestCase):
