@@ -542,22 +542,27 @@ class Server:
                             exchange: Exchange) -> Dict[str, Any]:
         """The stateless era: the first round answers input_required (the question, and a sealed requestState);
         the retry carrying the person's answer and that state saves the change if they approved."""
+        if "requestState" in params:
+            return self.answered_stateless(name, arguments, params, exchange)
+        approvals, meta = cast(approval.Approvals, self.approvals), exchange.meta or {}
+        if not approval.can_elicit(meta.get(CAPABILITIES_KEY)):
+            return tool_result(approval.unavailable(
+                f'your client did not declare the elicitation capability (form mode) in "{CAPABILITIES_KEY}"'
+            ).as_result())
+        question = self.question(name, arguments, exchange.grant)
+        if isinstance(question, dict):
+            return tool_result(question)
+        approvals.tally.add("asked")
+        state = approvals.seal.issue(self.tools.caller(name, exchange.grant), name, arguments, approvals.bound)
+        return {"resultType": "input_required", "requestState": state,
+                "inputRequests": {approval.INPUT_KEY: {"method": approval.ELICIT,
+                                                       "params": approval.elicitation(question)}}}
+
+    def answered_stateless(self, name: str, arguments: Dict[str, Any], params: Dict[str, Any],
+                           exchange: Exchange) -> Dict[str, Any]:
+        """The stateless era's retry: its requestState checked against the seal, then the person's answer."""
         approvals, grant, meta = cast(approval.Approvals, self.approvals), exchange.grant, exchange.meta or {}
-        caller = self.tools.caller(name, grant)
-        if "requestState" not in params:
-            if not approval.can_elicit(meta.get(CAPABILITIES_KEY)):
-                return tool_result(approval.unavailable(
-                    f'your client did not declare the elicitation capability (form mode) in "{CAPABILITIES_KEY}"'
-                ).as_result())
-            question = self.question(name, arguments, grant)
-            if isinstance(question, dict):
-                return tool_result(question)
-            approvals.tally.add("asked")
-            return {"resultType": "input_required", "requestState": approvals.seal.issue(
-                        caller, name, arguments, approvals.bound),
-                    "inputRequests": {approval.INPUT_KEY: {"method": approval.ELICIT,
-                                                           "params": approval.elicitation(question)}}}
-        refusal = approvals.seal.refusal(params["requestState"], caller, name, arguments)
+        refusal = approvals.seal.refusal(params["requestState"], self.tools.caller(name, grant), name, arguments)
         if refusal is not None:
             return tool_result(approval.state_refused(refusal))
         answer = approval.Answer.of(approval.answers_of(params.get("inputResponses")))
@@ -579,7 +584,6 @@ class Server:
         title = self.tools.definitions[name].get("title", name)
         return approval.request_message(self.tools.caller(name, grant), title, preview.before, preview.after,
                                         arguments)
-
 
 
 HANDSHAKE_OVER_HTTP = (
