@@ -50,7 +50,6 @@ import secrets
 import signal
 import socket
 import sqlite3
-import stat
 import sys
 import threading
 import time
@@ -1142,17 +1141,15 @@ def check_approval(p: argparse.ArgumentParser, options: argparse.Namespace) -> N
 
 
 def read_private_key(path: str) -> bytes:
-    """A key file's bytes: a regular file of 4 KiB at most that no other user may read."""
-    def private(status: os.stat_result) -> None:
-        if os.name == "posix" and stat.S_IMODE(status.st_mode) & 0o077:
-            raise ValueError(f"{path} may be read by other users (mode {stat.S_IMODE(status.st_mode):04o}); "
-                             f"chmod 600 {path}")
+    """A key file's bytes: a regular file of 4 KiB at most that no other user may read (as a token file)."""
     try:
-        return cli.read_file(path, 4096, private)
+        return cli.read_file(path, 4096, lambda status: mcp_tokens.check_private(path, status.st_mode))
     except cli.FileTooLarge:
         raise ValueError(f"{path} is larger than 4 KiB: a key file holds one key") from None
     except cli.FileRefused as refused:
-        raise ValueError(f"{refused}; give the path of a file holding the key") from None
+        raise ValueError(f"{path}: {refused}; give the path of a file holding the key") from None
+    except ValueError as refused:
+        raise ValueError(f"{path} {refused}") from None
 
 
 def approvals_for(options: argparse.Namespace) -> approval.Approvals:

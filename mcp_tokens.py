@@ -128,7 +128,7 @@ def _read_private(path: str) -> str:
     """The text of the file, refused before it is read if it is no regular file, is larger than MAX_FILE_BYTES
     or its mode lets other users read or write it."""
     try:
-        data = cli.read_file(path, MAX_FILE_BYTES, lambda status: _check_private(path, status.st_mode))
+        data = cli.read_file(path, MAX_FILE_BYTES, lambda status: check_private(path, status.st_mode))
         return data.decode("utf-8")
     except FileNotFoundError:
         raise _Fault("no such file; give --tokens the path of a JSON file of tokens") from None
@@ -142,7 +142,8 @@ def _read_private(path: str) -> str:
         raise _Fault(f"cannot be read ({error.strerror}); give --tokens a file this user can read") from None
 
 
-def _check_private(path: str, mode: int) -> None:
+def check_private(path: str, mode: int) -> None:
+    """A ValueError saying what to do if a file of this mode may be read or written by other users (POSIX)."""
     if os.name == "posix" and stat.S_IMODE(mode) & PRIVATE_BITS:
         raise _Fault(f"may be read by other users (mode {stat.S_IMODE(mode):04o}); chmod 600 {shlex.quote(path)}")
 
