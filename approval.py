@@ -40,7 +40,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from plumbing import Rejection, fingerprint, quote
+from plumbing import EMPTY_VALUE, Rejection, fingerprint, quote
 
 log = logging.getLogger("osfoundry.mcp")
 
@@ -140,11 +140,8 @@ def item_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str
 
 
 def shown(value: str) -> str:
-    """A field's value in quotes, cut to one line; an empty one as (empty)."""
-    return EMPTY if value == EMPTY else f'"{cut(value)}"'
-
-
-EMPTY = "(empty)"  # how record_fields.as_people_read shows a field with no value
+    """A field's value in quotes, cut to one line; an empty one as plumbing.EMPTY_VALUE, unquoted."""
+    return EMPTY_VALUE if value == EMPTY_VALUE else f'"{cut(value)}"'
 
 
 def cut(text: str, limit: int = LINE_CHARACTERS) -> str:

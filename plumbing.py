@@ -50,6 +50,7 @@ MAX_NESTING = 32  # objects and arrays inside the arguments, at most this deep
 NUMBER_BITS = 1024  # an integer any wider is past what a float (or a JSON client) can hold
 SHOWN_INTEGER_BITS = 12_000  # a wider integer is described, not written out (Python refuses past 4,300 digits)
 SQLITE_INTEGER_MAX = 2 ** 63 - 1  # an integer argument must fit sqlite's 64 bits
+EMPTY_VALUE = "(empty)"  # how a Preview's subject shows a field that holds nothing
 
 # ---------------------------------------------------------------------------
 # Rejections: small exception classes inside, dicts at the tool boundary.

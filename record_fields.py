@@ -33,7 +33,7 @@ import re
 import urllib.parse
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from plumbing import ID_CHARACTERS, NAME_CHARACTERS, checked_id, checked_text, quote, show
+from plumbing import EMPTY_VALUE, ID_CHARACTERS, NAME_CHARACTERS, checked_id, checked_text, quote, show
 
 FIELD_TYPES = ("text", "number", "date", "boolean", "email", "phone", "url", "select", "multi_select",
                "currency", "percentage", "rating", "relation", "file", "json", "formula")
@@ -403,8 +403,12 @@ def _option_values(field: Field) -> List[str]:
 
 def _option_failure(field: Field, text: str, value: Any) -> Failure:
     failure = _fail(field, text, value, allowed=_option_values(field))
-    labels = {option["value"]: option.get("label", option["value"]) for option in field.options()}
-    return dataclasses.replace(failure, labels=labels)
+    return dataclasses.replace(failure, labels=option_labels(field))
+
+
+def option_labels(field: Field) -> Dict[str, str]:
+    """A select's option values, each with the label people see (its value where it has none)."""
+    return {option["value"]: option.get("label", option["value"]) for option in field.options()}
 
 
 def _relation(field: Field, value: Any) -> Optional[Failure]:
@@ -482,10 +486,10 @@ def _is_url(value: Any) -> bool:
 
 def as_people_read(field: Field, value: Any) -> str:
     """A stored value as a person reads it where a change is put to them: options by their labels, a boolean as
-    yes or no, nothing as "(empty)", anything else as its JSON."""
+    yes or no, nothing as EMPTY_VALUE, anything else as its JSON."""
     if value is None or value == [] or value == "":
-        return "(empty)"
-    labels = {option["value"]: option.get("label", option["value"]) for option in field.options()}
+        return EMPTY_VALUE
+    labels = option_labels(field)
     if field.type == "select":
         return str(labels.get(value, value))
     if field.type == "multi_select" and isinstance(value, list):

@@ -808,9 +808,9 @@ def approval_cost(report: Report) -> List[str]:
         "edit is then a real `edit_knowledge_article` call at that time, in time order with the people's saves, "
         "and its compare-and-swap decides: a save or an unpublish while the person looked wastes the approval. "
         "A rejected edit is not retried, since a retry would need another approval. The server's bound on a "
-        f"person's answer (`--approval-timeout`, {bound_of_approvals():g} s by default) is left out: the table is "
-        "of a server that waits as long as the person takes. At the default, an approval slower than the bound "
-        "would come back `declined` (no answer) and save nothing, whatever the article did meanwhile.",
+        f"person's answer (`--approval-timeout`, {server_approval.APPROVAL_SECONDS:g} s by default) is left out: "
+        "the table is of a server that waits as long as the person takes. At the default, an approval slower "
+        "than the bound would come back `declined` (no answer) and save nothing, whatever the article did meanwhile.",
         "",
         *table(("model", "median approval delay", "stale-before-asking check", "answered at once, nobody asked",
                 "approvals asked", "approvals wasted", "edits saved"), approval_rows(report)),
@@ -819,11 +819,6 @@ def approval_cost(report: Report) -> List[str]:
         "the most in one of those seeds. These replicas run on the main seeds only, to keep the run short, so "
         "the brackets span single seeds, where the ranges above span groups of five. " + approval_words(report),
     ]
-
-
-def bound_of_approvals() -> float:
-    """The server's default bound on a person's answer (approval.py), which the approval replicas do not apply."""
-    return server_approval.APPROVAL_SECONDS
 
 
 def approval_rows(report: Report) -> List[List[str]]:
@@ -852,7 +847,8 @@ def approval_words(report: Report) -> str:
     seeds = [seed[longest] for seed in run.approvals]
     without, with_ = ({outcome: sum(c[way][outcome] for c in seeds) for outcome in sim_approval.OUTCOMES}
                       for way in sim_approval.WAYS)
-    share = lambda way: round(100 * way["wasted"] / max(1, way["asked"]))  # noqa: E731
+    def share(way: Dict[str, int]) -> int:
+        return round(100 * way["wasted"] / max(1, way["asked"]))
     return (f"With {report.title(report.default)} and a median of {delay_words([approval.delays[longest]])}, "
             f"{share(without)} in every 100 approvals were wasted without the check and {share(with_)} with it, "
             f"which answered {with_['answered']} of the {sum(c['edits'] for c in seeds)} edits at once. Asked "
