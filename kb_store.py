@@ -22,8 +22,8 @@ Glossary:
                    weighs it nothing, so a search leaves it out when the query has rarer ones (WORD_SAMPLE)
   function word    the grammar of a question (how, do, I, the): left out of a query that holds any other
                    word, its subject words (FUNCTION_WORDS)
-  outline          an article's Markdown headings, kept beside it: with its title, what a search weighs
-                   besides the text where articles have headings (weighed_scores)
+  outline          an article's Markdown headings, kept beside it: a knowledge base where some article has one is
+                   searched by sections too (weighed_scores, kb_sections)
 
 Events: every save of a published article writes `updated` (or `renamed` when the
 title changed); publishing writes `published` (`created` for an article created
@@ -42,10 +42,12 @@ import json
 import math
 import re
 import sqlite3
-from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from database import DURABILITY_DEFAULT, Layout, add_column
 from engines import open_store
+import kb_sections
+from kb_sections import SECTION_READ, indexed_text, markdown_headings
 from plumbing import (
     BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, ID_CHARACTERS, IDEMPOTENCY_KEY, NAME_CHARACTERS, POLL_RESOURCE_EVENTS,
     READ_ONLY, SHARED_WRITE, SQLITE_INTEGER_MAX, WRITE_SCOPE, AgentTools, EventLog, IdTaken, KeyScope, NotFound, Tool,
@@ -87,10 +89,11 @@ SEARCH_KNOWLEDGE_BASE = Tool(
         "matched by its subject, its function words (how, do, I, the, what, can) left out unless it holds nothing "
         "else, and a word also finds its other forms (proxy, proxies). The best text match comes first: articles "
         "holding more of the words, and rarer ones, match better, a word in the title counts more than one in the "
-        "text, and where articles have headings, a title or heading that holds the question's words counts more "
-        "again. The other matching articles follow most viewed first, as a help centre lists its popular "
-        "articles, and by text match among equally viewed ones. In a knowledge base of more than 1,000 articles, "
-        "a search also ignores words that at least half of its articles hold when the query has rarer ones, and "
+        "text, and where articles have headings, the one section (a heading and the text under it) that holds "
+        "the question's words best counts as much as the whole article. The other matching articles follow most "
+        "viewed first, as a help centre lists its popular articles, and by text match among equally viewed "
+        "ones. In a knowledge base of more than 1,000 articles, a search also ignores words that at least half "
+        "of its articles hold when the query has rarer ones, and "
         "ranks at most the 1,000 oldest matching articles; a query of only such common words lists the articles "
         "holding them most viewed first, then oldest first. Keep each result's citation with your answer; its "
         "updated_at later shows whether the article changed since you read it."
@@ -319,11 +322,12 @@ class SearchPlan(NamedTuple):
 
 
 def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, words: List[str], limit: int,
-                kb: str) -> List[sqlite3.Row]:
+                kb: str, kept: Dict[Any, Any]) -> List[sqlite3.Row]:
     """The rows of the first RANKED_MATCHES articles of knowledge base `kb` (of this number) that hold any of `words`
-    in ranking order, `limit` at most: scored in the index, the best WEIGHED_MATCHES weighed by their titles and
-    headings (weighed_scores), then the chosen rows read (each match is joined to its views and ID only where
-    people recorded views)."""
+    in ranking order, `limit` at most: scored in the index, the best WEIGHED_MATCHES weighed by their whole text, best
+    section and title (weighed_scores, which keeps the articles' texts as it read them in `kept`, the database's
+    derived dict), then the chosen rows read (each match is joined to its views and ID only where people recorded
+    views)."""
     sql = search_sql(connection)
     statements = sql.statements(number, len(words))
     values = dict(sql.ranking_values(plan, words), words=sql.any_of(words), ranked=RANKED_MATCHES, kb=kb,
@@ -331,30 +335,34 @@ def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, w
     weights = word_weights(plan, words) if plan.outlined else None
     if plan.has_views:
         scored = connection.execute(statements.scored_with_views, values).fetchall()
-        weighed = weighed_scores(connection, {row[0]: row[1] for row in scored}, weights) if weights else None
+        weighed = weighed_scores(connection, {row[0]: row[1] for row in scored}, weights, kept) if weights else None
         return rows_in_order(connection, [row[0] for row in best_then_most_viewed(scored, limit, weighed)])
     score = {number: score for number, score in connection.execute(statements.scored, values)}
     if weights:
-        score = weighed_scores(connection, score, weights)
+        score = weighed_scores(connection, score, weights, kept)
     rows = article_rows(connection, within_best_scores(score, limit))
     return sorted(rows, key=lambda row: (score[row["number"]], row["id"]))[:limit]
 
 
-# How the best text matches are weighed (the title and headings counting apart from the text). bm25 lets a word
-# that fills a long text outweigh the same word in a title, and weighs nothing a word held by half the articles or
-# more: in a small knowledge base of documentation, "github" or "install" is such a word, even in the one title
-# that names the subject. So each of the WEIGHED_MATCHES best text matches scores, highest first:
-#   TEXT_SHARE    x its text score as a share of the best match's (bm25 in FTS5, TsvectorSearch on PostgreSQL)
-#   + TITLE_SHARE x the weights of the query words its title holds
-#   + HEADING_SHARE x the weights of the query words its best heading holds (words in one heading)
-# where a word's weight is how rare it is among the articles (word_weights) and a title or heading holds a word
-# when one of its words starts as the word does (holds). What the engine scored decides the other matches.
+# How the best text matches are weighed (the title and the best section counting apart from the whole text). bm25
+# lets a word that fills a long text outweigh the same word in a title, and weighs nothing a word held by half the
+# articles or more: in a small knowledge base of documentation, "github" or "install" is such a word, even in the
+# one title that names the subject. And documentation answers under one heading of a page whose title is broader,
+# while a long page may hold a question's words scattered over ten sections. So each of the WEIGHED_MATCHES best
+# text matches scores, highest first:
+#   TEXT_SHARE      x its text score as a share of the best match's (bm25 in FTS5, TsvectorSearch on PostgreSQL)
+#   + SECTION_SHARE x its best section's score as a share of the best one among them (kb_sections: a heading and
+#                     the text under it, scored by bm25 over the sections of these matches)
+#   + TITLE_SHARE   x the weights of the query words its title holds
+# where a word's weight is how rare it is among the articles (word_weights) and a title or section holds a word
+# when one of its words has the same stem (word_stems: Porter's, as FTS5 stems). What the engine scored decides
+# the other matches.
 # Only a knowledge base whose articles have headings (an outline) is weighed so. Its documents are built around
 # their titles and headings; the simulated day's articles are plain text, and there weighing their titles put the
 # question's own article first less often (sim.py's "the target came first": 523 of 600 answers against 553 with
 # bm25 alone), so a knowledge base of plain text keeps bm25's order, as the committed results were measured.
 WEIGHED_MATCHES = 64
-TEXT_SHARE, TITLE_SHARE, HEADING_SHARE = 2.0, 1.0, 0.5
+TEXT_SHARE, SECTION_SHARE, TITLE_SHARE = 2.0, 2.0, 1.0
 
 
 def word_weights(plan: SearchPlan, words: Sequence[str]) -> Dict[str, float]:
@@ -370,54 +378,51 @@ def word_weights(plan: SearchPlan, words: Sequence[str]) -> Dict[str, float]:
             for word in words}
 
 
-def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float],
-                   weights: Dict[str, float]) -> Dict[int, float]:
+def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weights: Dict[str, float],
+                   kept: Dict[Any, Any]) -> Dict[int, float]:
     """The WEIGHED_MATCHES best of `score` (article number -> engine score, the least best), and any tied with
-    the last, each weighed by its title and outline: negative, the least best."""
+    the last, each weighed by its whole text, its best section and its title: negative, the least best."""
     chosen = within_best_scores(score, WEIGHED_MATCHES)
-    best = min((score[number] for number in chosen), default=0.0)
-    weighed = {}
-    for number, title, outline in outline_rows(connection, chosen):
-        share = score[number] / best if best < 0 else 1.0
-        weighed[number] = -(TEXT_SHARE * share + TITLE_SHARE * held_weight(title, weights)
-                            + HEADING_SHARE * max((held_weight(line, weights) for line in outline.split("\n")),
-                                                  default=0.0))
-    return weighed
+    titles, texts = weighing_rows(connection, chosen, kept.setdefault(ARTICLE_TEXTS, kb_sections.ArticleTexts()))
+    scored = kb_sections.text_scores(texts, weights)
+    best_text = max((text for text, _ in scored.values()), default=0.0) or 1.0
+    best_section = max((section for _, section in scored.values()), default=0.0) or 1.0
+    return {number: -(TEXT_SHARE * scored[number][0] / best_text + SECTION_SHARE * scored[number][1] / best_section
+                      + TITLE_SHARE * kb_sections.held_weight(title, weights))
+            for number, title in titles.items()}
 
 
-def held_weight(text: str, weights: Dict[str, float]) -> float:
-    """The summed weights of the words `text` holds (holds).
-
-    >>> held_weight("Using proxies", {"proxy": 2.0, "timeout": 1.5})
-    2.0
-    """
-    found = [word.lower() for word in _WORD.findall(text)]
-    return sum(weight for word, weight in weights.items() if holds(found, word))
+ARTICLE_TEXTS = "article texts"  # the key of a database's derived dict under which weighed_scores keeps what it read
+_WEIGHED_VERSIONS = "SELECT number, title, updated_at FROM articles WHERE number IN ({numbers})"
+_WEIGHED_TEXTS = f"SELECT number, substr(content, 1, {SECTION_READ}) FROM articles WHERE number IN ({{numbers}})"
 
 
-def holds(found: Sequence[str], word: str) -> bool:
-    """Whether one of the words `found` starts with `word`'s first max(STEM_KEEP, length - 4) letters: a rough
-    stemming, the snippet's, the same on both engines.
+def weighing_rows(connection: sqlite3.Connection, numbers: List[int], texts: "kb_sections.ArticleTexts"
+                  ) -> Tuple[Dict[int, str], Dict[int, "kb_sections.ArticleText"]]:
+    """The titles and the texts (kb_sections.article_text) of these article numbers. A text is read from its row
+    only when `texts` does not hold it at its version: an article's (number, updated_at) names one content."""
+    titles, versions = {}, {}
+    for number, title, version in in_chunks(connection, _WEIGHED_VERSIONS, numbers):
+        titles[number], versions[number] = title, (number, version)
+    read: Dict[int, kb_sections.ArticleText] = {}
+    for number, version in versions.items():
+        text = texts.get(version)
+        if text is not None:
+            read[number] = text
+    for number, opening in in_chunks(connection, _WEIGHED_TEXTS, [number for number in versions if number not in read]):
+        read[number] = kb_sections.article_text(opening)
+        texts.put(versions[number], read[number])
+    return titles, read
 
-    >>> holds(["platform", "support"], "platforms"), holds(["installing", "uv"], "install"), holds(["tabs"], "tab")
-    (True, True, True)
-    """
-    stem = word[:max(STEM_KEEP, len(word) - 4)]
-    return any(found_word.startswith(stem) for found_word in found)
 
-
-@functools.lru_cache(maxsize=64)
-def outline_statement(articles: int) -> str:
-    """The title and outline of `articles` article numbers (in no order)."""
-    return f"SELECT number, title, outline FROM articles WHERE number IN ({', '.join('?' * articles)})"
-
-
-def outline_rows(connection: sqlite3.Connection, numbers: List[int]) -> List[Tuple[int, str, str]]:
-    """(number, title, outline) of these article numbers, in no order."""
-    rows: List[Tuple[int, str, str]] = []
+def in_chunks(connection: sqlite3.Connection, statement: str, numbers: List[int]) -> List[Tuple[Any, ...]]:
+    """The rows of `statement` (whose {numbers} takes the placeholders) for these article numbers, RESULTS_READ
+    numbers per statement."""
+    rows: List[Tuple[Any, ...]] = []
     for start in range(0, len(numbers), RESULTS_READ):
         chunk = numbers[start:start + RESULTS_READ]
-        rows += [tuple(row) for row in connection.execute(outline_statement(len(chunk)), chunk).fetchall()]
+        rows += [tuple(row) for row in connection.execute(statement.format(numbers=", ".join("?" * len(chunk))),
+                                                           chunk).fetchall()]
     return rows
 
 
@@ -651,48 +656,7 @@ def opening_of(content: str) -> Optional[str]:
     return content[:OPENING] if len(content) > OPENING else None
 
 
-_ADDRESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s()<>\[\]{}\"'`]+")  # a web address: scheme://...
-_LINK_TARGET = re.compile(r"\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")  # Markdown's [text](target "title"): the part after ]
-
-
-def indexed_text(content: str) -> str:
-    """The content as sqlite's search index holds it: web addresses (scheme://...) and the targets of Markdown
-    links ([text](other-page.md)) left out, the links' text kept. Their pieces (https, com, github, the product's
-    name, the words of another page's file name) are no subject of this page, yet documentation links from every
-    page; PostgreSQL's parser keeps an address or a file name as one token of its own, which no query word
-    matches, so both engines skip them.
-
-    >>> indexed_text("See [the guide](setting-up.md) or https://example.com/x.")
-    'See [the guide] or  '
-    """
-    if "](" in content:
-        content = _LINK_TARGET.sub("]", content)
-    return _ADDRESS.sub(" ", content) if "://" in content else content
-
-
 OUTLINE_CHARACTERS = 4000  # of headings an outline keeps: a long reference page's hundred headings fit
-_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*")  # ATX: "## Install", "## Install ##"
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: ``` or ~~~
-
-
-def markdown_headings(lines: Sequence[str]) -> Iterator[Tuple[int, int, str]]:
-    """(line index, level, text) of each Markdown heading of `lines`, fenced code left out.
-
-    >>> list(markdown_headings(["# Title", "```", "# not one", "```", "### Upgrade uv ##"]))
-    [(0, 1, 'Title'), (4, 3, 'Upgrade uv')]
-    """
-    fence = None
-    for number, line in enumerate(lines):
-        opened = _FENCE.match(line)
-        if opened:
-            mark = opened.group(1)[0]
-            fence = None if fence == mark else (fence or mark)
-        elif fence is None:
-            heading = _HEADING.fullmatch(line)
-            if heading:
-                yield number, len(heading.group(1)), heading.group(2).strip()
-
-
 def outline_of(content: str) -> str:
     """What a search weighs of a content beside its title: its Markdown headings, one a line, at most
     OUTLINE_CHARACTERS; empty for a content without headings (plain text).
@@ -828,22 +792,22 @@ class KnowledgeBaseStore(AgentTools):
         kb, words = arguments["knowledge_base_id"], subject_words(query_words(arguments["query"]))
         with self.database.read() as connection:
             number = self._require_granted(connection, kb)
-            rows, used = self._ranked(connection, kb, number, words,
-                                      arguments.get("limit", SEARCH_LIMIT_DEFAULT)) if words else ([], [])
+            rows, used = self._ranked(connection, kb, number, words, arguments.get("limit", SEARCH_LIMIT_DEFAULT),
+                                      self.database.derived()) if words else ([], [])
         looked_for = " ".join(used)  # a snippet quotes from the first of the words that found the article
         return {"results": [{"article_id": r["id"], "title": r["title"], "updated_at": r["updated_at"],
                              "snippet": snippet_of(r["opening"], len(r["opening"]) + r["cut"], looked_for),
                              "citation": citation(kb, r["id"], r["updated_at"])} for r in rows]}
 
     @staticmethod
-    def _ranked(connection: sqlite3.Connection, kb: str, number: int, words: List[str],
-                limit: int) -> Tuple[List[sqlite3.Row], List[str]]:
+    def _ranked(connection: sqlite3.Connection, kb: str, number: int, words: List[str], limit: int,
+                kept: Dict[Any, Any]) -> Tuple[List[sqlite3.Row], List[str]]:
         """The rows a search answers with, `limit` at most, and the words that found them: the rarer words
         ranked, else the common words listed (see WORD_SAMPLE)."""
         plan = SearchPlan.read(connection, kb, number, words)
         rarer, common = plan.rarer(), plan.common()
         if rarer:
-            rows = ranked_rows(connection, plan, number, rarer, limit, kb)
+            rows = ranked_rows(connection, plan, number, rarer, limit, kb, kept)
             if rows or not common:
                 return rows, rarer
         return listed_rows(connection, plan.has_views, number, common, limit, kb), common

@@ -7,8 +7,10 @@ Layer: a benchmark client; every measured call goes through call_tool. Two measu
                floor inherits the file's synchronous setting)
   adversaries  a knowledge base of ordinary articles with PLANTED articles written to cost a
                search the most (a 100,000-character word, the query word everywhere but where
-               a word begins, many distinct query words found only inside other words), searched
-               with the query that matches them, beside an ordinary question
+               a word begins, a heading on every line, many distinct query words found only inside
+               other words), searched with the query that matches them, beside an ordinary question;
+               the headings make every search of that knowledge base weigh its best matches by their
+               sections (kb_sections), the ordinary question's too
 """
 
 import os
@@ -33,6 +35,8 @@ def _adversaries() -> Dict[str, Dict[str, str]]:
             "title": "aa", "content": "a" * kb_store.CONTENT_MAX_CHARACTERS, "query": ("aa " * 66).strip()},
         "the query word everywhere but where a word begins": {
             "title": "aa here", "content": "ba" * (kb_store.CONTENT_MAX_CHARACTERS // 2), "query": "aa " * 20},
+        "a heading on every line, each holding the query word": {
+            "title": "aa headings", "content": "## aa\n" * (kb_store.CONTENT_MAX_CHARACTERS // 6), "query": "aa"},
         "32 distinct words found only inside other words": {
             "title": " ".join(STEMS),
             "content": (inside + " ") * (kb_store.CONTENT_MAX_CHARACTERS // (len(inside) + 1)),

@@ -13,7 +13,8 @@ from benchmark.growth import DEEP, POLL_PAGE
 from benchmark.growth import FLOOR
 from benchmark.tools import BROAD_QUERY
 from help_center import QUESTIONS
-from kb_store import RANKED_MATCHES, WORD_SAMPLE
+from kb_sections import SECTION_READ, SECTIONS_KEPT, TEXTS_KEPT
+from kb_store import RANKED_MATCHES, WEIGHED_MATCHES, WORD_SAMPLE
 from benchmark import search_quality
 from benchmark.round_trips import HTTP_SERVER, OURS, STATELESS, THE_SDKS, WARM_UP
 from benchmark.http_load import BURST_SECONDS, OUR_PAIR, OUR_WORKERS, WORKLOADS
@@ -262,10 +263,14 @@ def adversaries_part(adversaries: Dict[str, Any], facts: Dict[str, Any]) -> List
     return ["### Searches over planted adversarial articles", "",
             f"A knowledge base of {adversaries['articles']} ordinary articles and {adversaries['planted']} of each "
             "kind below, written to cost a search the most: a content that is one word of 100,000 characters, a "
-            "content that holds the query word everywhere except where a word begins, and one that holds 32 "
-            "distinct query words only inside other words. Each is searched with the query that matches it "
-            "(`limit` 20), beside the agent's ordinary kind of question. A search reads only a long content's "
-            "opening, looks for each distinct query word once, and quotes at most 300 characters.", "",
+            "content that holds the query word everywhere except where a word begins, one with a heading on every "
+            "line, and one that holds 32 distinct query words only inside other words. Each is searched with the "
+            "query that matches it (`limit` 20), beside the agent's ordinary kind of question. A search reads only "
+            "a long content's opening, looks for each distinct query word once, and quotes at most 300 "
+            "characters. The headings make this a knowledge base whose best matches are weighed by their sections, "
+            f"for every query, the ordinary one too: each of the best {WEIGHED_MATCHES} is read up to "
+            f"{SECTION_READ:,} characters and split at {SECTIONS_KEPT} headings at most, once per version of the "
+            f"article (the texts of {TEXTS_KEPT} are kept).", "",
             *table(["query", "results", "result characters", "median µs", "p99 µs", "× ordinary"], rows), "",
             f"Goal: the costliest within {goal:g}× the ordinary question: {worst:.1f}×, {meets(worst <= goal)}."]
 

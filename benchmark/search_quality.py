@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from benchmark import engines
 import content_files
 import help_center
+import kb_sections
 import kb_store
 from lab.experiments import table
 import mcp_server
@@ -245,7 +246,7 @@ def miss_facts(pages: Dict[str, Any], question: str, answers: Sequence[str], fou
     weights = dict.fromkeys(subject, 1.0)
     lines = [line for page in answers
              for line in [pages[page].title] + kb_store.outline_of(pages[page].content).split("\n")]
-    held = max(kb_store.held_weight(line, weights) for line in lines)
+    held = max(kb_sections.held_weight(line, weights) for line in lines)
     return {"question": question, "answers": list(answers), "first": found[:1],
             "outline_holds": 2 * held >= len(subject)}
 
@@ -282,13 +283,16 @@ def section(quality: Dict[str, Any]) -> List[str]:
              "a folder, every question asked through tools/call `search_knowledge_base` "
              "(`benchmark/search_quality.py`; the pages, their licences and the questions are in "
              "`benchmark/search_sets/`). The questions are what a user of each program would type, with every page "
-             "that answers them, written before the search was tuned (the HTTPX set before it was first measured). "
+             "that answers them, written before the search was tuned (the HTTPX set before it was first measured; "
+             "Typer's, Starlette's and Pydantic's by helpers who never ran the search, Pydantic's arriving once the "
+             "weighing by sections was settled, and nothing tuned on it). "
              "*First*: questions whose first result answers them (precision at 1). *MRR@4*: the mean of 1/rank of "
              "the first answering result within the first four (0 beyond). *Plain bm25*: every word of the question "
              "joined by OR and ranked as the engine ranks alone, as the search did before questions were read by "
              "their subject (FTS5's bm25 on sqlite, `ts_rank_cd` over the `english` configuration on PostgreSQL), "
              "on the same index. *Subject words*: the same over the question's subject words only (its function "
-             "words left out), without the search's weighing of titles and headings.", ""]
+             "words left out), without the search's weighing of its best matches by their text, best section and "
+             "title.", ""]
     rows = []
     for facts in sets:
         for engine in engine_names:
@@ -347,7 +351,8 @@ def miss_reading(sets: Sequence[Dict[str, Any]]) -> str:
             f"subject words{shown}, a gap a search of words does not bridge. In the other {len(missed) - len(apart)}"
             ", a title or heading of an answering page holds them, but another page holds them too, in its title or "
             "more often in its text, and comes first. The columns beside show how much each part of the search "
-            "brings: leaving the function words out, then weighing titles and headings.")
+            "brings: leaving the function words out, then weighing the best matches by their text, best section and "
+            "title.")
 
 
 def main() -> None:  # a quick look from the command line: python3 -m benchmark.search_quality [POSTGRES_URL]

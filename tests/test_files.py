@@ -26,6 +26,9 @@ def file_bytes(path):
         return file.read()
 
 
+# What the knowledge-base store imports: copied where an unprivileged user may import them.
+KB_STORE_MODULES = ("kb_store.py", "kb_sections.py", "word_stems.py", "plumbing.py", "database.py", "engines.py")
+
 class Folder(unittest.TestCase):
     def setUp(self):
         self.folder = tempfile.mkdtemp()
@@ -189,7 +192,7 @@ class ReadOnlyTest(Folder):
         kb_path, ids = self.kb_file()
         os.chmod(kb_path, 0o444)
         os.chmod(self.folder, 0o777)  # sqlite keeps its shared-memory file beside the database
-        for module in ("kb_store.py", "plumbing.py", "database.py", "engines.py"):  # a copy any user may import
+        for module in KB_STORE_MODULES:  # a copy any user may import
             shutil.copy(os.path.join(ROOT, module), self.folder)
         script = ("import kb_store, sys; s = kb_store.connect(sys.argv[1]); "
                   "print(s.database.read_only, s.call_tool('read_knowledge_article', {'knowledge_base_id': "
@@ -204,7 +207,7 @@ class ReadOnlyTest(Folder):
 
     def test_a_read_only_file_in_a_folder_no_one_may_write_is_served_and_left_as_it_was(self):
         kb_path, ids = self.kb_file()
-        for module in ("kb_store.py", "plumbing.py", "database.py", "engines.py"):
+        for module in KB_STORE_MODULES:
             shutil.copy(os.path.join(ROOT, module), self.folder)
         os.chmod(kb_path, 0o444)
         os.chmod(self.folder, 0o555)  # no shared-memory file can be made beside the database

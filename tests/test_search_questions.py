@@ -2,8 +2,9 @@
 
 A query's function words are left out when it holds other words and kept when it holds nothing else, whatever the
 size of the knowledge base; both engines index every word, so a question of function words alone finds the same
-articles on both. Where articles have headings, a title or heading that holds the question's words counts beside
-the text. A web address or a Markdown link's target is no word of the page. A file of schema 4 is upgraded.
+articles on both. Where articles have headings, the title and the one section (a heading and its text) that holds
+the question's words best count beside the whole text. A web address or a Markdown link's target is no word of
+the page. A file of schema 4 is upgraded.
 """
 
 import os
@@ -68,12 +69,12 @@ class OutlineTest(unittest.TestCase):
     OTHERS = (("Fonts", "Pick a font for the text."), ("Install", "Run pip install to get it."),
               ("Search", "Search the site for words."), ("Blog", "Write posts on a blog."))
 
-    def test_a_title_holding_the_subject_outranks_a_text_that_holds_more_of_the_words(self):
+    def test_a_title_holding_the_subject_outranks_a_text_that_repeats_a_word_of_it(self):
         store = store_of(("Configuration reference", "## Options\n\nEach option may change the look. The colour "
                           "option takes a name. " * 3),
                          ("Colours", "## Primary\n\nSet primary in the palette; pick a colour name."), *self.OTHERS)
         self.addCleanup(store.close)
-        self.assertEqual(found(store, "How do I change the colour?")[:2], ["a-1", "a-0"])
+        self.assertEqual(found(store, "How do I set the colour?")[:2], ["a-1", "a-0"])
 
     def test_a_heading_holding_the_question_words_together_brings_up_a_page_with_a_broader_title(self):
         store = store_of(("Settings", "## Options\n\nA dark background, a mode for print, and a toggle for the "
@@ -82,6 +83,19 @@ class OutlineTest(unittest.TestCase):
                           "with a switch."), *self.OTHERS)
         self.addCleanup(store.close)
         self.assertEqual(found(store, "dark mode toggle")[:2], ["a-1", "a-0"])
+
+    def test_the_section_holding_the_question_words_together_outranks_a_page_holding_them_scattered(self):
+        scattered = "## Install\n\nPick a proxy.\n\n## Logging\n\nSet a timeout.\n\n## Retries\n\nAuth headers.\n"
+        together = "## Clients\n\nA client keeps connections.\n\n## Setup\n\nGive the proxy a timeout and auth.\n"
+        store = store_of(("Guide", scattered), ("Advanced", together), *self.OTHERS)
+        self.addCleanup(store.close)
+        self.assertEqual(found(store, "How do I add auth and a timeout to a proxy?")[:2], ["a-1", "a-0"])
+
+    def test_the_same_words_in_a_fenced_code_comment_make_no_section(self):
+        coded = "## Examples\n\nSee below.\n\n```sh\n# proxy timeout\nrun it\n```\n\nMore words here for length.\n"
+        store = store_of(("Guide", coded), ("Proxies", "## Proxy timeout\n\nSet it once."), *self.OTHERS)
+        self.addCleanup(store.close)
+        self.assertEqual(found(store, "proxy timeout")[0], "a-1")
 
     def test_an_article_keeps_its_headings_as_its_outline_and_code_is_no_heading(self):
         self.assertEqual(kb_store.outline_of("Intro\n## Install\n```sh\n# not a heading\n```\n### Upgrade ##"),

@@ -1,0 +1,198 @@
+"""An article's sections, and how well its best one answers a query: where a page's answer sits under a heading.
+
+Layer: below the knowledge-base store (it imports nothing of the project). Documentation answers a question under
+one heading of a page whose title is often broader ("Advanced usage", "The basics"), and a long page that holds a
+question's words scattered over ten sections is no better answer than a short one holding them in one. So where a
+knowledge base's articles have headings, its search weighs each of its best text matches by its best section too
+(kb_store.weighed_scores). The same code runs on both engines, so sqlite and PostgreSQL agree on it by construction.
+
+Glossary:
+  section       a heading and the text under it up to the next heading of any level; the text before the first
+                heading is a section without a heading. Fenced code is text: a "# comment" in it is no heading
+  holds         a section holds a query word when one of its words has the same stem (word_stems: Porter's, as
+                sqlite's index stems words)
+  section score bm25 over the sections of the articles being weighed: each query word's weight (how rare it is
+                among the articles) times its saturated count in the section, a heading's words counting
+                HEADING_COUNT times, the section's length against the mean length of those sections
+"""
+
+import bisect
+import collections
+import itertools
+import re
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+
+from word_stems import stem
+
+SECTION_READ = 32_000  # characters of a content split into sections: a search's work stays bounded per article
+HEADING_COUNT = 2.0  # a word in a section's heading counts as this many in its text
+K1, B = 1.2, 0.75  # bm25's saturation of a word's count and its normalisation by length: the usual values
+SECTIONS_KEPT = 64  # headings an article is split at; what follows the last is its text (real pages hold < 60)
+TEXTS_KEPT = 256  # article texts a store keeps between searches, most recently used (ArticleTexts)
+
+_WORD = re.compile(r"\w+")
+_ADDRESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s()<>\[\]{}\"'`]+")  # a web address: scheme://...
+_LINK_TARGET = re.compile(r"\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")  # Markdown's [text](target "title"): the part after ]
+
+_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*")  # ATX: "## Install", "## Install ##"
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: ``` or ~~~
+
+
+class Section(NamedTuple):
+    """One section as a search reads it: how many times each lower-case word occurs in its heading and in its
+    text, and its length in words."""
+
+    heading: Dict[str, int]
+    text: Dict[str, int]
+    words: int
+
+
+class ArticleText(NamedTuple):
+    """A content as a search reads it, once per content (article_text): its sections, its whole text as one
+    section, and its distinct words in order (where a query word's forms are looked up)."""
+
+    sections: Tuple[Section, ...]
+    whole: Section
+    vocabulary: Tuple[str, ...]
+
+
+def markdown_headings(lines: Sequence[str]) -> Iterator[Tuple[int, int, str]]:
+    """(line index, level, text) of each Markdown heading of `lines`, fenced code left out.
+
+    >>> list(markdown_headings(["# Title", "```", "# not one", "```", "### Upgrade uv ##"]))
+    [(0, 1, 'Title'), (4, 3, 'Upgrade uv')]
+    """
+    fence = None
+    for number, line in enumerate(lines):
+        opened = _FENCE.match(line)
+        if opened:
+            mark = opened.group(1)[0]
+            fence = None if fence == mark else (fence or mark)
+        elif fence is None:
+            heading = _HEADING.fullmatch(line)
+            if heading:
+                yield number, len(heading.group(1)), heading.group(2).strip()
+
+
+class ArticleTexts:
+    """The texts a store's searches have read, by article version, the TEXTS_KEPT most recently used: a knowledge
+    base's pages are read once, not once per search. An article's (number, updated_at) names one content, so a
+    text kept is never stale; the database's derived dict, which holds this, is emptied on a rollback."""
+
+    def __init__(self) -> None:
+        self._texts: "collections.OrderedDict[Any, ArticleText]" = collections.OrderedDict()
+
+    def get(self, version: Any) -> Optional[ArticleText]:
+        text = self._texts.get(version)
+        if text is not None:
+            self._texts.move_to_end(version)
+        return text
+
+    def put(self, version: Any, text: ArticleText) -> None:
+        self._texts[version] = text
+        if len(self._texts) > TEXTS_KEPT:
+            self._texts.popitem(last=False)
+
+
+def article_text(content: str) -> ArticleText:
+    """A content's first SECTION_READ characters as a search reads them, web addresses and link targets left out
+    (indexed_text), split at its first SECTIONS_KEPT headings.
+
+    >>> [(section.heading, section.text, section.words)
+    ...  for section in article_text("Intro.\\n## Proxies\\nUse a proxy.\\n```\\n# code\\n```").sections]
+    [({}, {'intro': 1}, 1), ({'proxies': 1}, {'use': 1, 'a': 1, 'proxy': 1, 'code': 1}, 5)]
+    """
+    lines = indexed_text(content[:SECTION_READ]).split("\n")
+    marks = list(itertools.islice(markdown_headings(lines), SECTIONS_KEPT))
+    bounds = [(-1, "")] + [(line, text) for line, _, text in marks] + [(len(lines), "")]
+    sections = []
+    for (start, heading), (end, _) in zip(bounds, bounds[1:]):
+        heading_words, text_words = word_counts(heading), word_counts("\n".join(lines[start + 1:end]))
+        if heading_words or text_words:
+            sections.append(Section(heading_words, text_words, sum(heading_words.values()) + sum(text_words.values())))
+    whole = word_counts("\n".join(lines))  # its headings' words among them
+    return ArticleText(tuple(sections), Section({}, whole, sum(whole.values())), tuple(sorted(whole)))
+
+
+def word_counts(text: str) -> Dict[str, int]:
+    """How many times each lower-case word occurs in `text`."""
+    return dict(collections.Counter(_WORD.findall(text.lower())))
+
+
+def forms(vocabulary: Sequence[str], word_stem: str) -> List[str]:
+    """The words of a sorted vocabulary whose stem is `word_stem`. A stem begins its word, but where its last
+    letter was changed (y to i: daily, daili), added (e: cloning, clone) or left by a replaced ending (l:
+    possibility, possibl); so only the words that begin as the stem does (less that letter, for a stem ending
+    in i, e or l) are stemmed: the work is theirs, not the vocabulary's.
+
+    >>> forms(("proxied", "proxies", "proxy", "prune", "pry"), "proxi")
+    ['proxied', 'proxies', 'proxy']
+    """
+    start = word_stem[:-1] if len(word_stem) > 1 and word_stem[-1] in "iel" else word_stem
+    found = []
+    for index in range(bisect.bisect_left(vocabulary, start), len(vocabulary)):
+        if not vocabulary[index].startswith(start):
+            break
+        if stem(vocabulary[index]) == word_stem:
+            found.append(vocabulary[index])
+    return found
+
+
+def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float]) -> Dict[int, Tuple[float, float]]:
+    """Each article's bm25 over its whole text and over its best section (article number -> its text; query
+    word -> its weight), among these articles.
+
+    >>> texts = {1: "# A\\nabout cats\\n# Proxies\\nset a proxy", 2: "# B\\nproxy\\n# C\\ncats"}
+    >>> scores = text_scores({n: article_text(text) for n, text in texts.items()}, {"proxy": 2.0, "cats": 1.0})
+    >>> scores[1][1] > scores[2][1] > 0
+    True
+    """
+    sections = [section for text in read.values() for section in text.sections]
+    mean_section = sum(section.words for section in sections) / len(sections) if sections else 1.0
+    mean_text = sum(text.whole.words for text in read.values()) / len(read) if read else 1.0
+    stemmed = {stem(word): weight for word, weight in weights.items()}
+    scores = {}
+    for number, text in read.items():
+        found = {word_stem: forms(text.vocabulary, word_stem) for word_stem in stemmed}
+        scores[number] = (section_score(text.whole, stemmed, found, mean_text),
+                          max((section_score(section, stemmed, found, mean_section) for section in text.sections),
+                              default=0.0))
+    return scores
+
+
+def section_score(section: Section, weights: Dict[str, float], found: Dict[str, List[str]], mean: float) -> float:
+    """bm25 of one section for the weighted query stems, each counted by the forms `found` of it (see the
+    glossary)."""
+    norm = K1 * (1 - B + B * section.words / (mean or 1.0))
+    total = 0.0
+    for word_stem, weight in weights.items():
+        count = sum(HEADING_COUNT * section.heading.get(form, 0) + section.text.get(form, 0)
+                    for form in found[word_stem])
+        if count:
+            total += weight * count * (K1 + 1) / (count + norm)
+    return total
+
+
+def indexed_text(content: str) -> str:
+    """The content as sqlite's search index holds it: web addresses (scheme://...) and the targets of Markdown
+    links ([text](other-page.md)) left out, the links' text kept. Their pieces (https, com, github, the product's
+    name, the words of another page's file name) are no subject of this page, yet documentation links from every
+    page; PostgreSQL's parser keeps an address or a file name as one token of its own, which no query word
+    matches, so both engines skip them.
+
+    >>> indexed_text("See [the guide](setting-up.md) or https://example.com/x.")
+    'See [the guide] or  '
+    """
+    if "](" in content:
+        content = _LINK_TARGET.sub("]", content)
+    return _ADDRESS.sub(" ", content) if "://" in content else content
+
+
+def held_weight(text: str, weights: Dict[str, float]) -> float:
+    """The summed weights of the query words whose stems `text` holds.
+
+    >>> held_weight("Using proxies", {"proxy": 2.0, "timeout": 1.5})
+    2.0
+    """
+    found = {stem(word) for word in _WORD.findall(text.lower())}
+    return sum(weight for word, weight in weights.items() if stem(word) in found)

@@ -1,0 +1,124 @@
+"""An article's sections as a search reads them (kb_sections), and the stems they are read with (word_stems).
+
+The stems are Porter's: the paper's own examples are checked one by one. A query word's forms are found by the
+stem's beginning, not by stemming a whole vocabulary; that shortcut is checked against stemming every word of
+every committed documentation set. The work a content can cost is bounded (characters read, headings split at,
+texts kept), and a store that has kept an article's text reads it again once the article is saved.
+"""
+
+import glob
+import os
+import re
+import unittest
+
+from tests.helpers import ROOT
+from tests.postgres_helpers import default_location
+import kb_sections
+import kb_store
+from word_stems import stem
+
+# Porter (1980), the examples the paper gives for its steps, each with the stem the whole algorithm makes of it.
+PORTER_EXAMPLES = """
+    caresses caress  ponies poni  ties ti  caress caress  cats cat  feed feed  agreed agre  plastered plaster
+    bled bled  motoring motor  sing sing  conflated conflat  troubled troubl  sized size  hopping hop  tanned tan
+    falling fall  hissing hiss  fizzed fizz  failing fail  filing file  happy happi  sky sky  relational relat
+    conditional condit  rational ration  valenci valenc  hesitanci hesit  digitizer digit  conformabli conform
+    radicalli radic  differentli differ  vileli vile  analogousli analog  vietnamization vietnam  predication predic
+    operator oper  feudalism feudal  decisiveness decis  hopefulness hope  callousness callous  formaliti formal
+    sensitiviti sensit  sensibiliti sensibl  triplicate triplic  formative form  formalize formal  electriciti electr
+    electrical electr  hopeful hope  goodness good  revival reviv  allowance allow  inference infer  airliner airlin
+    gyroscopic gyroscop  adjustable adjust  defensible defens  irritant irrit  replacement replac  adjustment adjust
+    dependent depend  adoption adopt  communism commun  activate activ  angulariti angular  homologous homolog
+    effective effect  bowdlerize bowdler  probate probat  rate rate  cease ceas  controll control  roll roll
+    generalizations gener  oscillators oscil
+""".split()
+
+
+class StemTest(unittest.TestCase):
+    def test_every_example_of_the_paper_gets_its_stem(self):
+        pairs = list(zip(PORTER_EXAMPLES[::2], PORTER_EXAMPLES[1::2]))
+        self.assertEqual(len(pairs), 76)
+        self.assertEqual([(word, stem(word)) for word, _ in pairs], pairs)
+
+    def test_short_words_and_words_with_digits_are_their_own_stems(self):
+        self.assertEqual([stem(word) for word in ("is", "a", "http2", "v1")], ["is", "a", "http2", "v1"])
+
+
+def committed_vocabulary():
+    """Every distinct lower-case word of every committed documentation set's pages."""
+    words = set()
+    for path in glob.glob(os.path.join(ROOT, "benchmark", "search_sets", "*", "pages", "**", "*.md"), recursive=True):
+        with open(path, encoding="utf-8") as page:
+            words.update(re.findall(r"\w+", page.read().lower()))
+    return sorted(words)
+
+
+class FormsTest(unittest.TestCase):
+    def test_the_forms_found_by_a_stems_beginning_are_every_word_of_that_stem(self):
+        vocabulary = committed_vocabulary()
+        self.assertGreater(len(vocabulary), 5000)
+        by_stem = {}
+        for word in vocabulary:
+            by_stem.setdefault(stem(word), []).append(word)
+        for word_stem, words in by_stem.items():
+            with self.subTest(word_stem):
+                self.assertEqual(kb_sections.forms(vocabulary, word_stem), words)
+
+    def test_a_stem_no_word_has_finds_nothing(self):
+        self.assertEqual(kb_sections.forms(("proxy", "timeout"), "zzz"), [])
+
+
+class BoundsTest(unittest.TestCase):
+    def test_a_content_is_split_at_its_first_headings_only(self):
+        text = kb_sections.article_text("## a heading\nwords\n" * 1000)
+        self.assertEqual(len(text.sections), kb_sections.SECTIONS_KEPT)  # nothing before the first; the last holds
+        # the rest as its text
+        self.assertEqual(text.sections[-1].heading, {"a": 1, "heading": 1})
+        self.assertGreater(text.sections[-1].text["heading"], 100)
+
+    def test_only_the_first_characters_of_a_content_are_read(self):
+        content = "# Start\n" + "word " * (kb_sections.SECTION_READ // 5) + "farewell"
+        self.assertNotIn("farewell", kb_sections.article_text(content).whole.text)
+        self.assertIn("farewell", kb_sections.article_text(content[-1000:]).whole.text)
+
+    def test_fenced_code_is_text_of_its_section_and_links_are_no_words(self):
+        text = kb_sections.article_text("# Proxies\n```sh\n# a comment\n```\nSee [docs](https://example.com/x).")
+        self.assertEqual(len(text.sections), 1)
+        self.assertEqual(text.sections[0].text, {"sh": 1, "a": 1, "comment": 1, "see": 1, "docs": 1})
+
+    def test_the_texts_kept_are_the_most_recently_used_and_no_more(self):
+        texts = kb_sections.ArticleTexts()
+        for number in range(kb_sections.TEXTS_KEPT):
+            texts.put((number, "v1"), kb_sections.article_text(f"# {number}"))
+        self.assertIsNotNone(texts.get((0, "v1")))  # used: kept over the next oldest
+        texts.put(("new", "v1"), kb_sections.article_text("# new"))
+        self.assertIsNotNone(texts.get((0, "v1")))
+        self.assertIsNone(texts.get((1, "v1")))
+        self.assertEqual(sum(texts.get((number, "v1")) is not None for number in range(kb_sections.TEXTS_KEPT)),
+                         kb_sections.TEXTS_KEPT - 1)
+
+
+class SavedTextTest(unittest.TestCase):
+    """A store keeps the texts its searches read by article version; a save makes a new version, read anew."""
+
+    def test_a_search_after_a_save_weighs_the_saved_text(self):
+        store = kb_store.connect(default_location())
+        self.addCleanup(store.close)
+        store.create_knowledge_base("kb-docs", "Docs")
+        store.create_article("kb-docs", "Guide", "## Proxy timeout\n\nSet it once.", article_id="a-0")
+        store.create_article("kb-docs", "Other", "## Fonts\n\nPick one. A proxy exists.", article_id="a-1")
+        for filler in ("Install", "Search", "Blog"):
+            store.create_article("kb-docs", filler, f"## {filler}\n\nWords about {filler.lower()}.")
+        self.assertEqual(self.first_found(store), "a-0")
+        store.save_article("kb-docs", "a-0", content="## Fonts\n\nPick one. A proxy exists.")  # the two swapped
+        store.save_article("kb-docs", "a-1", content="## Proxy timeout\n\nSet it once.")
+        self.assertEqual(self.first_found(store), "a-1")
+
+    @staticmethod
+    def first_found(store):
+        answer = store.call_tool("search_knowledge_base", {"knowledge_base_id": "kb-docs", "query": "proxy timeout"})
+        return answer["results"][0]["article_id"]
+
+
+if __name__ == "__main__":
+    unittest.main()
