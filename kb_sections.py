@@ -4,7 +4,8 @@ Layer: below the knowledge-base store (it imports nothing of the project). Docum
 one heading of a page whose title is often broader ("Advanced usage", "The basics"), and a long page that holds a
 question's words scattered over ten sections is no better answer than a short one holding them in one. So where a
 knowledge base's articles have headings, its search weighs each of its best text matches by its best section too
-(kb_store.weighed_scores). The same code runs on both engines, so sqlite and PostgreSQL agree on it by construction.
+(kb_store.weighed_scores). The same code runs on both engines: given the same matches and the same counts of
+articles holding each word, sqlite and PostgreSQL weigh them alike.
 
 Glossary:
   section       a heading and the text under it up to the next heading of any level; the text before the first

@@ -350,13 +350,15 @@ def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, w
 # one title that names the subject. And documentation answers under one heading of a page whose title is broader,
 # while a long page may hold a question's words scattered over ten sections. So each of the WEIGHED_MATCHES best
 # text matches scores, highest first:
-#   TEXT_SHARE      x its text score as a share of the best match's (bm25 in FTS5, TsvectorSearch on PostgreSQL)
+#   TEXT_SHARE      x its whole text's score as a share of the best among them (kb_sections: bm25 over the first
+#                     SECTION_READ characters of each, the same on both engines)
 #   + SECTION_SHARE x its best section's score as a share of the best one among them (kb_sections: a heading and
 #                     the text under it, scored by bm25 over the sections of these matches)
 #   + TITLE_SHARE   x the weights of the query words its title holds
-# where a word's weight is how rare it is among the articles (word_weights) and a title or section holds a word
-# when one of its words has the same stem (word_stems: Porter's, as FTS5 stems). What the engine scored decides
-# the other matches.
+# where a word's weight is how rare it is among the articles (word_weights: a word every article holds still
+# counts a little, where FTS5's bm25 counts it nothing) and a text, section or title holds a word when one of its
+# words has the same stem (word_stems: Porter's, as FTS5 stems). The engine's own score chooses the matches
+# weighed, and orders the others.
 # Only a knowledge base whose articles have headings (an outline) is weighed so. Its documents are built around
 # their titles and headings; the simulated day's articles are plain text, and there weighing their titles put the
 # question's own article first less often (sim.py's "the target came first": 523 of 600 answers against 553 with
