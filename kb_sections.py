@@ -1,11 +1,12 @@
-"""An article's sections, and how well its best one answers a query: where a page's answer sits under a heading.
+"""An article's sections, and how well its best one answers a query: where a page's answer sits under a heading,
+and how near one another its text holds the query's words.
 
 Layer: below the knowledge-base store (it imports nothing of the project). Documentation answers a question under
 one heading of a page whose title is often broader ("Advanced usage", "The basics"), and a long page that holds a
 question's words scattered over ten sections is no better answer than a short one holding them in one. So where a
-knowledge base's articles have headings, its search weighs each of its best text matches by its best section too
-(kb_store.weighed_scores). The same code runs on both engines: given the same matches and the same counts of
-articles holding each word, sqlite and PostgreSQL weigh them alike.
+knowledge base's articles have headings, its search weighs each of its best text matches by its best section and
+by the nearness of the query's words too (kb_store.weighed_scores). The same code runs on both engines: given the
+same matches and the same counts of articles holding each word, sqlite and PostgreSQL weigh them alike.
 
 Glossary:
   section       a heading and the text under it up to the next heading of any level; the text before the first
@@ -15,19 +16,29 @@ Glossary:
   section score bm25 over the sections of the articles being weighed: each query word's weight (how rare it is
                 among the articles) times its saturated count in the section, a heading's words counting
                 HEADING_COUNT times, the section's length against the mean length of those sections
+  nearness      how close together a text holds different query words: for each two of its words, NEAR apart at
+                most, that hold different query words, the lesser of the two words' weights over the square of
+                their distance, summed (term proximity as Rasolofo and Savoy's BM25TP scores it). "frozen" next
+                to "field" says more of a question about frozen fields than the two words ten paragraphs apart
 """
 
+import array
 import bisect
 import collections
 import itertools
+import operator
 import re
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from word_stems import stem
 
 SECTION_READ = 32_000  # characters of a content split into sections: a search's work stays bounded per article
 HEADING_COUNT = 2.0  # a word in a section's heading counts as this many in its text
 K1, B = 1.2, 0.75  # bm25's saturation of a word's count and its normalisation by length: the usual values
+NEAR = 5  # words apart at most for two query words to count as near (nearness)
+NEAR_READ = 512  # the places where query words stand that nearness reads of an article, the first of each word,
+# shared evenly among them: its work stays bounded however often a text repeats them
+NEAR_WORDS = 8  # the query words nearness reads of a text that holds more, the weightiest (their pairs: 28)
 SECTIONS_KEPT = 64  # headings an article is split at; what follows the last is its text (real pages hold < 60)
 TEXTS_KEPT = 256  # article texts a store keeps between searches, most recently used (ArticleTexts)
 
@@ -50,11 +61,13 @@ class Section(NamedTuple):
 
 class ArticleText(NamedTuple):
     """A content as a search reads it, once per content (article_text): its sections, its whole text as one
-    section, and its distinct words in order (where a query word's forms are looked up)."""
+    section, its distinct words in order (where a query word's forms are looked up) and where in the whole text
+    each word stands (its places, counted in words from 0)."""
 
     sections: Tuple[Section, ...]
     whole: Section
     vocabulary: Tuple[str, ...]
+    places: Dict[str, "array.array[int]"]
 
 
 def markdown_headings(lines: Sequence[str]) -> Iterator[Tuple[int, int, str]]:
@@ -111,8 +124,24 @@ def article_text(content: str) -> ArticleText:
         heading_words, text_words = word_counts(heading), word_counts("\n".join(lines[start + 1:end]))
         if heading_words or text_words:
             sections.append(Section(heading_words, text_words, sum(heading_words.values()) + sum(text_words.values())))
-    whole = word_counts("\n".join(lines))  # its headings' words among them
-    return ArticleText(tuple(sections), Section({}, whole, sum(whole.values())), tuple(sorted(whole)))
+    places = word_places("\n".join(lines))  # its headings' words among them
+    whole = {word: len(at) for word, at in places.items()}
+    return ArticleText(tuple(sections), Section({}, whole, sum(whole.values())), tuple(sorted(whole)), places)
+
+
+def word_places(text: str) -> Dict[str, "array.array[int]"]:
+    """Where each lower-case word of `text` stands, in words from 0.
+
+    >>> {word: list(at) for word, at in word_places("Set a proxy, a timeout").items()}
+    {'set': [0], 'a': [1, 3], 'proxy': [2], 'timeout': [4]}
+    """
+    places: Dict[str, "array.array[int]"] = {}
+    for place, word in enumerate(_WORD.findall(text.lower())):
+        at = places.get(word)
+        if at is None:
+            places[word] = at = array.array("i")
+        at.append(place)
+    return places
 
 
 def word_counts(text: str) -> Dict[str, int]:
@@ -139,14 +168,22 @@ def forms(vocabulary: Sequence[str], word_stem: str) -> List[str]:
     return found
 
 
-def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float]) -> Dict[int, Tuple[float, float]]:
-    """Each article's bm25 over its whole text and over its best section (article number -> its text; query
-    word -> its weight), among these articles.
+class TextScore(NamedTuple):
+    """How well one article's text answers a query: bm25 over its whole text and over its best section, and the
+    nearness of the query words in it (see the glossary)."""
+
+    whole: float
+    section: float
+    nearness: float
+
+
+def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float]) -> Dict[int, TextScore]:
+    """Each article's scores (article number -> its text; query word -> its weight), among these articles.
 
     >>> texts = {1: "# A\\nabout cats\\n# Proxies\\nset a proxy", 2: "# B\\nproxy\\n# C\\ncats"}
     >>> scores = text_scores({n: article_text(text) for n, text in texts.items()}, {"proxy": 2.0, "cats": 1.0})
-    >>> scores[1][1] > scores[2][1] > 0
-    True
+    >>> scores[1].section > scores[2].section > 0, scores[1].nearness, scores[2].nearness
+    (True, 1.0625, 0.25)
     """
     sections = [section for text in read.values() for section in text.sections]
     mean_section = sum(section.words for section in sections) / len(sections) if sections else 1.0
@@ -155,10 +192,70 @@ def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float]) -> Dict
     scores = {}
     for number, text in read.items():
         found = {word_stem: forms(text.vocabulary, word_stem) for word_stem in stemmed}
-        scores[number] = (section_score(text.whole, stemmed, found, mean_text),
-                          max((section_score(section, stemmed, found, mean_section) for section in text.sections),
-                              default=0.0))
+        scores[number] = TextScore(
+            section_score(text.whole, stemmed, found, mean_text),
+            max((section_score(section, stemmed, found, mean_section) for section in text.sections), default=0.0),
+            nearness(text.places, stemmed, found))
     return scores
+
+
+def best_scores(scores: Iterable[TextScore]) -> TextScore:
+    """Each score's best among `scores`, or 1.0 where none is above 0 (so a share of it is 0, never a division by
+    0).
+
+    >>> best_scores([TextScore(2.0, 0.0, 1.0), TextScore(1.0, 0.0, 3.0)]), best_scores([])
+    (TextScore(whole=2.0, section=1.0, nearness=3.0), TextScore(whole=1.0, section=1.0, nearness=1.0))
+    """
+    listed = list(scores)
+    return TextScore(*(max((score[index] for score in listed), default=0.0) or 1.0
+                       for index in range(len(TextScore._fields))))
+
+
+def nearness(places: Dict[str, "array.array[int]"], weights: Dict[str, float], found: Dict[str, List[str]]) -> float:
+    """The nearness of the weighted query stems in a text whose words stand at `places`, each stem standing where
+    the forms `found` of it stand (see the glossary), read over the first places of the NEAR_WORDS weightiest
+    stems the text holds, NEAR_READ places shared evenly among them. Taken from the weightiest stem down, each
+    stem's places near those of the stems before it count its weight: the lesser of each two.
+
+    >>> places = word_places("frozen fields are set once; a field")
+    >>> nearness(places, {"frozen": 2.0, "field": 1.0}, {"frozen": ["frozen"], "field": ["fields", "field"]})
+    1.0
+    """
+    held = sorted((word_stem for word_stem, words in found.items() if words), key=lambda word_stem: -weights[word_stem])
+    if len(held) < 2:
+        return 0.0
+    held = held[:NEAR_WORDS]
+    read = NEAR_READ // len(held)
+    weightier: Set[int] = set()  # the places of the stems taken so far (a place holds one word)
+    total = 0.0
+    for word_stem in held:
+        own = first_places([places[word] for word in found[word_stem]], read)
+        if weightier:
+            total += weights[word_stem] * sum(apart(own, weightier, distance) / distance ** 2
+                                              for distance in range(1, NEAR + 1))
+        weightier.update(own)
+    return total
+
+
+def first_places(places: Sequence["array.array[int]"], count: int) -> List[int]:
+    """The first `count` places of all of `places` (each in order).
+
+    >>> first_places([array.array("i", [1, 5, 9]), array.array("i", [2, 3])], 3)
+    [1, 2, 3]
+    """
+    if len(places) == 1:
+        return list(places[0][:count])
+    return sorted(itertools.chain.from_iterable(at[:count] for at in places))[:count]
+
+
+def apart(own: List[int], others: Set[int], distance: int) -> int:
+    """How many places of `own` stand `distance` before or after one of `others` (the loops run in C).
+
+    >>> apart([1, 10], {3, 8}, 2)
+    2
+    """
+    return (len(others.intersection(map(operator.add, own, itertools.repeat(distance))))
+            + len(others.intersection(map(operator.sub, own, itertools.repeat(distance)))))
 
 
 def section_score(section: Section, weights: Dict[str, float], found: Dict[str, List[str]], mean: float) -> float:

@@ -90,7 +90,8 @@ SEARCH_KNOWLEDGE_BASE = Tool(
         "else, and a word also finds its other forms (proxy, proxies). The best text match comes first: articles "
         "holding more of the words, and rarer ones, match better, a word in the title counts more than one in the "
         "text, and where articles have headings, the one section (a heading and the text under it) that holds "
-        "the question's words best counts as much as the whole article. The other matching articles follow most "
+        "the question's words best counts nearly as much as the whole article, and the question's words standing "
+        "a few words apart count more than the same words scattered. The other matching articles follow most "
         "viewed first, as a help centre lists its popular articles, and by text match among equally viewed "
         "ones. In a knowledge base of more than 1,000 articles, a search also ignores words that at least half "
         "of its articles hold when the query has rarer ones, and "
@@ -354,6 +355,8 @@ def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, w
 #                     SECTION_READ characters of each, the same on both engines)
 #   + SECTION_SHARE x its best section's score as a share of the best one among them (kb_sections: a heading and
 #                     the text under it, scored by bm25 over the sections of these matches)
+#   + NEAR_SHARE    x the nearness of the query words in its text as a share of the best among them (kb_sections:
+#                     different query words a few words apart, the nearer the more)
 #   + TITLE_SHARE   x the weights of the query words its title holds
 # where a word's weight is how rare it is among the articles (word_weights: a word every article holds still
 # counts a little, where FTS5's bm25 counts it nothing) and a text, section or title holds a word when one of its
@@ -364,7 +367,7 @@ def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, w
 # question's own article first less often (sim.py's "the target came first": 523 of 600 answers against 553 with
 # bm25 alone), so a knowledge base of plain text keeps bm25's order, as the committed results were measured.
 WEIGHED_MATCHES = 64
-TEXT_SHARE, SECTION_SHARE, TITLE_SHARE = 2.0, 2.0, 1.0
+TEXT_SHARE, SECTION_SHARE, NEAR_SHARE, TITLE_SHARE = 2.0, 1.5, 1.0, 1.0
 
 
 def word_weights(plan: SearchPlan, words: Sequence[str]) -> Dict[str, float]:
@@ -387,9 +390,10 @@ def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weig
     chosen = within_best_scores(score, WEIGHED_MATCHES)
     titles, texts = weighing_rows(connection, chosen, kept.setdefault(ARTICLE_TEXTS, kb_sections.ArticleTexts()))
     scored = kb_sections.text_scores(texts, weights)
-    best_text = max((text for text, _ in scored.values()), default=0.0) or 1.0
-    best_section = max((section for _, section in scored.values()), default=0.0) or 1.0
-    return {number: -(TEXT_SHARE * scored[number][0] / best_text + SECTION_SHARE * scored[number][1] / best_section
+    best = kb_sections.best_scores(scored.values())
+    return {number: -(TEXT_SHARE * scored[number].whole / best.whole
+                      + SECTION_SHARE * scored[number].section / best.section
+                      + NEAR_SHARE * scored[number].nearness / best.nearness
                       + TITLE_SHARE * kb_sections.held_weight(title, weights))
             for number, title in titles.items()}
 

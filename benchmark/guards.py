@@ -7,8 +7,9 @@ Layer: a benchmark client; every measured call goes through call_tool. Two measu
                floor inherits the file's synchronous setting)
   adversaries  a knowledge base of ordinary articles with PLANTED articles written to cost a
                search the most (a 100,000-character word, the query word everywhere but where
-               a word begins, a heading on every line, many distinct query words found only inside
-               other words), searched with the query that matches them, beside an ordinary question;
+               a word begins, a heading on every line, eight query words side by side throughout, many
+               distinct query words found only inside other words), searched with the query that matches
+               them, beside an ordinary question;
                the headings make every search of that knowledge base weigh its best matches by their
                sections (kb_sections), the ordinary question's too
 """
@@ -25,6 +26,7 @@ from database import DURABILITY
 EDITS = ("edit_record_item", "edit_knowledge_article")
 PLANTED = 20  # as many as the largest page of search results
 STEMS = [f"qz{a}{b}" for a in "abcd" for b in "abcdefgh"]  # 32 distinct four-letter query words
+NEAR_WORDS = "".join(f"n{letter} " for letter in "abcdefgh")  # as many query words as nearness reads (NEAR_WORDS)
 
 
 def _adversaries() -> Dict[str, Dict[str, str]]:
@@ -37,6 +39,9 @@ def _adversaries() -> Dict[str, Dict[str, str]]:
             "title": "aa here", "content": "ba" * (kb_store.CONTENT_MAX_CHARACTERS // 2), "query": "aa " * 20},
         "a heading on every line, each holding the query word": {
             "title": "aa headings", "content": "## aa\n" * (kb_store.CONTENT_MAX_CHARACTERS // 6), "query": "aa"},
+        "eight query words side by side throughout": {  # every place nearness reads is near another word's
+            "title": "ab near", "content": NEAR_WORDS * (kb_store.CONTENT_MAX_CHARACTERS // len(NEAR_WORDS)),
+            "query": NEAR_WORDS.strip()},
         "32 distinct words found only inside other words": {
             "title": " ".join(STEMS),
             "content": (inside + " ") * (kb_store.CONTENT_MAX_CHARACTERS // (len(inside) + 1)),
@@ -79,13 +84,29 @@ def measure_adversaries(directory: str, articles: int, calls: int, repetitions: 
     queries.update({name: [planted["query"]] for name, planted in adversaries.items()})
     matched = {name: len(_search(store, texts[0])["results"]) for name, texts in queries.items()}
     runs: Dict[str, List[Dict[str, float]]] = {name: [] for name in queries}
+    bare: Dict[str, List[Dict[str, float]]] = {name: [] for name in queries}
     for repetition in range(repetitions):
         log(f"guards: adversarial searches, repetition {repetition + 1} of {repetitions}")
         for name, texts in queries.items():
             runs[name].append(latency(timed(_searching(store, texts), calls)))
+            bare[name].append(latency(timed(_bare_ranking(store, texts), calls)))
     sizes = {name: len(str(_search(store, texts[0]))) for name, texts in queries.items()}
     store.close()
-    return {"runs": runs, "results": matched, "characters": sizes, "planted": PLANTED, "articles": articles}
+    return {"runs": runs, "bare_runs": bare, "results": matched, "characters": sizes, "planted": PLANTED,
+            "articles": articles}
+
+
+_BARE_RANKING = "SELECT rowid, bm25({table}, {title}, 1.0) FROM {table} WHERE {table} MATCH ?"
+
+
+def _bare_ranking(store: kb_store.KnowledgeBaseStore, texts: List[str]) -> Callable[[int], List[Any]]:
+    """Call n of a timing: FTS5's own bm25 over every article holding a subject word of texts[n] (the engine's
+    part of a search, every match ranked, nothing read or weighed), on the store's connection."""
+    connection = store.database.connection
+    number = connection.execute("SELECT number FROM knowledge_bases WHERE id = ?", (KB,)).fetchone()[0]
+    statement = _BARE_RANKING.format(table=kb_store.index_table(number), title=kb_store.TITLE_WEIGHT)
+    expressions = [kb_store.any_of(kb_store.subject_words(kb_store.query_words(text))) for text in texts]
+    return lambda n: connection.execute(statement, (expressions[n % len(expressions)],)).fetchall()
 
 
 def _searching(store: kb_store.KnowledgeBaseStore, texts: List[str]) -> Callable[[int], Dict[str, Any]]:

@@ -284,16 +284,18 @@ def section(quality: Dict[str, Any]) -> List[str]:
              "(`benchmark/search_quality.py`; the pages, their licences and the questions are in "
              "`benchmark/search_sets/`). The questions are what a user of each program would type, with every page "
              "that answers them, written before the search was tuned (the HTTPX set before it was first measured; "
-             "Typer's, Starlette's, Pydantic's and Ruff's by helpers who never ran the search; Pydantic's arrived once "
-             "the weighing by sections was settled and Ruff's after it was committed, and nothing was tuned on "
-             "either). "
+             "the others by helpers who never ran the search. Pydantic's arrived once the weighing by sections was "
+             "settled and Ruff's after it was committed, and nothing was tuned on either; Textual's and SQLModel's "
+             "arrived next, and the form of nearness kept was chosen among three after they were asked, so they "
+             "check it less strictly; Polars', Django Ninja's and Hatch's were first asked of the search in its "
+             "final form, and nothing was tuned on them: each SOURCE.md says how). "
              "*First*: questions whose first result answers them (precision at 1). *MRR@4*: the mean of 1/rank of "
              "the first answering result within the first four (0 beyond). *Plain bm25*: every word of the question "
              "joined by OR and ranked as the engine ranks alone, as the search did before questions were read by "
              "their subject (FTS5's bm25 on sqlite, `ts_rank_cd` over the `english` configuration on PostgreSQL), "
              "on the same index. *Subject words*: the same over the question's subject words only (its function "
-             "words left out), without the search's weighing of its best matches by their text, best section and "
-             "title.", ""]
+             "words left out), without the search's weighing of its best matches by their text, best section, "
+             "nearness and title.", ""]
     rows = []
     for facts in sets:
         for engine in engine_names:
@@ -352,8 +354,8 @@ def miss_reading(sets: Sequence[Dict[str, Any]]) -> str:
             f"subject words{shown}, a gap a search of words does not bridge. In the other {len(missed) - len(apart)}"
             ", a title or heading of an answering page holds them, but another page holds them too, in its title or "
             "more often in its text, and comes first. The columns beside show how much each part of the search "
-            "brings: leaving the function words out, then weighing the best matches by their text, best section and "
-            "title.")
+            "brings: leaving the function words out, then weighing the best matches by their text, best section, "
+            "nearness and title.")
 
 
 def main() -> None:  # a quick look from the command line: python3 -m benchmark.search_quality [POSTGRES_URL]

@@ -2,8 +2,9 @@
 
 The stems are Porter's: the paper's own examples are checked one by one. A query word's forms are found by the
 stem's beginning, not by stemming a whole vocabulary; that shortcut is checked against stemming every word of
-every committed documentation set. The work a content can cost is bounded (characters read, headings split at,
-texts kept), and a store that has kept an article's text reads it again once the article is saved.
+every committed documentation set. Nearness counts different query words a few words apart, and nothing else. The
+work a content can cost is bounded (characters read, headings split at, places read for nearness, texts kept), and
+a store that has kept an article's text reads it again once the article is saved.
 """
 
 import glob
@@ -68,7 +69,50 @@ class FormsTest(unittest.TestCase):
         self.assertEqual(kb_sections.forms(("proxy", "timeout"), "zzz"), [])
 
 
+def nearness_of(text, weights):
+    """The nearness of `weights`' words (already stems) in `text`."""
+    places = kb_sections.word_places(text)
+    found = {word_stem: kb_sections.forms(tuple(sorted(places)), word_stem) for word_stem in weights}
+    return kb_sections.nearness(places, weights, found)
+
+
+class NearnessTest(unittest.TestCase):
+    WEIGHTS = {"frozen": 2.0, "field": 1.0}
+
+    def test_two_different_query_words_count_the_lesser_weight_over_their_distance_squared(self):
+        self.assertEqual(nearness_of("frozen field", self.WEIGHTS), 1.0)
+        self.assertEqual(nearness_of("frozen a b field", self.WEIGHTS), 1.0 / 9)
+        self.assertEqual(nearness_of("a frozen b field c frozen", self.WEIGHTS), 2 * 1.0 / 4)
+        self.assertEqual(nearness_of("field frozen field", self.WEIGHTS), 2 * 1.0)  # each two near count
+
+    def test_words_farther_apart_than_near_and_one_word_repeated_count_nothing(self):
+        self.assertGreater(nearness_of("frozen " + "x " * (kb_sections.NEAR - 1) + "fields", self.WEIGHTS), 0)
+        self.assertEqual(nearness_of("frozen " + "x " * kb_sections.NEAR + "fields", self.WEIGHTS), 0.0)
+        self.assertEqual(nearness_of("frozen frozen frozen", self.WEIGHTS), 0.0)
+        self.assertEqual(nearness_of("fields field fields", self.WEIGHTS), 0.0)
+
+    def test_a_text_that_holds_its_words_near_ranks_above_one_that_scatters_them(self):
+        texts = {1: kb_sections.article_text("# Models\nA frozen field cannot change.\n" + "other words " * 40),
+                 2: kb_sections.article_text("# Models\nA frozen thing.\n" + "other words " * 40 + "\nA field.")}
+        scores = kb_sections.text_scores(texts, self.WEIGHTS)
+        self.assertGreater(scores[1].nearness, 0.0)
+        self.assertEqual(scores[2].nearness, 0.0)
+
+
 class BoundsTest(unittest.TestCase):
+    def test_nearness_reads_each_words_first_places_only_its_share_of_near_read(self):
+        weights, share = {"frozen": 2.0, "field": 1.0}, kb_sections.NEAR_READ // 2  # two words share the places
+        last_read = "frozen " * (share - 1) + "x " * kb_sections.NEAR + "frozen field"  # its last place read
+        self.assertGreater(nearness_of(last_read, weights), 0.0)
+        self.assertEqual(nearness_of("frozen " + last_read, weights), 0.0)  # one place later: not read
+
+    def test_nearness_reads_the_weightiest_words_only(self):
+        words = [f"w{number}" for number in range(kb_sections.NEAR_WORDS + 1)]
+        weights = {word: 10.0 - number for number, word in enumerate(words)}  # the last word is the lightest
+        apart = (" " + "x " * kb_sections.NEAR).join(words)  # every word held, none near another
+        self.assertEqual(nearness_of(apart + " w0 " + words[-2], weights), weights[words[-2]])  # the lesser weight
+        self.assertEqual(nearness_of(apart + " w0 " + words[-1], weights), 0.0)  # the lightest is not read
+
     def test_a_content_is_split_at_its_first_headings_only(self):
         text = kb_sections.article_text("## a heading\nwords\n" * 1000)
         self.assertEqual(len(text.sections), kb_sections.SECTIONS_KEPT)  # nothing before the first; the last holds
