@@ -9,7 +9,8 @@ Layer: a benchmark client; every measured call goes through call_tool. Two measu
                search the most (a 100,000-character word, the query word everywhere but where
                a word begins, a heading on every line, eight query words side by side throughout, many
                distinct query words found only inside other words), searched with the query that matches
-               them, beside an ordinary question;
+               them, beside an ordinary question, and FTS5's own bm25 over the same words timed alone (the
+               engine's part of each search);
                the headings make every search of that knowledge base weigh its best matches by their
                sections (kb_sections), the ordinary question's too
 """
@@ -26,7 +27,8 @@ from database import DURABILITY
 EDITS = ("edit_record_item", "edit_knowledge_article")
 PLANTED = 20  # as many as the largest page of search results
 STEMS = [f"qz{a}{b}" for a in "abcd" for b in "abcdefgh"]  # 32 distinct four-letter query words
-NEAR_WORDS = "".join(f"n{letter} " for letter in "abcdefgh")  # as many query words as nearness reads (NEAR_WORDS)
+SIDE_BY_SIDE = "".join(f"n{letter} " for letter in "abcdefgh")  # as many query words as nearness reads
+# (kb_sections.NEAR_WORDS)
 
 
 def _adversaries() -> Dict[str, Dict[str, str]]:
@@ -40,8 +42,8 @@ def _adversaries() -> Dict[str, Dict[str, str]]:
         "a heading on every line, each holding the query word": {
             "title": "aa headings", "content": "## aa\n" * (kb_store.CONTENT_MAX_CHARACTERS // 6), "query": "aa"},
         "eight query words side by side throughout": {  # every place nearness reads is near another word's
-            "title": "ab near", "content": NEAR_WORDS * (kb_store.CONTENT_MAX_CHARACTERS // len(NEAR_WORDS)),
-            "query": NEAR_WORDS.strip()},
+            "title": "ab near", "content": SIDE_BY_SIDE * (kb_store.CONTENT_MAX_CHARACTERS // len(SIDE_BY_SIDE)),
+            "query": SIDE_BY_SIDE.strip()},
         "32 distinct words found only inside other words": {
             "title": " ".join(STEMS),
             "content": (inside + " ") * (kb_store.CONTENT_MAX_CHARACTERS // (len(inside) + 1)),
