@@ -326,9 +326,9 @@ def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, w
                 kb: str, kept: Dict[Any, Any]) -> List[sqlite3.Row]:
     """The rows of the first RANKED_MATCHES articles of knowledge base `kb` (of this number) that hold any of `words`
     in ranking order, `limit` at most: scored in the index, the best WEIGHED_MATCHES weighed by their whole text, best
-    section and title (weighed_scores, which keeps the articles' texts as it read them in `kept`, the database's
-    derived dict), then the chosen rows read (each match is joined to its views and ID only where people recorded
-    views)."""
+    section, nearness and title (weighed_scores, which keeps the articles' texts as it read them in `kept`, the
+    database's derived dict), then the chosen rows read (each match is joined to its views and ID only where people
+    recorded views)."""
     sql = search_sql(connection)
     statements = sql.statements(number, len(words))
     values = dict(sql.ranking_values(plan, words), words=sql.any_of(words), ranked=RANKED_MATCHES, kb=kb,
@@ -386,7 +386,8 @@ def word_weights(plan: SearchPlan, words: Sequence[str]) -> Dict[str, float]:
 def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weights: Dict[str, float],
                    kept: Dict[Any, Any]) -> Dict[int, float]:
     """The WEIGHED_MATCHES best of `score` (article number -> engine score, the least best), and any tied with
-    the last, each weighed by its whole text, its best section and its title: negative, the least best."""
+    the last, each weighed by its whole text, its best section, the nearness of the query words in it and its
+    title: negative, the least best."""
     chosen = within_best_scores(score, WEIGHED_MATCHES)
     titles, texts = weighing_rows(connection, chosen, kept.setdefault(ARTICLE_TEXTS, kb_sections.ArticleTexts()))
     scored = kb_sections.text_scores(texts, weights)
