@@ -19,7 +19,7 @@ repetition everything compared is measured back to back, so a ratio is always
 between figures taken at the same moment of a shared, noisy machine.
 """
 
-import minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
+import osfoundry_tools.minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
 
 
 import argparse
@@ -42,7 +42,7 @@ import sim
 from lab import seed_profile, sim_day
 from benchmark.timing import FloorTransaction, KnowledgeBaseFloor, latency, timed
 from benchmark.tools import EDITED, KB_FLOOR, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
-from cli import (
+from osfoundry_tools.cli import (
     EXIT_OK, Destination, FileRefused, OneLineParser, duration, output_folder, read_file, removed_unless_written,
     run_deaf, run_main, shown, write_files,
 )

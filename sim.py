@@ -25,7 +25,7 @@ Glossary:
   tally     how many published figures are exact, inside range and outside range, per model and reading
 """
 
-import minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
+import osfoundry_tools.minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
 
 
 import argparse
@@ -36,8 +36,8 @@ import sys
 import time
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-import workload
-from cli import OneLineParser, bounded, exponent, non_negative, positive, run_main, share, write_files
+from osfoundry_tools.content import workload
+from osfoundry_tools.cli import OneLineParser, bounded, exponent, non_negative, positive, run_main, share, write_files
 from lab import seed_profile, sim_approval, sim_day, sim_report, sim_sensitivity
 from lab.citation_forms import citation_forms
 from lab.evidence import Basis, Restatement, restates, scaled

@@ -14,7 +14,7 @@ Glossary (lab/experiments.py has the shared words: figure, ours, range, verdict)
   run       one seed of R3 and R4 (the article's "5 runs" are seeds 1-5)
 """
 
-import minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
+import osfoundry_tools.minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
 
 
 import argparse
@@ -25,9 +25,9 @@ import sys
 import time
 from typing import Any, Dict, Optional, Sequence, Tuple
 
-import record_store
-import workload
-from cli import OneLineParser, bounded, non_negative, positive, run_main, share
+from osfoundry_tools.stores import record_store
+from osfoundry_tools.content import workload
+from osfoundry_tools.cli import OneLineParser, bounded, non_negative, positive, run_main, share
 from lab import triage_report, triage_runs
 from lab.evidence import Basis, Restatement, restates, scaled
 from lab.experiments import (

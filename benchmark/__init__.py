@@ -4,4 +4,4 @@ Layer: a client of the product, like lab/; bench.py at the top level is its entr
 point (`make bench`). Nothing in the product imports from here.
 """
 
-import minimum_python  # noqa: F401  (refuses a Python older than 3.9 in one line)
+import osfoundry_tools.minimum_python  # noqa: F401  (refuses a Python older than 3.9 in one line)

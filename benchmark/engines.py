@@ -28,15 +28,15 @@ import tempfile
 import urllib.parse
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
-import record_store
-import workload
+from osfoundry_tools.stores import record_store
+from osfoundry_tools.content import workload
 from benchmark.timing import latency, timed
 from benchmark.tools import OTHER_SIX, SIX_FIELDS
 from benchmark.writers import (
     EVENTS_OF_CHANNEL, REPEATED_KEYS, STORED_VERSIONS, chain_problems, count_problems, read_ground_truth,
     run_together, sequence_problems, writer,
 )
-from workload import BUG_TRACKER as CHANNEL
+from osfoundry_tools.content.workload import BUG_TRACKER as CHANNEL
 
 SQLITE, POSTGRESQL = "sqlite", "PostgreSQL"
 HOT, SHARED, SEPARATE = "one hot item", "many items, one channel", "one channel each"

@@ -13,10 +13,10 @@ import dataclasses
 import random
 from typing import Iterator, List, Optional, Tuple
 
-import help_center
-import kb_store
-import record_store
-import workload
+from osfoundry_tools.content import help_center
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.stores import record_store
+from osfoundry_tools.content import workload
 import sim
 from lab import sim_day
 from benchmark.timing import CHANNEL

@@ -23,15 +23,16 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from benchmark import fixtures
-import help_center
-import kb_store
-import record_store
-import workload
+from osfoundry_tools.content import help_center
+from osfoundry_tools.stores import kb_search
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.stores import record_store
+from osfoundry_tools.content import workload
 from benchmark.fixtures import KB
 from benchmark.memory import peak_rss_mib
 from benchmark.timing import CHANNEL
 from benchmark.tools import BROAD_QUERY, POLL_BACK, mid_query, narrow_query
-from cli import EXIT_OK, OneLineParser, run_deaf, run_main
+from osfoundry_tools.cli import EXIT_OK, OneLineParser, run_deaf, run_main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # where `-m benchmark.growth` runs
 KINDS = ("articles", "help_articles", "items", "events")
@@ -78,9 +79,9 @@ def _queries(store: kb_store.KnowledgeBaseStore, queries: Dict[str, List[str]]) 
 def _matches(store: kb_store.KnowledgeBaseStore, query: str) -> int:
     """How many published articles hold a word of the query (what the floor ranks, all of them)."""
     with store.database.read() as connection:
-        index = kb_store.index_table(kb_store._existing_number(connection, KB))
+        index = kb_search.index_table(kb_store._existing_number(connection, KB))
         (count,) = connection.execute(f"SELECT count(*) FROM {index} WHERE {index} MATCH ?",
-                                      (kb_store.match_expression(query),)).fetchone()
+                                      (kb_search.match_expression(query),)).fetchone()
     return count
 
 
@@ -144,8 +145,8 @@ def floor_calls(store: kb_store.KnowledgeBaseStore, queries: Sequence[str]) -> C
     rowids and nothing else: no grant, no article rows, no snippets."""
     connection = store.database.connection
     with store.database.read():
-        statement = FLOOR_QUERY.format(index=kb_store.index_table(kb_store._existing_number(connection, KB)))
-    expressions = [kb_store.match_expression(query) for query in queries]
+        statement = FLOOR_QUERY.format(index=kb_search.index_table(kb_store._existing_number(connection, KB)))
+    expressions = [kb_search.match_expression(query) for query in queries]
     return lambda number: connection.execute(statement, (expressions[number % len(expressions)],)).fetchall()
 
 

@@ -18,11 +18,12 @@ Layer: a benchmark client; every measured call goes through call_tool. Two measu
 import os
 from typing import Any, Callable, Dict, List
 
-import kb_store
+from osfoundry_tools.stores import kb_search
+from osfoundry_tools.stores import kb_store
 from benchmark.fixtures import KB, bug_channel, knowledge_base
 from benchmark.timing import FloorTransaction, latency, timed
 from benchmark.tools import EDITED, Workload, mid_query
-from database import DURABILITY
+from osfoundry_tools.engines.database import DURABILITY
 
 EDITS = ("edit_record_item", "edit_knowledge_article")
 PLANTED = 20  # as many as the largest page of search results
@@ -106,8 +107,8 @@ def _bare_ranking(store: kb_store.KnowledgeBaseStore, texts: List[str]) -> Calla
     part of a search, every match ranked, nothing read or weighed), on the store's connection."""
     connection = store.database.connection
     number = connection.execute("SELECT number FROM knowledge_bases WHERE id = ?", (KB,)).fetchone()[0]
-    statement = _BARE_RANKING.format(table=kb_store.index_table(number), title=kb_store.TITLE_WEIGHT)
-    expressions = [kb_store.any_of(kb_store.subject_words(kb_store.query_words(text))) for text in texts]
+    statement = _BARE_RANKING.format(table=kb_search.index_table(number), title=kb_search.TITLE_WEIGHT)
+    expressions = [kb_search.any_of(kb_search.subject_words(kb_search.query_words(text))) for text in texts]
     return lambda n: connection.execute(statement, (expressions[n % len(expressions)],)).fetchall()
 
 

@@ -32,14 +32,14 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-import help_center
-import http_front
-import mcp_demo
+from osfoundry_tools.content import help_center
+from osfoundry_tools.server import http_front
+from osfoundry_tools.content import demo
 from benchmark import round_trips
 from benchmark.load_clients import EDIT, MIX, READ, READS, SEARCH
 from benchmark.round_trips import OURS, THE_SDKS, HttpClient, HttpServer
 from benchmark.timing import latency
-from cli import deaf_children
+from osfoundry_tools.cli import deaf_children
 
 ROOT = round_trips.ROOT
 OUR_PAIR = "mcp_server.py, two processes on one pair of files"
@@ -231,8 +231,8 @@ def base_plan(port: int) -> Dict[str, Any]:
     """What every client process is told: where to send, with which headers and _meta, about what."""
     headers = {tool: HttpClient.headers("tools/call", {"name": tool}) for tool in (READ, SEARCH, EDIT)}
     return {"port": port, "endpoint": round_trips.ENDPOINT, "meta": round_trips.STATELESS_META, "headers": headers,
-            "knowledge_base_id": mcp_demo.KNOWLEDGE_BASE, "timeout": CALL_SECONDS, "edited": EDITED_ARTICLES,
-            "articles": [article.article_id for article in mcp_demo.draw_plan(mcp_demo.SEED).published()],
+            "knowledge_base_id": demo.KNOWLEDGE_BASE, "timeout": CALL_SECONDS, "edited": EDITED_ARTICLES,
+            "articles": [article.article_id for article in demo.draw_plan(demo.SEED).published()],
             "questions": [question for question, _ in help_center.QUESTIONS]}
 
 

@@ -12,22 +12,22 @@ from benchmark.engines import HOT, POSTGRESQL, SEPARATE, SERVER, SHAPES, SQLITE
 from benchmark.growth import DEEP, POLL_PAGE
 from benchmark.growth import FLOOR
 from benchmark.tools import BROAD_QUERY
-from help_center import QUESTIONS
-from kb_sections import NEAR_READ, NEAR_WORDS, SECTION_READ, SECTIONS_KEPT, TEXTS_KEPT
-from kb_store import RANKED_MATCHES, WEIGHED_MATCHES, WORD_SAMPLE
+from osfoundry_tools.content.help_center import QUESTIONS
+from osfoundry_tools.stores.kb_sections import NEAR_READ, NEAR_WORDS, SECTION_READ, SECTIONS_KEPT, TEXTS_KEPT
+from osfoundry_tools.stores.kb_search import RANKED_MATCHES, WEIGHED_MATCHES, WORD_SAMPLE
 from benchmark import search_quality
 from benchmark.round_trips import HTTP_SERVER, OURS, STATELESS, THE_SDKS, WARM_UP
 from benchmark.http_load import BURST_SECONDS, OUR_PAIR, OUR_WORKERS, WORKLOADS
 from benchmark.load_clients import MIX, READS
 from benchmark.timing import Summary, ratios, summarise
 from benchmark.tools import EDITED, KB_FLOOR, MEMORY, POLL_BACK, SIX_FIELDS, STUBBED, TIMED, WAL
-from database import CHECKPOINT_PAGES
-from kb_store import MERGE_PAGES
-from record_store import PAGE_LIMIT_DEFAULT
+from osfoundry_tools.engines.database import CHECKPOINT_PAGES
+from osfoundry_tools.stores.kb_search import MERGE_PAGES
+from osfoundry_tools.stores.record_store import PAGE_LIMIT_DEFAULT
 from lab.experiments import number, table
 from sim import MAIN_SEEDS, RANGE_GROUPS
 from lab.triage_runs import PUBLISHED_R6
-from workload import DESCRIPTION_CHARACTERS as DESCRIPTION
+from osfoundry_tools.content.workload import DESCRIPTION_CHARACTERS as DESCRIPTION
 
 STRATEGIES = (("title", "search each cited title"), ("reread", "re-read each cited article"),
               ("poll", "poll the event log"))

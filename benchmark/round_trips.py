@@ -35,10 +35,10 @@ import threading
 import time
 from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-import mcp_demo
-import plumbing
+from osfoundry_tools.content import demo
+from osfoundry_tools.core import checks
 from benchmark.timing import percentile
-from cli import EXIT_FAILED, EXIT_OK, OneLineParser, deaf_children, positive, run_main
+from osfoundry_tools.cli import EXIT_FAILED, EXIT_OK, OneLineParser, deaf_children, positive, run_main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SERVER = [sys.executable, os.path.join(ROOT, "mcp_server.py"), "--demo"]
@@ -60,8 +60,8 @@ STARTUP_SECONDS = 60  # the longest an HTTP server may take to say where it list
 
 def demo_article() -> Dict[str, str]:
     """The arguments of a read of the demo's first published article (default seed)."""
-    article = mcp_demo.draw_plan(mcp_demo.SEED).published()[0]
-    return {"knowledge_base_id": mcp_demo.KNOWLEDGE_BASE, "article_id": article.article_id}
+    article = demo.draw_plan(demo.SEED).published()[0]
+    return {"knowledge_base_id": demo.KNOWLEDGE_BASE, "article_id": article.article_id}
 
 
 def sdk_server_command() -> Optional[List[str]]:
@@ -340,7 +340,7 @@ def summary(samples: Sequence[float]) -> Dict[str, float]:
 def json_object(text: str) -> Dict[str, Any]:
     """--arguments: a JSON object, strictly (NaN and Infinity are not JSON)."""
     try:
-        value = plumbing.strict_json(text)
+        value = checks.strict_json(text)
     except (ValueError, RecursionError) as error:
         raise argparse.ArgumentTypeError(f"{text!r} is not JSON ({error})") from None
     if not isinstance(value, dict):

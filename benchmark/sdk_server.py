@@ -48,9 +48,9 @@ try:
 except ImportError:  # the SDK is optional: make conformance installs it into .venv
     SDK_MISSING = True
 
-import kb_store  # noqa: E402  (after the root is on the path)
-from cli import EXIT_OK, EXIT_USAGE, OneLineParser  # noqa: E402
-import mcp_demo  # noqa: E402
+from osfoundry_tools.stores import kb_store  # noqa: E402  (after the root is on the path)
+from osfoundry_tools.cli import EXIT_OK, EXIT_USAGE, OneLineParser  # noqa: E402
+from osfoundry_tools.content import demo  # noqa: E402
 
 TOOL = "read_knowledge_article"
 HOST = "127.0.0.1"
@@ -60,8 +60,8 @@ def demo_store(path: str = ":memory:") -> kb_store.KnowledgeBaseStore:
     """The knowledge base of mcp_server.py --demo, from the demo's default seed: in memory, or in the database file
     at `path` (written into it if it does not hold it yet)."""
     store = kb_store.connect(path)
-    if not store.has_knowledge_base(mcp_demo.KNOWLEDGE_BASE):
-        mcp_demo.write_knowledge_base(store, mcp_demo.draw_plan(mcp_demo.SEED))
+    if not store.has_knowledge_base(demo.KNOWLEDGE_BASE):
+        demo.write_knowledge_base(store, demo.draw_plan(demo.SEED))
     return store
 
 

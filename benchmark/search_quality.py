@@ -24,12 +24,16 @@ import random
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from benchmark import engines
-import content_files
-import help_center
-import kb_sections
-import kb_store
+from osfoundry_tools.content import own_content
+from osfoundry_tools.content import help_center
+from osfoundry_tools.stores import kb_sections
+from osfoundry_tools.core import dialect
+from osfoundry_tools.stores import kb_search
+from osfoundry_tools.stores import kb_store
 from lab.experiments import table
-import mcp_server
+from osfoundry_tools.server import command_line
+from osfoundry_tools.server import methods
+from osfoundry_tools.server.workspace import Workspace, open_workspace
 
 SETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "search_sets")
 FIRST_RESULTS = 4  # the depth of the mean reciprocal rank: what an agent reads before it picks a page
@@ -47,7 +51,7 @@ class QuestionSet:
 
     @property
     def knowledge_base_id(self) -> str:
-        return content_files.knowledge_base_id(self.pages)
+        return own_content.knowledge_base_id(self.pages)
 
 
 def question_sets(folder: str = SETS) -> List[QuestionSet]:
@@ -104,16 +108,16 @@ def same_first(one: Sequence[Sequence[str]], other: Sequence[Sequence[str]]) -> 
 # ---------------------------------------------------------------------------
 # Asking: through the server's tools, and the plain bm25 it is compared with.
 
-def served(question_set: QuestionSet, kb_db: str) -> mcp_server.Workspace:
+def served(question_set: QuestionSet, kb_db: str) -> Workspace:
     """The set served as `mcp_server.py --kb-from-dir PAGES --kb-db KB_DB` serves it (kb_db: a path, :memory: or
     a postgresql:// URL)."""
-    return mcp_server.open_workspace(mcp_server.parse_options(["--kb-from-dir", question_set.pages,
+    return open_workspace(command_line.parse_options(["--kb-from-dir", question_set.pages,
                                                                "--kb-db", kb_db]))
 
 
-def asker(workspace: mcp_server.Workspace) -> Callable[[str, str], List[str]]:
+def asker(workspace: Workspace) -> Callable[[str, str], List[str]]:
     """A function that asks search_knowledge_base one question through the server and returns the result IDs."""
-    server = mcp_server.Server(workspace.tools())
+    server = methods.Server(workspace.tools())
 
     def ask(knowledge_base_id: str, question: str) -> List[str]:
         answer = server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
@@ -141,30 +145,30 @@ _PLAIN_POSTGRES = ("SELECT id FROM (SELECT id, setweight(to_tsvector('english', 
                    "ORDER BY ts_rank_cd('{weights}', words, query) DESC, id LIMIT ?")
 
 
-def plain_rankings(question_set: QuestionSet, workspace: mcp_server.Workspace,
+def plain_rankings(question_set: QuestionSet, workspace: Workspace,
                    subject: bool = False) -> List[List[str]]:
     """Every question of the set ranked by plain bm25 over all its words (see the glossary), or over its subject
     words only, on the engine the workspace's knowledge-base store runs on."""
     store = workspace.stores["knowledge_base"]
     kb = question_set.knowledge_base_id
     with store.database.read() as connection:
-        postgres = kb_store.dialect_of(connection).name == "postgresql"
+        postgres = dialect.dialect_of(connection).name == "postgresql"
         number = connection.execute("SELECT number FROM knowledge_bases WHERE id = ?", (kb,)).fetchone()[0]
         return [_plain(connection, postgres, number, kb, question, subject) for question, _ in question_set.questions]
 
 
 def _plain(connection: Any, postgres: bool, number: int, kb: str, question: str, subject: bool) -> List[str]:
-    words = kb_store.query_words(question)
+    words = kb_search.query_words(question)
     if subject:
-        words = kb_store.subject_words(words)
+        words = kb_search.subject_words(words)
     if not words:
         return []
     if postgres:
         statement = _PLAIN_POSTGRES.format(weights=PLAIN_POSTGRES_WEIGHTS)
         return [row[0] for row in connection.execute(statement, (kb, " | ".join(words), FIRST_RESULTS))]
-    table = kb_store.index_table(number)
-    statement = _PLAIN_SQLITE.format(table=table, title=kb_store.TITLE_WEIGHT)
-    return [row[0] for row in connection.execute(statement, (kb_store.any_of(words), FIRST_RESULTS))]
+    table = kb_search.index_table(number)
+    statement = _PLAIN_SQLITE.format(table=table, title=kb_search.TITLE_WEIGHT)
+    return [row[0] for row in connection.execute(statement, (kb_search.any_of(words), FIRST_RESULTS))]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -227,7 +231,7 @@ def set_facts(question_set: QuestionSet, results: Dict[str, SetResult]) -> Dict[
         origin = next((line.split(":", 1)[1].strip().rstrip(".") for line in source
                        if line.startswith("- Repository:")), "")
     first = results["sqlite"]
-    pages = {article.article_id: article for article in content_files.read_knowledge_base(question_set.pages).articles}
+    pages = {article.article_id: article for article in own_content.read_knowledge_base(question_set.pages).articles}
     facts: Dict[str, Any] = {
         "name": question_set.name, "origin": origin, "questions": len(question_set.questions), "pages": len(pages),
         "engines": {engine: {way: dataclasses.asdict(got) for way, got in result.scores().items()}
@@ -242,10 +246,10 @@ def set_facts(question_set: QuestionSet, results: Dict[str, SetResult]) -> Dict[
 def miss_facts(pages: Dict[str, Any], question: str, answers: Sequence[str], found: List[str]) -> Dict[str, Any]:
     """One miss, and whether a title or heading of an answering page (of `pages`, by ID) holds half of the
     question's subject words."""
-    subject = kb_store.subject_words(kb_store.query_words(question))
+    subject = kb_search.subject_words(kb_search.query_words(question))
     weights = dict.fromkeys(subject, 1.0)
     lines = [line for page in answers
-             for line in [pages[page].title] + kb_store.outline_of(pages[page].content).split("\n")]
+             for line in [pages[page].title] + kb_search.outline_of(pages[page].content).split("\n")]
     held = max(kb_sections.held_weight(line, weights) for line in lines)
     return {"question": question, "answers": list(answers), "first": found[:1],
             "outline_holds": 2 * held >= len(subject)}

@@ -21,11 +21,13 @@ import statistics
 import time
 from typing import Any, Callable, Dict, List, Sequence
 
-import kb_store
-import record_store
-from plumbing import DEFAULT_CALLER, EVENT_APPEND, KEY_LOOKUP, KEY_STORE
-from workload import BUG_TRACKER as CHANNEL  # the bug tracker's ID, as the experiments name it
-from workload import KNOWLEDGE_BASE as KB  # the support knowledge base's ID
+from osfoundry_tools.stores import kb_search
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.stores import record_store
+from osfoundry_tools.core.dialect import EVENT_APPEND, KEY_LOOKUP, KEY_STORE
+from osfoundry_tools.core.tools import DEFAULT_CALLER
+from osfoundry_tools.content.workload import BUG_TRACKER as CHANNEL  # the bug tracker's ID, as the experiments name it
+from osfoundry_tools.content.workload import KNOWLEDGE_BASE as KB  # the support knowledge base's ID
 
 
 def timed(call: Callable[[int], Any], count: int, clock: Callable[[], float] = time.perf_counter) -> List[float]:
@@ -141,7 +143,7 @@ class KnowledgeBaseFloor:
         self.article_ids = list(article_ids)
         self.keys = 0
         (number,) = connection.execute("SELECT number FROM knowledge_bases WHERE id = ?", (kb,)).fetchone()
-        self.index = kb_store.index_table(number)
+        self.index = kb_search.index_table(number)
 
     def __call__(self, number: int) -> None:
         execute, kb, index = self.connection.execute, self.kb, self.index
@@ -159,7 +161,7 @@ class KnowledgeBaseFloor:
         execute(f"INSERT INTO {index} (rowid, title, content) VALUES (?, ?, ?)", (row, title, content))
         execute(EVENT_APPEND, (kb, "updated", article_id, version, kb))
         execute(KEY_STORE, (DEFAULT_CALLER, "edit_knowledge_article", kb, key, "0" * 64, '{"citation": {}}', version))
-        execute(f"INSERT INTO {index} ({index}, rank) VALUES ('merge', ?)", (kb_store.MERGE_PAGES,))
+        execute(f"INSERT INTO {index} ({index}, rank) VALUES ('merge', ?)", (kb_search.MERGE_PAGES,))
         execute("COMMIT")
         if swapped != 1:
             raise RuntimeError(f"the floor's compare-and-swap of {article_id} failed: is another writer on this file?")

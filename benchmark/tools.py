@@ -13,9 +13,11 @@ import json
 import statistics
 from typing import Any, Callable, Dict, List, Sequence
 
-import kb_store
-import plumbing
-import record_store
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.core import checks
+from osfoundry_tools.core import clock
+from osfoundry_tools.core import idempotency
+from osfoundry_tools.stores import record_store
 from lab.experiments import bytes_of
 from lab import triage_runs
 from benchmark.fixtures import KB, Written
@@ -136,7 +138,7 @@ class Workload:
     def _poll_resource_events(self, kind: str) -> Callable[[int], Dict[str, Any]]:
         store, resource = (self.kb, KB) if kind == "knowledge_base" else (self.records, CHANNEL)
         head = store.call_tool("poll_resource_events", {"resource_type": kind, "resource_id": resource,
-                                                        "after_sequence": plumbing.SQLITE_INTEGER_MAX})["last_sequence"]
+                                                        "after_sequence": checks.SQLITE_INTEGER_MAX})["last_sequence"]
         after = max(0, head - POLL_BACK)
         return lambda n: {"resource_type": kind, "resource_id": resource, "after_sequence": after}
 
@@ -175,14 +177,14 @@ def edit_parts(work: Workload) -> Dict[str, Callable[[int], Any]]:
     result = {"item_id": item_id, "version": row["version"] + 1, "replay": False}
     schema = record_store.EDIT_RECORD_ITEM.input_schema
     return {
-        "the arguments checked against the inputSchema": lambda n: plumbing.check(schema, arguments),
-        "the idempotency fingerprint (canonical JSON, SHA-256)": lambda n: plumbing.fingerprint(arguments),
+        "the arguments checked against the inputSchema": lambda n: checks.check(schema, arguments),
+        "the idempotency fingerprint (canonical JSON, SHA-256)": lambda n: idempotency.fingerprint(arguments),
         "the channel's schema (kept while the file is unchanged)": lambda n: store._granted_channel(connection,
                                                                                                     CHANNEL),
         "the item's stored values decoded": lambda n: json.loads(row["fields"]),
         "the six values validated": lambda n: store._validate(connection, channel, SIX_FIELDS, row["number"]),
         "the merged values encoded": lambda n: json.dumps(merged, ensure_ascii=False),
         "the preview kept for listings": lambda n: record_store.preview_text(channel, merged),
-        "the clock read and formatted": lambda n: plumbing.format_time(store.clock()),
+        "the clock read and formatted": lambda n: clock.format_time(store.clock()),
         "the result encoded for the idempotency table": lambda n: json.dumps(result),
     }

@@ -31,10 +31,10 @@ import traceback
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from benchmark import fixtures
-import record_store
-import workload
-from cli import EXIT_FAILED, EXIT_OK, OneLineParser, deaf_children, positive, run_main
-from workload import BUG_TRACKER as CHANNEL
+from osfoundry_tools.stores import record_store
+from osfoundry_tools.content import workload
+from osfoundry_tools.cli import EXIT_FAILED, EXIT_OK, OneLineParser, deaf_children, positive, run_main
+from osfoundry_tools.content.workload import BUG_TRACKER as CHANNEL
 
 PROCESSES = 2
 EDITS = 500  # saved edits per writer

@@ -5,4 +5,4 @@ entry scripts at the top level, sim.py and triage.py, which are all a user runs.
 Nothing in the product imports from here.
 """
 
-import minimum_python  # noqa: F401  (refuses a Python older than 3.9 in one line)
+import osfoundry_tools.minimum_python  # noqa: F401  (refuses a Python older than 3.9 in one line)

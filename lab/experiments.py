@@ -28,7 +28,7 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from cli import (
+from osfoundry_tools.cli import (
     EXIT_OK, Progress, changed_settings, deaf_children, ignore_interrupts, non_negative, output_folder, parse_seeds,
     positive, removed_unless_written, shown, write_files,
 )

@@ -14,7 +14,7 @@ import functools
 import math
 
 from lab.sim_day import HOUR, MINUTE, TOP, Scenario, popularity
-from workload import zipf_weights
+from osfoundry_tools.content.workload import zipf_weights
 
 LAW_STEPS = 8 * HOUR // MINUTE  # answer times the popularity law averages over: one a minute of an 8-hour day
 

@@ -18,7 +18,7 @@ Glossary:
 import time
 from typing import Any, Callable, Dict, Iterator, Tuple
 
-import kb_store
+from osfoundry_tools.stores import kb_store
 from lab import sim_day
 
 TEXT = "the plan: articles, questions and saves written (workload.py), and its draws"

@@ -35,7 +35,7 @@ import functools
 import random
 from typing import Any, Dict, List, Sequence, Tuple
 
-import kb_store
+from osfoundry_tools.stores import kb_store
 from lab import sim_day
 
 WITHOUT, WITH = WAYS = ("without", "with")  # the stale-before-asking check

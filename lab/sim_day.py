@@ -33,10 +33,10 @@ import itertools
 import random
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-import kb_store
-import workload
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.content import workload
 from lab.experiments import bytes_of
-from workload import Writer, zipf_weights
+from osfoundry_tools.content.workload import Writer, zipf_weights
 
 KB = workload.KNOWLEDGE_BASE
 DAY_START = datetime.datetime(2026, 11, 9, 9, 0, tzinfo=datetime.timezone.utc)

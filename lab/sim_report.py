@@ -21,8 +21,8 @@ import dataclasses
 import statistics
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-import approval as server_approval
-import workload
+from osfoundry_tools.server import approval as server_approval
+from osfoundry_tools.content import workload
 from lab import evidence, figures, kb_law, sim_approval, sim_day
 from lab.experiments import TIMING_MARK, VERDICT_RULE, Provenance, seeds_text, table
 from lab.sim_chart import chart  # noqa: F401  (sim.py writes the chart through this module)

@@ -4,8 +4,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from tests import postgres_helpers
 from tests.helpers import ManualClock, poll_events
-import record_store
-import workload
+from osfoundry_tools.stores import record_store
+from osfoundry_tools.content import workload
 
 BUGS = "bugs"
 OPS = "ops"          # a second channel: the grant tests leave it out

@@ -8,7 +8,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-import minimum_python  # noqa: E402, F401  (before any import that would fail on an older Python)
+import osfoundry_tools.minimum_python  # noqa: E402, F401  (before any import that would fail on an older Python)
 import unittest  # noqa: E402
 from unittest.suite import _ErrorHolder  # type: ignore[attr-defined]  # noqa: E402  (private; typeshed omits it)
 

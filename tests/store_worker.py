@@ -20,8 +20,8 @@ from typing import Any, Dict
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import kb_store  # noqa: E402
-import record_store  # noqa: E402
+from osfoundry_tools.stores import kb_store  # noqa: E402
+from osfoundry_tools.stores import record_store  # noqa: E402
 
 
 class KnowledgeBaseSide:

@@ -7,11 +7,12 @@ import unittest
 from tests import helpers
 from tests.helpers import KB, ManualClock, support_store
 from tests.record_helpers import BUGS, bug_store
-import kb_store
-import plumbing
-import record_fields
-import record_store
-import workload
+from osfoundry_tools.stores import kb_search
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.core import checks
+from osfoundry_tools.stores import record_fields
+from osfoundry_tools.stores import record_store
+from osfoundry_tools.content import workload
 
 KIB = 1024
 # The README's bounds ("What the stores promise"), in UTF-8 bytes of the JSON an MCP client receives.
@@ -21,7 +22,7 @@ BOUNDS = {
     "list_record_items (the bug tracker)": 256 * KIB, "validation_failed (the bug tracker)": 64 * KIB,
 }
 WORST = "\x01"  # a character JSON spends 6 bytes on (\u0001)
-ID_TAIL = WORST * (plumbing.ID_CHARACTERS - 3)  # what follows a three-digit number in an ID at its longest
+ID_TAIL = WORST * (checks.ID_CHARACTERS - 3)  # what follows a three-digit number in an ID at its longest
 
 
 def size(result):
@@ -68,7 +69,7 @@ class RejectionBoundTest(unittest.TestCase):
 
 class SearchCostTest(unittest.TestCase):
     def test_a_repeated_word_is_searched_once(self):
-        self.assertEqual(kb_store.match_expression("aa " * 66), '"aa"')
+        self.assertEqual(kb_search.match_expression("aa " * 66), '"aa"')
         store, _, _ = support_store()
         once = store.call_tool("search_knowledge_base", {"knowledge_base_id": KB, "query": "reset password"})
         many = store.call_tool("search_knowledge_base", {"knowledge_base_id": KB,
@@ -78,14 +79,14 @@ class SearchCostTest(unittest.TestCase):
     def test_a_planted_article_gives_a_bounded_snippet_whatever_its_content(self):
         for content in ("a" * 99_999, "ba" * 49_999, "a " * 49_999, WORST * 99_999, "x" * 5_000 + " aa here"):
             with self.subTest(content=content[:6]):
-                quoted = kb_store.snippet(content, "aa " * 66)
-                self.assertLessEqual(len(quoted), kb_store.SNIPPET_CHARACTERS)
-        self.assertEqual(kb_store.snippet("baa " * 10 + "one two three four aardvark", "aa"),
+                quoted = kb_search.snippet(content, "aa " * 66)
+                self.assertLessEqual(len(quoted), kb_search.SNIPPET_CHARACTERS)
+        self.assertEqual(kb_search.snippet("baa " * 10 + "one two three four aardvark", "aa"),
                          "…two three four aardvark")
-        self.assertEqual(kb_store.snippet("x" * 5_000 + " aa here", "aa")[:3], "xxx")  # past the scan: the start
+        self.assertEqual(kb_search.snippet("x" * 5_000 + " aa here", "aa")[:3], "xxx")  # past the scan: the start
 
     def test_a_word_found_only_inside_other_words_leaves_the_snippet_at_the_start(self):
-        self.assertEqual(kb_store.snippet("banana bandana", "ana"), "banana bandana")
+        self.assertEqual(kb_search.snippet("banana bandana", "ana"), "banana bandana")
 
 
 class LargestAnswersTest(unittest.TestCase):
@@ -94,7 +95,7 @@ class LargestAnswersTest(unittest.TestCase):
     def test_the_largest_search_read_and_poll_stay_under_their_bounds(self):
         clock = ManualClock()
         store = kb_store.connect(clock=clock)
-        kb = WORST * plumbing.ID_CHARACTERS
+        kb = WORST * checks.ID_CHARACTERS
         store.create_knowledge_base(kb)
         for n in range(kb_store.SEARCH_KNOWLEDGE_BASE.input_schema["properties"]["limit"]["maximum"] + 5):
             article = f"{n:03d}" + ID_TAIL

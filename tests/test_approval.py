@@ -18,17 +18,20 @@ from typing import Any, Dict
 from tests.helpers import KB, snapshot, support_store
 from tests.record_helpers import BUGS, bug_store, read
 from tests.test_mcp_sdk_modes import HttpServer
-import approval
-import mcp_demo
-import mcp_server
-import mcp_tokens
+from osfoundry_tools.server import approval
+from osfoundry_tools.content import demo
+from osfoundry_tools.server import command_line
+from osfoundry_tools.server import methods
+from osfoundry_tools.server import routing
+from osfoundry_tools.server import stdio
+from osfoundry_tools.server import tokens
 
 ELICITING: Dict[str, Any] = {"elicitation": {}}
 CLIENT = {"name": "test-client", "version": "1"}
 VERSION_KEY, CAPABILITIES_KEY = "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"
 KEY = b"a shared sealing key of 32 bytes"
-HELD = mcp_tokens.Grant("held-bot", None, None, frozenset({mcp_tokens.WRITE_SCOPE}), approve_writes=True)
-FREE = mcp_tokens.Grant("free-bot", None, None, frozenset({mcp_tokens.WRITE_SCOPE}))
+HELD = tokens.Grant("held-bot", None, None, frozenset({tokens.WRITE_SCOPE}), approve_writes=True)
+FREE = tokens.Grant("free-bot", None, None, frozenset({tokens.WRITE_SCOPE}))
 
 
 class Clock:
@@ -74,9 +77,9 @@ class Workspace:
         else:
             (self.kb, self.kb_clock, self.articles), (self.records, self.records_clock, self.items) = stores
         self.clock = Clock()
-        tools = mcp_server.Tools(mcp_server.by_resource_type([self.kb, self.records]), threading.Lock())
+        tools = routing.Tools(routing.by_resource_type([self.kb, self.records]), threading.Lock())
         self.approvals = approval.Approvals(approval.Seal(key, clock=self.clock), every_caller, bound)
-        self.server = mcp_server.Server(tools, approvals=self.approvals)
+        self.server = methods.Server(tools, approvals=self.approvals)
 
     def close(self):
         self.kb.close()
@@ -290,11 +293,11 @@ class TokenHoldsTest(unittest.TestCase):
         path = os.path.join(folder, "tokens.json")
         for value, expected in ((True, True), (False, False)):
             write_private(path, {"a-token-of-sixteen-chars": {"caller": "bot", "approve_writes": value}})
-            grant = mcp_tokens.Tokens.load(path).grant_for("a-token-of-sixteen-chars")
+            grant = tokens.Tokens.load(path).grant_for("a-token-of-sixteen-chars")
             self.assertIs(grant.approve_writes, expected)
         write_private(path, {"a-token-of-sixteen-chars": {"caller": "bot", "approve_writes": "yes"}})
-        with self.assertRaisesRegex(mcp_tokens.TokenFileError, "approve_writes that is a JSON string"):
-            mcp_tokens.Tokens.load(path)
+        with self.assertRaisesRegex(tokens.TokenFileError, "approve_writes that is a JSON string"):
+            tokens.Tokens.load(path)
 
     def enterContext_tempdir(self):
         import tempfile
@@ -335,7 +338,7 @@ class StdioClient:
     @staticmethod
     def run(server, stdin, stdout):
         try:
-            mcp_server.serve(server, stdin, stdout)
+            stdio.serve(server, stdin, stdout)
         finally:
             stdout.close()
             stdin.close()
@@ -445,10 +448,10 @@ class ProcessesSharingAKeyTest(unittest.TestCase):
         return server
 
     def first_round(self, server, key):
-        status, read = server.post(modern_call("read_knowledge_article", {"knowledge_base_id": mcp_demo.KNOWLEDGE_BASE,
+        status, read = server.post(modern_call("read_knowledge_article", {"knowledge_base_id": demo.KNOWLEDGE_BASE,
                                                                           "article_id": "art-00004"}))
         version = read["result"]["structuredContent"]["updated_at"]
-        arguments = {"knowledge_base_id": mcp_demo.KNOWLEDGE_BASE, "article_id": "art-00004", "idempotency_key": key,
+        arguments = {"knowledge_base_id": demo.KNOWLEDGE_BASE, "article_id": "art-00004", "idempotency_key": key,
                      "expected_version": version, "content": f"Saved after approval {key}."}
         status, first = server.post(modern_call("edit_knowledge_article", arguments))
         self.assertEqual(first["result"]["resultType"], "input_required", first)
@@ -517,7 +520,7 @@ class CommandLineTest(unittest.TestCase):
         """The options exit with status 2 and one line on stderr matching `said`."""
         error = io.StringIO()
         with contextlib.redirect_stderr(error), self.assertRaises(SystemExit) as exited:
-            mcp_server.parse_options(argv)
+            command_line.parse_options(argv)
         self.assertEqual(exited.exception.code, 2)
         self.assertRegex(error.getvalue(), said)
 
@@ -525,7 +528,7 @@ class CommandLineTest(unittest.TestCase):
         for bad, said in (("0", "not a positive number"), ("-1", "not a positive number"),
                           ("86401", "more than a day"), ("soon", "not a positive number")):
             self.refused(["--demo", "--approve-writes", "--approval-timeout", bad], said)
-        options = mcp_server.parse_options(["--demo", "--approve-writes", "--approval-timeout", "30"])
+        options = command_line.parse_options(["--demo", "--approve-writes", "--approval-timeout", "30"])
         self.assertEqual((options.approve_writes, options.approval_timeout), (True, 30.0))
         self.assertEqual(len(options.approval_key), approval.KEY_BYTES)
 
@@ -540,7 +543,7 @@ class CommandLineTest(unittest.TestCase):
         self.refused(["--demo", "--approval-key-file", path], "at least 16 bytes")
         with open(path, "w") as file:
             file.write("0123456789abcdef0123456789abcdef\n")
-        options = mcp_server.parse_options(["--demo", "--approval-key-file", path])
+        options = command_line.parse_options(["--demo", "--approval-key-file", path])
         self.assertEqual(options.approval_key, b"0123456789abcdef0123456789abcdef")
         if os.name == "posix":
             os.chmod(path, 0o644)

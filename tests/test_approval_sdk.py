@@ -20,8 +20,8 @@ from typing import Any, Dict, List
 
 from tests.helpers import ROOT
 from tests.test_mcp_sdk_modes import MODES, MODERN, SDK_MISSING, HttpServer, require_sdk
-import kb_store
-import mcp_demo
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.content import demo
 
 try:
     import httpx2
@@ -33,7 +33,7 @@ except ImportError:  # the SDK is optional: SDK_MISSING says why, and make confo
     pass
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
-KB = mcp_demo.KNOWLEDGE_BASE
+KB = demo.KNOWLEDGE_BASE
 BOUND = 2.0  # --approval-timeout of the servers here: a "late" person answers after it
 ARTICLE = "art-00003"
 

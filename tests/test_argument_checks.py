@@ -6,11 +6,14 @@ import unittest
 
 from tests import helpers  # noqa: F401
 from tests.test_hostile_input import HOSTILE
-from plumbing import (
-    AgentTools, InvalidArguments, Tool, acceptor, check, describe, integer, object_schema, show, string,
-)
-import kb_store
-import record_store
+from osfoundry_tools.core.agent_tools import AgentTools
+from osfoundry_tools.core.clock import wall_clock
+from osfoundry_tools.core.checks import acceptor, check, describe
+from osfoundry_tools.core.rejections import InvalidArguments, show
+from osfoundry_tools.core.tools import Tool, integer, object_schema, string
+from osfoundry_tools.engines.database import Database, Layout
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.stores import record_store
 
 SCHEMA = object_schema({
     "name": string(2, 5, "a name"),
@@ -104,11 +107,15 @@ class CheckTest(unittest.TestCase):
         self.assertEqual(describe(string(1, 9, "")), "a string of 1 to 9 characters")
 
 
+ECHO_LAYOUT = Layout(name="echo", application_id=0x4543484F, version=1, schema="", tables=frozenset())  # "ECHO"
+
+
 class Echo(AgentTools):
     TOOLS = (Tool("echo", "Echo", "Echo.", object_schema({"n": integer(0, 9, "")}, ["n"]),
                   object_schema({}, []), {"readOnlyHint": True}),)
 
     def __init__(self, failure=None):
+        super().__init__(Database(":memory:", ECHO_LAYOUT), granted=None, clock=wall_clock)
         self.failure = failure
 
     def _tool_echo(self, arguments):

@@ -13,7 +13,7 @@ from unittest import mock
 
 import bench
 from benchmark import engines, fixtures, http_load, report, round_trips, timing, tools
-import record_store
+from osfoundry_tools.stores import record_store
 from benchmark.timing import CHANNEL, Summary
 from tests.helpers import ROOT
 

@@ -19,7 +19,7 @@ from unittest import mock
 
 from tests.helpers import ROOT
 import bench
-import cli
+from osfoundry_tools import cli
 import sim
 import triage
 from lab import experiments
@@ -406,14 +406,14 @@ class DeafChildrenTest(unittest.TestCase):
         return done.stdout.split()
 
     def test_a_ctrl_c_inside_the_block_arrives_when_it_ends(self):
-        code = ("import os, signal, cli\ntry:\n    with cli.deaf_children():\n"
+        code = ("import os, signal\nfrom osfoundry_tools import cli\ntry:\n    with cli.deaf_children():\n"
                 "        os.kill(os.getpid(), signal.SIGINT)\n        print('inside')\n    print('after')\n"
                 "except KeyboardInterrupt:\n    print('interrupted')\n")
         self.assertEqual(self.run_python(code), ["inside", "interrupted"])
 
     def test_a_child_started_by_run_deaf_ignores_ctrl_c(self):
         child = "import os, signal; os.kill(os.getpid(), signal.SIGINT); print('alive')"
-        code = f"import cli, sys\nprint(cli.run_deaf([sys.executable, '-c', {child!r}]).stdout.strip())\n"
+        code = f"import sys\nfrom osfoundry_tools import cli\nprint(cli.run_deaf([sys.executable, '-c', {child!r}]).stdout.strip())\n"
         self.assertEqual(self.run_python(code), ["alive"])
 
 

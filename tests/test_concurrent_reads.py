@@ -21,15 +21,19 @@ from unittest import mock
 from tests import postgres_helpers
 from tests.helpers import ROOT
 from tests.postgres_helpers import needs_postgres, sqlite_only
-import database
-import engines
-import kb_store
-import mcp_demo
-import mcp_server
-import mcp_tokens
-import plumbing
+from osfoundry_tools.engines import database
+from osfoundry_tools.engines import opening
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.content import demo
+from osfoundry_tools.server import command_line
+from osfoundry_tools.server import routing
+from osfoundry_tools.server.workspace import open_workspace
+from osfoundry_tools.server import tokens
+from osfoundry_tools.core import events
+from osfoundry_tools.core import rejections
+from osfoundry_tools.core.tools import SHARED_WRITE, WRITE_SCOPE
 
-KB, CHANNEL = mcp_demo.KNOWLEDGE_BASE, mcp_demo.CHANNEL
+KB, CHANNEL = demo.KNOWLEDGE_BASE, demo.CHANNEL
 WAIT = 30  # seconds a thread that must finish is given: a bound, never a measure
 EDITS = 25  # acknowledged edits of each store while the readers read
 SEARCH = {"knowledge_base_id": KB, "query": "card"}
@@ -48,9 +52,9 @@ def open_served(test, *extra):
     folder = tempfile.TemporaryDirectory()
     test.addCleanup(folder.cleanup)
     kb_db, records_db = locations(folder.name)
-    options = mcp_server.parse_options(["--demo", "--kb-db", kb_db, "--records-db", records_db,
+    options = command_line.parse_options(["--demo", "--kb-db", kb_db, "--records-db", records_db,
                                         "--http", "127.0.0.1:0", *extra])
-    workspace = mcp_server.open_workspace(options)
+    workspace = open_workspace(options)
     test.addCleanup(workspace.close)
     return workspace
 
@@ -166,19 +170,19 @@ class RoutingTest(unittest.TestCase):
         return release
 
     def test_a_read_tool_defined_without_read_only_is_routed_as_an_edit(self):
-        unsure = dataclasses.replace(kb_store.READ_KNOWLEDGE_ARTICLE, annotations=plumbing.SHARED_WRITE)
+        unsure = dataclasses.replace(kb_store.READ_KNOWLEDGE_ARTICLE, annotations=SHARED_WRITE)
 
         class Unsure(kb_store.KnowledgeBaseStore):
             TOOLS = (kb_store.SEARCH_KNOWLEDGE_BASE, unsure, kb_store.EDIT_KNOWLEDGE_ARTICLE,
-                     plumbing.POLL_RESOURCE_EVENTS)
+                     events.POLL_RESOURCE_EVENTS)
 
         path = self.workspace.stores["knowledge_base"].database.path
-        store = engines.open_store(Unsure, path, kb_store.LAYOUT)
+        store = opening.open_store(Unsure, path, kb_store.LAYOUT)
         self.addCleanup(store.close)
-        stores = mcp_server.by_resource_type([store])
-        readers = mcp_server.open_readers(stores, 1)
+        stores = routing.by_resource_type([store])
+        readers = routing.open_readers(stores, 1)
         self.addCleanup(readers["knowledge_base"].close)
-        tools = mcp_server.Tools(stores, threading.Lock(), readers)
+        tools = routing.Tools(stores, threading.Lock(), readers)
         self.assertEqual(tools.reads, {"search_knowledge_base", "poll_resource_events"})
         with tools.lock:
             search = finished(self, lambda: tools.call("search_knowledge_base", SEARCH))
@@ -196,7 +200,7 @@ class RoutingTest(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "asked to write"):
             with reader.write():
                 pass
-        with self.assertRaises((reader.ENGINE_ERROR, plumbing.Rejection)):  # sqlite's is a StorageError
+        with self.assertRaises((reader.ENGINE_ERROR, rejections.Rejection)):  # sqlite's is a StorageError
             with reader.read() as connection:
                 connection.execute("UPDATE items SET version = version + 1")
         self.assertEqual(self.tools.call("read_record_item", {"record_channel_id": CHANNEL,
@@ -232,7 +236,7 @@ class FreshReadsTest(unittest.TestCase):
                 kb_log = tools.call("poll_resource_events", {"resource_type": "knowledge_base", "resource_id": KB,
                                                              "after_sequence": 82})  # the demo's own events
                 item_log = tools.call("poll_resource_events", {"resource_type": "record", "resource_id": CHANNEL,
-                                                               "after_sequence": mcp_demo.ITEMS})  # the demo's
+                                                               "after_sequence": demo.ITEMS})  # the demo's
                 logged = len(kb_log["events"]) + len(item_log["events"])
                 if seen["updated_at"] < floor["article"] or shown["version"] < floor["item"] or \
                         logged < floor["events"]:
@@ -286,13 +290,13 @@ class FreshReadsTest(unittest.TestCase):
 class GrantsOnReadersTest(unittest.TestCase):
     """A token's caller, grant and scopes answer on a reader exactly as on the store's own connection."""
 
-    GRANTS = (mcp_tokens.Grant("reader", None, None, frozenset()),
-              mcp_tokens.Grant("other-kb", frozenset({"kb-other"}), frozenset({CHANNEL}), frozenset()),
-              mcp_tokens.Grant("no-channel", frozenset({KB}), frozenset(), frozenset({plumbing.WRITE_SCOPE})))
+    GRANTS = (tokens.Grant("reader", None, None, frozenset()),
+              tokens.Grant("other-kb", frozenset({"kb-other"}), frozenset({CHANNEL}), frozenset()),
+              tokens.Grant("no-channel", frozenset({KB}), frozenset(), frozenset({WRITE_SCOPE})))
 
     def test_each_grant_reads_the_same_on_a_reader_as_under_the_lock(self):
         workspace = open_served(self)
-        with_readers, under_lock = workspace.tools(), mcp_server.Tools(workspace.stores, workspace.lock)
+        with_readers, under_lock = workspace.tools(), routing.Tools(workspace.stores, workspace.lock)
         article, item = first_article(with_readers), first_item(with_readers)
         for grant in self.GRANTS:
             for name, arguments in read_calls(article, item):
@@ -344,7 +348,7 @@ class OpenAndCloseTest(unittest.TestCase):
     @sqlite_only("the server is started on two files")
     def test_the_server_exits_2_with_one_line_when_a_reader_cannot_be_opened(self):
         with tempfile.TemporaryDirectory() as folder:
-            script = ("import sys, database, mcp_server\n"
+            script = ("import sys, mcp_server\nfrom osfoundry_tools.engines import database\n"
                       "def refused(self):\n"
                       "    raise database.UnusableFile(self.path + ' cannot be opened: too many open files')\n"
                       "database.Database.reader = refused\n"
@@ -384,7 +388,7 @@ class OpenAndCloseTest(unittest.TestCase):
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
         kb_db, records_db = locations(folder.name)
-        workspace = mcp_server.open_workspace(mcp_server.parse_options(["--demo", "--kb-db", kb_db,
+        workspace = open_workspace(command_line.parse_options(["--demo", "--kb-db", kb_db,
                                                                         "--records-db", records_db]))
         self.addCleanup(workspace.close)
         self.assertEqual(workspace.readers, {})
@@ -396,7 +400,7 @@ class InMemoryTest(unittest.TestCase):
     """A store in memory has one connection no other can open: its reads take the workspace lock, as before."""
 
     def test_reads_of_a_store_in_memory_wait_for_the_lock(self):
-        workspace = mcp_server.open_workspace(mcp_server.parse_options(["--demo", "--http", "127.0.0.1:0"]))
+        workspace = open_workspace(command_line.parse_options(["--demo", "--http", "127.0.0.1:0"]))
         self.addCleanup(workspace.close)
         self.assertEqual(workspace.readers, {})
         self.assertIn("reads under the workspace lock (in memory): knowledge_base, record", workspace.description)
@@ -413,7 +417,7 @@ class InMemoryTest(unittest.TestCase):
     def test_a_file_beside_one_in_memory_gets_readers_of_its_own(self):
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
-        workspace = mcp_server.open_workspace(mcp_server.parse_options(
+        workspace = open_workspace(command_line.parse_options(
             ["--demo", "--records-db", os.path.join(folder.name, "r.db"), "--http", "127.0.0.1:0"]))
         self.addCleanup(workspace.close)
         self.assertEqual(set(workspace.readers), {"record"})

@@ -18,12 +18,13 @@ import unittest
 from tests.helpers import ROOT, assert_server_refuses, server_options_refused, snapshot
 from tests.test_mcp_server import SERVER, WAIT, ServerProcess, rejection
 from tests.test_special_files import listing, server_refusal
-import content_files
-import kb_store
-import mcp_demo
-import mcp_server
-import plumbing
-import record_store
+from osfoundry_tools.content import own_content
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.content import demo
+from osfoundry_tools.server import command_line
+from osfoundry_tools.server.workspace import instructions_for, open_workspace
+from osfoundry_tools.core import rejections
+from osfoundry_tools.stores import record_store
 
 EXAMPLES = os.path.join(ROOT, "examples")
 HELP_CENTER = os.path.join(EXAMPLES, "help-center")
@@ -54,7 +55,7 @@ EVERY_TYPE = [  # one writable field of each type a CSV cell converts, and a for
 
 def load(kb, records, folders=(), channels=()):
     """Read and check the sources, then write them into these stores: the sources they held already come back."""
-    return content_files.write_content(content_files.read_content(folders, channels), kb, records)
+    return own_content.write_content(own_content.read_content(folders, channels), kb, records)
 
 class Folder:
     """A temporary folder to write content files into."""
@@ -82,12 +83,12 @@ class Folder:
 
 def articles_of(folder):
     """The articles a folder makes, by ID."""
-    return {a.article_id: a for a in content_files.read_knowledge_base(folder).articles}
+    return {a.article_id: a for a in own_content.read_knowledge_base(folder).articles}
 
 
 def values_of(rows_path, fields_path):
     """The values of each row a rows file makes."""
-    return [row.values for row in content_files.read_channel(rows_path, fields_path).rows]
+    return [row.values for row in own_content.read_channel(rows_path, fields_path).rows]
 
 
 class MarkdownArticlesTest(unittest.TestCase):
@@ -133,7 +134,7 @@ class MarkdownArticlesTest(unittest.TestCase):
         folder = self.files.path("Help Center")
         self.files.write("Help Center/Billing/Refunds & VAT.md", "# Refunds\nFourteen days.")
         self.files.write("Help Center/getting_started.md", "# Start\nSign up.")
-        base = content_files.read_knowledge_base(folder + os.sep)
+        base = own_content.read_knowledge_base(folder + os.sep)
         self.assertEqual((base.knowledge_base_id, base.name), ("help-center", "Help Center"))
         self.assertEqual([a.article_id for a in base.articles], ["billing-refunds---vat", "getting_started"])
 
@@ -147,7 +148,7 @@ class MarkdownArticlesTest(unittest.TestCase):
             with kb_store.connect() as kb, record_store.connect() as records:
                 load(kb, records, [HELP_CENTER])
                 return {a.article_id: kb.article("help-center", a.article_id)["title"]
-                        for a in content_files.read_knowledge_base(HELP_CENTER).articles}
+                        for a in own_content.read_knowledge_base(HELP_CENTER).articles}
         self.assertEqual(served(), served())
         self.assertIn("billing-refunds", served())
 
@@ -190,7 +191,7 @@ class RowsTest(unittest.TestCase):
         rows, fields = self.files.channel("bugs.jsonl", '{"title": "A", "status": "new"}\n\n'
                                           '{"title": "B", "status": "planned", "votes": 3.5}\n',
                                           [TITLE, STATUS, {"key": "votes", "type": "number"}])
-        channel = content_files.read_channel(rows, fields)
+        channel = own_content.read_channel(rows, fields)
         self.assertEqual([(r.line, r.values) for r in channel.rows], [
             (1, {"title": "A", "status": "new"}), (3, {"title": "B", "status": "planned", "votes": 3.5})])
         self.assertEqual((channel.channel_id, channel.name), ("bugs", "Bugs"))
@@ -198,7 +199,7 @@ class RowsTest(unittest.TestCase):
     def test_a_field_file_may_be_an_object_naming_the_channel(self):
         rows = self.files.write("My Requests.csv", "title,status\nA,new\n")
         fields = self.files.write("f.json", json.dumps({"name": "Customer requests", "fields": [TITLE, STATUS]}))
-        channel = content_files.read_channel(rows, fields)
+        channel = own_content.read_channel(rows, fields)
         self.assertEqual((channel.channel_id, channel.name), ("my-requests", "Customer requests"))
 
 
@@ -208,8 +209,8 @@ class ExamplesTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.kb, cls.records = kb_store.connect(), record_store.connect()
-        cls.content = content_files.read_content([HELP_CENTER], [REQUESTS])
-        content_files.write_content(cls.content, cls.kb, cls.records)
+        cls.content = own_content.read_content([HELP_CENTER], [REQUESTS])
+        own_content.write_content(cls.content, cls.kb, cls.records)
 
     @classmethod
     def tearDownClass(cls):
@@ -257,7 +258,7 @@ class BadInputTest(unittest.TestCase):
 
     def refused(self, pattern, folders=(), channels=()):
         """Load the sources; assert one ContentError line matching `pattern` and both stores unchanged."""
-        with self.assertRaises(content_files.ContentError) as caught:
+        with self.assertRaises(own_content.ContentError) as caught:
             load(self.kb, self.records, folders, channels)
         message = str(caught.exception)
         self.assertEqual(message.splitlines(), [message])
@@ -374,7 +375,7 @@ class BadInputTest(unittest.TestCase):
         self.refused(r"gone\.csv: no such file; check the path", channels=[(self.files.path("gone.csv"), fields)])
 
     def test_a_line_break_in_a_file_name_stays_on_one_line(self):
-        error = content_files.ContentError("a\nb.csv:2", "bad\u2028value", "fix it")
+        error = own_content.ContentError("a\nb.csv:2", "bad\u2028value", "fix it")
         self.assertEqual(str(error), "a\\nb.csv:2: bad\\u2028value; fix it")
 
     def test_a_key_written_twice_in_a_json_lines_row_names_the_line_and_the_key(self):
@@ -405,7 +406,7 @@ class BadInputTest(unittest.TestCase):
                                                      '{"title": "B", "status": "new"}\n')
         self.assertEqual([v["title"] for v in values_of(rows, fields)], ['A "title": x', "B"])
         text = '[{"key": "t", "type": "text", "label": "{\\"key\\": [x"},\n {"key": "u", "type": "text",\n "key": "v"}]'
-        self.assertEqual(content_files.repeated_line(text, "key"), 3)
+        self.assertEqual(own_content.repeated_line(text, "key"), 3)
 
 
 class SpecialFilesTest(unittest.TestCase):
@@ -420,8 +421,8 @@ class SpecialFilesTest(unittest.TestCase):
 
     def refused(self, pattern):
         """The folder refused by read_content, in one line matching `pattern`."""
-        with self.assertRaises(content_files.ContentError) as caught:
-            content_files.read_content([self.kb])
+        with self.assertRaises(own_content.ContentError) as caught:
+            own_content.read_content([self.kb])
         self.assertEqual(str(caught.exception).splitlines(), [str(caught.exception)])
         self.assertRegex(str(caught.exception), pattern)
 
@@ -447,15 +448,15 @@ class SpecialFilesTest(unittest.TestCase):
         self.refused(r"kb/zero\.md: is a link to /dev/zero, outside the folder")
 
     def test_a_markdown_file_past_the_bound_is_refused_naming_the_bound(self):
-        self.files.write("kb/big.md", b"# Big\n" + b"x" * content_files.MARKDOWN_MAX_BYTES)
+        self.files.write("kb/big.md", b"# Big\n" + b"x" * own_content.MARKDOWN_MAX_BYTES)
         self.refused(r"kb/big\.md: is 1,048,582 bytes, larger than the 1,048,576 read from such a file; split it")
 
     def test_a_rows_or_field_file_past_its_bound_is_refused(self):
         rows, fields = self.files.channel("r.csv", "title,status\nA,new\n")
         with open(fields, "ab") as file:
-            file.truncate(content_files.FIELDS_MAX_BYTES + 1)  # sparse: nothing is written to disk
-        with self.assertRaisesRegex(content_files.ContentError, r"r\.csv\.fields\.json: is 1,048,577 bytes"):
-            content_files.read_content(channels=[(rows, fields)])
+            file.truncate(own_content.FIELDS_MAX_BYTES + 1)  # sparse: nothing is written to disk
+        with self.assertRaisesRegex(own_content.ContentError, r"r\.csv\.fields\.json: is 1,048,577 bytes"):
+            own_content.read_content(channels=[(rows, fields)])
 
     @unittest.skipUnless(hasattr(os, "mkfifo"), "needs FIFOs")
     def test_the_server_refuses_a_fifo_named_md_at_once_in_one_line_and_writes_nothing(self):
@@ -492,7 +493,7 @@ class DatabaseFilesTest(unittest.TestCase):
         self.kb_db, self.records_db = self.files.path("kb.db"), self.files.path("records.db")
 
     def open(self, *argv):
-        workspace = mcp_server.open_workspace(mcp_server.parse_options(list(argv)))
+        workspace = open_workspace(command_line.parse_options(list(argv)))
         self.addCleanup(workspace.close)
         return workspace
 
@@ -502,16 +503,16 @@ class DatabaseFilesTest(unittest.TestCase):
 
     def test_a_database_that_may_not_be_written_still_serves_the_content_it_holds(self):
         self.open(*self.files_argv())  # written once
-        content = content_files.read_content([HELP_CENTER], [REQUESTS])
+        content = own_content.read_content([HELP_CENTER], [REQUESTS])
         with kb_store.connect(self.kb_db, read_only=True) as kb, \
                 record_store.connect(self.records_db, read_only=True) as records:
-            kept = content_files.write_content(content, kb, records)
+            kept = own_content.write_content(content, kb, records)
             self.assertEqual([source.source for source in kept], [source.source for source in content.sources()])
             self.assertTrue(kb.has_knowledge_base("help-center") and records.has_channel("feature-requests"))
             self.assertFalse(kb.has_knowledge_base("help") or records.has_channel("feature"))
 
     def test_content_is_written_once_and_served_as_found_with_peoples_changes_after_a_restart(self):
-        first = mcp_server.open_workspace(mcp_server.parse_options(self.files_argv()))
+        first = open_workspace(command_line.parse_options(self.files_argv()))
         self.assertIn("knowledge base help-center from ", first.description)
         self.assertIn("(7 published articles, 1 draft)", first.description)
         self.assertNotIn("served as found", first.description)
@@ -530,25 +531,25 @@ class DatabaseFilesTest(unittest.TestCase):
                       second.description)
 
     def test_a_database_that_holds_the_demo_gets_the_content_it_lacks_beside_it(self):
-        mcp_server.open_workspace(mcp_server.parse_options(["--demo", "--kb-db", self.kb_db])).close()
+        open_workspace(command_line.parse_options(["--demo", "--kb-db", self.kb_db])).close()
         workspace = self.open("--demo", "--kb-db", self.kb_db, "--kb-from-dir", HELP_CENTER)
         kb = workspace.stores["knowledge_base"]
         self.assertEqual(kb.article("help-center", "export-notes")["title"], "Export your notes")
-        self.assertEqual(kb.article(mcp_demo.KNOWLEDGE_BASE, "art-00001")["article_id"], "art-00001")
+        self.assertEqual(kb.article(demo.KNOWLEDGE_BASE, "art-00001")["article_id"], "art-00001")
         self.assertIn("knowledge base help-center from", workspace.description)
         self.assertIn("knowledge base IDs: kb-support, help-center", workspace.instructions)
 
     def test_a_bad_row_creates_no_database_file_and_leaves_an_existing_one_byte_for_byte(self):
         rows, fields = self.files.channel("requests.csv", "title,status\nA,new\nB,Doing\n")
         argv = ["--records-db", self.records_db, "--channel-from", rows, fields]
-        with self.assertRaisesRegex(content_files.ContentError, r"requests\.csv:3: values\.status"):
-            mcp_server.open_workspace(mcp_server.parse_options(argv))
+        with self.assertRaisesRegex(own_content.ContentError, r"requests\.csv:3: values\.status"):
+            open_workspace(command_line.parse_options(argv))
         self.assertFalse(os.path.exists(self.records_db))
-        mcp_server.open_workspace(mcp_server.parse_options(["--demo", "--records-db", self.records_db])).close()
+        open_workspace(command_line.parse_options(["--demo", "--records-db", self.records_db])).close()
         with open(self.records_db, "rb") as file:
             before = hashlib.sha256(file.read()).hexdigest()
-        with self.assertRaises(content_files.ContentError):
-            mcp_server.open_workspace(mcp_server.parse_options(argv))
+        with self.assertRaises(own_content.ContentError):
+            open_workspace(command_line.parse_options(argv))
         with open(self.records_db, "rb") as file:
             self.assertEqual(hashlib.sha256(file.read()).hexdigest(), before)
 
@@ -556,20 +557,20 @@ class DatabaseFilesTest(unittest.TestCase):
         parent = {"key": "parent", "type": "relation", "related_channel_id": "a"}
         a = self.files.channel("a.csv", "title,status\nA,new\n")
         b = self.files.channel("b.csv", 'title,status,parent\nB,new,"[""itm-00001""]"\n', [TITLE, STATUS, parent])
-        first = mcp_server.open_workspace(mcp_server.parse_options(["--records-db", self.records_db,
+        first = open_workspace(command_line.parse_options(["--records-db", self.records_db,
                                                                     "--channel-from", *a]))
         first.stores["record"].delete_item("a", "itm-00001")  # a person's change the files know nothing of
         first.close()
         argv = ["--records-db", self.records_db, "--kb-db", self.kb_db, "--kb-from-dir", HELP_CENTER,
                 "--channel-from", *a, "--channel-from", *b]
-        with self.assertRaisesRegex(content_files.ContentError, r'b\.csv:2: values\.parent must name items that '
+        with self.assertRaisesRegex(own_content.ContentError, r'b\.csv:2: values\.parent must name items that '
                                                                 r'exist in record channel "a"'):
-            mcp_server.open_workspace(mcp_server.parse_options(argv))
+            open_workspace(command_line.parse_options(argv))
         with record_store.connect(self.records_db) as records, kb_store.connect(self.kb_db) as kb:
             self.assertEqual(records.item_ids("b"), [])
-            with self.assertRaises(plumbing.NotFound):
+            with self.assertRaises(rejections.NotFound):
                 records.schema("b")
-            with self.assertRaises(plumbing.NotFound):
+            with self.assertRaises(rejections.NotFound):
                 kb.article("help-center", "billing-refunds")
 
     def test_the_stores_refuse_a_taken_id_with_id_taken_and_a_bad_one_with_a_plain_value_error(self):
@@ -577,11 +578,11 @@ class DatabaseFilesTest(unittest.TestCase):
             kb.create_knowledge_base("x")
             records.create_channel("x", "X", [TITLE])
             for create in (lambda: kb.create_knowledge_base("x"), lambda: records.create_channel("x", "X", [TITLE])):
-                with self.assertRaises(plumbing.IdTaken):
+                with self.assertRaises(rejections.IdTaken):
                     create()
             with self.assertRaises(ValueError) as caught:
                 records.create_channel("y", "Y", [dict(TITLE, type="txt")])
-            self.assertNotIsInstance(caught.exception, plumbing.IdTaken)
+            self.assertNotIsInstance(caught.exception, rejections.IdTaken)
 
 
 class ServerOptionsTest(unittest.TestCase):
@@ -646,20 +647,20 @@ class ServerOptionsTest(unittest.TestCase):
     def test_content_options_alone_are_something_to_serve(self):
         for argv in (["--kb-from-dir", HELP_CENTER], ["--channel-from", *REQUESTS]):
             with self.subTest(argv=argv):
-                options = mcp_server.parse_options(argv)
+                options = command_line.parse_options(argv)
                 self.assertEqual((options.kb_db, options.records_db, options.demo), (None, None, False))
         self.assertIn("--kb-from-dir", server_options_refused([])[1])
 
     def test_help_explains_both_content_options(self):
         stdout = io.StringIO()
         with contextlib.redirect_stdout(stdout), self.assertRaises(SystemExit):
-            mcp_server.parse_options(["--help"])
+            command_line.parse_options(["--help"])
         self.assertIn("--kb-from-dir DIR", stdout.getvalue())
         self.assertIn("--channel-from ROWS FIELDS", stdout.getvalue())
 
     def test_grants_still_decide_the_ids_the_instructions_name(self):
-        options = mcp_server.parse_options(["--kb-from-dir", HELP_CENTER, "--grant-kb", "kb-x"])
-        self.assertIn("knowledge base IDs: kb-x.", mcp_server.instructions_for(options))
+        options = command_line.parse_options(["--kb-from-dir", HELP_CENTER, "--grant-kb", "kb-x"])
+        self.assertIn("knowledge base IDs: kb-x.", instructions_for(options))
 
 
 if __name__ == "__main__":

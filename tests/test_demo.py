@@ -6,14 +6,16 @@ import tempfile
 import unittest
 
 from tests.helpers import store_definitions
-import help_center
-import kb_store
-import mcp_demo
-import mcp_server
-import plumbing
-import record_store
+from osfoundry_tools.content import help_center
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.content import demo
+from osfoundry_tools.server import command_line
+from osfoundry_tools.server.workspace import open_workspace
+from osfoundry_tools.core import checks
+from osfoundry_tools.core import rejections
+from osfoundry_tools.stores import record_store
 
-KB = mcp_demo.KNOWLEDGE_BASE
+KB = demo.KNOWLEDGE_BASE
 
 
 def schemas_in(schema, where):
@@ -30,9 +32,9 @@ def schemas_in(schema, where):
 class DemoQuestionsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.workspace = mcp_server.open_workspace(mcp_server.parse_options(["--demo"]))
+        cls.workspace = open_workspace(command_line.parse_options(["--demo"]))
         cls.tools = cls.workspace.tools()
-        plan = mcp_demo.draw_plan(mcp_demo.SEED)
+        plan = demo.draw_plan(demo.SEED)
         cls.subject_of = {a.article_id: a.written.subject for a in plan.articles}
 
     @classmethod
@@ -60,7 +62,7 @@ class DemoQuestionsTest(unittest.TestCase):
         self.assertEqual(article["citation"], hit["citation"])
 
     def test_a_draft_of_the_demo_is_never_an_answer(self):
-        plan = mcp_demo.draw_plan(mcp_demo.SEED)
+        plan = demo.draw_plan(demo.SEED)
         for article in plan.articles:
             if article.status != "published":
                 with self.subTest(title=article.title):
@@ -84,21 +86,21 @@ class DemoFilesTest(unittest.TestCase):
         return store
 
     def test_a_demo_interrupted_while_it_is_written_into_files_leaves_nothing_of_itself(self):
-        plan = mcp_demo.draw_plan(mcp_demo.SEED)
+        plan = demo.draw_plan(demo.SEED)
         with tempfile.TemporaryDirectory() as folder:
             kb_path, records_path = os.path.join(folder, "kb.db"), os.path.join(folder, "records.db")
             with kb_store.connect(kb_path) as kb, record_store.connect(records_path) as records:
                 with self.assertRaises(KeyboardInterrupt):
-                    mcp_demo.write_knowledge_base(self.interrupted(kb, "create_article", 40), plan)
+                    demo.write_knowledge_base(self.interrupted(kb, "create_article", 40), plan)
                 with self.assertRaises(KeyboardInterrupt):
-                    mcp_demo.write_bug_tracker(self.interrupted(records, "create_item", 30), plan)
+                    demo.write_bug_tracker(self.interrupted(records, "create_item", 30), plan)
             with kb_store.connect(kb_path) as kb, record_store.connect(records_path) as records:
                 self.assertFalse(kb.has_knowledge_base(KB))
-                self.assertFalse(records.has_channel(mcp_demo.CHANNEL))
-            workspace = mcp_server.open_workspace(mcp_server.parse_options(
+                self.assertFalse(records.has_channel(demo.CHANNEL))
+            workspace = open_workspace(command_line.parse_options(
                 ["--demo", "--kb-db", kb_path, "--records-db", records_path]))  # the next start writes it whole
             self.addCleanup(workspace.close)
-            self.assertEqual(len(workspace.stores["record"].item_ids(mcp_demo.CHANNEL)), mcp_demo.ITEMS)
+            self.assertEqual(len(workspace.stores["record"].item_ids(demo.CHANNEL)), demo.ITEMS)
             self.assertNotIn("served as found", workspace.description)
 
 
@@ -116,10 +118,10 @@ class PortableSchemasTest(unittest.TestCase):
     def test_the_argument_check_reads_any_of_as_its_branches_and_names_them_when_none_holds(self):
         nullable = {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]}
         for fits in ("abc", None):
-            plumbing.check(nullable, fits, "next_before_id")
+            checks.check(nullable, fits, "next_before_id")
         for wrong in (5, "abcd", [], {}):
-            with self.subTest(wrong=wrong), self.assertRaises(plumbing.InvalidArguments) as refused:
-                plumbing.check(nullable, wrong, "next_before_id")
+            with self.subTest(wrong=wrong), self.assertRaises(rejections.InvalidArguments) as refused:
+                checks.check(nullable, wrong, "next_before_id")
             self.assertIn('argument "next_before_id" must be a string or null; got', str(refused.exception))
 
     def test_the_next_cursor_is_nullable_as_any_of_a_string_and_null(self):

@@ -4,7 +4,7 @@ scripts use."""
 import argparse
 import unittest
 
-import cli
+from osfoundry_tools import cli
 from lab import experiments
 
 

@@ -10,7 +10,7 @@ import tempfile
 import types
 import unittest
 
-import cli
+from osfoundry_tools import cli
 import sim
 from lab import evidence, experiments, figures, sim_reasons, sim_report, triage_report
 

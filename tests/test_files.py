@@ -13,12 +13,12 @@ import unittest
 from tests import helpers
 from tests.helpers import KB, ROOT, support_store
 from tests.record_helpers import BUGS, bug_store
-from database import UnusableFile
-import database
-import kb_store
-import mcp_server
-import record_store
-import workload
+from osfoundry_tools.engines.database import UnusableFile
+from osfoundry_tools.engines import database
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.server import command_line
+from osfoundry_tools.stores import record_store
+from osfoundry_tools.content import workload
 
 
 def file_bytes(path):
@@ -27,7 +27,13 @@ def file_bytes(path):
 
 
 # What the knowledge-base store imports: copied where an unprivileged user may import them.
-KB_STORE_MODULES = ("kb_store.py", "kb_sections.py", "word_stems.py", "plumbing.py", "database.py", "engines.py")
+
+
+def copy_kb_store(folder):
+    """The root kb_store.py and the package it re-exports, copied into `folder` (its compiled files left out)."""
+    shutil.copy(os.path.join(ROOT, "kb_store.py"), folder)
+    shutil.copytree(os.path.join(ROOT, "osfoundry_tools"), os.path.join(folder, "osfoundry_tools"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
 
 class Folder(unittest.TestCase):
     def setUp(self):
@@ -192,8 +198,7 @@ class ReadOnlyTest(Folder):
         kb_path, ids = self.kb_file()
         os.chmod(kb_path, 0o444)
         os.chmod(self.folder, 0o777)  # sqlite keeps its shared-memory file beside the database
-        for module in KB_STORE_MODULES:  # a copy any user may import
-            shutil.copy(os.path.join(ROOT, module), self.folder)
+        copy_kb_store(self.folder)  # a copy any user may import
         script = ("import kb_store, sys; s = kb_store.connect(sys.argv[1]); "
                   "print(s.database.read_only, s.call_tool('read_knowledge_article', {'knowledge_base_id': "
                   "'kb-support', 'article_id': sys.argv[2]})['title'], s.call_tool('edit_knowledge_article', "
@@ -207,8 +212,7 @@ class ReadOnlyTest(Folder):
 
     def test_a_read_only_file_in_a_folder_no_one_may_write_is_served_and_left_as_it_was(self):
         kb_path, ids = self.kb_file()
-        for module in KB_STORE_MODULES:
-            shutil.copy(os.path.join(ROOT, module), self.folder)
+        copy_kb_store(self.folder)
         os.chmod(kb_path, 0o444)
         os.chmod(self.folder, 0o555)  # no shared-memory file can be made beside the database
         self.addCleanup(os.chmod, self.folder, 0o755)
@@ -254,7 +258,7 @@ class ServerFilesTest(Folder):
     def test_a_hard_link_to_one_file_is_not_two_databases(self):
         kb_path, _ = self.kb_file()
         os.link(kb_path, self.path("linked.db"))
-        self.assertTrue(mcp_server.same_file(kb_path, self.path("linked.db")))
+        self.assertTrue(command_line.same_file(kb_path, self.path("linked.db")))
         done = self.run_server("--kb-db", kb_path, "--records-db", self.path("linked.db"))
         self.assertEqual(done.returncode, 2)
         self.assertRegex(done.stderr, r"^mcp_server.py: error: --kb-db and --records-db must be different files")

@@ -11,10 +11,11 @@ import unittest
 from tests import helpers
 from tests.helpers import KB, ManualClock, snapshot
 from tests.record_helpers import BUGS, bug_store, edit, page, read
-import kb_store
-import mcp_server
-import plumbing
-import record_store
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.server import command_line
+from osfoundry_tools.server.workspace import open_workspace
+from osfoundry_tools.core import checks
+from osfoundry_tools.stores import record_store
 
 PUBLIC, HR = "kb-public", "kb-hr"
 
@@ -81,17 +82,17 @@ class KeyScopeTest(unittest.TestCase):
         self.assertEqual(snapshot(store), before)
 
     def test_a_caller_must_be_named(self):
-        for caller in ("", None, 7, "x" * (plumbing.ID_CHARACTERS + 1)):
+        for caller in ("", None, 7, "x" * (checks.ID_CHARACTERS + 1)):
             with self.subTest(caller=caller), self.assertRaises(ValueError):
                 kb_store.connect(caller=caller)
 
     def test_the_server_serves_the_caller_it_is_given(self):
-        options = mcp_server.parse_options(["--demo", "--caller", "ops-bot"])
-        workspace = mcp_server.open_workspace(options)
+        options = command_line.parse_options(["--demo", "--caller", "ops-bot"])
+        workspace = open_workspace(options)
         self.addCleanup(workspace.close)
         self.assertEqual({kind: store.caller for kind, store in workspace.stores.items()},
                          {"knowledge_base": "ops-bot", "record": "ops-bot"})
-        self.assertEqual(mcp_server.parse_options(["--demo"]).caller, "agent")
+        self.assertEqual(command_line.parse_options(["--demo"]).caller, "agent")
 
 
 class OlderRecordFilesTest(unittest.TestCase):

@@ -7,8 +7,8 @@ import re
 import unittest
 
 from tests import helpers  # noqa: F401  (puts the project on the path)
-import help_center
-import kb_store
+from osfoundry_tools.content import help_center
+from osfoundry_tools.stores import kb_store
 
 DEMO_ARTICLES = 80  # the demo's knowledge base, one article per subject
 OTHER_SEED = 7

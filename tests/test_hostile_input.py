@@ -15,8 +15,12 @@ import unittest
 from tests import helpers
 from tests.helpers import KB, support_store
 from tests.record_helpers import BUGS, bug_store
-import mcp_server
-import plumbing
+from osfoundry_tools.server import command_line
+from osfoundry_tools.server import methods
+from osfoundry_tools.server import stdio
+from osfoundry_tools.server import workspace
+from osfoundry_tools.core import checks
+from osfoundry_tools.core import rejections
 
 
 def nested(depth, inner=1):
@@ -119,7 +123,7 @@ class HostileArgumentsTest(unittest.TestCase):
                         result = store.call_tool(name, dict(good, **{extra: 1}))
                         self.assertEqual((result["error"], result["rule"]),
                                          ("invalid_arguments", "additionalProperties"))
-                        self.assertLessEqual(len(result["argument"]), plumbing.SHOWN_VALUE_CHARACTERS + 40)
+                        self.assertLessEqual(len(result["argument"]), rejections.SHOWN_VALUE_CHARACTERS + 40)
                         strict_utf8_json(result)
                         self.assertEqual(helpers.dump(store), before)
 
@@ -140,10 +144,10 @@ class HostileArgumentsTest(unittest.TestCase):
 
 class HostileProtocolTest(unittest.TestCase):
     def setUp(self):
-        options = mcp_server.parse_options(["--demo"])
-        self.workspace = mcp_server.open_workspace(options)
+        options = command_line.parse_options(["--demo"])
+        self.workspace = workspace.open_workspace(options)
         self.addCleanup(self.workspace.close)
-        self.server = mcp_server.Server(self.workspace.tools())
+        self.server = methods.Server(self.workspace.tools())
 
     def call(self, arguments):
         return self.server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -161,7 +165,7 @@ class HostileProtocolTest(unittest.TestCase):
     def test_nothing_a_client_sends_can_start_a_line_of_the_log(self):
         stream = io.StringIO()
         handler = logging.StreamHandler(stream)
-        handler.setFormatter(mcp_server.OneRecordALine("mcp_server: %(message)s"))
+        handler.setFormatter(command_line.OneRecordALine("mcp_server: %(message)s"))
         logger = logging.getLogger("osfoundry")
         logger.addHandler(handler)
         level = logger.level
@@ -170,7 +174,7 @@ class HostileProtocolTest(unittest.TestCase):
             forged = "2025-06-18\nmcp_server: people: saved art-00001 (forged)\u2028mcp_server: x\r"
             self.server.handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
                 "protocolVersion": forged, "clientInfo": {"name": "evil\nmcp_server: forged", "version": "\x85"}}})
-            self.server.handle_line(b'{"jsonrpc": "2.0", "method": "notifications/x\\nmcp_server: forged"}')
+            stdio.answer_line(self.server, b'{"jsonrpc": "2.0", "method": "notifications/x\\nmcp_server: forged"}')
         finally:
             logger.removeHandler(handler)
             logger.setLevel(level)
@@ -203,8 +207,8 @@ PEOPLE_RECORD_CALLS = {
     "a channel name that is None": lambda s: s.create_channel("d", None, []),
     "a channel name of a million characters": lambda s: s.create_channel("d", "n" * 10 ** 6, []),
     "a channel ID taken": lambda s: s.create_channel(BUGS, "Again", []),
-    f"a channel ID of {plumbing.ID_CHARACTERS + 1} characters":
-        lambda s: s.create_channel("d" * (plumbing.ID_CHARACTERS + 1), "D", []),
+    f"a channel ID of {checks.ID_CHARACTERS + 1} characters":
+        lambda s: s.create_channel("d" * (checks.ID_CHARACTERS + 1), "D", []),
     "a negative max_length": lambda s: s.create_channel("d", "D", [{"key": "x", "label": "X", "type": "text",
                                                                    "max_length": -5}]),
     "a max_length of 1.5": lambda s: s.create_channel("d", "D", [{"key": "x", "label": "X", "type": "text",

@@ -23,10 +23,10 @@ import unittest
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
-import http_front
-import mcp_http
-import mcp_server
-from http_front import Limits
+from osfoundry_tools.server import http_front
+from osfoundry_tools.server import streamable_http
+from osfoundry_tools.server import command_line
+from osfoundry_tools.server.http_front import Limits
 from tests.test_mcp_http import FakeHandler, ServerCase, request
 
 TIMEOUT = 10  # seconds, on every socket of these tests
@@ -76,7 +76,7 @@ class BacklogTest(unittest.TestCase):
     def test_the_backlog_option_is_what_listen_is_given(self):
         for limits, backlog in ((Limits(), 1024), (Limits(backlog=77), 77)):
             with self.subTest(backlog=backlog), mock.patch.object(socket.socket, "listen", autospec=True) as listen:
-                server = mcp_http.make_server(FakeHandler(), mcp_http.HttpOptions("127.0.0.1", 0, None, frozenset(),
+                server = streamable_http.make_server(FakeHandler(), streamable_http.HttpOptions("127.0.0.1", 0, None, frozenset(),
                                                                                   limits))
                 server.server_close()
                 self.assertEqual(listen.call_args[0][-1], backlog)
@@ -84,7 +84,7 @@ class BacklogTest(unittest.TestCase):
     def test_64_simultaneous_connects_complete_before_any_accept_and_are_all_answered(self):
         """With the stdlib's backlog of 5, most of these connects would wait for the kernel to retry, and here,
         with nothing accepting, never complete at all."""
-        server = mcp_http.make_server(FakeHandler(), mcp_http.HttpOptions("127.0.0.1", 0, None, frozenset()))
+        server = streamable_http.make_server(FakeHandler(), streamable_http.HttpOptions("127.0.0.1", 0, None, frozenset()))
         self.addCleanup(server.server_close)
         clients = [socket.socket() for _ in range(64)]
         for client in clients:
@@ -325,7 +325,7 @@ class ExpectContinueTest(ServerCase):
 
 class StopTest(unittest.TestCase):
     def test_closing_the_server_ends_its_idle_kept_alive_connections_at_once(self):
-        server = mcp_http.make_server(FakeHandler(), mcp_http.HttpOptions("127.0.0.1", 0, None, frozenset()))
+        server = streamable_http.make_server(FakeHandler(), streamable_http.HttpOptions("127.0.0.1", 0, None, frozenset()))
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
         thread.start()
         with socket.create_connection(server.server_address, timeout=TIMEOUT) as client:
@@ -394,7 +394,7 @@ class GiveBackTest(unittest.TestCase):
         self.assertIn(http_front.MALLOC_TRIM(0), (0, 1))  # type: ignore[misc]
 
     def test_the_server_gives_memory_back_after_a_crowd_of_connections_closes(self):
-        server = mcp_http.make_server(FakeHandler(), mcp_http.HttpOptions("127.0.0.1", 0, None, frozenset()))
+        server = streamable_http.make_server(FakeHandler(), streamable_http.HttpOptions("127.0.0.1", 0, None, frozenset()))
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
         thread.start()
         self.addCleanup(thread.join, TIMEOUT)
@@ -433,13 +433,13 @@ class LimitsTest(unittest.TestCase):
 
 class OptionsTest(unittest.TestCase):
     def test_each_limit_has_an_option_read_into_the_limits(self):
-        options = mcp_server.parse_options(["--demo", "--http", "0", "--http-backlog", "2048",
+        options = command_line.parse_options(["--demo", "--http", "0", "--http-backlog", "2048",
                                             "--http-max-connections", "9", "--http-max-request-line", "2KiB",
                                             "--http-max-header-bytes", "32KiB", "--http-max-headers", "50",
                                             "--http-max-body", "1MiB", "--http-body-budget", "8MiB",
                                             "--http-request-seconds", "2.5", "--http-idle-seconds", "7"])
         self.assertEqual(options.http_limits, Limits(2048, 9, 2048, 32768, 50, 1024 ** 2, 8 * 1024 ** 2, 2.5, 7))
-        self.assertEqual(mcp_server.parse_options(["--demo", "--http", "0"]).http_limits, Limits())
+        self.assertEqual(command_line.parse_options(["--demo", "--http", "0"]).http_limits, Limits())
 
     def test_limits_without_http_or_that_cannot_serve_are_refused_in_one_line(self):
         assert_server_refuses(self, {
@@ -459,7 +459,7 @@ class OptionsTest(unittest.TestCase):
             shown = http_front.size(default) if unit == "BYTES" else f"{default:g}"
             shown += " s" if unit == "SECONDS" else ""
             with self.subTest(field=field):
-                self.assertIn(f"| {shown} | `{mcp_server.limit_flag(field)} {unit}` |", text)
+                self.assertIn(f"| {shown} | `{command_line.limit_flag(field)} {unit}` |", text)
         self.assertEqual(list(http_front.LIMITS_EXPLAINED), list(Limits._fields))
 
     def test_the_startup_line_states_the_limits_in_effect(self):

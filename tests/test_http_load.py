@@ -11,8 +11,8 @@ import tempfile
 import threading
 import unittest
 
-import http_front
-import mcp_demo
+from osfoundry_tools.server import http_front
+from osfoundry_tools.content import demo
 from benchmark import http_load, load_clients, round_trips
 from benchmark.load_clients import EDIT, MIX, READ, READS, SEARCH, LoadFailed, Reply, ReplyReader
 
@@ -63,7 +63,7 @@ class RequestsTest(unittest.TestCase):
                          ("127.0.0.1:8765", "tools/call", READ))
         self.assertEqual(headers["MCP-Protocol-Version"], round_trips.STATELESS)
         self.assertEqual(body["params"], {"name": READ, "arguments": {
-            "knowledge_base_id": mcp_demo.KNOWLEDGE_BASE, "article_id": "art-00003"},
+            "knowledge_base_id": demo.KNOWLEDGE_BASE, "article_id": "art-00003"},
             "_meta": round_trips.STATELESS_META})
         self.assertIs(calls.request(READ, "art-00003"), request)
         self.assertEqual(self.parsed(calls.request(SEARCH, "reset my password"))[2]["params"]["arguments"]["query"],
@@ -74,7 +74,7 @@ class RequestsTest(unittest.TestCase):
         _, headers, body = self.parsed(load_clients.Calls(self.PLAN).request(EDIT, "art-00003", read, "k-0-9"))
         self.assertEqual(headers["Mcp-Name"], EDIT)
         self.assertEqual(body["params"]["arguments"], {
-            "knowledge_base_id": mcp_demo.KNOWLEDGE_BASE, "article_id": "art-00003", "content": "Text.",
+            "knowledge_base_id": demo.KNOWLEDGE_BASE, "article_id": "art-00003", "content": "Text.",
             "expected_version": "2026-12-03T08:00:00.000001Z", "idempotency_key": "k-0-9"})
 
     def test_a_client_keeps_the_read_before_its_edit_and_edits_that_article_with_a_key_of_its_own(self):
@@ -264,7 +264,7 @@ class LiveTest(unittest.TestCase):
         try:
             while more:
                 result = client.request("tools/call", {"name": "poll_resource_events", "arguments": {
-                    "resource_type": "knowledge_base", "resource_id": mcp_demo.KNOWLEDGE_BASE,
+                    "resource_type": "knowledge_base", "resource_id": demo.KNOWLEDGE_BASE,
                     "after_sequence": after, "limit": 100}})
                 page = json.loads(result["content"][0]["text"])
                 after, more = page["last_sequence"], page["has_more"]

@@ -10,9 +10,9 @@ import unittest
 
 from tests.test_concurrent_reads import locations
 from tests.test_mcp_server_http import Agent, HttpServer
-import mcp_demo
+from osfoundry_tools.content import demo
 
-KB, CHANNEL = mcp_demo.KNOWLEDGE_BASE, mcp_demo.CHANNEL
+KB, CHANNEL = demo.KNOWLEDGE_BASE, demo.CHANNEL
 AGENTS, SAVES = 4, 4
 JOIN_SECONDS = 120
 

@@ -14,9 +14,9 @@ import socket
 import unittest
 from typing import Any, Dict, Optional
 
-import mcp_http
-import mcp_server
-from mcp_tokens import Tokens
+from osfoundry_tools.server import streamable_http
+from osfoundry_tools.server import command_line
+from osfoundry_tools.server.tokens import Tokens
 from tests.test_http_limits import Refusals
 from tests.test_mcp_http import ALICE, TOKEN, ServerCase, request
 
@@ -129,7 +129,7 @@ class MalformedInputTest(ServerCase, Refusals):
         self.assertEqual(self.post(request()).status, 200)
 
     def test_what_http_server_itself_would_refuse_in_html_is_refused_in_json(self):
-        handler = mcp_http.RequestHandler.__new__(mcp_http.RequestHandler)  # one that serves no connection
+        handler = streamable_http.RequestHandler.__new__(streamable_http.RequestHandler)  # one that serves no connection
         near, far = socket.socketpair()
         self.addCleanup(near.close)
         self.addCleanup(far.close)
@@ -150,12 +150,12 @@ class LoggedMessageTest(unittest.TestCase):
         message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "search_knowledge_base", "arguments": {"query": "reset password", "api_key": "k-123-secret"},
             "_meta": {"authorization": "Bearer meta-secret", "progressToken": 7}, "access_token": "top-secret"}}
-        self.assertEqual(mcp_http.redacted(message), {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        self.assertEqual(streamable_http.redacted(message), {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "search_knowledge_base", "arguments": {"query": "reset password", "api_key": "[redacted]"},
             "_meta": {"authorization": "[redacted]", "progressToken": "[redacted]"}, "access_token": "[redacted]"}})
-        self.assertEqual(mcp_http.redacted({"a": {"b": {"c": {"token": "deeper"}}}}),
+        self.assertEqual(streamable_http.redacted({"a": {"b": {"c": {"token": "deeper"}}}}),
                          {"a": {"b": {"c": {"token": "deeper"}}}}, "three objects deep at most")
-        logged = mcp_http.loggable_message({"params": {"password": "p-secret", "text": "x" * 1000}}, 300)
+        logged = streamable_http.loggable_message({"params": {"password": "p-secret", "text": "x" * 1000}}, 300)
         self.assertTrue(logged.startswith('"{\\"params\\": {\\"password\\": \\"[redacted]\\"'), logged)
         self.assertNotIn("p-secret", logged)
         self.assertLessEqual(len(logged), 300)
@@ -167,7 +167,7 @@ class LoggedMessageTest(unittest.TestCase):
 
         message = {"id": 1, "method": "tools/list", "params": {"_meta": {"token": "t-secret"}}}
         with self.assertLogs("osfoundry.mcp", logging.DEBUG) as logs:
-            answer = mcp_server.handle_logged(Answering(), message, ALICE)  # type: ignore[arg-type]
+            answer = command_line.handle_logged(Answering(), message, ALICE)  # type: ignore[arg-type]
         self.assertEqual(answer["id"], 1)
         self.assertIn("tools/list", logs.output[0])
         self.assertIn("from \"alice\"", logs.output[0])

@@ -15,11 +15,13 @@ from tests import test_http_processes
 from tests.helpers import assert_server_refuses
 from tests.test_concurrent_reads import locations
 from tests.test_mcp_server_http import Agent, HttpServer
-import http_workers
-import kb_store
-import mcp_demo
-import mcp_server
-import record_store
+from osfoundry_tools.server import http_workers
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.content import demo
+from osfoundry_tools.content import own_content
+from osfoundry_tools.server import command_line
+from osfoundry_tools.server.workspace import open_workspace
+from osfoundry_tools.stores import record_store
 
 STOP_SECONDS = 30
 CONNECTIONS = 200  # new connections tried before concluding that one worker never answers
@@ -210,7 +212,7 @@ class RefusedTest(unittest.TestCase):
             self.assertEqual(os.listdir(folder), [])
 
     def test_one_worker_is_the_single_process_server(self):
-        options = mcp_server.parse_options(["--demo", "--http", "0"])
+        options = command_line.parse_options(["--demo", "--http", "0"])
         self.assertEqual(options.workers, 1)
 
 
@@ -218,7 +220,7 @@ class WorkerSigtermTest(unittest.TestCase):
     def test_a_worker_stopping_ignores_the_sigterms_that_follow(self):
         self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
         with self.assertLogs("osfoundry.mcp") as logged, self.assertRaises(SystemExit) as stop:
-            mcp_server.stop_worker_on_sigterm(signal.SIGTERM, None)
+            command_line.stop_worker_on_sigterm(signal.SIGTERM, None)
         self.assertEqual(stop.exception.code, 0)
         self.assertEqual(logged.output, ["INFO:osfoundry.mcp:SIGTERM: stopping"])
         self.assertIs(signal.getsignal(signal.SIGTERM), signal.SIG_IGN)
@@ -230,20 +232,20 @@ class OpenOnlyTest(unittest.TestCase):
     def test_a_worker_writes_nothing_where_its_parent_would_write_the_demo(self):
         with tempfile.TemporaryDirectory() as folder:
             kb_db, records_db = os.path.join(folder, "kb.db"), os.path.join(folder, "records.db")
-            options = mcp_server.parse_options(["--demo", "--http", "0", "--kb-db", kb_db, "--records-db", records_db,
+            options = command_line.parse_options(["--demo", "--http", "0", "--kb-db", kb_db, "--records-db", records_db,
                                                 "--workers", "2"])
-            mcp_server.open_workspace(options, fill=False).close()
+            open_workspace(options, fill=False).close()
             with kb_store.connect(kb_db) as kb, record_store.connect(records_db) as records:
-                self.assertFalse(kb.has_knowledge_base(mcp_demo.KNOWLEDGE_BASE))
-                self.assertFalse(records.has_channel(mcp_demo.CHANNEL))
+                self.assertFalse(kb.has_knowledge_base(demo.KNOWLEDGE_BASE))
+                self.assertFalse(records.has_channel(demo.CHANNEL))
 
     def test_a_worker_does_not_read_the_sources_again(self):
         with tempfile.TemporaryDirectory() as folder:
-            options = mcp_server.parse_options(["--http", "0", "--kb-db", os.path.join(folder, "kb.db"),
+            options = command_line.parse_options(["--http", "0", "--kb-db", os.path.join(folder, "kb.db"),
                                                 "--records-db", os.path.join(folder, "records.db"),
                                                 "--kb-from-dir", folder, "--workers", "2"])
-            with mock.patch.object(mcp_server.content_files, "read_content", side_effect=AssertionError("read")):
-                workspace = mcp_server.open_workspace(options, fill=False)
+            with mock.patch.object(own_content, "read_content", side_effect=AssertionError("read")):
+                workspace = open_workspace(options, fill=False)
             workspace.close()
 
 

@@ -3,8 +3,8 @@
 import unittest
 
 from tests.helpers import KB, edit, poll_all, read, snapshot, support_store
-from plumbing import VersionConflict
-import kb_store
+from osfoundry_tools.core.rejections import VersionConflict
+from osfoundry_tools.stores import kb_store
 
 
 class CompareAndSwapTest(unittest.TestCase):

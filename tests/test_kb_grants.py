@@ -4,7 +4,7 @@ import unittest
 
 from tests import helpers
 from tests.helpers import KB, OTHER_KB, snapshot, support_store
-import kb_store
+from osfoundry_tools.stores import kb_store
 
 
 def calls(kb, article_id, version):

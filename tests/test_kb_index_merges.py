@@ -10,19 +10,20 @@ import unittest
 
 from tests import helpers
 from tests.helpers import KB, support_store
-import kb_store
+from osfoundry_tools.stores import kb_search
+from osfoundry_tools.stores import kb_store
 
 QUERIES = ("reset password", "invoices export month", "teammate invitation", "topic words", "passwords 3")
 
 
 def segments(store, number=1):
     """How many segments the index holds: each has at least one row in FTS5's %_idx table."""
-    table = kb_store.index_table(number)
+    table = kb_search.index_table(number)
     return store.database.connection.execute(f"SELECT count(DISTINCT segid) FROM {table}_idx").fetchone()[0]
 
 
 def automerge(store, number=1):
-    table = kb_store.index_table(number)
+    table = kb_search.index_table(number)
     row = store.database.connection.execute(f"SELECT v FROM {table}_config WHERE k = 'automerge'").fetchone()
     return None if row is None else row[0]
 
@@ -38,7 +39,7 @@ def answers(store):
 
 def integrity(store, number=1):
     """FTS5's own check of the index against what it holds; raises sqlite3.DatabaseError if they differ."""
-    table = kb_store.index_table(number)
+    table = kb_search.index_table(number)
     store.database.connection.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
 
 
@@ -86,7 +87,7 @@ class MergeBudgetTest(unittest.TestCase):
             if not budget:  # FTS5 merging on its own, as before schema 4
                 store.database.connection.execute("INSERT INTO search_index_1 (search_index_1, rank) "
                                                   "VALUES ('automerge', 4)")
-                store.database.at_commit = lambda key, make: kb_store.IndexMerge(None, "")  # no budget paid
+                store.database.at_commit = lambda key, make: kb_search.IndexMerge(None, "")  # no budget paid
             write_many(store, clock)
             sizes[budget] = store.database.connection.execute("PRAGMA page_count").fetchone()[0]
         self.assertLessEqual(sizes[True], sizes[False] * 1.1)

@@ -14,9 +14,9 @@ import unittest
 
 from tests.helpers import ROOT
 from tests.postgres_helpers import default_location
-import kb_sections
-import kb_store
-from word_stems import stem
+from osfoundry_tools.stores import kb_sections
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.stores.word_stems import stem
 
 # Porter (1980), the examples the paper gives for its steps, each with the stem the whole algorithm makes of it.
 PORTER_EXAMPLES = """

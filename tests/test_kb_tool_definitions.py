@@ -6,8 +6,8 @@ import unittest
 from tests import helpers
 from tests.helpers import KB, support_store
 from tests.schema_cases import boundary_cases
-from plumbing import check
-import kb_store
+from osfoundry_tools.core.checks import check
+from osfoundry_tools.stores import kb_store
 
 # The trimmed tools/list of 2026-11-08, as the articles publish it (SPEC §1.1).
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")

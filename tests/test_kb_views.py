@@ -8,8 +8,10 @@ import unittest
 
 from tests import helpers
 from tests.helpers import KB, OTHER_KB, support_store
-import kb_store
-import plumbing
+from osfoundry_tools.core import rejections
+from osfoundry_tools.stores import kb_search
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.core import idempotency
 
 
 def found(store, query, kb=KB, **more):
@@ -91,7 +93,7 @@ class ViewsAreNotAVersionTest(unittest.TestCase):
             with self.subTest(views=views), self.assertRaisesRegex(ValueError, "views must be a whole number"):
                 self.store.add_views(KB, self.ids[0], views)
         for kb, article_id in ((KB, "no-such-article"), (OTHER_KB, self.ids[0]), ("kb-none", self.ids[0])):
-            with self.subTest(article=article_id), self.assertRaises(kb_store.NotFound):
+            with self.subTest(article=article_id), self.assertRaises(rejections.NotFound):
                 self.store.add_views(kb, article_id, 1)
         self.assertEqual(helpers.snapshot(self.store), before)
 
@@ -145,7 +147,7 @@ def write_schema_one(path, edit):
                                (number, title, content))
     result = {"citation": {"knowledge_base_id": KB, "article_id": "art-00001", "updated_at": VERSION}, "replay": False}
     connection.execute("INSERT INTO idempotency_keys VALUES (?, ?, ?, ?, ?)",
-                       ("edit_knowledge_article", "k-old", plumbing.fingerprint(edit), json.dumps(result), VERSION))
+                       ("edit_knowledge_article", "k-old", idempotency.fingerprint(edit), json.dumps(result), VERSION))
     connection.commit()
     connection.close()
     return result
@@ -168,7 +170,7 @@ class OlderFilesTest(unittest.TestCase):
                 self.assertEqual(reopened.create_article(KB, "Next", "Text.")["article_id"], "art-00005")
                 connection = reopened.database.connection
                 self.assertEqual(connection.execute("SELECT length(opening) FROM articles WHERE id = 'long'")
-                                 .fetchone()[0], kb_store.OPENING)
+                                 .fetchone()[0], kb_search.OPENING)
                 self.assertEqual(connection.execute("PRAGMA user_version").fetchone()[0], kb_store.LAYOUT.version)
                 self.assertEqual(connection.execute("PRAGMA application_id").fetchone()[0],
                                  kb_store.LAYOUT.application_id)

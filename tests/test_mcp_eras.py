@@ -7,20 +7,22 @@ import unittest
 
 from tests.helpers import KB, support_store
 from tests.record_helpers import BUGS, bug_store
-import mcp_server
-import mcp_tokens
+from osfoundry_tools.server import methods
+from osfoundry_tools.server import protocol
+from osfoundry_tools.server import routing
+from osfoundry_tools.server import tokens
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
           "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"}}
-WRITER = mcp_tokens.Grant("alice", None, None, frozenset({mcp_tokens.WRITE_SCOPE}))
-READER = mcp_tokens.Grant("reader", None, None, frozenset())
+WRITER = tokens.Grant("alice", None, None, frozenset({tokens.WRITE_SCOPE}))
+READER = tokens.Grant("reader", None, None, frozenset())
 
 
 def server_of(kb_options=None, record_options=None):
     kb, _, article_ids = support_store(**(kb_options or {}))
     records, _, item_ids = bug_store(**(record_options or {}))
-    tools = mcp_server.Tools(mcp_server.by_resource_type([kb, records]), threading.Lock())
-    return mcp_server.Server(tools), article_ids, item_ids, (kb, records)
+    tools = routing.Tools(routing.by_resource_type([kb, records]), threading.Lock())
+    return methods.Server(tools), article_ids, item_ids, (kb, records)
 
 
 def request(method, params=None, meta=MODERN, request_id=1):
@@ -47,13 +49,13 @@ class StatelessEraTest(unittest.TestCase):
         self.assertEqual(result["capabilities"], {"tools": {}})
         self.assertEqual(result["resultType"], "complete")
         self.assertEqual(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
-                         mcp_server.SERVER_INFO["name"])
+                         protocol.SERVER_INFO["name"])
         self.assertIn("instructions", result)
 
     def test_every_result_is_complete_and_stamped_and_the_tool_list_says_how_long_to_keep_it(self):
         listed = self.server.handle(request("tools/list"))["result"]
         self.assertEqual([tool["name"] for tool in listed["tools"]], [t["name"] for t in self.server.tools.listing()])
-        self.assertEqual((listed["cacheScope"], listed["ttlMs"]), ("public", mcp_server.TOOLS_TTL_MS))
+        self.assertEqual((listed["cacheScope"], listed["ttlMs"]), ("public", protocol.TOOLS_TTL_MS))
         called = self.server.handle(request("tools/call", {"name": "read_knowledge_article", "arguments": {
             "knowledge_base_id": KB, "article_id": self.articles[0]}}))["result"]
         self.assertEqual((called["resultType"], called["isError"]), ("complete", False))
@@ -64,7 +66,7 @@ class StatelessEraTest(unittest.TestCase):
         answer = self.server.handle(request("tools/list", meta=dict(MODERN, **{
             "io.modelcontextprotocol/protocolVersion": "2099-01-01"})))
         self.assertEqual(answer["error"]["code"], -32022)
-        self.assertEqual(answer["error"]["data"], {"supported": list(mcp_server.SUPPORTED_VERSIONS),
+        self.assertEqual(answer["error"]["data"], {"supported": list(protocol.SUPPORTED_VERSIONS),
                                                    "requested": "2099-01-01"})
 
     def test_a_header_that_names_another_version_than_meta_is_32020(self):
@@ -140,7 +142,7 @@ class TokenGrantTest(unittest.TestCase):
         self.assertFalse(self.edit_item(WRITER, "k")["isError"])
 
     def test_what_a_grant_leaves_out_looks_absent(self):
-        narrow = mcp_tokens.Grant("narrow", frozenset({"kb-billing"}), frozenset(), frozenset())
+        narrow = tokens.Grant("narrow", frozenset({"kb-billing"}), frozenset(), frozenset())
         for name, arguments in (("read_knowledge_article", {"knowledge_base_id": KB, "article_id": self.articles[0]}),
                                 ("list_record_items", {"record_channel_id": BUGS})):
             with self.subTest(tool=name):
@@ -149,7 +151,7 @@ class TokenGrantTest(unittest.TestCase):
 
     def test_each_token_caller_has_its_own_idempotency_keys(self):
         first = self.edit_item(WRITER, "same-key")
-        other = mcp_tokens.Grant("bob", None, None, frozenset({mcp_tokens.WRITE_SCOPE}))
+        other = tokens.Grant("bob", None, None, frozenset({tokens.WRITE_SCOPE}))
         second = self.edit_item(other, "same-key", version=2)
         self.assertEqual(second["structuredContent"]["replay"], False, "bob's key is not alice's")
         self.assertEqual(self.edit_item(WRITER, "same-key")["structuredContent"],

@@ -22,8 +22,8 @@ import unittest
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-import mcp_http
-from mcp_tokens import Grant, Tokens
+from osfoundry_tools.server import streamable_http
+from osfoundry_tools.server.tokens import Grant, Tokens
 
 TOKEN = "alice-token-0123456789abcdef"
 UNKNOWN_TOKEN = "mallory-token-0123456789abcdef"
@@ -46,11 +46,11 @@ class FakeHandler:
         with self.lock:
             self.calls.append((message, grant, protocol_version))
         if not isinstance(message, dict):
-            return mcp_http.error_message(None, -32600, "Invalid Request: a message must be a JSON object")
+            return streamable_http.error_message(None, -32600, "Invalid Request: a message must be a JSON object")
         if "id" not in message:
             return None
         if message.get("method") == "fail":
-            return mcp_http.error_message(message["id"], message["params"]["code"], "failed on demand")
+            return streamable_http.error_message(message["id"], message["params"]["code"], "failed on demand")
         if message.get("method") == "crash":
             raise RuntimeError("a bug in the handler")
         if message.get("method") == "meet":
@@ -96,7 +96,7 @@ class ServerCase(unittest.TestCase):
     """A server for the class's tests, started once and shut down at the end."""
 
     tokens: Optional[Tokens] = None
-    limits = mcp_http.Limits()
+    limits = streamable_http.Limits()
     handler: FakeHandler
     server: http.server.ThreadingHTTPServer
     port: int
@@ -105,8 +105,8 @@ class ServerCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls) -> None:
         cls.handler = cls.make_handler()
-        options = mcp_http.HttpOptions("127.0.0.1", 0, cls.tokens, frozenset({LISTED_ORIGIN}), cls.limits)
-        cls.server = mcp_http.make_server(cls.handler, options)
+        options = streamable_http.HttpOptions("127.0.0.1", 0, cls.tokens, frozenset({LISTED_ORIGIN}), cls.limits)
+        cls.server = streamable_http.make_server(cls.handler, options)
         cls.port = cls.server.server_address[1]
         cls.thread = threading.Thread(target=cls.server.serve_forever, kwargs={"poll_interval": 0.05})
         cls.thread.start()
@@ -318,9 +318,9 @@ class RebindingTest(ServerCase):
 
     def test_only_a_server_bound_to_a_loopback_address_checks_the_host(self):
         for host in ("localhost", "127.0.0.1", "127.0.0.53", "::1", "[::1]"):
-            self.assertTrue(mcp_http.is_loopback(host), host)
+            self.assertTrue(streamable_http.is_loopback(host), host)
         for host in ("0.0.0.0", "", "::", "192.168.1.10", "example.com"):
-            self.assertFalse(mcp_http.is_loopback(host), host)
+            self.assertFalse(streamable_http.is_loopback(host), host)
 
 
 class HeaderAndBodyTest(ServerCase):
@@ -349,13 +349,13 @@ class HeaderAndBodyTest(ServerCase):
 
     def test_a_body_over_4_mib_is_413_and_is_not_read(self):
         reply = self.send("POST", "/mcp", {"Content-Type": "application/json",
-                                           "Content-Length": str(mcp_http.MAX_BODY_BYTES + 1)})  # and no body
+                                           "Content-Length": str(streamable_http.MAX_BODY_BYTES + 1)})  # and no body
         self.assertRefused(reply, 413)
         self.assertEqual(reply.headers["Connection"], "close")
 
     def test_a_body_of_exactly_4_mib_is_answered(self):
         body = request(request_id=3)
-        reply = self.post(body + b" " * (mcp_http.MAX_BODY_BYTES - len(body)))
+        reply = self.post(body + b" " * (streamable_http.MAX_BODY_BYTES - len(body)))
         self.assertEqual((reply.status, reply.json()["id"]), (200, 3))
 
     def test_a_body_shorter_than_its_content_length_is_400(self):
@@ -468,8 +468,8 @@ class NoMetadataWithoutTokensTest(ServerCase):
 
 
 class LifetimeTest(unittest.TestCase):
-    def options(self) -> mcp_http.HttpOptions:
-        return mcp_http.HttpOptions("127.0.0.1", 0, None, frozenset())
+    def options(self) -> streamable_http.HttpOptions:
+        return streamable_http.HttpOptions("127.0.0.1", 0, None, frozenset())
 
     def setUp(self) -> None:
         """Record the sockets that are garbage-collected instead of closed."""
@@ -488,7 +488,7 @@ class LifetimeTest(unittest.TestCase):
             socket.create_connection(("127.0.0.1", port), timeout=2).close()
 
     def test_a_server_shut_down_stops_serving_and_frees_its_port(self):
-        server = mcp_http.make_server(FakeHandler(), self.options())
+        server = streamable_http.make_server(FakeHandler(), self.options())
         port = server.server_address[1]
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
         thread.start()
@@ -526,7 +526,7 @@ class LifetimeTest(unittest.TestCase):
 
         thread = threading.Thread(target=client)
         thread.start()
-        mcp_http.serve_http(FakeHandler(), self.options(), ready)  # returns on the interrupt
+        streamable_http.serve_http(FakeHandler(), self.options(), ready)  # returns on the interrupt
         thread.join(5)
         self.assertEqual(addresses[0][0], "127.0.0.1")
         self.assertEqual(statuses, [200])
@@ -541,7 +541,7 @@ class LifetimeTest(unittest.TestCase):
             raise ValueError("the caller failed")
 
         with self.assertRaises(ValueError):
-            mcp_http.serve_http(FakeHandler(), self.options(), ready)
+            streamable_http.serve_http(FakeHandler(), self.options(), ready)
         self.assertClosed(ports[0])
         self.assertNoSocketLeft()
 

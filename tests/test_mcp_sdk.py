@@ -24,10 +24,10 @@ else:
     SDK_MISSING = ""
 
 from benchmark import round_trips
-import mcp_demo
+from osfoundry_tools.content import demo
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
-KB, CHANNEL = mcp_demo.KNOWLEDGE_BASE, mcp_demo.CHANNEL
+KB, CHANNEL = demo.KNOWLEDGE_BASE, demo.CHANNEL
 REQUIRED = os.environ.get("MCP_SDK_REQUIRED") == "1"
 
 
@@ -76,7 +76,7 @@ class SdkClientTest(unittest.TestCase):
     def setUpClass(cls):
         require_sdk()
         cls.definitions = store_definitions()
-        cls.article = mcp_demo.draw_plan(mcp_demo.SEED).published()[0]
+        cls.article = demo.draw_plan(demo.SEED).published()[0]
 
     def test_the_sdk_negotiates_the_latest_version_and_reads_server_info(self):
         async def check(session):

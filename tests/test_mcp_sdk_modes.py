@@ -42,10 +42,10 @@ except ImportError as error:  # the SDK is optional: make conformance installs i
 else:
     SDK_MISSING = ""
 
-import mcp_demo
+from osfoundry_tools.content import demo
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
-KB, CHANNEL = mcp_demo.KNOWLEDGE_BASE, mcp_demo.CHANNEL
+KB, CHANNEL = demo.KNOWLEDGE_BASE, demo.CHANNEL
 REQUIRED = os.environ.get("MCP_SDK_REQUIRED") == "1"
 MODERN, HANDSHAKE = "2026-07-28", "2025-11-25"
 MODES = ("auto", "legacy", MODERN)
@@ -261,7 +261,7 @@ class ModesCase(unittest.TestCase):
     def setUpClass(cls):
         require_sdk()
         cls.definitions = store_definitions()
-        cls.article_id = mcp_demo.draw_plan(mcp_demo.SEED).published()[0].article_id
+        cls.article_id = demo.draw_plan(demo.SEED).published()[0].article_id
 
     def check_session(self, outcome: Dict[str, Any], mode: str) -> None:
         """The seven tools as the stores define them, each called successfully with a conforming result, the

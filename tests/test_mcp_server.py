@@ -20,15 +20,18 @@ import unittest
 
 from tests.helpers import ROOT, assert_server_refuses, store_definitions
 from benchmark import round_trips
-import kb_store
-import mcp_demo
-import mcp_server
-import plumbing
-import record_store
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.content import demo
+from osfoundry_tools.server import command_line
+from osfoundry_tools.server import stdio
+from osfoundry_tools.server.workspace import open_workspace
+from osfoundry_tools.core import checks
+from osfoundry_tools.core import rejections
+from osfoundry_tools.stores import record_store
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-KB, CHANNEL = mcp_demo.KNOWLEDGE_BASE, mcp_demo.CHANNEL
+KB, CHANNEL = demo.KNOWLEDGE_BASE, demo.CHANNEL
 WAIT = 20.0  # seconds before a missing answer fails a test instead of hanging it
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -115,7 +118,7 @@ class ServerProcess:
 
 def validate(schema, value):
     """Raise plumbing.InvalidArguments unless `value` satisfies the JSON Schema subset the tools use."""
-    plumbing.check(schema, value, "structuredContent")
+    checks.check(schema, value, "structuredContent")
 
 
 def rejection(result):
@@ -130,7 +133,7 @@ def rejection(result):
 class DemoSession:
     """What a test needs from the demo content: a published article, a draft, an item."""
 
-    plan = mcp_demo.draw_plan(mcp_demo.SEED)
+    plan = demo.draw_plan(demo.SEED)
     article = plan.published()[0].article_id
     draft = next(a.article_id for a in plan.articles if a.status == "draft")
 
@@ -298,14 +301,14 @@ class ProtocolTest(unittest.TestCase):
         self.alive()
 
     def test_an_over_long_line_gets_an_invalid_request_and_the_next_line_is_served(self):
-        self.server.write(ping_of_size(mcp_server.MAX_LINE_BYTES + 1) + b"\n")
+        self.server.write(ping_of_size(stdio.MAX_LINE_BYTES + 1) + b"\n")
         answer = self.server.receive()
         self.assertEqual((answer["id"], answer["error"]["code"]), (None, -32600))
-        self.assertIn(str(mcp_server.MAX_LINE_BYTES), answer["error"]["message"])
+        self.assertIn(str(stdio.MAX_LINE_BYTES), answer["error"]["message"])
         self.alive()
 
     def test_a_line_of_exactly_the_limit_is_served_and_crlf_and_blank_lines_are_accepted(self):
-        self.server.write(b"\n\r\n" + ping_of_size(mcp_server.MAX_LINE_BYTES) + b"\r\n")
+        self.server.write(b"\n\r\n" + ping_of_size(stdio.MAX_LINE_BYTES) + b"\r\n")
         self.assertEqual(self.server.receive(), {"jsonrpc": "2.0", "id": "big", "result": {}})
 
     # -- 8. tools/list ----------------------------------------------------------------
@@ -360,7 +363,7 @@ class ProtocolTest(unittest.TestCase):
         schema = store_definitions()["read_record_item"]["outputSchema"]
         for wrong in ({"item_id": "x", "version": 1}, {"item_id": "x", "version": "1", "values": {}},
                       {"item_id": "x", "version": 1, "values": {}, "extra": True}):
-            with self.subTest(wrong=wrong), self.assertRaises(plumbing.InvalidArguments):
+            with self.subTest(wrong=wrong), self.assertRaises(rejections.InvalidArguments):
                 validate(schema, wrong)
 
     # -- 10. protocol errors of tools/call ---------------------------------------------
@@ -568,7 +571,7 @@ class DemoWorkspaceTest(unittest.TestCase):
     """What --demo serves, and the flags that shape a workspace (in-process: no server needed)."""
 
     def open(self, *argv):
-        workspace = mcp_server.open_workspace(mcp_server.parse_options(list(argv)))
+        workspace = open_workspace(command_line.parse_options(list(argv)))
         self.addCleanup(workspace.close)
         return workspace
 
@@ -584,7 +587,7 @@ class DemoWorkspaceTest(unittest.TestCase):
         self.assertEqual(len({item["values"]["ticket"] for item in items}), 60)
 
     def test_the_demo_content_depends_on_the_seed_only(self):
-        first, again, other = mcp_demo.draw_plan(5), mcp_demo.draw_plan(5), mcp_demo.draw_plan(6)
+        first, again, other = demo.draw_plan(5), demo.draw_plan(5), demo.draw_plan(6)
         self.assertEqual((first.articles, first.items), (again.articles, again.items))
         self.assertNotEqual(first.articles, other.articles)
 
@@ -613,7 +616,7 @@ class DemoWorkspaceTest(unittest.TestCase):
         self.addCleanup(temporary.cleanup)
         folder = temporary.name
         argv = ["--demo", "--kb-db", os.path.join(folder, "kb.db"), "--records-db", os.path.join(folder, "r.db")]
-        first = mcp_server.open_workspace(mcp_server.parse_options(argv))
+        first = open_workspace(command_line.parse_options(argv))
         item_id = first.stores["record"].item_ids(CHANNEL)[0]
         first.stores["record"].edit_item(CHANNEL, item_id, {"status": "fixed"})
         first.close()
@@ -627,7 +630,7 @@ class ColleagueChangesTest(unittest.TestCase):
     """What one change of the simulated colleague does, called directly (no thread, no waiting)."""
 
     def setUp(self):
-        self.workspace = mcp_server.open_workspace(mcp_server.parse_options(["--demo", "--people-edit-every", "60"]))
+        self.workspace = open_workspace(command_line.parse_options(["--demo", "--people-edit-every", "60"]))
         self.addCleanup(self.workspace.close)
         self.colleague = self.workspace.colleague
         self.kb, self.records = self.workspace.stores["knowledge_base"], self.workspace.stores["record"]
@@ -664,8 +667,8 @@ class ColleagueChangesTest(unittest.TestCase):
 
     def test_a_failing_change_is_logged_and_the_colleague_goes_on(self):
         empty, records = kb_store.connect(), record_store.connect()  # no knowledge base: every save fails
-        mcp_demo.write_bug_tracker(records, DemoSession.plan)
-        colleague = mcp_demo.Colleague(empty, records, DemoSession.plan, random.Random(1), threading.Lock(), 0.01)
+        demo.write_bug_tracker(records, DemoSession.plan)
+        colleague = demo.Colleague(empty, records, DemoSession.plan, random.Random(1), threading.Lock(), 0.01)
         with self.assertLogs("osfoundry.demo", "INFO") as logs:
             colleague.start()
             deadline = time.monotonic() + WAIT
@@ -701,7 +704,7 @@ class CommandLineTest(unittest.TestCase):
     def test_help_explains_every_flag(self):
         stdout = io.StringIO()
         with contextlib.redirect_stdout(stdout), self.assertRaises(SystemExit) as exit:
-            mcp_server.parse_options(["--help"])
+            command_line.parse_options(["--help"])
         self.assertEqual(exit.exception.code, 0)
         for flag in ("--demo", "--kb-db", "--records-db", "--grant-kb", "--grant-channel", "--no-write-scope",
                      "--rejection-detail", "--people-edit-every", "--seed", "--verbose"):

@@ -14,12 +14,12 @@ import time
 import unittest
 
 from tests.helpers import ROOT, server_options_refused
-import mcp_demo
+from osfoundry_tools.content import demo
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
 WRITE_TOKEN, READ_TOKEN = "agent-token-with-write-0123456789", "reader-token-read-only-9876543210"
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
-KB, CHANNEL = mcp_demo.KNOWLEDGE_BASE, mcp_demo.CHANNEL
+KB, CHANNEL = demo.KNOWLEDGE_BASE, demo.CHANNEL
 AGENTS, SAVES = 8, 4
 
 
@@ -208,9 +208,9 @@ class OptionsTest(unittest.TestCase):
                     self.assertNotIn(WRITE_TOKEN, message)
 
     def test_a_port_alone_listens_on_loopback(self):
-        import mcp_server
-        self.assertEqual(mcp_server.parse_options(["--demo", "--http", "8765"]).http, ("127.0.0.1", 8765))
-        self.assertEqual(mcp_server.parse_options(["--demo", "--http", "[::1]:0"]).http, ("::1", 0))
+        from osfoundry_tools.server import command_line
+        self.assertEqual(command_line.parse_options(["--demo", "--http", "8765"]).http, ("127.0.0.1", 8765))
+        self.assertEqual(command_line.parse_options(["--demo", "--http", "[::1]:0"]).http, ("::1", 0))
 
     def test_a_port_taken_is_one_line_and_exit_2_with_nothing_written_in_one_process_or_several(self):
         with socket.create_server(("127.0.0.1", 0)) as taken, tempfile.TemporaryDirectory() as folder:

@@ -14,9 +14,9 @@ import tempfile
 import unittest
 from unittest import mock
 
-from mcp_tokens import MAX_FILE_BYTES, WRITE_SCOPE, Grant, TokenFileError, Tokens
+from osfoundry_tools.server.tokens import MAX_FILE_BYTES, WRITE_SCOPE, Grant, TokenFileError, Tokens
 from tests.test_special_files import server_refusal
-import record_store
+from osfoundry_tools.stores import record_store
 
 ALICE = "s3cr3t-token-for-alice"
 READER = "token-for-a-reader"
@@ -310,7 +310,7 @@ class LookupTest(Folder):
         tokens = Tokens.load(self.write(dict(GOOD, **{ALICE_NEXT: {"caller": "alice"}})))
         for presented in (ALICE, READER, ALICE_NEXT, "an-unknown-token-of-good-form"):
             with self.subTest(presented=presented), \
-                    mock.patch("mcp_tokens.hmac.compare_digest", wraps=hmac.compare_digest) as compare:
+                    mock.patch("osfoundry_tools.server.tokens.hmac.compare_digest", wraps=hmac.compare_digest) as compare:
                 tokens.grant_for(presented)
                 self.assertEqual(compare.call_count, 3)
                 self.assertNotIn(presented.encode(), [argument for call in compare.call_args_list

@@ -15,10 +15,14 @@ import tempfile
 import unittest
 
 from tests.helpers import ROOT
-import cli
+from osfoundry_tools import cli
 
 INSTALL = os.environ.get("PACKAGE_INSTALL") == "1"
 WAIT = 300  # seconds for an install, which downloads the build backend
+TOP_LEVEL = ("import os, sysconfig; folder = sysconfig.get_paths()['purelib']; print(*sorted(name.removesuffix('.py') "
+             "for name in os.listdir(folder) if (name.endswith('.py') or os.path.isfile(os.path.join(folder, name, "
+             "'__init__.py'))) and not name.startswith(('_', 'pip', 'setuptools', 'pkg_resources'))))")
+# the venv's top-level modules and packages, beside pip's and setuptools' own
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "package-test", "version": "1"}}}
 
@@ -26,12 +30,6 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
 def pyproject():
     with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as file:
         return file.read()
-
-
-def modules_of_the_product():
-    """The top-level modules the layer test counts as the product."""
-    from tests.test_layers import PRODUCT_RANKS
-    return set(PRODUCT_RANKS)
 
 
 def answers_initialize(command, cwd):
@@ -43,16 +41,16 @@ def answers_initialize(command, cwd):
 
 
 class PackageDefinitionTest(unittest.TestCase):
-    def test_the_package_holds_every_product_module_and_nothing_it_would_not_need(self):
+    def test_the_package_is_the_one_folder_of_the_product_and_nothing_at_the_top_level(self):
         text = pyproject()
-        listed = set(text.split("py-modules = [")[1].split("]")[0].replace('"', "").replace("\n", "").split(", "))
-        self.assertEqual({name.strip() for name in listed}, modules_of_the_product())
+        self.assertIn('[tool.setuptools.packages.find]\ninclude = ["osfoundry_tools*"]', text)
+        self.assertNotIn("py-modules", text)
 
     def test_it_has_no_runtime_dependency_and_its_version_is_the_commands_one(self):
         text = pyproject()
         self.assertIn("\ndependencies = []\n", text)
-        self.assertIn('version = {attr = "cli.VERSION"}', text)
-        self.assertIn('osfoundry-mcp = "mcp_server:main"', text)
+        self.assertIn('version = {attr = "osfoundry_tools.cli.VERSION"}', text)
+        self.assertIn('osfoundry-mcp = "osfoundry_tools.server.command_line:main"', text)
         self.assertIn('requires-python = ">=3.9"', text)
 
 
@@ -78,6 +76,14 @@ class InstalledTest(unittest.TestCase):
             self.assertIn("(osfoundry-mcp --help explains", refused.stderr)
             answer = answers_initialize([command, "--demo"], cwd=folder)  # away from the repository's modules
             self.assertEqual(answer["result"]["serverInfo"]["version"], cli.VERSION)
+            python = os.path.join(venv, "bin", "python")
+            top = subprocess.run([python, "-c", TOP_LEVEL], capture_output=True, text=True, timeout=WAIT, cwd=folder)
+            self.assertEqual(top.stdout.split(), ["osfoundry_tools"], top.stderr)
+            for generic in ("plumbing", "cli", "database", "engines", "workload", "kb_store"):
+                with self.subTest(module=generic):
+                    imported = subprocess.run([python, "-c", f"import {generic}"], capture_output=True, text=True,
+                                              timeout=WAIT, cwd=folder)
+                    self.assertIn("ModuleNotFoundError", imported.stderr)
 
     def test_uvx_runs_the_server_from_the_repository(self):
         uvx = os.environ.get("UVX") or shutil.which("uvx")

@@ -21,13 +21,14 @@ from tests.helpers import KB, ROOT, ManualClock, server_options_refused, support
 from tests.postgres_helpers import needs_postgres
 from tests.record_helpers import BUGS, EVERY_TYPE, OPS, bug_store, events
 from tests.test_mcp_server import ServerProcess
-import database
-import kb_store
-import mcp_demo
-import mcp_server
-import postgres_database
-import record_store
-from plumbing import Busy
+from osfoundry_tools.engines import database
+from osfoundry_tools.stores import kb_search
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.content import demo
+from osfoundry_tools.server import command_line
+from osfoundry_tools.engines import postgres_database
+from osfoundry_tools.stores import record_store
+from osfoundry_tools.core.rejections import Busy
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
 URL = "postgresql://agent:secret@db.example:5432/osfoundry"
@@ -56,7 +57,7 @@ class DriverTest(unittest.TestCase):
         self.assertIn("psycopg", run.stderr)
 
     def test_sqlite_stores_never_import_the_postgresql_side(self):
-        code = "import kb_store, record_store, mcp_server, sys; print('postgres_database' in sys.modules)"
+        code = "import kb_store, record_store, mcp_server, sys; print('osfoundry_tools.engines.postgres_database' in sys.modules)"
         run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
         self.assertEqual(run.stdout.strip(), "False", run.stderr)
 
@@ -66,7 +67,7 @@ class DriverTest(unittest.TestCase):
         self.assertEqual(database.shown_location("postgresql:///osfoundry"), "postgresql:///osfoundry")
 
     def test_the_server_takes_one_url_for_both_stores_and_checks_no_folder_for_it(self):
-        options = mcp_server.parse_options(["--kb-db", URL, "--records-db", URL])
+        options = command_line.parse_options(["--kb-db", URL, "--records-db", URL])
         self.assertEqual((options.kb_db, options.records_db), (URL, URL))
         code, message = server_options_refused(["--kb-db", "same.db", "--records-db", "same.db"])
         self.assertEqual(code, 2)
@@ -77,7 +78,7 @@ class DriverTest(unittest.TestCase):
                          "a = %s AND b = %(kb)s AND c LIKE 'x%%' AND d = '10:30'")
 
     def test_a_title_weighs_as_much_against_content_as_in_bm25(self):
-        self.assertEqual(postgres_database.TITLE_WEIGHT, kb_store.TITLE_WEIGHT)  # A (title) over B (content)
+        self.assertEqual(postgres_database.TITLE_WEIGHT, kb_search.TITLE_WEIGHT)  # A (title) over B (content)
 
 
 SCHEMA_4_SEARCH = ("ALTER TABLE articles ADD COLUMN search TSVECTOR GENERATED ALWAYS AS (setweight(to_tsvector("
@@ -373,7 +374,7 @@ class SeveralServersTest(unittest.TestCase):
 
     def test_four_servers_on_one_database_keep_one_chain_and_every_poller_sees_every_event(self):
         servers = self.start_servers(postgres_helpers.new_database())
-        kb, channel = mcp_demo.KNOWLEDGE_BASE, mcp_demo.CHANNEL
+        kb, channel = demo.KNOWLEDGE_BASE, demo.CHANNEL
         first = servers[0].call("list_record_items", {"record_channel_id": channel, "limit": 1})
         item = first["structuredContent"]["items"][0]["item_id"]
         article = servers[0].call("poll_resource_events", {"resource_type": "knowledge_base", "resource_id": kb,

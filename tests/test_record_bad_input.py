@@ -5,7 +5,7 @@ import unittest
 from tests.helpers import snapshot
 from tests.record_helpers import BUGS, OPS, bug_store
 from tests.schema_cases import SchemaDrivenCases
-import record_store
+from osfoundry_tools.stores import record_store
 
 
 def good_calls(item_id, channel=BUGS):

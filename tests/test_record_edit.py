@@ -5,7 +5,7 @@ import unittest
 from tests.helpers import snapshot
 from tests.postgres_helpers import sqlite_only
 from tests.record_helpers import BUGS, EVERY_TYPE, bug_store, edit, events, read
-import record_store
+from osfoundry_tools.stores import record_store
 
 
 @sqlite_only("it reads sqlite's query plans")

@@ -5,7 +5,7 @@ import unittest
 
 from tests.helpers import UTC
 from tests.record_helpers import BUGS, EVERY_TYPE, EVERY_TYPE_FIELDS, bug_store, edit, read
-from record_fields import FIELD_TYPES, Field, check_value, formula_value, parse_schema
+from osfoundry_tools.stores.record_fields import FIELD_TYPES, Field, check_value, formula_value, parse_schema
 
 FIELDS = {f.key: f for f in parse_schema(EVERY_TYPE_FIELDS)}
 

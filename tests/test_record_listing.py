@@ -6,8 +6,8 @@ import sqlite3
 import unittest
 
 from tests.record_helpers import BUGS, EVERY_TYPE, bug, bug_store, page, read
-import record_store
-import workload
+from osfoundry_tools.stores import record_store
+from osfoundry_tools.content import workload
 
 
 def walk(store, limit, between_pages=lambda seen: None):

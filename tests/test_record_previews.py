@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 from tests.record_helpers import BUGS, EVERY_TYPE, bug_store, edit, page
-import record_store
+from osfoundry_tools.stores import record_store
 
 LONG = "Ünïcode “quoted” text with \"quotes\", a back\\slash and a line\nbreak, " * 4  # past PREVIEW_CHARACTERS
 

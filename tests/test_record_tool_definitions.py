@@ -5,7 +5,7 @@ import unittest
 
 from tests.record_helpers import BUGS, bug_store
 from tests.schema_cases import boundary_cases
-from plumbing import check
+from osfoundry_tools.core.checks import check
 
 # The trimmed tools/list of 2026-11-09, as the records article prints it (SPEC §1.2).
 PUBLISHED = json.loads("""[

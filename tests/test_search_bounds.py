@@ -13,11 +13,12 @@ import unittest
 from typing import List
 
 from tests.helpers import KB, OTHER_KB, support_store
-import kb_store
-import workload
+from osfoundry_tools.stores import kb_search
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.content import workload
 
 LARGE = 2500  # articles of the large knowledge base: more than WORD_SAMPLE, so its rules apply
-assert LARGE > kb_store.WORD_SAMPLE == kb_store.RANKED_MATCHES == 1000
+assert LARGE > kb_search.WORD_SAMPLE == kb_search.RANKED_MATCHES == 1000
 
 
 def found(store, query, kb=KB, **more) -> List[str]:
@@ -42,11 +43,11 @@ def bm25_over_every_word(store, query, kb=KB, limit=10) -> List[str]:
     then the others most viewed first (with views), then by bm25, then by article ID."""
     connection = store.database.connection
     (number,) = connection.execute("SELECT number FROM knowledge_bases WHERE id = ?", (kb,)).fetchone()
-    subject = kb_store.subject_words(kb_store.query_words(query))
-    table, expression = kb_store.index_table(number), kb_store.any_of(subject)
+    subject = kb_search.subject_words(kb_search.query_words(query))
+    table, expression = kb_search.index_table(number), kb_search.any_of(subject)
     matches = (f"FROM {table} JOIN articles AS a ON a.number = {table}.rowid WHERE {table} MATCH ? "
                "AND a.status = 'published'")
-    rank = f"bm25({table}, {kb_store.TITLE_WEIGHT}, 1.0)"
+    rank = f"bm25({table}, {kb_search.TITLE_WEIGHT}, 1.0)"
     ranked = [row[0] for row in connection.execute(f"SELECT a.id {matches} ORDER BY {rank}, a.id", (expression,))]
     viewed = connection.execute("SELECT 1 FROM articles WHERE knowledge_base_id = ? AND views > 0", (kb,)).fetchone()
     if not viewed or not ranked:
@@ -98,7 +99,7 @@ class SmallKnowledgeBaseTest(unittest.TestCase):
 
     def plan(self, query):
         with self.store.database.read() as connection:
-            return kb_store.SearchPlan.read(connection, KB, 1, kb_store.query_words(query))
+            return kb_search.SearchPlan.read(connection, KB, 1, kb_search.query_words(query))
 
 
 class LargeKnowledgeBaseTest(unittest.TestCase):
@@ -113,7 +114,7 @@ class LargeKnowledgeBaseTest(unittest.TestCase):
         with cls.store.database.write():
             for n in range(1, LARGE + 1):
                 words = ["filler", "text"]
-                words += ["capword"] * (n % 20 < 9) + ["late"] * (n > kb_store.WORD_SAMPLE)
+                words += ["capword"] * (n % 20 < 9) + ["late"] * (n > kb_search.WORD_SAMPLE)
                 words += ["connecting"] * (n % 4 != 0) + ["zebra"] * (n in (7, 1700))
                 title = "Capword capword guide" if n == LARGE else f"Article {n}"
                 cls.ids[n] = cls.store.create_article(KB, title, " ".join(words) + ".")["article_id"]
@@ -122,12 +123,12 @@ class LargeKnowledgeBaseTest(unittest.TestCase):
 
     def plan(self, query):
         with self.store.database.read() as connection:
-            return kb_store.SearchPlan.read(connection, KB, 1, kb_store.query_words(query))
+            return kb_search.SearchPlan.read(connection, KB, 1, kb_search.query_words(query))
 
     def test_the_knowledge_base_is_large_and_the_counts_come_from_its_first_articles(self):
         plan = self.plan("filler capword late connections zebra")
         self.assertTrue(plan.large)
-        self.assertEqual(plan.counts["filler"], kb_store.WORD_SAMPLE - 3)  # the three articles before hold none
+        self.assertEqual(plan.counts["filler"], kb_search.WORD_SAMPLE - 3)  # the three articles before hold none
         self.assertEqual(plan.counts["late"], 0)  # held by 60% of the articles, but by none of the first 1,000
         self.assertEqual(plan.common(), ["filler", "connections"])
         self.assertEqual(plan.rarer(), ["capword", "late", "zebra"])
@@ -163,19 +164,19 @@ class LargeKnowledgeBaseTest(unittest.TestCase):
     def test_a_word_common_only_after_the_first_articles_still_ranks(self):
         hits = [self.n_of[hit] for hit in found(self.store, "late zebra", limit=20)]
         self.assertEqual(hits[:2], [1700, 7])  # both words, then zebra alone: "late" weighs nothing in bm25
-        self.assertTrue(all(n > kb_store.WORD_SAMPLE for n in hits[2:]), hits)  # found through "late"
+        self.assertTrue(all(n > kb_search.WORD_SAMPLE for n in hits[2:]), hits)  # found through "late"
 
     def test_at_most_the_first_ranked_matches_are_scored_and_the_best_match_after_them_is_not_found(self):
-        self.assertGreater(len(self.capword_holders), kb_store.RANKED_MATCHES)
+        self.assertGreater(len(self.capword_holders), kb_search.RANKED_MATCHES)
         hits = found(self.store, "capword", limit=20)
-        first = {self.ids[n] for n in self.capword_holders[:kb_store.RANKED_MATCHES]}
+        first = {self.ids[n] for n in self.capword_holders[:kb_search.RANKED_MATCHES]}
         self.assertTrue(set(hits) <= first, hits)
         self.assertNotIn(self.ids[LARGE], hits)  # the best text match, but created after them
-        self.assertEqual(bm25_scored(self.store, "capword"), kb_store.RANKED_MATCHES)
+        self.assertEqual(bm25_scored(self.store, "capword"), kb_search.RANKED_MATCHES)
         self.assertEqual(len(bm25_over_every_word(self.store, "capword", limit=LARGE)), len(self.capword_holders))
 
     def test_the_work_of_a_broad_query_does_not_grow_with_its_matches(self):
-        self.assertEqual(bm25_scored(self.store, "filler text connections late capword"), kb_store.RANKED_MATCHES)
+        self.assertEqual(bm25_scored(self.store, "filler text connections late capword"), kb_search.RANKED_MATCHES)
         self.assertEqual(bm25_scored(self.store, "filler text"), 0)
 
     def test_ties_at_the_last_ranked_place_break_by_article_id(self):
@@ -192,7 +193,7 @@ class LargeKnowledgeBaseTest(unittest.TestCase):
             for n in range(1200):
                 store.create_article(OTHER_KB, f"Other {n}", "zebra capword zebra.")
         with store.database.read() as connection:
-            plan = kb_store.SearchPlan.read(connection, KB, 1, ["zebra", "filler", "capword"])
+            plan = kb_search.SearchPlan.read(connection, KB, 1, ["zebra", "filler", "capword"])
         self.assertEqual((plan, found(store, "zebra filler capword", limit=20)), before)
 
 
@@ -200,7 +201,7 @@ class ToolDescriptionTest(unittest.TestCase):
     def test_the_description_states_the_bounds(self):
         description = kb_store.SEARCH_KNOWLEDGE_BASE.description
         self.assertIn("at least half", description)
-        self.assertIn(f"{kb_store.RANKED_MATCHES:,}", description)
+        self.assertIn(f"{kb_search.RANKED_MATCHES:,}", description)
 
 
 if __name__ == "__main__":

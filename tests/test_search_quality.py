@@ -16,7 +16,7 @@ import unittest
 
 from benchmark import search_quality
 from benchmark.search_quality import GOAL_FIRST, GOAL_SAME_FIRST, measure, question_sets
-import content_files
+from osfoundry_tools.content import own_content
 from tests.postgres_helpers import default_location, needs_postgres, on_postgres
 
 ENGINE = "postgresql" if on_postgres() else "sqlite"
@@ -39,14 +39,14 @@ class TheSetsTest(unittest.TestCase):
         for question_set in sets:
             with self.subTest(question_set.name):
                 folder = os.path.dirname(question_set.pages)
-                self.assertGreaterEqual(len(content_files.read_knowledge_base(question_set.pages).articles), 20)
+                self.assertGreaterEqual(len(own_content.read_knowledge_base(question_set.pages).articles), 20)
                 self.assertGreaterEqual(len(question_set.questions), 20)
                 self.assertTrue(any(name.upper().startswith("LICENSE") for name in os.listdir(folder)))
                 self.assertTrue(os.path.exists(os.path.join(folder, "SOURCE.md")))
 
     def test_every_answer_names_a_published_page_of_its_set(self):
         for question_set in question_sets():
-            pages = {article.article_id for article in content_files.read_knowledge_base(question_set.pages).articles
+            pages = {article.article_id for article in own_content.read_knowledge_base(question_set.pages).articles
                      if article.published}
             for question, answers in question_set.questions:
                 with self.subTest(question_set.name, question=question):

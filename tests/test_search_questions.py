@@ -13,7 +13,8 @@ import tempfile
 import unittest
 
 from tests.postgres_helpers import default_location, sqlite_only
-import kb_store
+from osfoundry_tools.stores import kb_search
+from osfoundry_tools.stores import kb_store
 
 KB = "kb-docs"
 CONTRIBUTING = ("How to contribute", "How do I run the tests? How do you want me to write a change? If you can, "
@@ -56,10 +57,10 @@ class FunctionWordsTest(unittest.TestCase):
         self.assertEqual(found(self.store, "I don't know how to use a proxy"), found(self.store, "know use proxy"))
 
     def test_a_question_of_function_words_only_keeps_them_and_phrasal_particles_are_subject_words(self):
-        self.assertEqual(kb_store.subject_words(["how", "do", "i", "use", "a", "proxy"]), ["use", "proxy"])
-        self.assertEqual(kb_store.subject_words(["how", "to"]), ["how", "to"])
-        self.assertNotIn("up", kb_store.FUNCTION_WORDS)  # set up, sign up: the particle is the subject
-        self.assertNotIn("down", kb_store.FUNCTION_WORDS)
+        self.assertEqual(kb_search.subject_words(["how", "do", "i", "use", "a", "proxy"]), ["use", "proxy"])
+        self.assertEqual(kb_search.subject_words(["how", "to"]), ["how", "to"])
+        self.assertNotIn("up", kb_search.FUNCTION_WORDS)  # set up, sign up: the particle is the subject
+        self.assertNotIn("down", kb_search.FUNCTION_WORDS)
 
 
 class OutlineTest(unittest.TestCase):
@@ -98,9 +99,9 @@ class OutlineTest(unittest.TestCase):
         self.assertEqual(found(store, "proxy timeout")[0], "a-1")
 
     def test_an_article_keeps_its_headings_as_its_outline_and_code_is_no_heading(self):
-        self.assertEqual(kb_store.outline_of("Intro\n## Install\n```sh\n# not a heading\n```\n### Upgrade ##"),
+        self.assertEqual(kb_search.outline_of("Intro\n## Install\n```sh\n# not a heading\n```\n### Upgrade ##"),
                          "Install\nUpgrade")
-        self.assertEqual(kb_store.outline_of("Plain text, no headings."), "")
+        self.assertEqual(kb_search.outline_of("Plain text, no headings."), "")
 
     def test_only_a_knowledge_base_with_headings_is_weighed_by_them(self):
         headed = store_of(("Colour", "## Use\n\nA word."), ("Settings", "colour " * 5 + "and more"))
@@ -114,7 +115,7 @@ class OutlineTest(unittest.TestCase):
 def plan_of(store, words):
     with store.database.read() as connection:
         (number,) = connection.execute("SELECT number FROM knowledge_bases WHERE id = ?", (KB,)).fetchone()
-        return kb_store.SearchPlan.read(connection, KB, number, words)
+        return kb_search.SearchPlan.read(connection, KB, number, words)
 
 
 class LinksTest(unittest.TestCase):

@@ -3,7 +3,7 @@
 import itertools
 import unittest
 
-import kb_store
+from osfoundry_tools.stores import kb_store
 import sim
 from lab import kb_law, seed_profile, sim_day
 from tests.test_sim import SMALL

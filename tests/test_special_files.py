@@ -15,8 +15,9 @@ import unittest
 from unittest import mock
 
 from tests.helpers import ROOT, assert_server_refuses
-import cli
-import mcp_server
+from osfoundry_tools import cli
+from osfoundry_tools.server import command_line
+from osfoundry_tools.server import workspace
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
 WAIT = 20.0  # seconds a child may take before the test fails instead of hanging
@@ -24,7 +25,7 @@ DEVICE = "/dev/zero"  # a device that would never end a read
 SWAPPED_FIFO = """
 import contextlib, os, sys
 from unittest import mock
-import cli
+from osfoundry_tools import cli
 status = os.stat(sys.argv[2])  # a regular file's
 for swapped in (False, True):  # then the FIFO's path as if it still named that file when checked
     with mock.patch.object(cli.os, "stat", lambda path: status) if swapped else contextlib.nullcontext():
@@ -158,9 +159,9 @@ class DatabaseOptionsTest(Folder):
         self.assertEqual(listing(self.root), [("pipe.db", stat.S_IFIFO)])
 
     def test_a_database_file_that_is_a_link_to_a_regular_file_is_taken(self):
-        mcp_server.open_workspace(mcp_server.parse_options(["--kb-db", self.path("kb.db")])).close()
+        workspace.open_workspace(command_line.parse_options(["--kb-db", self.path("kb.db")])).close()
         os.symlink("kb.db", self.path("link.db"))
-        options = mcp_server.parse_options(["--kb-db", self.path("link.db")])
+        options = command_line.parse_options(["--kb-db", self.path("link.db")])
         self.assertEqual(options.kb_db, self.path("link.db"))
 
 

@@ -12,8 +12,8 @@ import unittest
 from tests import helpers
 from tests.helpers import KB, support_store
 from tests.record_helpers import BUGS, bug_store
-from database import Database, Layout, split_statements
-import plumbing
+from osfoundry_tools.engines.database import Database, Layout, split_statements
+from osfoundry_tools.core import rejections
 
 FAULTS = ("disk I/O error", "database or disk is full")
 MOST_STATEMENTS = 200  # no write of ours runs as many; the loop stops when the call no longer meets its fault
@@ -139,7 +139,7 @@ class EveryStatementFailsOnceTest(unittest.TestCase):
         """None when the write succeeded, else its rejection as a dict."""
         try:
             result = write(store, ids)
-        except plumbing.Rejection as rejection:
+        except rejections.Rejection as rejection:
             assert not is_tool, "a tool raised instead of answering"
             return rejection.as_result()
         if is_tool and "error" in result:

@@ -13,35 +13,42 @@ import unittest
 from unittest import mock
 
 from tests.helpers import ROOT  # noqa: F401  (puts the project on the path)
-import database
-import engines
-import kb_store
-import mcp_server
-import plumbing
-import record_store
+from osfoundry_tools.engines import database
+from osfoundry_tools.engines import opening
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.server import methods
+from osfoundry_tools.server import routing
+from osfoundry_tools.server import workspace
+from osfoundry_tools.core import agent_tools
+from osfoundry_tools.core import checks
+from osfoundry_tools.core import clock
+from osfoundry_tools.core import events
+from osfoundry_tools.core import rejections
+from osfoundry_tools.core import tools
+from osfoundry_tools.stores import record_store
 
 MEMO_LAYOUT = database.Layout(
     name="memo-board", application_id=0x4D454D4F, version=1, tables=frozenset({"memos"}),  # "MEMO"
     schema="CREATE TABLE IF NOT EXISTS memos (board TEXT NOT NULL, id TEXT NOT NULL, text TEXT NOT NULL, "
            "PRIMARY KEY (board, id)) WITHOUT ROWID;")
 
-ADD_MEMO = plumbing.Tool(
+ADD_MEMO = tools.Tool(
     name="add_memo", title="Add a memo", description="Pin a memo to a granted board.",
-    input_schema=plumbing.object_schema({
-        "board_id": plumbing.string(1, plumbing.ID_CHARACTERS, "A board you were granted."),
-        "text": plumbing.string(1, 200, "The memo."),
+    input_schema=tools.object_schema({
+        "board_id": tools.string(1, checks.ID_CHARACTERS, "A board you were granted."),
+        "text": tools.string(1, 200, "The memo."),
     }, ["board_id", "text"]),
-    output_schema=plumbing.object_schema({"item_id": {"type": "string"}, "version": {"type": "integer"}},
+    output_schema=tools.object_schema({"item_id": {"type": "string"}, "version": {"type": "integer"}},
                                          ["item_id", "version"]),
-    annotations=plumbing.SHARED_WRITE)
+    annotations=tools.SHARED_WRITE)
 
 
-class MemoStore(plumbing.AgentTools):
+class MemoStore(agent_tools.AgentTools):
     """The whole of a third store: its tools, its resource type, its event log, its handlers."""
 
-    TOOLS = (ADD_MEMO, plumbing.POLL_RESOURCE_EVENTS)
+    TOOLS = (ADD_MEMO, events.POLL_RESOURCE_EVENTS)
     RESOURCE_TYPE = "note"
-    EVENTS = plumbing.EventLog(subject_key="item_id", version_key="version")
+    EVENTS = events.EventLog(subject_key="item_id", version_key="version")
 
     def _tool_add_memo(self, arguments):
         with self.database.write() as connection:
@@ -54,13 +61,13 @@ class MemoStore(plumbing.AgentTools):
 
     def _granted_log(self, connection, board_id):
         if not self.is_granted(board_id):
-            raise plumbing.NotFound(f"board {plumbing.quote(board_id)} is not granted to you.")
+            raise rejections.NotFound(f"board {rejections.quote(board_id)} is not granted to you.")
         return "board:" + board_id
 
 
 def connect_memos(path=":memory:", **options):
     """The third store's connect(): one call."""
-    return engines.open_store(MemoStore, path, MEMO_LAYOUT, **options)
+    return opening.open_store(MemoStore, path, MEMO_LAYOUT, **options)
 
 
 def call(server, name, arguments, request_id=1):
@@ -80,10 +87,10 @@ class ThirdStoreServedTest(unittest.TestCase):
         self.kb.create_article("kb-support", "Reset a password", "Open Settings, then Security.")
         self.records = record_store.connect()
         self.memos = connect_memos(granted=["b1"])
-        self.stores = mcp_server.by_resource_type([self.kb, self.records, self.memos])
-        self.workspace = mcp_server.Workspace(self.stores, threading.Lock(), None, "three stores", "")
+        self.stores = routing.by_resource_type([self.kb, self.records, self.memos])
+        self.workspace = workspace.Workspace(self.stores, threading.Lock(), None, "three stores", "")
         self.addCleanup(self.workspace.close)
-        self.server = mcp_server.Server(self.workspace.tools())
+        self.server = methods.Server(self.workspace.tools())
 
     def test_the_stores_are_keyed_by_their_own_resource_types(self):
         self.assertEqual(self.stores, {"knowledge_base": self.kb, "record": self.records, "note": self.memos})
@@ -142,7 +149,7 @@ class ThirdStoreServedTest(unittest.TestCase):
 
     def test_two_stores_of_one_resource_type_are_refused(self):
         with self.assertRaisesRegex(ValueError, "MemoStore needs a resource_type of its own, not 'note'"):
-            mcp_server.by_resource_type([self.memos, self.memos])
+            routing.by_resource_type([self.memos, self.memos])
 
 
 class SharedPollAndOpenTest(unittest.TestCase):
@@ -160,18 +167,18 @@ class SharedPollAndOpenTest(unittest.TestCase):
     def test_a_store_that_lists_the_poll_must_declare_a_known_resource_type_and_a_log(self):
         for declared in ({}, {"RESOURCE_TYPE": "memo", "EVENTS": MemoStore.EVENTS}, {"RESOURCE_TYPE": "note"}):
             with self.subTest(declared=declared), self.assertRaisesRegex(TypeError, "needs a RESOURCE_TYPE"):
-                type("Careless", (plumbing.AgentTools,), dict(declared, TOOLS=(plumbing.POLL_RESOURCE_EVENTS,)))
-        type("Pollless", (plumbing.AgentTools,), {"TOOLS": (ADD_MEMO,)})  # no poll listed: nothing to declare
+                type("Careless", (agent_tools.AgentTools,), dict(declared, TOOLS=(events.POLL_RESOURCE_EVENTS,)))
+        type("Pollless", (agent_tools.AgentTools,), {"TOOLS": (ADD_MEMO,)})  # no poll listed: nothing to declare
 
     def test_open_store_passes_the_options_on_and_defaults_the_clock_to_wall_time(self):
         memos = connect_memos(granted=["b1"], caller="ops-bot", durability="normal")
         self.addCleanup(memos.close)
         self.assertEqual((memos.granted, memos.caller, memos.clock), (frozenset({"b1"}), "ops-bot",
-                                                                       plumbing.wall_clock))
+                                                                       clock.wall_clock))
         self.assertIs(memos.database.layout, MEMO_LAYOUT)
         for store in (kb_store.connect(), record_store.connect()):
             self.addCleanup(store.close)
-            self.assertIs(store.clock, plumbing.wall_clock)
+            self.assertIs(store.clock, clock.wall_clock)
 
     def test_open_store_closes_the_file_when_the_store_refuses_its_options(self):
         closed = []

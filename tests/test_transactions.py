@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 from tests import helpers  # noqa: F401  (puts the project on the path)
-from database import CHECKPOINT_PAGES, Database, Layout
+from osfoundry_tools.engines.database import CHECKPOINT_PAGES, Database, Layout
 
 SCHEMA = Layout(name="notes", application_id=0x4E4F5445, version=1,
                 schema="CREATE TABLE IF NOT EXISTS notes (text TEXT NOT NULL);", tables=frozenset({"notes"}))

@@ -12,7 +12,7 @@ import sys
 import tempfile
 import unittest
 
-import record_store
+from osfoundry_tools.stores import record_store
 import triage
 from lab import evidence, triage_report, triage_runs
 from tests.helpers import ROOT, fresh_default_run, without_timing

@@ -4,7 +4,7 @@ import datetime
 import unittest
 
 from tests import helpers  # noqa: F401
-from plumbing import format_time, next_time_version, parse_time
+from osfoundry_tools.core.clock import format_time, next_time_version, parse_time
 
 UTC = datetime.timezone.utc
 MOMENT = datetime.datetime(2026, 11, 9, 9, 15, 2, 123456, tzinfo=UTC)

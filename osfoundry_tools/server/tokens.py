@@ -39,8 +39,8 @@ import shlex
 import stat
 from typing import AbstractSet, Any, Callable, Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-import cli
-from plumbing import WRITE_SCOPE  # the scope an edit needs
+from osfoundry_tools import cli
+from osfoundry_tools.core.tools import WRITE_SCOPE  # the scope an edit needs
 
 EVERY = "*"  # knowledge_bases or channels: every one
 MIN_TOKEN_LENGTH = 16

@@ -27,10 +27,10 @@ import random
 import threading
 from typing import Any, Dict, List, Optional, Tuple
 
-import help_center
-import kb_store
-import record_store
-import workload
+from osfoundry_tools.content import help_center
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.stores import record_store
+from osfoundry_tools.content import workload
 
 log = logging.getLogger("osfoundry.demo")
 

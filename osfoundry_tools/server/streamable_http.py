@@ -40,10 +40,11 @@ import time
 import urllib.parse
 from typing import Any, Callable, Deque, Dict, FrozenSet, List, NamedTuple, Optional, Tuple, Union, cast
 
-import http_front
-import plumbing
-from http_front import Limits
-from mcp_tokens import WRITE_SCOPE, Grant, Tokens
+from osfoundry_tools.server import http_front
+from osfoundry_tools.core import checks
+from osfoundry_tools.core import rejections
+from osfoundry_tools.server.http_front import Limits
+from osfoundry_tools.server.tokens import WRITE_SCOPE, Grant, Tokens
 
 log = logging.getLogger("osfoundry.mcp")
 
@@ -193,14 +194,14 @@ def routing_mismatch(message: Any, headers: Any) -> Optional[str]:
         return None  # notifications, responses and what is no request are the handler's to judge
     method = message["method"]
     if header_value(headers.get("Mcp-Method")) != method:
-        return (f"Header mismatch: Mcp-Method is {plumbing.quote(headers.get('Mcp-Method'))}, the body's method "
-                f"{plumbing.quote(method)}; send the method in both")
+        return (f"Header mismatch: Mcp-Method is {rejections.quote(headers.get('Mcp-Method'))}, the body's method "
+                f"{rejections.quote(method)}; send the method in both")
     key = NAMED_METHODS.get(method)
     params = message.get("params")
     named = params.get(key) if key is not None and isinstance(params, dict) else None
     if key is not None and header_value(headers.get("Mcp-Name")) != named:
-        return (f"Header mismatch: Mcp-Name is {plumbing.quote(headers.get('Mcp-Name'))}, the body's {key} "
-                f"{plumbing.quote(named)}; send the {key} in both")
+        return (f"Header mismatch: Mcp-Name is {rejections.quote(headers.get('Mcp-Name'))}, the body's {key} "
+                f"{rejections.quote(named)}; send the {key} in both")
     return None
 
 
@@ -287,7 +288,7 @@ def loggable_message(message: Any, limit: int) -> str:
     like a credential replaced (in the message, its params and theirs), every character escaped that could start a
     line."""
     try:
-        return plumbing.loggable(json.dumps(redacted(message), ensure_ascii=False)[:limit])
+        return rejections.loggable(json.dumps(redacted(message), ensure_ascii=False)[:limit])
     except RecursionError:  # nested deeper than json.dumps goes from here
         return "(a message nested too deep to log)"
 
@@ -303,7 +304,7 @@ def redacted(value: Any, depth: int = 3) -> Any:
 def parsed(body: Union[bytes, bytearray]) -> Any:
     """The JSON value of a request body; Refusal (400, -32700) when it is not one JSON text in UTF-8."""
     try:
-        return plumbing.strict_json(body.decode("utf-8"))
+        return checks.strict_json(body.decode("utf-8"))
     except (ValueError, RecursionError) as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise Refusal(http.HTTPStatus.BAD_REQUEST, f"Parse error: the body is not one JSON text in UTF-8 "
                       f"({error})", code=PARSE_ERROR) from None
@@ -556,14 +557,14 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         name = credential_in_query(self.path)
         if name is not None:
             raise Refusal(http.HTTPStatus.BAD_REQUEST, f"Invalid Request: the query string's "
-                          f"{plumbing.quote(name)} looks like a credential; a token travels only in the "
+                          f"{rejections.quote(name)} looks like a credential; a token travels only in the "
                           "Authorization: Bearer header, and one sent in a URL should be taken as seen by others")
 
     def check_origin(self) -> None:
         """403 for a browser page of an origin not allowed (DNS rebinding); no Origin is not a browser's call."""
         origin = self.headers.get("Origin")
         if origin is not None and not origin_allowed(origin, self.mcp.options.allowed_origins):
-            raise Refusal(http.HTTPStatus.FORBIDDEN, f"Forbidden: the Origin {plumbing.quote(origin)} is not "
+            raise Refusal(http.HTTPStatus.FORBIDDEN, f"Forbidden: the Origin {rejections.quote(origin)} is not "
                           "allowed; loopback origins are, and the server's --allow-origin option adds one")
 
     def check_host(self) -> None:
@@ -572,7 +573,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         if self.mcp.loopback and host is not None and (host_name(host) or "").lower() not in LOOPBACK_HOSTS:
             raise Refusal(http.HTTPStatus.MISDIRECTED_REQUEST, f"Misdirected Request: this server listens on "
                           f"a loopback address and answers only Host localhost, 127.0.0.1 or [::1], not "
-                          f"{plumbing.quote(host)}")
+                          f"{rejections.quote(host)}")
 
     def authenticate(self) -> Optional[Grant]:
         """The grant of the request's bearer token; None without tokens configured; Refusal (401) otherwise."""
@@ -590,7 +591,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             raise Refusal(http.HTTPStatus.UNAUTHORIZED, "Unauthorized: a valid bearer token is needed; send "
                           "Authorization: Bearer <token> with a token this server was given",
                           {"WWW-Authenticate": challenge})
-        log.debug("request of caller %s", plumbing.loggable(grant.caller))
+        log.debug("request of caller %s", rejections.loggable(grant.caller))
         return grant
 
     def base_url(self) -> str:

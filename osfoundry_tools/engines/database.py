@@ -41,10 +41,11 @@ from typing import (
     Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple, Type, TypeVar,
 )
 
-from plumbing import (
-    BUSY_TIMEOUT_SECONDS, EVENT_LOG_SCHEMA, IDEMPOTENCY_SCHEMA, ReadOnly, Rejection, storage_failure,
-)
+from osfoundry_tools.core.events import EVENT_LOG_SCHEMA
+from osfoundry_tools.core.idempotency import IDEMPOTENCY_SCHEMA
+from osfoundry_tools.core.rejections import Busy, ReadOnly, Rejection, StorageError
 
+BUSY_TIMEOUT_SECONDS = 10.0  # how long a write waits for the writers before it, then answers busy
 DURABILITY = {"full": "FULL", "normal": "NORMAL"}  # durability -> PRAGMA synchronous, on WAL
 DURABILITY_DEFAULT = "full"
 CHECKPOINT_PAGES = 128
@@ -59,6 +60,25 @@ MEMORY = (":memory:", "")  # both are private in-memory databases
 
 Upgrade = Callable[[sqlite3.Connection], None]
 Action = TypeVar("Action", bound=Callable[[], None])
+
+
+def storage_failure(error: BaseException) -> Optional[Rejection]:
+    """The rejection for an error sqlite raised about its file, or None when the error is no storage failure.
+
+    Busy past the timeout is Busy; disk I/O, a full disk, a damaged file and the like are StorageError. A
+    constraint or a misused API is a bug, not the storage's: None, so it stays an internal error.
+    """
+    if not isinstance(error, sqlite3.DatabaseError) or isinstance(
+            error, (sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError)):
+        return None
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        return Busy("other writers held the database past the busy timeout; nothing was saved. Wait a moment and "
+                    "send the same call again, with the same idempotency_key.")
+    return StorageError(f"the database could not be read or written ({text[:120]}); nothing was saved. Send the "
+                        "same call again, with the same idempotency_key, once the storage is back; if it keeps "
+                        "failing, tell a person.")
+
 
 
 class UnusableFile(sqlite3.DatabaseError):
@@ -146,7 +166,10 @@ class Database:
             self.connection.execute("PRAGMA foreign_keys = ON")
             self._decide(*self._marks_read())  # before anything is written, so a refused file stays as it was
             if path not in MEMORY and not self.read_only:
-                _write_ahead(self.connection, busy_timeout)
+                try:
+                    _write_ahead(self.connection, busy_timeout)
+                except sqlite3.OperationalError as error:
+                    self._raise_failure(error)
                 self.connection.execute(f"PRAGMA synchronous = {DURABILITY[durability]}")
                 self.connection.execute(f"PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}")
             if not self.read_only:
@@ -330,7 +353,7 @@ class Database:
         committed = False
         try:
             if isinstance(error, self.ENGINE_ERROR):
-                failure = self._failure(error)
+                failure = self.failure(error)
                 if failure is not None:
                     raise failure from error
             elif error is None and writes:
@@ -354,14 +377,14 @@ class Database:
         if self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
 
-    def _failure(self, error: Exception, committing: bool = False) -> Optional[Rejection]:
+    def failure(self, error: Exception, committing: bool = False) -> Optional[Rejection]:
         """Engine: the rejection the driver's failure means (Busy, StorageError), or None if it means none (a
         refused file, a constraint, a misused API); `committing`: it ended a COMMIT."""
         return None if isinstance(error, UnusableFile) else storage_failure(error)
 
     def _raise_failure(self, error: Exception, committing: bool = False) -> None:
         """Raise the driver's failure as the rejection it means, or as itself if it means none."""
-        failure = self._failure(error, committing)
+        failure = self.failure(error, committing)
         if failure is None:
             raise error
         raise failure from error
@@ -457,14 +480,6 @@ def shown_location(location: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
-def _raise_as_rejection(error: sqlite3.DatabaseError) -> None:
-    """Raise sqlite's failure as the rejection it means (Busy, StorageError), or as itself if it means none."""
-    failure = None if isinstance(error, UnusableFile) else storage_failure(error)
-    if failure is None:
-        raise error
-    raise failure from error
-
-
 def _marks(connection: sqlite3.Connection) -> Tuple[int, int, Set[str]]:
     owner = connection.execute("PRAGMA application_id").fetchone()[0]
     version = connection.execute("PRAGMA user_version").fetchone()[0]
@@ -483,7 +498,7 @@ def _write_ahead(connection: sqlite3.Connection, busy_timeout: float) -> None:
             return
         except sqlite3.OperationalError as error:
             if "locked" not in str(error) or time.monotonic() >= deadline:
-                _raise_as_rejection(error)
+                raise
             time.sleep(0.01)
 
 

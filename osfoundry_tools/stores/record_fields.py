@@ -33,7 +33,9 @@ import re
 import urllib.parse
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from plumbing import EMPTY_VALUE, ID_CHARACTERS, NAME_CHARACTERS, checked_id, checked_text, quote, show
+from osfoundry_tools.core.agent_tools import EMPTY_VALUE
+from osfoundry_tools.core.checks import ID_CHARACTERS, NAME_CHARACTERS, checked_id, checked_text
+from osfoundry_tools.core.rejections import quote, show
 
 FIELD_TYPES = ("text", "number", "date", "boolean", "email", "phone", "url", "select", "multi_select",
                "currency", "percentage", "rating", "relation", "file", "json", "formula")

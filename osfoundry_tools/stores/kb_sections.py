@@ -30,7 +30,7 @@ import operator
 import re
 from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
-from word_stems import stem
+from osfoundry_tools.stores.word_stems import stem
 
 SECTION_READ = 32_000  # characters of a content split into sections: a search's work stays bounded per article
 HEADING_COUNT = 2.0  # a word in a section's heading counts as this many in its text

@@ -7,8 +7,11 @@ beyond the standard library.
 
 from typing import Any, Callable, Iterable, Optional, Type, TypeVar
 
-from database import DURABILITY_DEFAULT, Database, Layout, is_postgres
-from plumbing import BUSY_TIMEOUT_SECONDS, DEFAULT_CALLER, AgentTools, wall_clock
+from osfoundry_tools.engines.database import DURABILITY_DEFAULT, Database, Layout, is_postgres
+from osfoundry_tools.core.agent_tools import AgentTools
+from osfoundry_tools.core.clock import wall_clock
+from osfoundry_tools.core.tools import DEFAULT_CALLER
+from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS
 
 Store = TypeVar("Store", bound=AgentTools)
 
@@ -18,7 +21,7 @@ def open_database(location: str, layout: Layout, *, busy_timeout: float = BUSY_T
     """A store's database at `location`: a sqlite file (or ":memory:"), or a PostgreSQL URL, whose driver is
     imported only then (postgres_database.py)."""
     if is_postgres(location):
-        import postgres_database  # here, not above: only a PostgreSQL location needs it
+        from osfoundry_tools.engines import postgres_database  # here, not above: only a PostgreSQL location needs it
         return postgres_database.PostgresDatabase(location, layout, busy_timeout=busy_timeout, durability=durability,
                                                   read_only=read_only)
     return Database(location, layout, busy_timeout=busy_timeout, durability=durability, read_only=read_only)

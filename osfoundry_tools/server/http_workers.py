@@ -28,7 +28,7 @@ import time
 import traceback
 from typing import Callable, Dict, Iterator, Optional
 
-import cli
+from osfoundry_tools import cli
 
 MAX_WORKERS = 64  # more processes than this would only take turns for the cores and the databases' locks
 STOP_SECONDS = 60.0  # how long a stopped worker may take to answer the requests under way before it is killed

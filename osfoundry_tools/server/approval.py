@@ -40,7 +40,9 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from plumbing import EMPTY_VALUE, Rejection, fingerprint, quote
+from osfoundry_tools.core.agent_tools import EMPTY_VALUE
+from osfoundry_tools.core.idempotency import fingerprint
+from osfoundry_tools.core.rejections import Rejection, quote
 
 log = logging.getLogger("osfoundry.mcp")
 

@@ -43,11 +43,13 @@ import re
 import unicodedata
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
-import cli
-import kb_store
-import plumbing
-import record_fields
-import record_store
+from osfoundry_tools import cli
+from osfoundry_tools.stores import kb_sections
+from osfoundry_tools.stores import kb_store
+from osfoundry_tools.core import checks
+from osfoundry_tools.core import rejections
+from osfoundry_tools.stores import record_fields
+from osfoundry_tools.stores import record_store
 
 MARKDOWN_SUFFIX = ".md"
 MARKDOWN_MAX_BYTES = 1 << 20  # 1 MiB: an article at its largest (100,000 characters) in any script, front matter too
@@ -375,7 +377,7 @@ def flag(where: str, key: str, text: str) -> bool:
 def split_markdown(text: str) -> Tuple[Optional[str], str]:
     """The first "# Title" heading outside code blocks (None if there is none) and the rest of the text, stripped."""
     lines = text.split("\n")
-    for number, level, heading in kb_store.markdown_headings(lines):
+    for number, level, heading in kb_sections.markdown_headings(lines):
         if level == 1:
             return heading, "\n".join(lines[:number] + lines[number + 1:]).strip()
     return None, text.strip()
@@ -414,7 +416,7 @@ def read_fields(path: str) -> Tuple[Optional[str], List[Dict[str, Any]]]:
     if isinstance(data, dict) and set(data) <= {"name", "fields"} and isinstance(data.get("fields"), list):
         name = data.get("name")
         if name is not None and not isinstance(name, str):
-            raise ContentError(path, f"name must be text, got {plumbing.quote(name)}", "give the channel's name")
+            raise ContentError(path, f"name must be text, got {rejections.quote(name)}", "give the channel's name")
         return name, data["fields"]
     if isinstance(data, list):
         return None, data
@@ -426,13 +428,13 @@ class RepeatedKey(ValueError):
     """A JSON object that holds one key twice: which value is meant cannot be known."""
 
     def __init__(self, key: str) -> None:
-        super().__init__(f"key {plumbing.quote(key)} appears twice in one object")
+        super().__init__(f"key {rejections.quote(key)} appears twice in one object")
         self.key = key
 
 
 def unique_json(text: str) -> Any:
     """JSON text as plumbing.strict_json reads it; RepeatedKey for an object that holds a key twice."""
-    return plumbing.strict_json(text, _unique_pairs)
+    return checks.strict_json(text, _unique_pairs)
 
 
 def _unique_pairs(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
@@ -566,7 +568,7 @@ def cell_value(where: str, field: record_fields.Field, cell: str) -> Any:
             return unique_json(text)
         except RepeatedKey as repeated:
             return _bad_cell(where, field, "JSON text with no key twice in one object", text,
-                             f"keep one {plumbing.quote(repeated.key)}")
+                             f"keep one {rejections.quote(repeated.key)}")
         except (ValueError, RecursionError):
             return _bad_cell(where, field, "JSON text", text, f"write it such as {JSON_EXAMPLES[kind]}")
     return text  # date, email, phone, url, select: text the store checks as it is
@@ -617,7 +619,7 @@ def write_content(content: Content, kb: kb_store.KnowledgeBaseStore,
                            else write_channel(records, source))
                 if not written:  # another process wrote it since: served as found too
                     kept.append(source)
-    except plumbing.Rejection as refused:  # a read-only file, another writer past the timeout, a failing disk
+    except rejections.Rejection as refused:  # a read-only file, another writer past the timeout, a failing disk
         where = (source or content.sources()[0]).source
         raise ContentError(where, f"could not be written into its database ({refused.code}: {refused.message})",
                            "serve it from memory, or from another database file") from None
@@ -636,7 +638,7 @@ def write_knowledge_base(store: kb_store.KnowledgeBaseStore, base: KnowledgeBase
     try:
         store.create_knowledge_base(base.knowledge_base_id, base.name)
     except ValueError as error:
-        if isinstance(error, plumbing.IdTaken):
+        if isinstance(error, rejections.IdTaken):
             return False
         raise ContentError(base.source, str(error), "rename the folder") from None
     for article in base.articles:
@@ -653,7 +655,7 @@ def write_channel(store: record_store.RecordStore, channel: Channel) -> bool:
     try:
         store.create_channel(channel.channel_id, channel.name, channel.fields)
     except ValueError as error:
-        if isinstance(error, plumbing.IdTaken):
+        if isinstance(error, rejections.IdTaken):
             return False
         raise ContentError(channel.fields_source, str(error), "fix the field definitions, or give a related "
                            "channel's files before this one's") from None

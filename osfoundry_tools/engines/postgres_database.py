@@ -44,10 +44,13 @@ import math
 import re
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from database import DURABILITY, DURABILITY_DEFAULT, Database, Layout, UnusableFile, shown_location
-from plumbing import (
-    BUSY_TIMEOUT_SECONDS, KEY_LOOKUP, Busy, Dialect, KeyScope, Rejection, StorageError,
+from osfoundry_tools.engines.database import (
+    DURABILITY, DURABILITY_DEFAULT, Database, Layout, UnusableFile, shown_location,
 )
+from osfoundry_tools.core.dialect import KEY_LOOKUP, Dialect
+from osfoundry_tools.core.idempotency import KeyScope
+from osfoundry_tools.core.rejections import Busy, Rejection, StorageError
+from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS
 
 DRIVER = "psycopg"
 INSTALL = "pip install 'psycopg[binary]'"
@@ -586,7 +589,7 @@ class PostgresDatabase(Database):
     def copy_to(self, other: Database) -> None:
         raise UnusableFile("a PostgreSQL store is copied with pg_dump, not by the store")
 
-    def _failure(self, error: Exception, committing: bool = False) -> Optional[Rejection]:
+    def failure(self, error: Exception, committing: bool = False) -> Optional[Rejection]:
         errors = driver().errors
         if isinstance(error, UnusableFile):
             return None

@@ -1,0 +1,74 @@
+"""Versions that are times: an injected clock's moments as RFC 3339 UTC with microseconds, strictly increasing.
+
+Layer: core. `wall_clock` is the only place a store reads wall time; everything else takes a clock.
+"""
+
+import datetime
+import re
+from typing import Optional
+
+
+# ---------------------------------------------------------------------------
+# Clock helpers: versions that are times are RFC 3339 UTC with microseconds.
+
+ONE_MICROSECOND = datetime.timedelta(microseconds=1)
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
+)
+
+
+def wall_clock() -> datetime.datetime:
+    """The default clock: the only place a store reads wall time."""
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def format_time(moment: datetime.datetime) -> str:
+    """An aware datetime as RFC 3339 UTC with microseconds, e.g. 2026-11-09T09:15:02.123456Z."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("the clock must return an aware datetime (UTC), got a naive one")
+    t = moment if moment.tzinfo is datetime.timezone.utc else moment.astimezone(datetime.timezone.utc)
+    return t.isoformat(timespec="microseconds")[:-6] + "Z"  # "+00:00" as "Z"; isoformat is quicker than strftime
+
+
+def parse_time(text: str) -> Optional[datetime.datetime]:
+    """An RFC 3339 date-time (Z or an offset, up to microseconds) as aware UTC; None if it is not one."""
+    match = _RFC3339.fullmatch(text)
+    if not match:
+        return None
+    *fields, fraction, zone = match.groups()
+    try:
+        year, month, day, hour, minute, second = (int(f) for f in fields)
+        offset = datetime.timedelta(0)
+        if zone not in ("Z", "z"):
+            sign = 1 if zone[0] == "+" else -1
+            offset = sign * datetime.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
+        moment = datetime.datetime(
+            year, month, day, hour, minute, second, int((fraction or "0").ljust(6, "0")),
+            tzinfo=datetime.timezone(offset),
+        )
+        return moment.astimezone(datetime.timezone.utc)
+    except (ValueError, OverflowError):
+        return None
+
+
+def checked_time(text: str) -> datetime.datetime:
+    """A time already known to be RFC 3339 (one this code stored, or one the schema checked) as aware UTC."""
+    moment = parse_time(text)
+    if moment is None:
+        raise ValueError(f"not an RFC 3339 date-time: {text!r}")
+    return moment
+
+
+def next_time_version(previous: Optional[str], now: datetime.datetime) -> str:
+    """The clock's time as a version, moved one microsecond past `previous` if it would not exceed it.
+
+    >>> still = datetime.datetime(2026, 11, 9, 9, 15, 2, 123456, tzinfo=datetime.timezone.utc)
+    >>> next_time_version("2026-11-09T09:15:02.123456Z", still)
+    '2026-11-09T09:15:02.123457Z'
+    """
+    candidate = format_time(now)
+    if previous is not None and candidate <= previous:
+        earlier = parse_time(previous)
+        assert earlier is not None, f"stored version is not a time: {previous!r}"
+        candidate = format_time(earlier + ONE_MICROSECOND)
+    return candidate

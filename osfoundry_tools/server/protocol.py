@@ -1,0 +1,104 @@
+"""MCP's JSON-RPC in both eras, once for both transports: the versions, the error codes, an error's message, a
+tool's answer as a result, and one message as bytes.
+
+Layer: server, its bottom; it imports only the standard library.
+
+Glossary (MCP's words):
+  message        one JSON-RPC 2.0 object; UTF-8 JSON
+  request        a message with an id (a string or an integer): always answered, with the same id
+  notification   a message without an id: never answered, not even when it is wrong
+  protocol error a JSON-RPC error (-32700 parse, -32600 invalid request, -32601 unknown method,
+                 -32602 invalid params, -32603 internal): the request itself was wrong
+  tool error     a tools/call result with isError true: the call was understood, the store refused it
+  era            a request whose params' _meta names a protocol version is the stateless 2026-07-28
+                 revision's (server/discover, tools/list, tools/call); any other, the handshake era's
+                 (initialize first). Nothing is kept between requests: each chooses its own
+"""
+
+import json
+from typing import Any, Dict, Optional
+
+from osfoundry_tools.core import rejections
+from osfoundry_tools.cli import VERSION
+
+
+PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # the handshake era, newest first
+LATEST_VERSION = PROTOCOL_VERSIONS[0]
+STATELESS_VERSIONS = ("2026-07-28",)  # the stateless era: no initialize, the version in every request's _meta
+SUPPORTED_VERSIONS = STATELESS_VERSIONS + PROTOCOL_VERSIONS  # what server/discover and -32022 name, newest first
+META = "io.modelcontextprotocol/"  # the prefix of the stateless era's _meta keys
+VERSION_KEY, CAPABILITIES_KEY, SERVER_INFO_KEY = (META + "protocolVersion", META + "clientCapabilities",
+                                                  META + "serverInfo")
+CLIENT_INFO_KEY = META + "clientInfo"
+TOOLS_TTL_MS = 300_000  # how long a client may keep tools/list: the tools never change while a server runs
+
+
+SERVER_INFO = {"name": "osfoundry-reconstruction", "title": "osFoundry tools, reconstructed", "version": VERSION}
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+HEADER_MISMATCH, UNSUPPORTED_VERSION = -32020, -32022  # the stateless era's own errors
+LOGGED_CHARACTERS = 300  # of each message received, with --verbose
+
+
+class ProtocolError(Exception):
+    """A request answered with a JSON-RPC error instead of a result (`data`: the error's data, if any)."""
+
+    def __init__(self, code: int, message: str, data: Optional[Dict[str, Any]] = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+def tool_result(answer: Dict[str, Any]) -> Dict[str, Any]:
+    """A store's answer as a CallToolResult: the JSON as text, and as structuredContent unless it is a rejection.
+
+    A rejection (isError true) travels as text only. The Python SDK checks structuredContent against the
+    tool's outputSchema only on success, but the TypeScript SDK's client (the Inspector's, other Node clients')
+    checks whatever structuredContent it finds, and a rejection never matches the success schema: the agent
+    would get "-32602 Structured content does not match the tool's output schema" instead of the rejection.
+    """
+    text = json.dumps(answer, ensure_ascii=False)
+    result: Dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": "error" in answer}
+    if not result["isError"]:
+        result["structuredContent"] = answer
+    return result
+
+
+HANDSHAKE_OVER_HTTP = (
+    "this request came over HTTP in the handshake era, where this server keeps no session on which to ask your "
+    f"client's user back: have your client speak MCP {STATELESS_VERSIONS[0]} (it asks through the call's own "
+    "answer), or connect over stdio")
+
+
+class CallCancelled(Exception):
+    """The client cancelled a call while its user was being asked: the call gets no answer."""
+
+
+DISCOVER_NEEDS_META = (f' without "_meta": server/discover is MCP {STATELESS_VERSIONS[0]}\'s and needs "_meta" with '
+                       f'"{VERSION_KEY}" and "{CAPABILITIES_KEY}"; a client of the handshake era opens with initialize')
+
+
+def check_handshake_header(method: str, header: Optional[str]) -> None:
+    """Over HTTP, a handshake-era request's MCP-Protocol-Version header: one this server speaks, and not the
+    stateless era's without its _meta."""
+    if header is None or header in PROTOCOL_VERSIONS:
+        return
+    if header in STATELESS_VERSIONS:
+        raise ProtocolError(HEADER_MISMATCH, f"Header mismatch: MCP-Protocol-Version {rejections.quote(header)} but "
+                            f'the params of {rejections.quote(method)} carry no "_meta" naming it')
+    raise ProtocolError(UNSUPPORTED_VERSION, "Unsupported protocol version",
+                        {"supported": list(SUPPORTED_VERSIONS), "requested": header})
+
+
+def error_message(request_id: Any, code: int, message: str, data: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """A JSON-RPC error response (with `data`, if any)."""
+    error: Dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def too_long(limit: int) -> Dict[str, Any]:
+    """The answer to a line longer than the limit, whose id cannot be known."""
+    return error_message(None, INVALID_REQUEST, f"Invalid Request: a message may hold at most {limit} bytes; "
+                         "this line was longer and was skipped")

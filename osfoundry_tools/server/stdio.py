@@ -1,0 +1,220 @@
+"""The stdio transport: newline-delimited messages on stdin and stdout, read by a thread so that a call waiting for a
+person's answer still sees the client's messages.
+
+Layer: server, a transport: it hands the methods one line at a time.
+"""
+
+import collections
+import functools
+import json
+import logging
+import os
+import queue
+import threading
+import time
+from typing import Any, BinaryIO, Callable, Deque, Dict, Iterator, Optional
+
+from osfoundry_tools.core import checks
+from osfoundry_tools.core import rejections
+from osfoundry_tools.server.methods import Server
+from osfoundry_tools.server.protocol import (
+    INTERNAL_ERROR, LOGGED_CHARACTERS, PARSE_ERROR, CallCancelled, error_message, too_long,
+)
+
+
+log = logging.getLogger("osfoundry.mcp")
+MAX_LINE_BYTES = 4 * 1024 * 1024  # a longer line is answered -32600 and skipped; the largest call, 100,000
+#                                   characters of content, takes at most 600 KB even with every character escaped
+
+
+# ---------------------------------------------------------------------------
+# The transport: newline-delimited messages on stdin and stdout.
+
+
+CHUNK_BYTES = 65536  # what one read of stdin asks for
+
+
+def read_lines(read: Callable[[int], bytes], limit: int) -> Iterator[Optional[bytes]]:
+    """Each line that `read(n)` yields until it returns b"" (EOF), its end included; None in place of a line over
+    `limit` bytes (its end not counted), whose bytes are dropped as they come, never held.
+
+    >>> chunks = iter([b"ab\\ncd", b"efgh\\n", b"ij"])
+    >>> list(read_lines(lambda n: next(chunks, b""), 3))
+    [b'ab\\n', None, b'ij']
+    """
+    pending, too_long = bytearray(), False
+    while True:
+        chunk = read(CHUNK_BYTES)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if too_long or end < 0:
+                if not too_long:
+                    pending += chunk[start:]
+                    too_long = len(pending) > limit + 1  # past the longest line allowed and a "\r"
+                if too_long:
+                    pending.clear()
+                if end < 0:
+                    break
+            if too_long:
+                too_long = False
+                yield None
+            else:
+                pending += chunk[start:end + 1]
+                yield within(bytes(pending), limit)
+                pending.clear()
+            start = end + 1
+    if too_long or pending:
+        yield None if too_long else within(bytes(pending), limit)
+
+
+def within(line: bytes, limit: int) -> Optional[bytes]:
+    """The line, or None if it holds more than `limit` bytes before its end."""
+    return line if len(line.rstrip(b"\r\n")) <= limit else None
+
+
+def reader_of(stream: BinaryIO) -> Callable[[int], bytes]:
+    """How to read a stream's bytes as they come: os.read on its file descriptor where it has one (no buffer, so
+    no lock a thread could hold at the interpreter's exit), else the stream's own read1 or read."""
+    try:
+        descriptor = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.BytesIO and other streams without a descriptor
+        return getattr(stream, "read1", stream.read)
+    return functools.partial(os.read, descriptor)
+
+
+def write_message(stream: BinaryIO, message: Dict[str, Any]) -> None:
+    """One message as one line: compact JSON, "\\n", flushed."""
+    try:
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate the client sent, echoed back: escape everything instead
+        data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
+    stream.write(data + b"\n")
+    stream.flush()
+
+
+END = object()  # what the inbox holds once stdin has closed
+INBOX_LINES = 64  # lines read ahead of the one being answered; the reader waits while the inbox is full
+DEFERRED_LINES = 1000  # requests held back while a person is asked; past this the question goes unanswered
+
+
+def read_in_background(stdin: BinaryIO, limit: int) -> "queue.Queue[Any]":
+    """An inbox that a thread fills with each line of stdin (None for one over `limit`), then END at EOF: so that
+    while a call waits for a person's answer, the server can still read the client's messages, and stop waiting."""
+    inbox: "queue.Queue[Any]" = queue.Queue(INBOX_LINES)
+
+    def pump() -> None:
+        try:
+            for line in read_lines(reader_of(stdin), limit):
+                inbox.put(line)
+        except (OSError, ValueError) as error:  # stdin broke or was closed under the reader: as EOF
+            log.info("stdin could not be read (%s): stopping", error)
+        finally:
+            inbox.put(END)
+
+    threading.Thread(target=pump, name="stdin", daemon=True).start()
+    return inbox
+
+
+class Peer:
+    """The client at the other end of stdio, as far as a call needs it: what it said it can do when it connected
+    (initialize's capabilities) and its name, and a way to ask its user a question in the middle of a call (a
+    request of ours, whose response comes back on stdin among the client's own messages).
+
+    While a question waits, a ping is answered at once, a cancellation of the call ends it unanswered
+    (CallCancelled), and every other message is held back, in order, to be answered after the call."""
+
+    def __init__(self, inbox: "queue.Queue[Any]", stdout: BinaryIO,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.inbox = inbox
+        self.stdout = stdout
+        self.clock = clock
+        self.deferred: Deque[Any] = collections.deque()
+        self.capabilities: Any = None
+        self.client: Dict[str, Any] = {}
+        self.asked = 0
+
+    def met(self, capabilities: Any, client: Dict[str, Any]) -> None:
+        """What initialize said of the client."""
+        self.capabilities, self.client = capabilities, client
+
+    def lines(self) -> Iterator[Optional[bytes]]:
+        """Each line to answer, those held back during a question first, until stdin closes."""
+        while True:
+            line = self.deferred.popleft() if self.deferred else self.inbox.get()
+            if line is END:
+                return
+            yield line
+
+    def ask(self, method: str, params: Dict[str, Any], seconds: float, call_id: Any) -> Any:
+        """Send the client our request and wait at most `seconds` for its result; None if none came (no answer in
+        time, an error, stdin closed, too many messages held back). CallCancelled if the client cancels the call
+        `call_id` meanwhile."""
+        self.asked += 1
+        asked_id = f"osfoundry-approval-{self.asked}"
+        write_message(self.stdout, {"jsonrpc": "2.0", "id": asked_id, "method": method, "params": params})
+        deadline = self.clock() + seconds
+        while len(self.deferred) < DEFERRED_LINES:
+            try:
+                line = self.inbox.get(timeout=max(0.0, deadline - self.clock()))
+            except queue.Empty:
+                return None
+            if line is END:
+                self.deferred.append(END)
+                return None
+            message = self.sort(line, call_id)
+            if isinstance(message, dict) and message.get("id") == asked_id and "method" not in message:
+                return message.get("result")
+        log.warning("a question to the client's user went unanswered: %d messages came meanwhile", DEFERRED_LINES)
+        return None
+
+    def sort(self, line: Optional[bytes], call_id: Any) -> Any:
+        """A line read while a question waits: a response (returned), a ping (answered), the call's cancellation
+        (CallCancelled), anything else held back for later."""
+        try:
+            message = checks.strict_json(line.decode("utf-8")) if line is not None else None
+        except (ValueError, RecursionError):
+            message = None
+        if not isinstance(message, dict):
+            self.deferred.append(line)
+            return None
+        method, params = message.get("method"), message.get("params")
+        if method == "notifications/cancelled" and isinstance(params, dict) and "id" not in message and \
+                params.get("requestId") == call_id:
+            raise CallCancelled()
+        if method == "ping" and "id" in message:
+            write_message(self.stdout, {"jsonrpc": "2.0", "id": message["id"], "result": {}})
+        elif "method" in message:
+            self.deferred.append(line)
+        return message
+
+
+def answer_line(server: Server, line: bytes, peer: Optional["Peer"] = None) -> Optional[Dict[str, Any]]:
+    """The answer to one line of stdin, or None (a notification, a client's response, a blank line); `peer`:
+    the stdio connection, which can put a question to the client's user."""
+    try:
+        text = line.decode("utf-8").strip()
+        if not text:  # a blank line carries no message and no id to answer
+            return None
+        log.debug("received %s", rejections.loggable(text[:LOGGED_CHARACTERS]))
+        message = checks.strict_json(text)
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return error_message(None, PARSE_ERROR, f"Parse error: the line is not one JSON text in UTF-8 ({error})")
+    return server.handle(message, peer=peer)
+
+
+def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO, limit: int = MAX_LINE_BYTES) -> None:
+    """Answer every line of stdin on stdout until EOF."""
+    peer = Peer(read_in_background(stdin, limit), stdout)
+    for line in peer.lines():
+        answer = too_long(limit) if line is None else answer_line(server, line, peer)
+        if answer is None:
+            continue
+        try:
+            write_message(stdout, answer)
+        except (TypeError, ValueError) as error:  # a bug: an answer that is not JSON must not end the server
+            log.exception("the answer to request %s is not JSON", rejections.loggable(answer.get("id")))
+            write_message(stdout, error_message(answer.get("id"), INTERNAL_ERROR, f"Internal error: {error}"))

@@ -1,0 +1,542 @@
+"""How a knowledge base is searched, on both engines: the query's subject words, the plan, the ranking inside the
+engine (sqlite's FTS5 and PostgreSQL's tsvector side by side), the weighing of the best matches, and the snippets.
+
+Layer: stores, below the knowledge-base store (kb_store.py), which calls `search_rows` and keeps each article's
+search index up to date through `search_sql`.
+"""
+
+import functools
+import math
+import re
+import sqlite3
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+
+from osfoundry_tools.stores import kb_sections
+from osfoundry_tools.stores.kb_sections import SECTION_READ, indexed_text, markdown_headings
+from osfoundry_tools.core.dialect import dialect_of
+
+
+TITLE_WEIGHT = 4.0  # bm25 weight of a title match against 1.0 for a content match
+SNIPPET_WORDS = 16  # words of content a search result quotes
+SNIPPET_LEAD = 3    # of which this many come before the first query word found
+SNIPPET_CHARACTERS = 300  # and at most this many characters, however long the words
+SNIPPET_SCAN = 4000  # characters of content searched for the first query word (else the snippet is the start)
+SNIPPET_STEMS = 8  # distinct query words a snippet looks for (a question seldom holds more)
+SNIPPET_REACH = (200, 800)  # characters before and after the hit where the snippet's words are cut
+OPENING = SNIPPET_SCAN + SNIPPET_REACH[1]  # a content longer than this keeps its opening apart, for searches
+STEM_KEEP = 4       # a query word also finds words that start with its first max(4, length - 4) letters
+INDEX = ("CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5("
+         "title, content, tokenize = 'porter unicode61 remove_diacritics 2')")
+MERGE_PAGES = 16
+# How a search index stays small without a slow write. Every transaction that writes an index adds a segment to
+# it, and a search reads every segment, so segments must be merged as they come. FTS5 does it by itself
+# ('automerge') after every 64 leaf pages written, as much as is due then, all in the write that crossed the
+# mark: with 400 articles, one edit in 64 rewrote up to the whole index, several times an edit's work. Here
+# automerge is off (merge_by_budget) and each transaction that writes an index pays for it before it commits:
+# at most MERGE_PAGES pages of merging per article it wrote ('merge', a positive budget: only levels holding
+# 'usermerge', 4, segments, or a merge already begun). That is more than an edit adds at any level, so the
+# segments stay as few as automerge keeps them, and the index and the file as small; a bulk import pays in one
+# go at its end. 'crisismerge' (16 segments on one level merged at once) still backs it up.
+# Each knowledge base has a search index of its own, holding exactly its published articles: bm25's counts
+# (how rare a word is, how long an article is) then come from what this caller may search and nothing else,
+# so no ranking can tell whether a word occurs in a knowledge base outside the grant. Snippets are cut in
+# Python from the few rows returned: FTS5's snippet() would tokenise every matching article before the LIMIT.
+_RESULT = ("SELECT a.number, a.id, a.title, a.updated_at, a.opening IS NOT NULL AS cut, "
+           "COALESCE(a.opening, a.content) AS opening")  # what a snippet may quote; a long content is never read
+
+
+def index_table(number: int) -> str:
+    """The search index of the knowledge base of this number."""
+    return f"search_index_{int(number)}"
+
+
+# How a search stays bounded (the rule SEARCH_KNOWLEDGE_BASE's description and the README state). A knowledge
+# base of at most WORD_SAMPLE articles ranks every match by bm25 over every query word. A larger one:
+#   common word  one held by at least half of its first WORD_SAMPLE articles. bm25 weighs such a word nothing
+#                (FTS5 floors the IDF, log((N - n + 0.5) / (n + 0.5)), at 1e-6 once n >= N / 2) yet reads its
+#                whole document list to count n. When the query holds a rarer word, the common words are left
+#                out: they neither rank an article nor make it a match.
+#   ranked       at most RANKED_MATCHES matching articles are ranked, the first created; the best text match
+#                comes first, the other matches most viewed first, then by bm25, then by article ID.
+#   listed       a query of common words only (or whose rarer words match nothing) has no text ranking: of the
+#                first RANKED_MATCHES articles holding any of its words, the most viewed first, then the oldest.
+# What still grows with the knowledge base is bm25's count of each ranked word's articles: one pass over its
+# document list (held by fewer than half of them), as the bare FTS5 query makes too.
+RANKED_MATCHES = 1000  # matching articles a search ranks at most: bm25 costs microseconds per article, these ms
+WORD_SAMPLE = RANKED_MATCHES  # a larger knowledge base counts a word's share over its first this many articles
+# (to within a few points), and one no larger never meets the cap on ranked matches
+
+
+class SearchStatements(NamedTuple):
+    """The statements of one knowledge base's searches: bm25 inside FTS5 first, the articles' rows after."""
+
+    scored: str  # the first :ranked matches of :words, each with its bm25 score
+    scored_with_views: str  # the same with each article's views and ID
+    listed: str  # the first :ranked matches of :words, each with its views
+
+
+_LENGTHS = "{table}_docsize"  # FTS5's own row of column lengths per indexed article, by rowid: its articles in order
+_PLAN = ("WITH sample (last, large) AS (SELECT min(id), count(*) > 1 FROM "  # the :sample-th article, and one more?
+         "(SELECT id FROM {lengths} ORDER BY id LIMIT 2 OFFSET :sample - 1)), "
+         "shape (outlined) AS (SELECT EXISTS (SELECT 1 FROM articles WHERE knowledge_base_id = :kb AND outline <> '')) "
+         "SELECT large, EXISTS (SELECT 1 FROM articles WHERE knowledge_base_id = :kb AND views > 0), outlined, "
+         "CASE WHEN outlined AND NOT large THEN (SELECT count(*) FROM (SELECT 1 FROM {lengths} LIMIT :sample)) "
+         "ELSE :sample END{counts} "
+         "FROM sample, shape")
+_WORD_COUNT = (", CASE WHEN large THEN (SELECT count(*) FROM {table} WHERE {table} MATCH :word{n} AND rowid <= last) "
+               "WHEN outlined THEN (SELECT count(*) FROM {table} WHERE {table} MATCH :word{n}) END")
+_SCORED = ("SELECT rowid AS number, bm25({table}, {title}, 1.0) AS score FROM {table} WHERE {table} MATCH :words "
+           "ORDER BY rowid LIMIT :ranked")  # FTS5's own order: the first created first, bm25 for these only
+_WITH_VIEWS = ("SELECT c.number, c.score, a.views, a.id FROM ({scored}) AS c JOIN articles AS a ON a.number = c.number "
+               "WHERE a.status = 'published'")
+_LISTED = ("SELECT c.number, a.views FROM (SELECT rowid AS number FROM {table} WHERE {table} MATCH :words "
+           "ORDER BY rowid LIMIT :ranked) AS c JOIN articles AS a ON a.number = c.number WHERE a.status = 'published'")
+
+
+@functools.lru_cache(maxsize=256)
+def search_statements(number: int) -> SearchStatements:
+    """The ranking statements of the knowledge base of this number."""
+    table = index_table(number)
+    scored = _SCORED.format(table=table, title=TITLE_WEIGHT)
+    return SearchStatements(scored, _WITH_VIEWS.format(scored=scored), _LISTED.format(table=table))
+
+
+RESULTS_READ = 500  # article numbers per statement: sqlite before 3.32 takes at most 999 values
+
+
+@functools.lru_cache(maxsize=64)
+def results_statement(articles: int) -> str:
+    """The rows a search answers with, of `articles` article numbers (in no order)."""
+    return f"{_RESULT} FROM articles AS a WHERE a.number IN ({', '.join('?' * articles)})"
+
+
+@functools.lru_cache(maxsize=256)
+def plan_statement(number: int, words: int) -> str:
+    """Whether the knowledge base of this number holds more than :sample articles, whether people recorded views
+    (:kb), whether some article has headings, and, in a larger one or one with headings, how many of its first
+    :sample articles there are and how many of them hold each of `words` query words (:word0, :word1 ...): a count
+    reads at most :sample entries of the word's document list."""
+    table = index_table(number)
+    counts = "".join(_WORD_COUNT.format(table=table, n=n) for n in range(words))
+    return _PLAN.format(lengths=_LENGTHS.format(table=table), counts=counts)
+
+
+class SearchPlan(NamedTuple):
+    """What a search learns before it ranks: whether the knowledge base is larger than WORD_SAMPLE articles,
+    whether people recorded views, whether articles have headings, and (in a larger one, or one with headings) how
+    many of its first WORD_SAMPLE articles hold each query word."""
+
+    large: bool
+    has_views: bool
+    outlined: bool  # some article has headings: its title and headings are weighed (weighed_scores)
+    sampled: int  # the articles the words were counted over: the first WORD_SAMPLE, or all in a smaller one
+    counts: Dict[str, int]
+
+    @classmethod
+    def read(cls, connection: sqlite3.Connection, kb: str, number: int, words: List[str]) -> "SearchPlan":
+        """One statement; the words are counted in a larger knowledge base, or one with headings, only."""
+        sql = search_sql(connection)
+        values = {f"word{n}": sql.phrase(word) for n, word in enumerate(words)}
+        large, has_views, outlined, sampled, *counts = connection.execute(
+            sql.plan_statement(number, len(words)), dict(values, sample=WORD_SAMPLE, kb=kb)).fetchone()
+        return cls(bool(large), bool(has_views), bool(outlined), sampled,
+                   {word: count or 0 for word, count in zip(words, counts)})
+
+    def is_common(self, word: str) -> bool:
+        """Held by at least half of the sample, where bm25 weighs it nothing (a smaller knowledge base has none)."""
+        return self.large and 2 * self.counts[word] >= WORD_SAMPLE
+
+    def rarer(self) -> List[str]:
+        """The words that rank: those not common, in query order."""
+        return [word for word in self.counts if not self.is_common(word)]
+
+    def common(self) -> List[str]:
+        """The words only a query of common words lists by."""
+        return [word for word in self.counts if self.is_common(word)]
+
+
+def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, words: List[str], limit: int,
+                kb: str, kept: Dict[Any, Any]) -> List[sqlite3.Row]:
+    """The rows of the first RANKED_MATCHES articles of knowledge base `kb` (of this number) that hold any of `words`
+    in ranking order, `limit` at most: scored in the index, the best WEIGHED_MATCHES weighed by their whole text, best
+    section, nearness and title (weighed_scores, which keeps the articles' texts as it read them in `kept`, the
+    database's derived dict), then the chosen rows read (each match is joined to its views and ID only where people
+    recorded views)."""
+    sql = search_sql(connection)
+    statements = sql.statements(number, len(words))
+    values = dict(sql.ranking_values(plan, words), words=sql.any_of(words), ranked=RANKED_MATCHES, kb=kb,
+                  sample=WORD_SAMPLE)
+    weights = word_weights(plan, words) if plan.outlined else None
+    if plan.has_views:
+        scored = connection.execute(statements.scored_with_views, values).fetchall()
+        weighed = weighed_scores(connection, {row[0]: row[1] for row in scored}, weights, kept) if weights else None
+        return rows_in_order(connection, [row[0] for row in best_then_most_viewed(scored, limit, weighed)])
+    score = {number: score for number, score in connection.execute(statements.scored, values)}
+    if weights:
+        score = weighed_scores(connection, score, weights, kept)
+    rows = article_rows(connection, within_best_scores(score, limit))
+    return sorted(rows, key=lambda row: (score[row["number"]], row["id"]))[:limit]
+
+
+# How the best text matches are weighed (the title and the best section counting apart from the whole text). bm25
+# lets a word that fills a long text outweigh the same word in a title, and weighs nothing a word held by half the
+# articles or more: in a small knowledge base of documentation, "github" or "install" is such a word, even in the
+# one title that names the subject. And documentation answers under one heading of a page whose title is broader,
+# while a long page may hold a question's words scattered over ten sections. So each of the WEIGHED_MATCHES best
+# text matches scores, highest first:
+#   TEXT_SHARE      x its whole text's score as a share of the best among them (kb_sections: bm25 over the first
+#                     SECTION_READ characters of each, the same on both engines)
+#   + SECTION_SHARE x its best section's score as a share of the best one among them (kb_sections: a heading and
+#                     the text under it, scored by bm25 over the sections of these matches)
+#   + NEAR_SHARE    x the nearness of the query words in its text as a share of the best among them (kb_sections:
+#                     different query words a few words apart, the nearer the more)
+#   + TITLE_SHARE   x the weights of the query words its title holds
+# where a word's weight is how rare it is among the articles (word_weights: a word every article holds still
+# counts a little, where FTS5's bm25 counts it nothing) and a text, section or title holds a word when one of its
+# words has the same stem (word_stems: Porter's, as FTS5 stems). The engine's own score chooses the matches
+# weighed, and orders the others.
+# Only a knowledge base whose articles have headings (an outline) is weighed so. Its documents are built around
+# their titles and headings; the simulated day's articles are plain text, and there weighing their titles put the
+# question's own article first less often (sim.py's "the target came first": 523 of 600 answers against 553 with
+# bm25 alone), so a knowledge base of plain text keeps bm25's order, as the committed results were measured.
+WEIGHED_MATCHES = 64
+TEXT_SHARE, SECTION_SHARE, NEAR_SHARE, TITLE_SHARE = 2.0, 1.5, 1.0, 1.0
+
+
+def word_weights(plan: SearchPlan, words: Sequence[str]) -> Dict[str, float]:
+    """Each word's weight: bm25's inverse document frequency over the articles the plan counted, in the form
+    that stays above 0 for a word every article holds (so it still ranks, if barely).
+
+    >>> plan = SearchPlan(False, False, True, 20, {"proxy": 1, "use": 20})
+    >>> {word: round(weight, 2) for word, weight in word_weights(plan, ["proxy", "use"]).items()}
+    {'proxy': 2.64, 'use': 0.02}
+    """
+    articles = plan.sampled or 1
+    return {word: math.log(1 + (articles - min(plan.counts[word], articles) + 0.5) / (plan.counts[word] + 0.5))
+            for word in words}
+
+
+def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weights: Dict[str, float],
+                   kept: Dict[Any, Any]) -> Dict[int, float]:
+    """The WEIGHED_MATCHES best of `score` (article number -> engine score, the least best), and any tied with
+    the last, each weighed by its whole text, its best section, the nearness of the query words in it and its
+    title: negative, the least best."""
+    chosen = within_best_scores(score, WEIGHED_MATCHES)
+    titles, texts = weighing_rows(connection, chosen, kept.setdefault(ARTICLE_TEXTS, kb_sections.ArticleTexts()))
+    scored = kb_sections.text_scores(texts, weights)
+    best = kb_sections.best_scores(scored.values())
+    return {number: -(TEXT_SHARE * scored[number].whole / best.whole
+                      + SECTION_SHARE * scored[number].section / best.section
+                      + NEAR_SHARE * scored[number].nearness / best.nearness
+                      + TITLE_SHARE * kb_sections.held_weight(title, weights))
+            for number, title in titles.items()}
+
+
+ARTICLE_TEXTS = "article texts"  # the key of a database's derived dict under which weighed_scores keeps what it read
+_WEIGHED_VERSIONS = "SELECT number, title, updated_at FROM articles WHERE number IN ({numbers})"
+_WEIGHED_TEXTS = f"SELECT number, substr(content, 1, {SECTION_READ}) FROM articles WHERE number IN ({{numbers}})"
+
+
+def weighing_rows(connection: sqlite3.Connection, numbers: List[int], texts: "kb_sections.ArticleTexts"
+                  ) -> Tuple[Dict[int, str], Dict[int, "kb_sections.ArticleText"]]:
+    """The titles and the texts (kb_sections.article_text) of these article numbers. A text is read from its row
+    only when `texts` does not hold it at its version: an article's (number, updated_at) names one content."""
+    titles, versions = {}, {}
+    for number, title, version in in_chunks(connection, _WEIGHED_VERSIONS, numbers):
+        titles[number], versions[number] = title, (number, version)
+    read: Dict[int, kb_sections.ArticleText] = {}
+    for number, version in versions.items():
+        text = texts.get(version)
+        if text is not None:
+            read[number] = text
+    for number, opening in in_chunks(connection, _WEIGHED_TEXTS, [number for number in versions if number not in read]):
+        read[number] = kb_sections.article_text(opening)
+        texts.put(versions[number], read[number])
+    return titles, read
+
+
+def in_chunks(connection: sqlite3.Connection, statement: str, numbers: List[int]) -> List[Tuple[Any, ...]]:
+    """The rows of `statement` (whose {numbers} takes the placeholders) for these article numbers, RESULTS_READ
+    numbers per statement."""
+    rows: List[Tuple[Any, ...]] = []
+    for start in range(0, len(numbers), RESULTS_READ):
+        chunk = numbers[start:start + RESULTS_READ]
+        rows += [tuple(row) for row in connection.execute(statement.format(numbers=", ".join("?" * len(chunk))),
+                                                           chunk).fetchall()]
+    return rows
+
+
+def listed_rows(connection: sqlite3.Connection, has_views: bool, number: int, words: List[str], limit: int,
+                kb: str) -> List[sqlite3.Row]:
+    """The rows of the first RANKED_MATCHES articles of knowledge base `kb` (of this number) that hold any of
+    `words`, most viewed first, then oldest first."""
+    sql = search_sql(connection)
+    looked_at = RANKED_MATCHES if has_views else limit  # without views, the first matches are the answer
+    listed = connection.execute(sql.statements(number, 0).listed,
+                                {"words": sql.any_of(words), "ranked": looked_at, "kb": kb}).fetchall()
+    return rows_in_order(connection, [number for number, _ in sorted(listed, key=_most_viewed)[:limit]])
+
+
+def best_then_most_viewed(scored: Sequence[Any], limit: int, weighed: Optional[Dict[int, float]] = None) -> List[Any]:
+    """Of rows that start (number, engine score, views, ID): the best first (by `weighed`, number -> weighed score,
+    where given, else by score; the smaller ID among equals), then the others most viewed first, then by score,
+    then by ID; `limit` rows in all. Without views, that is the order of the scores, then of the IDs.
+
+    >>> best_then_most_viewed([(1, -2.0, 0, "a"), (2, -1.0, 9, "b"), (3, -3.0, 1, "c")], 2)
+    [(3, -3.0, 1, 'c'), (2, -1.0, 9, 'b')]
+    """
+    if not scored:
+        return []
+    if weighed:
+        best = min((row for row in scored if row[0] in weighed), key=lambda row: (weighed[row[0]], row[3]))
+    else:
+        best = min(scored, key=lambda row: (row[1], row[3]))
+    others = sorted((row for row in scored if row is not best), key=lambda row: (-row[2], row[1], row[3]))
+    return [best] + others[:limit - 1]
+
+
+def within_best_scores(score: Dict[int, float], limit: int) -> List[int]:
+    """The article numbers whose score is among the `limit` best, every tie of the last included (the article
+    ID then orders them)."""
+    if len(score) <= limit:
+        return list(score)
+    last = sorted(score.values())[limit - 1]
+    return [number for number, value in score.items() if value <= last]
+
+
+def _most_viewed(row: Sequence[int]) -> Tuple[int, int]:
+    """The order of a listing's row (number, views): most viewed first, then oldest first."""
+    return -row[1], row[0]
+
+
+def rows_in_order(connection: sqlite3.Connection, numbers: List[int]) -> List[sqlite3.Row]:
+    """The rows a search answers with, of these article numbers, in their order."""
+    found = {row["number"]: row for row in article_rows(connection, numbers)}
+    return [found[number] for number in numbers if number in found]
+
+
+def article_rows(connection: sqlite3.Connection, numbers: List[int]) -> List[sqlite3.Row]:
+    """The rows of these article numbers, in no order: one statement per RESULTS_READ of them (more only when
+    many ranked articles tie)."""
+    rows: List[sqlite3.Row] = []
+    for start in range(0, len(numbers), RESULTS_READ):
+        chunk = numbers[start:start + RESULTS_READ]
+        rows += connection.execute(results_statement(len(chunk)), chunk).fetchall()
+    return rows
+
+
+_WORD = re.compile(r"\w+")
+
+
+# How a question is matched: by its subject. A query's function words (the grammar of a question: how, do, I,
+# the, what, can ...) are left out when it holds any other word, and kept when it holds nothing else, at every
+# size of knowledge base and on both engines. In a small knowledge base bm25 would weigh them: "how" and "do" are
+# rarer there than the topic word, so a page full of them (a contributing guide, an index) came first. The list
+# is grammar only: pronouns, question words, determiners, auxiliary and modal verbs, conjunctions, the commonest
+# prepositions, negation, and the pieces contractions leave (don't is "don" and "t"). The particles of phrasal
+# verbs (set up, sign out, turn off, is it down) are not on it: there they are the subject. Both engines index
+# every word (PostgreSQL's configuration keeps its own stop words too): the query alone decides.
+FUNCTION_WORDS = frozenset("""
+    i me my myself we us our ours ourselves you your yours yourself yourselves he him his himself she her hers
+    herself it its itself they them their theirs themselves
+    what which who whom whose when where why how
+    a an the this that these those some any each every all both either neither other such same own
+    am is are was were be been being have has had having do does did doing get gets got
+    can could will would shall should may might must cannot
+    and or nor but if so because as than then while until though although whether
+    of to for with at by from about into in on onto via between through during before after against
+    not no only just also too very more most much many few there here now again once
+    s t d ll m re ve don doesn didn isn aren wasn weren hasn haven hadn won wouldn shouldn couldn mustn
+""".split())
+
+
+def subject_words(words: List[str]) -> List[str]:
+    """The words a search looks for: the query's words less its function words, or all of them if it holds
+    nothing else (FUNCTION_WORDS).
+
+    >>> subject_words(["how", "do", "i", "use", "a", "proxy"]), subject_words(["how", "to"])
+    (['use', 'proxy'], ['how', 'to'])
+    """
+    subject = [word for word in words if word not in FUNCTION_WORDS]
+    return subject or words
+
+
+def query_words(query: str) -> List[str]:
+    """The query's words, each once, in order: a repeated word adds nothing but work.
+
+    >>> query_words("reset RESET my reset password")
+    ['reset', 'my', 'password']
+    """
+    return list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))
+
+
+def match_expression(query: str) -> Optional[str]:
+    """The query as an FTS5 expression of quoted words joined by OR; None when it holds no word.
+
+    Quoting every word makes operators, quotes, '*', ':', '-' and parentheses plain text,
+    so no query can raise an FTS5 syntax error.
+
+    >>> match_expression('reset -"my" password* OR')
+    '"reset" OR "my" OR "password" OR "or"'
+    >>> match_expression("?!") is None
+    True
+    """
+    words = query_words(query)
+    return any_of(words) if words else None
+
+
+def phrase(word: str) -> str:
+    """One query word as an FTS5 phrase: quoted, so it is plain text (words hold no quote)."""
+    return f'"{word}"'
+
+
+def any_of(words: Iterable[str]) -> str:
+    """The FTS5 expression that matches an article holding any of `words`."""
+    return " OR ".join(phrase(word) for word in words)
+
+
+class Fts5Search:
+    """The search statements of a knowledge base on sqlite: an FTS5 index of its own, ranked by bm25, merged by
+    budget. On PostgreSQL, postgres_database.TsvectorSearch answers the same calls (search_sql)."""
+
+    phrase = staticmethod(phrase)
+    any_of = staticmethod(any_of)
+    plan_statement = staticmethod(plan_statement)
+
+    @staticmethod
+    def statements(number: int, words: int) -> SearchStatements:
+        """The ranking statements of the knowledge base of this number: the same for any number of words."""
+        return search_statements(number)
+
+    @staticmethod
+    def ranking_values(plan: SearchPlan, words: Sequence[str]) -> Dict[str, Any]:
+        """No values beyond the words: FTS5's bm25 weighs each word itself."""
+        return {}
+
+    @staticmethod
+    def create_index(connection: sqlite3.Connection, number: int) -> None:
+        """A new knowledge base's own index, merged by budget."""
+        connection.execute(INDEX.format(table=index_table(number)))
+        merge_by_budget(connection, index_table(number))
+
+    @staticmethod
+    def index_article(database: Any, connection: sqlite3.Connection, kb_number: int, number: int, title: str,
+                      content: str, status: str) -> None:
+        """Keep an article in its knowledge base's search index exactly while it is published; the transaction
+        then owes the index MERGE_PAGES more pages of merging, paid before it commits."""
+        table = index_table(kb_number)
+        connection.execute(f"DELETE FROM {table} WHERE rowid = ?", (number,))
+        if status == "published":
+            connection.execute(f"INSERT INTO {table} (rowid, title, content) VALUES (?, ?, ?)",
+                               (number, title, indexed_text(content)))
+        database.at_commit(("merge", table), lambda: IndexMerge(connection, table)).pages += MERGE_PAGES
+
+    @staticmethod
+    def optimize(connection: sqlite3.Connection) -> None:
+        """Each knowledge base's index merged into one segment."""
+        for (number,) in connection.execute("SELECT number FROM knowledge_bases").fetchall():
+            table = index_table(number)
+            connection.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+
+
+FTS5 = Fts5Search()
+
+
+def search_sql(connection: Any) -> Any:
+    """The search statements of the engine a connection runs on: its dialect's, else sqlite's FTS5."""
+    return dialect_of(connection).search or FTS5
+
+
+def snippet(content: str, query: str) -> str:
+    """SNIPPET_WORDS words of `content` from just before the first query word it holds (its start if none).
+
+    A word counts where it starts a word of the text; a word also matches words that begin like it
+    (its first max(4, length - 4) letters), a rough stand-in for the index's stemming. The work is
+    bounded whatever was stored: SNIPPET_STEMS words looked for in the first SNIPPET_SCAN characters,
+    and a snippet of at most SNIPPET_CHARACTERS characters.
+
+    >>> snippet("Open Settings, then Security, and choose Reset password. A link arrives by email.", "resetting")
+    '…Security, and choose Reset password. A link arrives by email.'
+    """
+    return snippet_of(content[:OPENING], len(content), query)
+
+
+def snippet_of(opening: str, length: int, query: str) -> str:
+    """The snippet of a content of `length` characters whose first ones are `opening` (at least SNIPPET_SCAN
+    and SNIPPET_REACH's second more, where the content has them): what a search reads of each result."""
+    text = opening[:SNIPPET_SCAN].lower()
+    starts = [_word_start(text, stem) for stem in _snippet_stems(query)]
+    hit = min((start for start in starts if start >= 0), default=0)
+    return _quote_around(opening, length, hit)
+
+
+@functools.lru_cache(maxsize=256)
+def _snippet_stems(query: str) -> Tuple[str, ...]:
+    """The first SNIPPET_STEMS distinct stems a snippet looks for, worked out once per query, not per result."""
+    stems = dict.fromkeys(word[:max(STEM_KEEP, len(word) - 4)] for word in query_words(query))
+    return tuple(stems)[:SNIPPET_STEMS]
+
+
+def _quote_around(content: str, length: int, hit: int) -> str:
+    """The words of the snippet: SNIPPET_LEAD before `hit`, the rest from it, cut from a bounded stretch of
+    `content`, the opening of a content of `length` characters."""
+    reach_before, reach_after = SNIPPET_REACH
+    start = max(0, hit - reach_before)
+    before = content[start:hit].rsplit(None, SNIPPET_LEAD)
+    lead = before[1:] if len(before) > SNIPPET_LEAD else [w for w in before if w]
+    after = content[hit:hit + reach_after].split(None, SNIPPET_WORDS - len(lead))
+    tail = after[:SNIPPET_WORDS - len(lead)]
+    opening = "…" if len(before) > SNIPPET_LEAD or start > 0 else ""
+    closing = "…" if len(after) > len(tail) or hit + reach_after < length else ""
+    quoted = opening + " ".join(lead + tail) + closing
+    return quoted if len(quoted) <= SNIPPET_CHARACTERS else quoted[:SNIPPET_CHARACTERS - 1] + "…"
+
+
+def opening_of(content: str) -> Optional[str]:
+    """What a long content keeps apart for searches: its first OPENING characters; None for one no longer."""
+    return content[:OPENING] if len(content) > OPENING else None
+
+
+OUTLINE_CHARACTERS = 4000  # of headings an outline keeps: a long reference page's hundred headings fit
+
+
+def outline_of(content: str) -> str:
+    """What a search weighs of a content beside its title: its Markdown headings, one a line, at most
+    OUTLINE_CHARACTERS; empty for a content without headings (plain text).
+
+    >>> outline_of("Intro.\\n## Install\\n\\nRun it.\\n### Upgrade uv")
+    'Install\\nUpgrade uv'
+    """
+    outline = "\n".join(text for _, _, text in markdown_headings(content.split("\n")))
+    return outline[:OUTLINE_CHARACTERS]
+
+
+def _word_start(text: str, word: str) -> int:
+    """Where `word` first begins a word of `text`, or -1; one pass in C whatever the text repeats."""
+    start = text.find(word)
+    if start <= 0 or not text[start - 1].isalnum():
+        return start
+    found = _word_pattern(word).search(text, start + 1)
+    return found.start() if found else -1
+
+
+@functools.lru_cache(maxsize=256)
+def _word_pattern(word: str) -> "re.Pattern[str]":
+    """`word` where no letter or digit comes just before it (the literal first, so the search runs in C)."""
+    escaped = re.escape(word)
+    return re.compile(f"{escaped}(?<![^\\W_]{escaped})")
+
+
+class IndexMerge:
+    """The merging a transaction owes one search index: `pages` pages at most, done just before it commits."""
+
+    def __init__(self, connection: sqlite3.Connection, table: str) -> None:
+        self.connection, self.table, self.pages = connection, table, 0
+
+    def __call__(self) -> None:
+        self.connection.execute(f"INSERT INTO {self.table} ({self.table}, rank) VALUES ('merge', ?)", (self.pages,))
+
+
+def merge_by_budget(connection: sqlite3.Connection, table: str) -> None:
+    """Turn FTS5's own merging (automerge) off in a search index: its writes are merged by budget (MERGE_PAGES)."""
+    connection.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('automerge', 0)")

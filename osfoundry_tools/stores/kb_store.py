@@ -1,0 +1,562 @@
+"""Knowledge-base store: osFoundry's four knowledge-base agent tools, reconstructed on sqlite (or PostgreSQL).
+
+Layer: a store. Agents reach it only through `call_tool` (search_knowledge_base,
+read_knowledge_article, edit_knowledge_article, poll_resource_events); people
+reach it through plain methods (create_article, save_article, unpublish_article,
+publish_article, add_views). Names, required arguments, limits and annotations are
+the published ones (SPEC §1.1); result shapes and the ranking are this
+reconstruction's own.
+
+Glossary:
+  knowledge base   a collection of articles with one event log; IDs are strings
+  article          title + content + status (draft, published or unpublished)
+  version          an article's updated_at: RFC 3339 UTC with microseconds, strictly
+                   increasing per article, changed by every save (publish and unpublish too)
+  citation         {knowledge_base_id, article_id, updated_at}: where an answer came from and
+                   which version it saw; its updated_at is also the edit's expected_version
+  visible          published: the only articles search and read see
+  views            how often people opened an article in the help centre, recorded by the
+                   people's side; search lists the matches after the best one most viewed first
+  grant            the knowledge-base IDs this caller may use; others look absent
+  common word      a query word held by at least half of a large knowledge base's first articles: bm25
+                   weighs it nothing, so a search leaves it out when the query has rarer ones (WORD_SAMPLE)
+  function word    the grammar of a question (how, do, I, the): left out of a query that holds any other
+                   word, its subject words (FUNCTION_WORDS)
+  outline          an article's Markdown headings, kept beside it: a knowledge base where some article has one is
+                   searched by sections too (weighed_scores, kb_sections)
+
+Events: every save of a published article writes `updated` (or `renamed` when the
+title changed); publishing writes `published` (`created` for an article created
+published); unpublishing writes `unpublished`. Saves of drafts and of unpublished
+articles write none: agents cannot see those articles, so the log, which agents
+read, does not show them either.
+
+    >>> store = connect()
+    >>> store.create_knowledge_base("kb-support")
+    >>> store.create_article("kb-support", "Reset a password", "Open Settings, then Security.")["article_id"]
+    'art-00001'
+"""
+
+import json
+import sqlite3
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+
+from osfoundry_tools.engines.database import DURABILITY_DEFAULT, Layout, add_column
+from osfoundry_tools.engines.opening import open_store
+from osfoundry_tools.stores.kb_sections import indexed_text
+from osfoundry_tools.core.agent_tools import AgentTools
+from osfoundry_tools.core.checks import ID_CHARACTERS, NAME_CHARACTERS, SQLITE_INTEGER_MAX, checked_id, checked_text
+from osfoundry_tools.core.clock import checked_time, format_time, next_time_version
+from osfoundry_tools.core.dialect import dialect_of
+from osfoundry_tools.core.events import EventLog, POLL_RESOURCE_EVENTS
+from osfoundry_tools.core.idempotency import IDEMPOTENCY_KEY, KeyScope, idempotent, upgrade_idempotency_keys
+from osfoundry_tools.core.rejections import IdTaken, NotFound, VersionConflict, quote, show
+from osfoundry_tools.core.tools import (
+    DEFAULT_CALLER, READ_ONLY, SHARED_WRITE, Tool, WRITE_SCOPE, integer, object_schema, string,
+)
+from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS
+from osfoundry_tools.stores.kb_search import INDEX, OPENING, SearchPlan, index_table, listed_rows, merge_by_budget, opening_of, outline_of, query_words, ranked_rows, search_sql, snippet_of, subject_words
+
+
+STATUSES = ("draft", "published", "unpublished")
+SEARCH_LIMIT_DEFAULT = 10
+TITLE_MAX_CHARACTERS = 200
+CONTENT_MAX_CHARACTERS = 100_000
+
+
+# ---------------------------------------------------------------------------
+# The tools, as data: listed as is and enforced on every call.
+
+_KB_ID = string(1, ID_CHARACTERS, "A knowledge base ID you were granted.")
+_ARTICLE_ID = string(1, ID_CHARACTERS, "An article ID, as a search result or citation gives it.")
+_VERSION = {"type": "string", "format": "date-time",
+            "description": "An article's updated_at, RFC 3339 UTC with microseconds."}
+CITATION_SCHEMA = object_schema(
+    {"knowledge_base_id": {"type": "string"}, "article_id": {"type": "string"}, "updated_at": _VERSION},
+    ["knowledge_base_id", "article_id", "updated_at"])
+SEARCH_KNOWLEDGE_BASE = Tool(
+    name="search_knowledge_base",
+    title="Search a knowledge base",
+    description=(
+        "Search current published articles in one granted knowledge base. Results cite the article ID and "
+        "updated time; this is a live database read. Ask in plain words or in keywords alike: a question is "
+        "matched by its subject, its function words (how, do, I, the, what, can) left out unless it holds nothing "
+        "else, and a word also finds its other forms (proxy, proxies). The best text match comes first: articles "
+        "holding more of the words, and rarer ones, match better, a word in the title counts more than one in the "
+        "text, and where articles have headings, the one section (a heading and the text under it) that holds "
+        "the question's words best counts nearly as much as the whole article, and the question's words standing "
+        "a few words apart count more than the same words scattered. The other matching articles follow most "
+        "viewed first, as a help centre lists its popular articles, and by text match among equally viewed "
+        "ones. In a knowledge base of more than 1,000 articles, a search also ignores words that at least half "
+        "of its articles hold when the query has rarer ones, and "
+        "ranks at most the 1,000 oldest matching articles; a query of only such common words lists the articles "
+        "holding them most viewed first, then oldest first. Keep each result's citation with your answer; its "
+        "updated_at later shows whether the article changed since you read it."
+    ),
+    input_schema=object_schema({
+        "knowledge_base_id": _KB_ID,
+        "query": string(2, 200, "Words to look for, as a person would type them."),
+        "limit": integer(1, 20, "At most this many results.", default=SEARCH_LIMIT_DEFAULT),
+    }, ["knowledge_base_id", "query"]),
+    output_schema=object_schema({"results": {"type": "array", "items": object_schema({
+        "article_id": {"type": "string"},
+        "title": {"type": "string"},
+        "updated_at": _VERSION,
+        "snippet": {"type": "string"},
+        "citation": CITATION_SCHEMA,
+    }, ["article_id", "title", "updated_at", "snippet", "citation"])}}, ["results"]),
+    annotations=READ_ONLY,
+)
+READ_KNOWLEDGE_ARTICLE = Tool(
+    name="read_knowledge_article",
+    title="Read a knowledge article",
+    description=(
+        "Read one current published article by ID from a granted knowledge base and return a stable citation. "
+        "The citation's updated_at is the article's version: compare it later to tell whether the article "
+        "changed, and pass it as expected_version to edit_knowledge_article right after this read. Drafts and "
+        "unpublished articles answer not_found, like missing ones."
+    ),
+    input_schema=object_schema({"knowledge_base_id": _KB_ID, "article_id": _ARTICLE_ID},
+                               ["knowledge_base_id", "article_id"]),
+    output_schema=object_schema({
+        "article_id": {"type": "string"},
+        "title": {"type": "string"},
+        "content": {"type": "string"},
+        "updated_at": _VERSION,
+        "citation": CITATION_SCHEMA,
+    }, ["article_id", "title", "content", "updated_at", "citation"]),
+    annotations=READ_ONLY,
+)
+EDIT_KNOWLEDGE_ARTICLE = Tool(
+    name="edit_knowledge_article",
+    title="Edit a knowledge article",
+    description=(
+        "Replace article content and optionally its title. Supply the version from read_knowledge_article; "
+        "concurrent changes are rejected. Call read_knowledge_article right before editing and pass its "
+        "updated_at (the version in its citation) as expected_version: a version taken from an older citation "
+        "is often stale and is rejected with version_conflict, in which case read again, re-apply your change "
+        "to the current content and edit with the new version. The edit is saved for every assistant and "
+        "search in the workspace. Give each intended change its own idempotency_key; resending the same call "
+        "with the same key returns the first result (replay: true) and saves nothing twice."
+    ),
+    input_schema=object_schema({
+        "knowledge_base_id": _KB_ID,
+        "article_id": _ARTICLE_ID,
+        "content": string(1, CONTENT_MAX_CHARACTERS, "The article's whole new content; it replaces the old."),
+        "title": string(1, TITLE_MAX_CHARACTERS, "A new title; leave out to keep the current one."),
+        "expected_version": dict(_VERSION, description=(
+            "The updated_at from your read_knowledge_article just before this edit.")),
+        "idempotency_key": IDEMPOTENCY_KEY,
+    }, ["knowledge_base_id", "article_id", "content", "expected_version", "idempotency_key"]),
+    output_schema=object_schema({"citation": CITATION_SCHEMA, "replay": {"type": "boolean"}},
+                                ["citation", "replay"]),
+    annotations=SHARED_WRITE,
+)
+
+
+# ---------------------------------------------------------------------------
+# Storage.
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS knowledge_bases (
+    id               TEXT PRIMARY KEY,
+    name             TEXT NOT NULL,
+    number           INTEGER,                   -- names its search index: search_index_<number>
+    created_articles INTEGER NOT NULL DEFAULT 0 -- numbers its articles' IDs: art-00001, art-00002 ...
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS knowledge_bases_by_number ON knowledge_bases (number);
+CREATE TABLE IF NOT EXISTS articles (
+    number            INTEGER PRIMARY KEY,  -- the article's row in its knowledge base's search index too
+    knowledge_base_id TEXT NOT NULL REFERENCES knowledge_bases (id),
+    id                TEXT NOT NULL,
+    title             TEXT NOT NULL,
+    status            TEXT NOT NULL CHECK (status IN ('draft', 'published', 'unpublished')),
+    updated_at        TEXT NOT NULL,        -- the version
+    views             INTEGER NOT NULL DEFAULT 0 CHECK (views >= 0),  -- people's views, not part of the version
+    opening           TEXT,                 -- a long content's first OPENING characters: what a snippet reads
+    outline           TEXT NOT NULL DEFAULT '', -- the content's headings, one a line (outline_of): what a search weighs
+    content           TEXT NOT NULL,        -- last: no other column is read past a long content's pages
+    UNIQUE (knowledge_base_id, id)
+);
+CREATE INDEX IF NOT EXISTS articles_by_views ON articles (knowledge_base_id, views);
+CREATE INDEX IF NOT EXISTS articles_outlined ON articles (knowledge_base_id) WHERE outline <> '';
+"""
+SELECT_ARTICLE = "SELECT * FROM articles WHERE knowledge_base_id = ? AND id = ?"
+UPDATE_ARTICLE = ("UPDATE articles SET title = ?, content = ?, opening = ?, outline = ?, status = ?, updated_at = ? "
+                  "WHERE number = ? AND updated_at = ?")
+
+
+def citation(knowledge_base_id: str, article_id: str, updated_at: str) -> Dict[str, str]:
+    """The citation of one version of one article."""
+    return {"knowledge_base_id": knowledge_base_id, "article_id": article_id, "updated_at": updated_at}
+
+
+def event_for(before: Optional[str], after: str, renamed: bool) -> Optional[str]:
+    """The event a save writes, from the status before (None: new) and after it; None for invisible saves."""
+    if after == "published":
+        if before is None:
+            return "created"
+        if before != "published":
+            return "published"
+        return "renamed" if renamed else "updated"
+    return "unpublished" if before == "published" else None
+
+
+def _upgrade_from_1(connection: sqlite3.Connection) -> None:
+    """Schema 1 (files from before the marks) to 2: articles gain views and an opening, idempotency keys a caller
+    and a knowledge base."""
+    add_column(connection, "articles", "views", "INTEGER NOT NULL DEFAULT 0 CHECK (views >= 0)")
+    if add_column(connection, "articles", "opening", "TEXT"):
+        connection.execute("UPDATE articles SET opening = substr(content, 1, ?) WHERE length(content) > ?",
+                           (OPENING, OPENING))
+    upgrade_idempotency_keys(connection, lambda result: (result.get("citation") or {}).get("knowledge_base_id"))
+
+
+def _upgrade_from_2(connection: sqlite3.Connection) -> None:
+    """Schema 2 to 3: each knowledge base gets a number, an article counter (past every article number so far,
+    which numbered the IDs of the whole file) and a search index of its own, in place of the one all shared."""
+    add_column(connection, "knowledge_bases", "number", "INTEGER")
+    add_column(connection, "knowledge_bases", "created_articles", "INTEGER NOT NULL DEFAULT 0")
+    for number, (kb,) in enumerate(connection.execute("SELECT id FROM knowledge_bases ORDER BY id").fetchall(), 1):
+        table = index_table(number)
+        connection.execute("UPDATE knowledge_bases SET number = ?, created_articles = (SELECT COALESCE(MAX(number), "
+                           "0) FROM articles) WHERE id = ?", (number, kb))
+        connection.execute(INDEX.format(table=table))
+        connection.execute(f"INSERT INTO {table} (rowid, title, content) SELECT number, title, content FROM articles "
+                           "WHERE knowledge_base_id = ? AND status = 'published'", (kb,))
+    connection.execute("DROP TABLE IF EXISTS article_index")
+
+
+def _upgrade_from_3(connection: sqlite3.Connection) -> None:
+    """Schema 3 to 4: search indexes are merged by budget (MERGE_PAGES), no longer by FTS5's automerge."""
+    for (number,) in connection.execute("SELECT number FROM knowledge_bases").fetchall():
+        merge_by_budget(connection, index_table(number))
+
+
+def _upgrade_from_4(connection: sqlite3.Connection) -> None:
+    """Schema 4 to 5: articles gain their outline (fill_outlines), and the search index drops web addresses
+    (indexed_text). On PostgreSQL the search column, which left out the 'english' stop words, is rebuilt over every
+    word instead (postgres_database.UPGRADES): FTS5 held every word, and PostgreSQL's parser keeps addresses apart."""
+    add_column(connection, "articles", "outline", "TEXT NOT NULL DEFAULT ''")
+    fill_outlines(connection)
+    for kb_number, number, content in connection.execute(
+            "SELECT k.number, a.number, a.content FROM articles AS a JOIN knowledge_bases AS k ON "
+            "k.id = a.knowledge_base_id WHERE a.status = 'published' AND (instr(a.content, '://') > 0 OR "
+            "instr(a.content, '](') > 0)").fetchall():
+        table = index_table(kb_number)
+        connection.execute(f"UPDATE {table} SET content = ? WHERE rowid = ?", (indexed_text(content), number))
+
+
+def fill_outlines(connection: Any) -> None:
+    """Every article's outline, from its content (the data part of the upgrade from schema 4, on both engines)."""
+    rows = connection.execute("SELECT number, content FROM articles").fetchall()
+    connection.executemany("UPDATE articles SET outline = ? WHERE number = ?",
+                           [(outline_of(content), number) for number, content in rows])
+
+
+LAYOUT = Layout(
+    name="knowledge-base", application_id=0x4F53_4B42, version=5, schema=SCHEMA,  # "OSKB"
+    tables=frozenset({"knowledge_bases", "articles", "article_index"} |  # as the version before the marks left them
+                     {f"article_index_{shadow}" for shadow in ("data", "idx", "content", "docsize", "config")}),
+    upgrades={1: _upgrade_from_1, 2: _upgrade_from_2, 3: _upgrade_from_3, 4: _upgrade_from_4},
+    data_upgrades={4: fill_outlines})
+
+
+def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
+            clock: Optional[Callable[[], Any]] = None, caller: str = DEFAULT_CALLER,
+            durability: str = DURABILITY_DEFAULT, read_only: Optional[bool] = None,
+            busy_timeout: float = BUSY_TIMEOUT_SECONDS, scopes: Iterable[str] = (WRITE_SCOPE,)) -> "KnowledgeBaseStore":
+    """Open a knowledge-base store on `path`: ":memory:", a file several processes may share, or a postgresql://
+    URL several machines may share (README, "Beyond one machine").
+
+    granted: the knowledge-base IDs this caller may use (None: all); caller: whose idempotency keys these are;
+    scopes: the OAuth scopes it holds (an edit needs osfoundry:write);
+    durability: "full" (every acknowledged edit survives a power cut) or "normal" (it survives a killed
+    process); read_only: True serves the file for reading only, and None does so when the process may not
+    write it (edits then answer read_only); a file another store or a newer version wrote is refused with
+    database.UnusableFile.
+    """
+    return open_store(KnowledgeBaseStore, path, LAYOUT, busy_timeout=busy_timeout, durability=durability,
+                      read_only=read_only, clock=clock, granted=granted, caller=caller, scopes=scopes)
+
+
+class KnowledgeBaseStore(AgentTools):
+    """Knowledge bases and their articles: agent tools through call_tool, people's actions as methods."""
+
+    TOOLS: Tuple[Tool, ...] = (SEARCH_KNOWLEDGE_BASE, READ_KNOWLEDGE_ARTICLE, EDIT_KNOWLEDGE_ARTICLE,
+                               POLL_RESOURCE_EVENTS)
+    RESOURCE_TYPE = "knowledge_base"
+    EVENTS = EventLog(subject_key="article_id", version_key="updated_at")
+
+    # -- the agent side ------------------------------------------------------
+
+    def _tool_search_knowledge_base(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        kb, words = arguments["knowledge_base_id"], subject_words(query_words(arguments["query"]))
+        with self.database.read() as connection:
+            number = self._require_granted(connection, kb)
+            rows, used = self._ranked(connection, kb, number, words, arguments.get("limit", SEARCH_LIMIT_DEFAULT),
+                                      self.database.derived()) if words else ([], [])
+        looked_for = " ".join(used)  # a snippet quotes from the first of the words that found the article
+        return {"results": [{"article_id": r["id"], "title": r["title"], "updated_at": r["updated_at"],
+                             "snippet": snippet_of(r["opening"], len(r["opening"]) + r["cut"], looked_for),
+                             "citation": citation(kb, r["id"], r["updated_at"])} for r in rows]}
+
+    @staticmethod
+    def _ranked(connection: sqlite3.Connection, kb: str, number: int, words: List[str], limit: int,
+                kept: Dict[Any, Any]) -> Tuple[List[sqlite3.Row], List[str]]:
+        """The rows a search answers with, `limit` at most, and the words that found them: the rarer words
+        ranked, else the common words listed (see WORD_SAMPLE)."""
+        plan = SearchPlan.read(connection, kb, number, words)
+        rarer, common = plan.rarer(), plan.common()
+        if rarer:
+            rows = ranked_rows(connection, plan, number, rarer, limit, kb, kept)
+            if rows or not common:
+                return rows, rarer
+        return listed_rows(connection, plan.has_views, number, common, limit, kb), common
+
+    def _tool_read_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
+        with self.database.read() as connection:
+            self._require_granted(connection, kb)
+            row = self._visible(connection, kb, article_id)
+        return {"article_id": row["id"], "title": row["title"], "content": row["content"],
+                "updated_at": row["updated_at"], "citation": citation(kb, row["id"], row["updated_at"])}
+
+    def _tool_edit_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        self.require_scope(EDIT_KNOWLEDGE_ARTICLE.name)
+        expected = format_time(checked_time(arguments["expected_version"]))  # one spelling of each instant
+        arguments = dict(arguments, expected_version=expected)
+        with self.database.write() as connection:
+            kb_number = self._require_granted(connection, arguments["knowledge_base_id"])
+            now = self.clock()
+            scope = KeyScope(self.caller, EDIT_KNOWLEDGE_ARTICLE.name, arguments["knowledge_base_id"])
+            return idempotent(connection, scope, arguments, format_time(now),
+                              lambda: self._compare_and_swap(connection, arguments, now, kb_number))
+
+    def _compare_and_swap(self, connection: sqlite3.Connection, arguments: Dict[str, Any],
+                          now: Any, kb_number: int) -> Dict[str, Any]:
+        kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
+        row = self._visible(connection, kb, article_id)
+        if row["updated_at"] != arguments["expected_version"]:
+            raise _conflict(article_id, arguments["expected_version"])
+        version = self._save(connection, row, now, title=arguments.get("title"), content=arguments["content"],
+                             kb_number=kb_number)
+        return {"citation": citation(kb, article_id, version)}
+
+    def _as_people_see(self, name: str, arguments: Any) -> Optional[Dict[str, Any]]:
+        """An edit's article as a person reads it (plumbing.Preview's subject), if this caller may see it."""
+        if name != EDIT_KNOWLEDGE_ARTICLE.name or not isinstance(arguments, dict):
+            return None
+        kb, article_id = arguments.get("knowledge_base_id"), arguments.get("article_id")
+        if not isinstance(kb, str) or not isinstance(article_id, str) or not self.is_granted(kb):
+            return None
+        with self.database.read() as connection:
+            row = connection.execute(SELECT_ARTICLE, (kb, article_id)).fetchone()
+        if row is None or row["status"] != "published":
+            return None
+        return {"kind": "article", "id": article_id, "where": kb, "title": row["title"], "content": row["content"]}
+
+    def _granted_log(self, connection: sqlite3.Connection, kb: str) -> str:
+        """A knowledge base's event log is kept under its ID (once it exists and is granted)."""
+        self._require_granted(connection, kb)
+        return kb
+
+    def _require_granted(self, connection: sqlite3.Connection, kb: str) -> int:
+        """The knowledge base's number; NotFound unless it exists and is granted, both failures read the same."""
+        number = _number_of(connection, kb) if self.is_granted(kb) else None
+        if number is None:
+            raise NotFound(f"knowledge base {quote(kb, ascii_only=True)} was not found among the knowledge bases "
+                           "granted to you. Check the knowledge_base_id; IDs are case-sensitive.")
+        return number
+
+    @staticmethod
+    def _visible(connection: sqlite3.Connection, kb: str, article_id: str) -> sqlite3.Row:
+        """The article if agents may see it (published); NotFound, worded alike, for every other case."""
+        row = connection.execute(SELECT_ARTICLE, (kb, article_id)).fetchone()
+        if row is None or row["status"] != "published":
+            raise NotFound(f"article {quote(article_id, ascii_only=True)} was not found among the published "
+                           f"articles of knowledge base {json.dumps(kb)}. Use search_knowledge_base to find current "
+                           "articles.")
+        return row
+
+    # -- the people side -----------------------------------------------------
+
+    def create_knowledge_base(self, knowledge_base_id: str, name: Optional[str] = None) -> None:
+        """Add an empty knowledge base, with its own search index; ValueError if the ID is taken or unsound."""
+        checked_id(knowledge_base_id, "a knowledge base ID")
+        name = checked_text(knowledge_base_id if name is None else name, "a knowledge base's name", NAME_CHARACTERS)
+        with self.database.write() as connection:
+            dialect_of(connection).serialize_creation(connection)
+            if _number_of(connection, knowledge_base_id) is not None:
+                raise IdTaken(f"knowledge base {knowledge_base_id!r} already exists")
+            number = dialect_of(connection).next_number(connection, "knowledge_bases")
+            connection.execute("INSERT INTO knowledge_bases (id, name, number) VALUES (?, ?, ?)",
+                               (knowledge_base_id, name, number))
+            search_sql(connection).create_index(connection, number)
+
+    def create_article(self, knowledge_base_id: str, title: str, content: str, *, published: bool = True,
+                       article_id: Optional[str] = None) -> Dict[str, str]:
+        """Add an article, published or as a draft; returns its citation. ValueError for a bad argument or a taken
+        ID, NotFound for a knowledge base that does not exist."""
+        if not isinstance(published, bool):
+            raise ValueError(f"published must be True or False, not {show(published)!r}")
+        status = "published" if published else "draft"
+        if article_id is not None:
+            checked_id(article_id, "an article ID")
+        _check_text(title=title, content=content)
+        with self.database.write() as connection:
+            dialect_of(connection).serialize_creation(connection)
+            kb_number = _number_of(connection, checked_id(knowledge_base_id, "a knowledge base ID"))
+            if kb_number is None:
+                raise NotFound(f"knowledge base {knowledge_base_id!r} does not exist")
+            taken = article_id is not None and connection.execute(SELECT_ARTICLE, (knowledge_base_id, article_id))
+            if taken and taken.fetchone():
+                raise IdTaken(f"knowledge base {knowledge_base_id!r} already has an article {article_id!r}")
+            number = dialect_of(connection).next_number(connection, "articles")
+            article_id = article_id or _next_article_id(connection, knowledge_base_id)
+            version = format_time(self.clock())
+            connection.execute("INSERT INTO articles (number, knowledge_base_id, id, title, content, opening, "
+                               "outline, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               (number, knowledge_base_id, article_id, title, content, opening_of(content),
+                                outline_of(content), status, version))
+            self._index(connection, kb_number, number, title, content, status)
+            self._log(connection, knowledge_base_id, article_id, event_for(None, status, False), version)
+        return citation(knowledge_base_id, article_id, version)
+
+    def save_article(self, knowledge_base_id: str, article_id: str, *, content: Optional[str] = None,
+                     title: Optional[str] = None) -> Dict[str, str]:
+        """A person saves new content and/or a new title (last writer wins); returns the new citation."""
+        if content is None and title is None:
+            raise ValueError("save_article needs new content, a new title, or both")
+        _check_text(title=title, content=content)
+        return self._change(knowledge_base_id, article_id, title=title, content=content)
+
+    def unpublish_article(self, knowledge_base_id: str, article_id: str) -> Dict[str, str]:
+        """Take a published article away from agents; returns the new citation."""
+        return self._change(knowledge_base_id, article_id, status="unpublished", needs=("published",))
+
+    def publish_article(self, knowledge_base_id: str, article_id: str) -> Dict[str, str]:
+        """Make a draft or unpublished article visible to agents; returns the new citation."""
+        return self._change(knowledge_base_id, article_id, status="published", needs=("draft", "unpublished"))
+
+    def add_views(self, knowledge_base_id: str, article_id: str, views: int) -> None:
+        """Count `views` more people's views of an article (help-centre traffic): no new version, no event."""
+        if not isinstance(views, int) or isinstance(views, bool) or views < 0:
+            raise ValueError(f"views must be a whole number of at least 0, got {show(views)!r}")
+        with self.database.write() as connection:
+            row = self._stored(connection, knowledge_base_id, article_id, lock=True)
+            if views > SQLITE_INTEGER_MAX - row["views"]:
+                raise ValueError(f"article {article_id!r} cannot count {views} more views: the count would pass "
+                                 f"{SQLITE_INTEGER_MAX}")
+            connection.execute("UPDATE articles SET views = views + ? WHERE number = ?", (views, row["number"]))
+
+    def optimize_search_index(self) -> None:
+        """Merge each knowledge base's search index into one segment, as after a bulk import: searches read
+        less, and rank the same."""
+        with self.database.write() as connection:
+            search_sql(connection).optimize(connection)
+
+    def has_knowledge_base(self, knowledge_base_id: str) -> bool:
+        """Whether a knowledge base of this ID exists, granted or not (people see every one); reads only."""
+        with self.database.read() as connection:
+            return _number_of(connection, knowledge_base_id) is not None
+
+    def article(self, knowledge_base_id: str, article_id: str) -> Dict[str, Any]:
+        """The stored article whatever its status: the ground truth simulations check against."""
+        with self.database.read() as connection:
+            row = self._stored(connection, knowledge_base_id, article_id)
+        return {"knowledge_base_id": knowledge_base_id, "article_id": article_id, "title": row["title"],
+                "content": row["content"], "status": row["status"], "updated_at": row["updated_at"],
+                "views": row["views"]}
+
+    def _change(self, kb: str, article_id: str, *, needs: Tuple[str, ...] = STATUSES, title: Optional[str] = None,
+                content: Optional[str] = None, status: Optional[str] = None) -> Dict[str, str]:
+        """One person's save, allowed only from the statuses in `needs`."""
+        with self.database.write() as connection:
+            row = self._stored(connection, kb, article_id, lock=True)
+            if row["status"] not in needs:
+                raise ValueError(f"article {article_id!r} is {row['status']}, not {' or '.join(needs)}")
+            version = self._save(connection, row, self.clock(), title=title, content=content, status=status)
+        return citation(kb, article_id, version)
+
+    @staticmethod
+    def _stored(connection: sqlite3.Connection, kb: Any, article_id: Any, lock: bool = False) -> sqlite3.Row:
+        """An article whatever its status, for the people's side (`lock`: held until COMMIT, for a save);
+        ValueError for IDs that are no text."""
+        statement = SELECT_ARTICLE + dialect_of(connection).row_lock if lock else SELECT_ARTICLE
+        row = connection.execute(statement, (checked_id(kb, "a knowledge base ID"),
+                                             checked_id(article_id, "an article ID"))).fetchone()
+        if row is None:
+            raise NotFound(f"no article {article_id!r} in knowledge base {kb!r}")
+        return row
+
+    # -- one save, whoever makes it --------------------------------------------
+
+    def _save(self, connection: sqlite3.Connection, row: sqlite3.Row, now: Any, *, title: Optional[str] = None,
+              content: Optional[str] = None, status: Optional[str] = None, kb_number: Optional[int] = None) -> str:
+        """Inside a write: compare-and-swap the row to a new version, re-index it, log its event (kb_number: its
+        knowledge base's, when the caller has it already)."""
+        title = row["title"] if title is None else title
+        content = row["content"] if content is None else content
+        status = row["status"] if status is None else status
+        version = next_time_version(row["updated_at"], now)
+        swapped = connection.execute(UPDATE_ARTICLE, (title, content, opening_of(content), outline_of(content), status,
+                                                      version, row["number"], row["updated_at"])).rowcount
+        if swapped != 1:
+            raise _conflict(row["id"], row["updated_at"])
+        if kb_number is None:
+            kb_number = _existing_number(connection, row["knowledge_base_id"])
+        self._index(connection, kb_number, row["number"], title, content, status)
+        self._log(connection, row["knowledge_base_id"], row["id"],
+                  event_for(row["status"], status, title != row["title"]), version)
+        return version
+
+    def _index(self, connection: sqlite3.Connection, kb_number: int, number: int, title: str, content: str,
+               status: str) -> None:
+        """Keep an article searchable exactly while it is published (Fts5Search.index_article)."""
+        search_sql(connection).index_article(self.database, connection, kb_number, number, title, content, status)
+
+    def _log(self, connection: sqlite3.Connection, kb: str, article_id: str, event: Optional[str],
+             version: str) -> None:
+        if event is not None:
+            self.EVENTS.append(connection, kb, event, article_id, version)
+
+
+def _check_text(**texts: Optional[str]) -> None:
+    """People's titles and contents keep the limits agents' edits keep; ValueError naming the one that does not."""
+    limits = {"title": TITLE_MAX_CHARACTERS, "content": CONTENT_MAX_CHARACTERS}
+    for name, text in texts.items():
+        if text is not None:
+            checked_text(text, f"an article's {name}", limits[name])
+
+
+def _number_of(connection: sqlite3.Connection, kb: str) -> Optional[int]:
+    """The number of a knowledge base (its search index's), or None if there is none by this ID."""
+    row = connection.execute("SELECT number FROM knowledge_bases WHERE id = ?", (kb,)).fetchone()
+    return None if row is None else row["number"]
+
+
+def _existing_number(connection: sqlite3.Connection, kb: str) -> int:
+    """The number of a knowledge base that must exist (an article's own); LookupError if it does not."""
+    number = _number_of(connection, kb)
+    if number is None:
+        raise LookupError(f"knowledge base {kb!r} does not exist")
+    return number
+
+
+def _next_article_id(connection: sqlite3.Connection, kb: str) -> str:
+    """art-00001, art-00002 ... counted per knowledge base, so an ID says nothing of any other knowledge base."""
+    while True:
+        connection.execute("UPDATE knowledge_bases SET created_articles = created_articles + 1 WHERE id = ?", (kb,))
+        (made,) = connection.execute("SELECT created_articles FROM knowledge_bases WHERE id = ?", (kb,)).fetchone()
+        article_id = f"art-{made:05d}"
+        if connection.execute(SELECT_ARTICLE, (kb, article_id)).fetchone() is None:  # not taken by a person's ID
+            return article_id
+
+
+def _conflict(article_id: str, expected: str) -> VersionConflict:
+    return VersionConflict(
+        f"article {json.dumps(article_id)} has changed since version {expected}; nothing was saved. Call "
+        "read_knowledge_article again, re-apply your change to the content it returns, and edit with its "
+        "updated_at as expected_version (you may keep the same idempotency_key).",
+        article_id=article_id, expected_version=expected)
