@@ -9,7 +9,7 @@ it raises and the file it refuses. It lives in the package (osfoundry_tools/stor
 
 import osfoundry_tools.minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
 
-from osfoundry_tools.core.events import POLL_RESOURCE_EVENTS
+from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 from osfoundry_tools.core.rejections import IdTaken, NotFound, Rejection
 from osfoundry_tools.engines.database import UnusableFile
 from osfoundry_tools.stores.kb_store import (

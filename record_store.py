@@ -10,7 +10,7 @@ rejections it raises, the field types and the file it refuses. It lives in the p
 
 import osfoundry_tools.minimum_python  # noqa: F401  (first: refuses a Python older than 3.9 in one line)
 
-from osfoundry_tools.core.events import POLL_RESOURCE_EVENTS
+from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 from osfoundry_tools.core.rejections import IdTaken, NotFound, Rejection
 from osfoundry_tools.core.tools import WRITE_SCOPE
 from osfoundry_tools.engines.database import UnusableFile

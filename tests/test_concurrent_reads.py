@@ -29,7 +29,7 @@ from osfoundry_tools.server import command_line
 from osfoundry_tools.server import routing
 from osfoundry_tools.server.workspace import open_workspace
 from osfoundry_tools.server import tokens
-from osfoundry_tools.core import events
+from osfoundry_tools.stores import resource_events
 from osfoundry_tools.core import rejections
 from osfoundry_tools.core.tools import SHARED_WRITE, WRITE_SCOPE
 
@@ -174,7 +174,7 @@ class RoutingTest(unittest.TestCase):
 
         class Unsure(kb_store.KnowledgeBaseStore):
             TOOLS = (kb_store.SEARCH_KNOWLEDGE_BASE, unsure, kb_store.EDIT_KNOWLEDGE_ARTICLE,
-                     events.POLL_RESOURCE_EVENTS)
+                     resource_events.POLL_RESOURCE_EVENTS)
 
         path = self.workspace.stores["knowledge_base"].database.path
         store = opening.open_store(Unsure, path, kb_store.LAYOUT)

@@ -77,8 +77,10 @@ class DriverTest(unittest.TestCase):
         self.assertEqual(postgres_database.translated("a = ? AND b = :kb AND c LIKE 'x%' AND d = '10:30'"),
                          "a = %s AND b = %(kb)s AND c LIKE 'x%%' AND d = '10:30'")
 
-    def test_a_title_weighs_as_much_against_content_as_in_bm25(self):
-        self.assertEqual(postgres_database.TITLE_WEIGHT, kb_search.TITLE_WEIGHT)  # A (title) over B (content)
+    def test_a_title_weighs_as_much_against_content_on_both_engines(self):
+        weight = kb_search.TITLE_WEIGHT
+        self.assertIn(f"bm25(search_index_1, {weight}, 1.0)", kb_search.FTS5.statements(1, 1).scored)
+        self.assertIn(f"{weight} * in_title.n0 + in_content.n0", kb_search.TSVECTOR.statements(1, 1).scored)
 
 
 SCHEMA_4_SEARCH = ("ALTER TABLE articles ADD COLUMN search TSVECTOR GENERATED ALWAYS AS (setweight(to_tsvector("

@@ -23,6 +23,7 @@ from osfoundry_tools.core import agent_tools
 from osfoundry_tools.core import checks
 from osfoundry_tools.core import clock
 from osfoundry_tools.core import events
+from osfoundry_tools.stores import resource_events
 from osfoundry_tools.core import rejections
 from osfoundry_tools.core import tools
 from osfoundry_tools.stores import record_store
@@ -46,7 +47,7 @@ ADD_MEMO = tools.Tool(
 class MemoStore(agent_tools.AgentTools):
     """The whole of a third store: its tools, its resource type, its event log, its handlers."""
 
-    TOOLS = (ADD_MEMO, events.POLL_RESOURCE_EVENTS)
+    TOOLS = (ADD_MEMO, resource_events.POLL_RESOURCE_EVENTS)
     RESOURCE_TYPE = "note"
     EVENTS = events.EventLog(subject_key="item_id", version_key="version")
 
@@ -167,7 +168,7 @@ class SharedPollAndOpenTest(unittest.TestCase):
     def test_a_store_that_lists_the_poll_must_declare_a_known_resource_type_and_a_log(self):
         for declared in ({}, {"RESOURCE_TYPE": "memo", "EVENTS": MemoStore.EVENTS}, {"RESOURCE_TYPE": "note"}):
             with self.subTest(declared=declared), self.assertRaisesRegex(TypeError, "needs a RESOURCE_TYPE"):
-                type("Careless", (agent_tools.AgentTools,), dict(declared, TOOLS=(events.POLL_RESOURCE_EVENTS,)))
+                type("Careless", (agent_tools.AgentTools,), dict(declared, TOOLS=(resource_events.POLL_RESOURCE_EVENTS,)))
         type("Pollless", (agent_tools.AgentTools,), {"TOOLS": (ADD_MEMO,)})  # no poll listed: nothing to declare
 
     def test_open_store_passes_the_options_on_and_defaults_the_clock_to_wall_time(self):

@@ -11,10 +11,11 @@ import sqlite3
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple, TypeVar
 
 from osfoundry_tools.core.checks import ID_CHARACTERS, check, screen
-from osfoundry_tools.core.events import EventLog, POLL_LIMIT_DEFAULT, POLL_RESOURCE_EVENTS, RESOURCE_TYPES, unsupported_resource_type
+from osfoundry_tools.core.clock import format_time
+from osfoundry_tools.core.events import POLL_LIMIT_DEFAULT, POLL_TOOL, EventLog, unsupported_resource_type
+from osfoundry_tools.core.idempotency import KeyScope, idempotent
 from osfoundry_tools.core.rejections import Forbidden, Rejection, UnknownTool, loggable, quote, show
-from osfoundry_tools.core.tools import DEFAULT_CALLER, Tool, WRITE_SCOPE
-
+from osfoundry_tools.core.tools import DEFAULT_CALLER, WRITE_SCOPE, Tool
 
 log = logging.getLogger("osfoundry")
 EMPTY_VALUE = "(empty)"  # how a Preview's subject shows a field that holds nothing
@@ -40,11 +41,11 @@ class AgentTools:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if any(tool.name == POLL_RESOURCE_EVENTS.name for tool in cls.TOOLS) and (
-                cls.RESOURCE_TYPE not in RESOURCE_TYPES or cls.EVENTS is None):
-            raise TypeError(f"{cls.__name__} lists {POLL_RESOURCE_EVENTS.name}, so it needs a RESOURCE_TYPE "
-                            f"among {', '.join(RESOURCE_TYPES)} and an EVENTS log, not {cls.RESOURCE_TYPE!r} and "
-                            f"{cls.EVENTS!r}")
+        poll = next((tool for tool in cls.TOOLS if tool.name == POLL_TOOL), None)
+        kinds = poll.input_schema["properties"]["resource_type"]["enum"] if poll is not None else []
+        if poll is not None and (cls.RESOURCE_TYPE not in kinds or cls.EVENTS is None):
+            raise TypeError(f"{cls.__name__} lists {POLL_TOOL}, so it needs a RESOURCE_TYPE among "
+                            f"{', '.join(kinds)} and an EVENTS log, not {cls.RESOURCE_TYPE!r} and {cls.EVENTS!r}")
 
     def __init__(self, database: Any, *, granted: Optional[Iterable[str]], clock: Callable[[], Any],
                  caller: str = DEFAULT_CALLER, scopes: Iterable[str] = (WRITE_SCOPE,)) -> None:
@@ -127,6 +128,20 @@ class AgentTools:
         except Exception as error:  # a bug must still reach the agent as a rejection, not a traceback
             return _internal_error(name, error)
 
+    def keyed_edit(self, tool: Tool, resource_id: str, arguments: Dict[str, Any], granted: Callable[[Any], Any],
+                   swap: Callable[[Any, Any, Any], Dict[str, Any]], digest: Optional[str] = None) -> Dict[str, Any]:
+        """One agent's edit, the same in every store: the write scope, then in one write transaction the store's
+        grant check (`granted(connection)`: what the edit needs of the resource, or NotFound), the idempotency key
+        (the first result again, on a replay), and the store's compare-and-swap (`swap(connection, granted,
+        now)`). A rejection anywhere rolls it all back and leaves the key free. `digest`: the arguments'
+        fingerprint, where the store took it already."""
+        self.require_scope(tool.name)
+        with self.database.write() as connection:
+            resource = granted(connection)
+            now = self.clock()
+            return idempotent(connection, KeyScope(self.caller, tool.name, resource_id), arguments, format_time(now),
+                              lambda: swap(connection, resource, now), digest)
+
     def preview(self, name: str, arguments: Any) -> "Preview":
         """What one call would answer and change if it ran now, found by running it in a write transaction that is
         then rolled back: nothing is written, no event is appended, no idempotency key is kept. `before` and
@@ -153,7 +168,7 @@ class AgentTools:
         """poll_resource_events, for every store: its own resource_type only, a granted resource only."""
         resource_type, events = self.RESOURCE_TYPE, self.EVENTS
         if resource_type is None or events is None:  # __init_subclass__ refuses such a store; this says so to mypy
-            raise NotImplementedError(f"{type(self).__name__} lists {POLL_RESOURCE_EVENTS.name} but has no "
+            raise NotImplementedError(f"{type(self).__name__} lists {POLL_TOOL} but has no "
                                       "RESOURCE_TYPE or EVENTS")
         if arguments["resource_type"] != resource_type:
             raise unsupported_resource_type(arguments["resource_type"], [resource_type])
@@ -165,7 +180,7 @@ class AgentTools:
     def _granted_log(self, connection: sqlite3.Connection, resource_id: str) -> str:
         """Inside a read: the event-log ID of the resource `resource_id` names, if it exists and is granted;
         NotFound, worded as the store's other tools word it, otherwise. A store that polls supplies it."""
-        raise NotImplementedError(f"{type(self).__name__} lists {POLL_RESOURCE_EVENTS.name} but has no _granted_log")
+        raise NotImplementedError(f"{type(self).__name__} lists {POLL_TOOL} but has no _granted_log")
 
 
 class Preview(NamedTuple):

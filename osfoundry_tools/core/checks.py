@@ -10,8 +10,7 @@ import math
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from osfoundry_tools.core.clock import parse_time
-from osfoundry_tools.core.rejections import InvalidArguments, SHOWN_VALUE_CHARACTERS, name_of, show
-
+from osfoundry_tools.core.rejections import SHOWN_VALUE_CHARACTERS, InvalidArguments, name_of, show
 
 ID_CHARACTERS = 128  # the longest ID of anything: a resource, an article, an item, a caller
 NAME_CHARACTERS = 200  # the longest name people give a knowledge base, a channel, a field or an option
@@ -36,7 +35,7 @@ def _finite(number: float) -> bool:
         return False
 
 
-_ARTICLES = {"string": "a string", "integer": "an integer", "number": "a finite number",
+_KIND_WORDS = {"string": "a string", "integer": "an integer", "number": "a finite number",
              "boolean": "true or false", "object": "an object", "array": "an array", "null": "null"}
 _TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
                list: "an array", dict: "an object", type(None): "null"}
@@ -54,7 +53,7 @@ def describe(schema: Mapping[str, Any]) -> str:
         return " or ".join(describe(branch) for branch in schema["anyOf"])
     kinds = schema.get("type", "object")
     kinds = [kinds] if isinstance(kinds, str) else kinds
-    words = " or ".join(_ARTICLES[k] for k in kinds)
+    words = " or ".join(_KIND_WORDS[k] for k in kinds)
     if schema.get("format") == "date-time":
         return words + " holding an RFC 3339 date-time such as 2026-11-09T09:15:02.123456Z"
     low, high = schema.get("minLength"), schema.get("maxLength")

@@ -7,7 +7,6 @@ import datetime
 import re
 from typing import Optional
 
-
 # ---------------------------------------------------------------------------
 # Clock helpers: versions that are times are RFC 3339 UTC with microseconds.
 

@@ -33,10 +33,9 @@ class Dialect:
     name = "sqlite"
     row_lock = ""  # what a person's save adds to the SELECT of the row it changes, to hold it until COMMIT
     share_lock = ""  # what a write adds to the SELECT of rows it relies on, so that none is deleted before COMMIT
-    search: Any = None  # the knowledge-base store's search statements, where they are not its own (sqlite's FTS5)
 
     def next_number(self, connection: Any, table: str) -> int:
-        """A new row's number in `table` (articles, items, knowledge_bases): one past the largest."""
+        """A new row's number in `table` (a store's table with a `number` column): one past the largest."""
         return connection.execute(f"SELECT COALESCE(MAX(number), 0) + 1 FROM {table}").fetchone()[0]
 
     def serialize_creation(self, connection: Any) -> None:

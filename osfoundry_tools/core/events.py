@@ -1,6 +1,14 @@
 """The event log: per resource, sequence 1, 2, 3 ... in commit order with no gap, and the poll that resumes from it.
 
-Layer: core. One integer, the last sequence an agent saw, replaces re-reading everything it cited.
+Layer: core. One integer, the last sequence an agent saw, replaces re-reading everything it cited. The poll tool
+every store lists (its published definition) is stores/resource_events.py's; AgentTools answers its calls from
+the store's own log, through EventLog.poll.
+
+Glossary:
+  event      one row of a resource's log: {sequence, type, <subject>, <version>}, the subject and version under
+             the keys its store names (EventLog)
+  sequence   an event's position in its resource's log: 1, 2, 3 ... with no gaps, in commit order
+  cursor     the last sequence an agent has seen; it polls with after_sequence=cursor
 """
 
 import dataclasses
@@ -8,25 +16,21 @@ import json
 import sqlite3
 from typing import Any, Dict, Sequence
 
-from osfoundry_tools.core.checks import ID_CHARACTERS, SQLITE_INTEGER_MAX
+from osfoundry_tools.core.checks import SQLITE_INTEGER_MAX
 from osfoundry_tools.core.dialect import dialect_of
 from osfoundry_tools.core.rejections import UnsupportedResourceType, quote
-from osfoundry_tools.core.tools import READ_ONLY, Tool, integer, object_schema, string
-
-
-# ---------------------------------------------------------------------------
-# The event log: per resource, sequence 1, 2, 3 ... in commit order, and its poll.
 
 EVENT_LOG_SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     resource_id TEXT    NOT NULL,
     sequence    INTEGER NOT NULL,
     type        TEXT    NOT NULL,
-    subject_id  TEXT    NOT NULL,  -- the article or item the event is about
+    subject_id  TEXT    NOT NULL,  -- what in the resource the event is about, by its ID
     version             NOT NULL,  -- its version after the event (text or integer, as the store keeps it)
     PRIMARY KEY (resource_id, sequence)
 ) WITHOUT ROWID;
 """
+POLL_TOOL = "poll_resource_events"  # the tool whose calls a store answers from its log (AgentTools)
 POLL_LIMIT_DEFAULT = 100
 
 
@@ -34,8 +38,8 @@ POLL_LIMIT_DEFAULT = 100
 class EventLog:
     """How a store names an event's subject and version in what agents receive."""
 
-    subject_key: str  # "article_id" or "item_id"
-    version_key: str  # "updated_at" or "version"
+    subject_key: str  # the key of the subject's ID in each event, as the store's tools name it
+    version_key: str  # the key of the subject's version
 
     def append(self, connection: sqlite3.Connection, resource_id: str, event_type: str,
                subject_id: str, version: Any) -> None:
@@ -60,48 +64,6 @@ class EventLog:
                                          (resource_id,)).fetchone()
             cursor = min(after_sequence, head)
         return {"events": events, "last_sequence": cursor, "has_more": len(rows) > limit}
-
-
-RESOURCE_TYPES = ["channel", "note", "knowledge_base", "record", "session"]
-_EVENT_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "sequence": {"type": "integer", "minimum": 1},
-        "type": {"type": "string"},
-        "article_id": {"type": "string", "description": "knowledge_base events: the article"},
-        "updated_at": {"type": "string", "format": "date-time",
-                       "description": "knowledge_base events: the article's version after the event"},
-        "item_id": {"type": "string", "description": "record events: the item"},
-        "version": {"type": "integer", "description": "record events: the item's version after the event"},
-    },
-    "required": ["sequence", "type"],
-    "additionalProperties": False,
-}
-POLL_RESOURCE_EVENTS = Tool(
-    name="poll_resource_events",
-    title="Poll resource events",
-    description=(
-        "Resume from an event sequence for one granted channel, Note, knowledge base, record, or session. "
-        "Pass the last_sequence of your previous poll as after_sequence (0 the first time): you get every "
-        "event after it, oldest first, and a new last_sequence to keep. One integer replaces re-reading "
-        "everything you cited; re-read only the articles or items the events name. An 'unpublished' event "
-        "means a cited article is gone, not merely changed. If has_more is true, poll again at once."
-    ),
-    input_schema=object_schema({
-        "resource_type": {"type": "string", "enum": RESOURCE_TYPES, "description":
-                          "knowledge_base for a knowledge base's log, record for a record channel's"},
-        "resource_id": string(1, ID_CHARACTERS, "The knowledge base ID or record channel ID."),
-        "after_sequence": integer(0, None, "Return events after this sequence; your last last_sequence.",
-                                  default=0),
-        "limit": integer(1, 100, "At most this many events.", default=POLL_LIMIT_DEFAULT),
-    }, ["resource_type", "resource_id"]),
-    output_schema=object_schema({
-        "events": {"type": "array", "items": _EVENT_SCHEMA},
-        "last_sequence": {"type": "integer", "minimum": 0},
-        "has_more": {"type": "boolean"},
-    }, ["events", "last_sequence", "has_more"]),
-    annotations=READ_ONLY,
-)
 
 
 def unsupported_resource_type(resource_type: str, served: Sequence[str],

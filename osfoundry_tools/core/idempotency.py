@@ -14,7 +14,6 @@ from osfoundry_tools.core.dialect import dialect_of
 from osfoundry_tools.core.rejections import IdempotencyKeyReused, quote, show
 from osfoundry_tools.core.tools import DEFAULT_CALLER, string
 
-
 # ---------------------------------------------------------------------------
 # Idempotency: the first result of a keyed write, replayed for the same call.
 
@@ -22,7 +21,7 @@ IDEMPOTENCY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS idempotency_keys (
     caller      TEXT NOT NULL,   -- who sent the key: another caller's keys are another key space
     tool        TEXT NOT NULL,
-    resource_id TEXT NOT NULL,   -- the knowledge base or record channel the call wrote to
+    resource_id TEXT NOT NULL,   -- the resource the call wrote to
     key         TEXT NOT NULL,
     fingerprint TEXT NOT NULL,   -- sha256 of the call's canonical JSON arguments
     result      TEXT NOT NULL,   -- the first result, replayed with "replay": true

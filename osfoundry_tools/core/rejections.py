@@ -11,8 +11,7 @@ Glossary:
 
 import json
 import math
-from typing import Any, Dict, Optional
-
+from typing import Any, Dict, NamedTuple
 
 SHOWN_VALUE_CHARACTERS = 80  # how much of a bad value a rejection quotes back
 SHOWN_INTEGER_BITS = 12_000  # a wider integer is described, not written out (Python refuses past 4,300 digits)
@@ -53,6 +52,25 @@ class VersionConflict(Rejection):
     """expected_version is not the current version: someone saved in between."""
 
     code = "version_conflict"
+
+
+class Edited(NamedTuple):
+    """What a store's edits change, as its rejections name it: the noun ("article"), the key of its ID in the
+    arguments ("article_id"), the key of its version ("updated_at"), the tool that reads it again, and what to do
+    with what that read returns."""
+
+    noun: str
+    id_key: str
+    version_key: str
+    read_tool: str
+    redo: str
+
+    def conflict(self, subject_id: str, expected: Any) -> VersionConflict:
+        """The rejection of an edit whose expected_version is no longer the subject's version."""
+        return VersionConflict(
+            f"{self.noun} {json.dumps(subject_id)} has changed since version {expected}; nothing was saved. Call "
+            f"{self.read_tool} again, {self.redo}, and edit with its {self.version_key} as expected_version (you "
+            "may keep the same idempotency_key).", **{self.id_key: subject_id, "expected_version": expected})
 
 
 class IdempotencyKeyReused(Rejection):

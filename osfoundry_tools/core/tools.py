@@ -10,7 +10,6 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from osfoundry_tools.core.checks import acceptor
 
-
 DEFAULT_CALLER = "agent"  # the caller a store serves unless connect() names another
 WRITE_SCOPE = "osfoundry:write"  # the OAuth scope every edit tool needs
 

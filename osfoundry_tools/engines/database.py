@@ -37,9 +37,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from typing import (
-    Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple, Type, TypeVar,
-)
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple, Type, TypeVar
 
 from osfoundry_tools.core.events import EVENT_LOG_SCHEMA
 from osfoundry_tools.core.idempotency import IDEMPOTENCY_SCHEMA
@@ -89,15 +87,17 @@ class UnusableFile(sqlite3.DatabaseError):
 class Layout:
     """What a store keeps in its file, and how it knows the file is its own."""
 
-    name: str  # "knowledge-base", as messages name the store
+    name: str  # as messages name the store, e.g. "memo-board"
     application_id: int  # PRAGMA application_id of the store's files
     version: int  # PRAGMA user_version this code writes
-    schema: str  # the store's CREATE ... IF NOT EXISTS statements (plumbing adds the shared tables)
+    schema: str  # the store's CREATE ... IF NOT EXISTS statements (the core's shared tables are added to them)
     tables: FrozenSet[str]  # the store's own tables, FTS shadow tables included
     upgrades: Mapping[int, Upgrade] = dataclasses.field(default_factory=dict)  # n -> from version n to n + 1
     # n -> the part of the step from n that only moves data, in statements every engine runs: PostgreSQL runs it
-    # after its own changes of the tables (postgres_database.UPGRADES); sqlite's upgrade calls it itself
+    # after its own changes of the tables (postgres_upgrades); sqlite's upgrade calls it itself
     data_upgrades: Mapping[int, Upgrade] = dataclasses.field(default_factory=dict)
+    postgres_schema: str = ""  # the same tables in PostgreSQL's types, "" for a store served from sqlite only
+    postgres_upgrades: Mapping[int, str] = dataclasses.field(default_factory=dict)  # n -> PostgreSQL's statements
 
     def __post_init__(self) -> None:
         KNOWN_LAYOUTS[self.application_id] = self

@@ -7,11 +7,10 @@ beyond the standard library.
 
 from typing import Any, Callable, Iterable, Optional, Type, TypeVar
 
-from osfoundry_tools.engines.database import DURABILITY_DEFAULT, Database, Layout, is_postgres
 from osfoundry_tools.core.agent_tools import AgentTools
 from osfoundry_tools.core.clock import wall_clock
 from osfoundry_tools.core.tools import DEFAULT_CALLER
-from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS
+from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS, DURABILITY_DEFAULT, Database, Layout, is_postgres
 
 Store = TypeVar("Store", bound=AgentTools)
 

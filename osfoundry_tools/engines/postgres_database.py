@@ -40,43 +40,18 @@ meet, at its event counter, and only for the moments between their event and the
 
 import functools
 import json
-import math
 import re
-from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from osfoundry_tools.engines.database import (
-    DURABILITY, DURABILITY_DEFAULT, Database, Layout, UnusableFile, shown_location,
-)
 from osfoundry_tools.core.dialect import KEY_LOOKUP, Dialect
 from osfoundry_tools.core.idempotency import KeyScope
 from osfoundry_tools.core.rejections import Busy, Rejection, StorageError
-from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS
+from osfoundry_tools.engines.database import (
+    BUSY_TIMEOUT_SECONDS, DURABILITY, DURABILITY_DEFAULT, Database, Layout, UnusableFile, shown_location,
+)
 
 DRIVER = "psycopg"
 INSTALL = "pip install 'psycopg[binary]'"
-SEARCH_CONFIG = "every_word"  # the knowledge-base schema's text search configuration (SEARCH_CONFIG_SCHEMA)
-SEARCH_CONFIG_SCHEMA = f"""
-CREATE TEXT SEARCH DICTIONARY {SEARCH_CONFIG}_stem (TEMPLATE = snowball, Language = english);
-CREATE TEXT SEARCH CONFIGURATION {SEARCH_CONFIG} (COPY = pg_catalog.english);
-ALTER TEXT SEARCH CONFIGURATION {SEARCH_CONFIG} ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword,
-    hword_part WITH {SEARCH_CONFIG}_stem;
-"""  # PostgreSQL's 'english' with its Snowball stemmer but without its stop words: the index holds every word, as
-# FTS5's does, and kb_store.FUNCTION_WORDS alone decides which words of a query are looked for, on both engines
-TITLE_WEIGHT = 4  # an occurrence in the title (weight A) counts as 4 in the content (B), as kb_store.TITLE_WEIGHT
-BM25 = (1.2, 0.75)  # k1 and b, FTS5's own
-# The words of an article as both engines index them: kb_store.indexed_text's web addresses and Markdown link
-# targets left out, then every character that is no letter or digit made a space, so that PostgreSQL's parser, which
-# would keep an address, a file name (mkdocs.yml) or a dotted key (navigation.tabs) as one token no query word
-# matches, reads the same runs of letters and digits as FTS5's unicode61 tokenizer does
-_WORDS_OF = ("regexp_replace(regexp_replace(regexp_replace({column}, "
-             "'\\]\\([^()\\s]*(\\s+\"[^\"]*\"){{0,1}}\\)', ']', 'g'), "
-             "'[A-Za-z][A-Za-z0-9+.-]*://[^\\s()<>\\[\\]{{}}\"''`]+', ' ', 'g'), '[^\\w\\s]|_', ' ', 'g')")
-WORDS_COLUMN = (f"INTEGER GENERATED ALWAYS AS (COALESCE(array_length(regexp_split_to_array(btrim("
-                f"{_WORDS_OF.format(column='title')} || ' ' || {_WORDS_OF.format(column='content')}), '\\s+'), 1), 0)) "
-                "STORED")  # the article's length in words, as FTS5 counts its tokens
-SEARCH_COLUMN = (f"TSVECTOR GENERATED ALWAYS AS (setweight(to_tsvector('{SEARCH_CONFIG}', "
-                 f"{_WORDS_OF.format(column='title')}), 'A') || setweight(to_tsvector('{SEARCH_CONFIG}', "
-                 f"{_WORDS_OF.format(column='content')}), 'B')) STORED")
 SYNCHRONOUS_COMMIT = {"full": "on", "normal": "off"}
 
 
@@ -122,69 +97,6 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
 );
 """
 
-STORE_SCHEMAS = {
-    "knowledge-base": SEARCH_CONFIG_SCHEMA + f"""
-CREATE SEQUENCE IF NOT EXISTS knowledge_bases_number;
-CREATE SEQUENCE IF NOT EXISTS articles_number;
-CREATE TABLE IF NOT EXISTS knowledge_bases (
-    id               TEXT PRIMARY KEY,
-    name             TEXT NOT NULL,
-    number           BIGINT UNIQUE,
-    created_articles BIGINT NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS articles (
-    number            BIGINT PRIMARY KEY,
-    knowledge_base_id TEXT NOT NULL REFERENCES knowledge_bases (id),
-    id                TEXT NOT NULL,
-    title             TEXT NOT NULL,
-    status            TEXT NOT NULL CHECK (status IN ('draft', 'published', 'unpublished')),
-    updated_at        TEXT NOT NULL,
-    views             BIGINT NOT NULL DEFAULT 0 CHECK (views >= 0),
-    opening           TEXT,
-    outline           TEXT NOT NULL DEFAULT '',
-    content           TEXT NOT NULL,
-    search            {SEARCH_COLUMN},
-    words             {WORDS_COLUMN},
-    UNIQUE (knowledge_base_id, id)
-);
-CREATE INDEX IF NOT EXISTS articles_by_views ON articles (knowledge_base_id, views);
-CREATE INDEX IF NOT EXISTS articles_by_number ON articles (knowledge_base_id, number);
-CREATE INDEX IF NOT EXISTS articles_search ON articles USING GIN (search);
-CREATE INDEX IF NOT EXISTS articles_outlined ON articles (knowledge_base_id) WHERE outline <> '';
-""",
-    "record-channel": """
-CREATE SEQUENCE IF NOT EXISTS items_number;
-CREATE TABLE IF NOT EXISTS channels (
-    id            TEXT PRIMARY KEY,
-    name          TEXT NOT NULL,
-    fields        TEXT NOT NULL,
-    created_items BIGINT NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS items (
-    number     BIGINT  PRIMARY KEY,
-    channel_id TEXT    NOT NULL REFERENCES channels (id),
-    id         TEXT    NOT NULL,
-    version    BIGINT  NOT NULL CHECK (version >= 1),
-    created_at TEXT    NOT NULL,
-    updated_at TEXT    NOT NULL,
-    deleted_at TEXT,
-    preview    TEXT    NOT NULL,
-    fields     TEXT    NOT NULL,
-    UNIQUE (channel_id, id)
-);
-CREATE INDEX IF NOT EXISTS items_by_page ON items (channel_id, number);
-CREATE TABLE IF NOT EXISTS unique_values (
-    channel_id  TEXT   NOT NULL,
-    field_key   TEXT   NOT NULL,
-    value       TEXT   NOT NULL,
-    item_number BIGINT NOT NULL REFERENCES items (number),
-    PRIMARY KEY (channel_id, field_key, value)
-);
-CREATE INDEX IF NOT EXISTS unique_values_by_item ON unique_values (item_number);
-""",
-}
-
-
 def schema_of(layout: Layout) -> str:
     """The PostgreSQL schema (namespace) a store keeps its tables in."""
     return "osfoundry_" + layout.name.replace("-", "_")
@@ -203,28 +115,12 @@ KEY_CLAIM = ("INSERT INTO idempotency_keys (caller, tool, resource_id, key, fing
 KEY_KEEP = "UPDATE idempotency_keys SET result = ? WHERE caller = ? AND tool = ? AND resource_id = ? AND key = ?"
 
 
-UPGRADES = {  # (store, schema version n): the statements from n to n + 1, run in the write that opens the store
-    ("knowledge-base", 4): SEARCH_CONFIG_SCHEMA + f"""
-ALTER TABLE articles DROP COLUMN search;
-ALTER TABLE articles ADD COLUMN search {SEARCH_COLUMN};
-CREATE INDEX articles_search ON articles USING GIN (search);
-ALTER TABLE articles ADD COLUMN outline TEXT NOT NULL DEFAULT '';
-ALTER TABLE articles ADD COLUMN words {WORDS_COLUMN};
-CREATE INDEX articles_outlined ON articles (knowledge_base_id) WHERE outline <> '';
-""",  # schema 4 indexed with 'english', which drops its stop words: the search column rebuilt over every word; the
-    # outlines are then filled by the layout's data upgrade
-}
-
-
 class PostgresDialect(Dialect):
     """PostgreSQL's ways, for writers that run at once (see the module's docstring)."""
 
     name = "postgresql"
     row_lock = " FOR UPDATE"
     share_lock = " FOR SHARE"
-
-    def __init__(self) -> None:
-        self.search = TsvectorSearch()
 
     def next_number(self, connection: Any, table: str) -> int:
         return connection.execute(f"SELECT nextval('{table}_number')").fetchone()[0]
@@ -245,115 +141,6 @@ class PostgresDialect(Dialect):
     def append_event(self, connection: Any, resource_id: str, event_type: str, subject_id: str,
                      version: Any) -> None:
         connection.execute(EVENT_APPEND, (resource_id, resource_id, event_type, subject_id, json.dumps(version)))
-
-
-class SearchStatements(NamedTuple):
-    """kb_store.SearchStatements' three statements, on PostgreSQL: one set for every knowledge base."""
-
-    scored: str
-    scored_with_views: str
-    listed: str
-
-
-_MATCHES = ("FROM articles, to_tsquery('{config}', :words) AS query WHERE knowledge_base_id = :kb "
-            "AND status = 'published' AND search @@ query ORDER BY number LIMIT :ranked")
-_RANKED = ("SELECT m.number, -({score}) AS score{outer} FROM {lexemes}"
-           "(SELECT CAST(avg(words) AS DOUBLE PRECISION) AS words FROM (SELECT words FROM articles WHERE "
-           "knowledge_base_id = :kb AND status = 'published' ORDER BY number LIMIT :sample) AS sample) AS average, "
-           "(SELECT number, search, words{inner} {matches}) AS m, "
-           "LATERAL (SELECT ts_filter(setweight(ts_filter(m.search, '{{a}}'), 'd', {every}), '{{d}}') AS title, "
-           "ts_filter(setweight(ts_filter(m.search, '{{b}}'), 'd', {every}), '{{d}}') AS content) AS held, "
-           "LATERAL (SELECT {title_counts} FROM unnest(held.title) AS u) AS in_title, "
-           "LATERAL (SELECT {content_counts} FROM unnest(held.content) AS u) AS in_content")
-_LEXEMES = "(SELECT tsvector_to_array(to_tsvector('{config}', :word{n})) AS lexemes) AS word{n}, "
-_COUNT = "COALESCE(sum(array_length(u.positions, 1)) FILTER (WHERE u.lexeme = ANY (word{n}.lexemes)), 0) AS n{n}"
-_WORD_SCORE = ("CAST(:weight{n} AS DOUBLE PRECISION) * (({tf}) * {k1_plus_1}) / (({tf}) + {k1} * "
-               "({one_minus_b} + {b} * m.words / GREATEST(average.words, 1)))")
-_TF = "{title_weight} * in_title.n{n} + in_content.n{n}"
-_WORD_SHARE = ", (SELECT count(*) FROM sample WHERE search @@ to_tsquery('{config}', :word{n}))"
-_PLAN = ("WITH first AS (SELECT number, search FROM articles WHERE knowledge_base_id = :kb AND status = 'published' "
-         "ORDER BY number LIMIT :sample + 1), sample AS (SELECT search FROM first ORDER BY number LIMIT :sample) "
-         "SELECT large, has_views, outlined, sampled{counts} FROM (SELECT (SELECT count(*) FROM first) > :sample "
-         "AS large, EXISTS (SELECT 1 FROM articles WHERE knowledge_base_id = :kb AND views > 0) AS has_views, "
-         "EXISTS (SELECT 1 FROM articles WHERE knowledge_base_id = :kb AND outline <> '') AS outlined, "
-         "(SELECT count(*) FROM sample) AS sampled) AS plan")
-IDF_FLOOR = 1e-6  # the weight of a word at least half the articles hold, as in FTS5's bm25
-
-
-def inverse_document_frequency(holding: int, articles: int) -> float:
-    """bm25's weight of a word `holding` of `articles` articles hold (FTS5's formula, and its floor).
-
-    >>> round(inverse_document_frequency(1, 23), 3), inverse_document_frequency(20, 23)
-    (2.708, 1e-06)
-    """
-    weight = math.log((articles - holding + 0.5) / (holding + 0.5))
-    return weight if weight > 0 else IDF_FLOOR
-
-
-class TsvectorSearch:
-    """kb_store's search on PostgreSQL: the statements its ranking runs (kb_store.Fts5Search is sqlite's). The
-    tsvector column is generated from the title and content, so an article needs no index of its own.
-
-    A match scores the sum, over the query's words, of the word's bm25 weight (inverse_document_frequency, from
-    the plan's counts over the first WORD_SAMPLE articles) times ts_rank of that word alone: how often the article
-    holds it, the title counting 4 times, divided by 1 + log of the article's length. ts_rank_cd over all the
-    words together, as before, weighed every word alike: in a small knowledge base a word every page holds (the
-    product's name, "use") counted as much as the subject."""
-
-    @staticmethod
-    def phrase(word: str) -> str:
-        """One query word as a tsquery term: a word of letters, digits and '_' holds no tsquery operator."""
-        return word
-
-    def any_of(self, words: Iterable[str]) -> str:
-        return " | ".join(self.phrase(word) for word in words)
-
-    @staticmethod
-    @functools.lru_cache(maxsize=64)
-    def plan_statement(number: int, words: int) -> str:
-        """The plan of kb_store.SearchPlan, with each word counted in every knowledge base: its weight needs it."""
-        counts = "".join(_WORD_SHARE.format(config=SEARCH_CONFIG, n=n) for n in range(words))
-        return _PLAN.format(counts=counts)
-
-    @staticmethod
-    @functools.lru_cache(maxsize=64)
-    def statements(number: int = 0, words: int = 0) -> SearchStatements:
-        """As kb_store.search_statements, for any knowledge base (:kb names it), ranking `words` words (:word0,
-        :weight0 ...; ranking_values gives them)."""
-        matches = _MATCHES.format(config=SEARCH_CONFIG)
-        listed = f"SELECT number, views {matches}"
-        if not words:
-            return SearchStatements(listed, listed, listed)  # a listing ranks nothing
-        k1, b = BM25
-        score = " + ".join(_WORD_SCORE.format(n=n, tf=_TF.format(title_weight=TITLE_WEIGHT, n=n), k1=k1,
-                                              k1_plus_1=k1 + 1, b=b, one_minus_b=1 - b) for n in range(words))
-        ranked = functools.partial(
-            _RANKED.format, score=score, matches=matches,
-            lexemes="".join(_LEXEMES.format(config=SEARCH_CONFIG, n=n) for n in range(words)),
-            every=" || ".join(f"word{n}.lexemes" for n in range(words)),
-            title_counts=", ".join(_COUNT.format(n=n) for n in range(words)),
-            content_counts=", ".join(_COUNT.format(n=n) for n in range(words)))
-        return SearchStatements(ranked(outer="", inner=""), ranked(outer=", m.views, m.id", inner=", views, id"),
-                                listed)
-
-    @staticmethod
-    def ranking_values(plan: Any, words: Sequence[str]) -> Dict[str, Any]:
-        """The values of statements()'s :word and :weight parameters for these words of this plan."""
-        values: Dict[str, Any] = {}
-        for n, word in enumerate(words):
-            values[f"word{n}"] = word
-            values[f"weight{n}"] = inverse_document_frequency(plan.counts[word], plan.sampled)
-        return values
-
-    def create_index(self, connection: Any, number: int) -> None:
-        """A new knowledge base needs no index of its own: the articles' GIN index holds every one."""
-
-    def index_article(self, database: Any, connection: Any, kb_number: int, number: int, title: str, content: str,
-                      status: str) -> None:
-        """The search column follows the row by itself; searches read published rows only."""
-
-    def optimize(self, connection: Any) -> None:
-        """Nothing to merge: a GIN index keeps no segments."""
 
 
 POSTGRES = PostgresDialect()
@@ -460,7 +247,7 @@ class PostgresDatabase(Database):
                  durability: str = DURABILITY_DEFAULT, read_only: Optional[bool] = None) -> None:
         if durability not in DURABILITY:
             raise ValueError(f"durability must be one of {', '.join(DURABILITY)}, not {durability!r}")
-        if layout.name not in STORE_SCHEMAS:
+        if not layout.postgres_schema:
             raise UnusableFile(f"the {layout.name} store has no PostgreSQL tables; serve it from a sqlite file")
         psycopg = driver()
         self.ENGINE_ERROR = psycopg.Error
@@ -517,7 +304,7 @@ class PostgresDatabase(Database):
                 self._decide_marks(marks, connection)
                 return
             connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-            for statement in _statements(SHARED_SCHEMA + STORE_SCHEMAS[layout.name]):
+            for statement in _statements(SHARED_SCHEMA + layout.postgres_schema):
                 connection.execute(statement)
             connection.execute("INSERT INTO store_marks (application_id, version) VALUES (?, ?)",
                                (layout.application_id, layout.version))
@@ -549,17 +336,18 @@ class PostgresDatabase(Database):
             self._upgrade(version, writing)
 
     def _upgrade(self, version: int, writing: Optional[Any]) -> None:
-        """The schema brought from `version` to the layout's, step by step (UPGRADES), and marked so."""
+        """The schema brought from `version` to the layout's, step by step (the layout's postgres_upgrades), and
+        marked so."""
         layout, where = self.layout, shown_location(self.path)
         steps = range(version, layout.version)
-        if any((layout.name, step) not in UPGRADES for step in steps):
+        if any(step not in layout.postgres_upgrades for step in steps):
             raise UnusableFile(f"{where}: no upgrade of the {layout.name} schema from version {version} on "
                                "PostgreSQL")
         if writing is None:
             raise UnusableFile(f"{where} holds the {layout.name} schema {version}, which opening it to write "
                                f"upgrades to {layout.version}; open it once without read-only")
         for step in steps:
-            for statement in _statements(UPGRADES[(layout.name, step)]):
+            for statement in _statements(layout.postgres_upgrades[step]):
                 writing.execute(statement)
             if step in layout.data_upgrades:
                 layout.data_upgrades[step](writing)

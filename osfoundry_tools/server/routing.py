@@ -14,12 +14,13 @@ from osfoundry_tools.server import tokens
 from osfoundry_tools.core import agent_tools
 from osfoundry_tools.core import checks
 from osfoundry_tools.core import events
+from osfoundry_tools.stores import resource_events
 from osfoundry_tools.core import rejections
 from osfoundry_tools.engines import database
 
 
 GRANT_FIELDS = {"knowledge_base": "knowledge_bases", "record": "channels"}  # a token's grant, by resource_type
-POLL = events.POLL_RESOURCE_EVENTS.name
+POLL = resource_events.POLL_RESOURCE_EVENTS.name
 
 
 # ---------------------------------------------------------------------------
@@ -215,7 +216,7 @@ class Tools:
         resource types served."""
         try:
             checks.screen(arguments)
-            checks.check(events.POLL_RESOURCE_EVENTS.input_schema, arguments)
+            checks.check(resource_events.POLL_RESOURCE_EVENTS.input_schema, arguments)
         except rejections.Rejection as rejection:
             return rejection.as_result()
         return events.unsupported_resource_type(arguments["resource_type"], list(self.stores),

@@ -11,12 +11,11 @@ import re
 import sqlite3
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
+from osfoundry_tools.core.dialect import dialect_of
 from osfoundry_tools.stores import kb_sections
 from osfoundry_tools.stores.kb_sections import SECTION_READ, indexed_text, markdown_headings
-from osfoundry_tools.core.dialect import dialect_of
 
-
-TITLE_WEIGHT = 4.0  # bm25 weight of a title match against 1.0 for a content match
+TITLE_WEIGHT = 4  # bm25 weight of a title match against 1 for a content match (PostgreSQL: weight A against B)
 SNIPPET_WORDS = 16  # words of content a search result quotes
 SNIPPET_LEAD = 3    # of which this many come before the first query word found
 SNIPPET_CHARACTERS = 300  # and at most this many characters, however long the words
@@ -397,7 +396,7 @@ def any_of(words: Iterable[str]) -> str:
 
 class Fts5Search:
     """The search statements of a knowledge base on sqlite: an FTS5 index of its own, ranked by bm25, merged by
-    budget. On PostgreSQL, postgres_database.TsvectorSearch answers the same calls (search_sql)."""
+    budget. On PostgreSQL, TsvectorSearch answers the same calls (search_sql)."""
 
     phrase = staticmethod(phrase)
     any_of = staticmethod(any_of)
@@ -442,9 +441,138 @@ class Fts5Search:
 FTS5 = Fts5Search()
 
 
+# ---------------------------------------------------------------------------
+# The same search on PostgreSQL: a generated tsvector column over every word, scored by bm25 as FTS5 does.
+
+SEARCH_CONFIG = "every_word"  # the knowledge-base schema's text search configuration (SEARCH_CONFIG_SCHEMA)
+SEARCH_CONFIG_SCHEMA = f"""
+CREATE TEXT SEARCH DICTIONARY {SEARCH_CONFIG}_stem (TEMPLATE = snowball, Language = english);
+CREATE TEXT SEARCH CONFIGURATION {SEARCH_CONFIG} (COPY = pg_catalog.english);
+ALTER TEXT SEARCH CONFIGURATION {SEARCH_CONFIG} ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword,
+    hword_part WITH {SEARCH_CONFIG}_stem;
+"""  # PostgreSQL's 'english' with its Snowball stemmer but without its stop words: the index holds every word, as
+# FTS5's does, and kb_store.FUNCTION_WORDS alone decides which words of a query are looked for, on both engines
+BM25 = (1.2, 0.75)  # k1 and b, FTS5's own
+# The words of an article as both engines index them: kb_store.indexed_text's web addresses and Markdown link
+# targets left out, then every character that is no letter or digit made a space, so that PostgreSQL's parser, which
+# would keep an address, a file name (mkdocs.yml) or a dotted key (navigation.tabs) as one token no query word
+# matches, reads the same runs of letters and digits as FTS5's unicode61 tokenizer does
+_WORDS_OF = ("regexp_replace(regexp_replace(regexp_replace({column}, "
+             "'\\]\\([^()\\s]*(\\s+\"[^\"]*\"){{0,1}}\\)', ']', 'g'), "
+             "'[A-Za-z][A-Za-z0-9+.-]*://[^\\s()<>\\[\\]{{}}\"''`]+', ' ', 'g'), '[^\\w\\s]|_', ' ', 'g')")
+WORDS_COLUMN = (f"INTEGER GENERATED ALWAYS AS (COALESCE(array_length(regexp_split_to_array(btrim("
+                f"{_WORDS_OF.format(column='title')} || ' ' || {_WORDS_OF.format(column='content')}), '\\s+'), 1), 0)) "
+                "STORED")  # the article's length in words, as FTS5 counts its tokens
+SEARCH_COLUMN = (f"TSVECTOR GENERATED ALWAYS AS (setweight(to_tsvector('{SEARCH_CONFIG}', "
+                 f"{_WORDS_OF.format(column='title')}), 'A') || setweight(to_tsvector('{SEARCH_CONFIG}', "
+                 f"{_WORDS_OF.format(column='content')}), 'B')) STORED")
+_TS_MATCHES = ("FROM articles, to_tsquery('{config}', :words) AS query WHERE knowledge_base_id = :kb "
+            "AND status = 'published' AND search @@ query ORDER BY number LIMIT :ranked")
+_TS_RANKED = ("SELECT m.number, -({score}) AS score{outer} FROM {lexemes}"
+           "(SELECT CAST(avg(words) AS DOUBLE PRECISION) AS words FROM (SELECT words FROM articles WHERE "
+           "knowledge_base_id = :kb AND status = 'published' ORDER BY number LIMIT :sample) AS sample) AS average, "
+           "(SELECT number, search, words{inner} {matches}) AS m, "
+           "LATERAL (SELECT ts_filter(setweight(ts_filter(m.search, '{{a}}'), 'd', {every}), '{{d}}') AS title, "
+           "ts_filter(setweight(ts_filter(m.search, '{{b}}'), 'd', {every}), '{{d}}') AS content) AS held, "
+           "LATERAL (SELECT {title_counts} FROM unnest(held.title) AS u) AS in_title, "
+           "LATERAL (SELECT {content_counts} FROM unnest(held.content) AS u) AS in_content")
+_TS_LEXEMES = "(SELECT tsvector_to_array(to_tsvector('{config}', :word{n})) AS lexemes) AS word{n}, "
+_TS_COUNT = "COALESCE(sum(array_length(u.positions, 1)) FILTER (WHERE u.lexeme = ANY (word{n}.lexemes)), 0) AS n{n}"
+_TS_WORD_SCORE = ("CAST(:weight{n} AS DOUBLE PRECISION) * (({tf}) * {k1_plus_1}) / (({tf}) + {k1} * "
+               "({one_minus_b} + {b} * m.words / GREATEST(average.words, 1)))")
+_TS_TF = "{title_weight} * in_title.n{n} + in_content.n{n}"
+_TS_WORD_SHARE = ", (SELECT count(*) FROM sample WHERE search @@ to_tsquery('{config}', :word{n}))"
+_TS_PLAN = ("WITH first AS (SELECT number, search FROM articles WHERE knowledge_base_id = :kb AND status = 'published' "
+         "ORDER BY number LIMIT :sample + 1), sample AS (SELECT search FROM first ORDER BY number LIMIT :sample) "
+         "SELECT large, has_views, outlined, sampled{counts} FROM (SELECT (SELECT count(*) FROM first) > :sample "
+         "AS large, EXISTS (SELECT 1 FROM articles WHERE knowledge_base_id = :kb AND views > 0) AS has_views, "
+         "EXISTS (SELECT 1 FROM articles WHERE knowledge_base_id = :kb AND outline <> '') AS outlined, "
+         "(SELECT count(*) FROM sample) AS sampled) AS plan")
+IDF_FLOOR = 1e-6  # the weight of a word at least half the articles hold, as in FTS5's bm25
+
+
+def inverse_document_frequency(holding: int, articles: int) -> float:
+    """bm25's weight of a word `holding` of `articles` articles hold (FTS5's formula, and its floor).
+
+    >>> round(inverse_document_frequency(1, 23), 3), inverse_document_frequency(20, 23)
+    (2.708, 1e-06)
+    """
+    weight = math.log((articles - holding + 0.5) / (holding + 0.5))
+    return weight if weight > 0 else IDF_FLOOR
+
+
+class TsvectorSearch:
+    """kb_store's search on PostgreSQL: the statements its ranking runs (kb_store.Fts5Search is sqlite's). The
+    tsvector column is generated from the title and content, so an article needs no index of its own.
+
+    A match scores the sum, over the query's words, of the word's bm25 weight (inverse_document_frequency, from
+    the plan's counts over the first WORD_SAMPLE articles) times ts_rank of that word alone: how often the article
+    holds it, the title counting 4 times, divided by 1 + log of the article's length. ts_rank_cd over all the
+    words together, as before, weighed every word alike: in a small knowledge base a word every page holds (the
+    product's name, "use") counted as much as the subject."""
+
+    @staticmethod
+    def phrase(word: str) -> str:
+        """One query word as a tsquery term: a word of letters, digits and '_' holds no tsquery operator."""
+        return word
+
+    def any_of(self, words: Iterable[str]) -> str:
+        return " | ".join(self.phrase(word) for word in words)
+
+    @staticmethod
+    @functools.lru_cache(maxsize=64)
+    def plan_statement(number: int, words: int) -> str:
+        """The plan of kb_store.SearchPlan, with each word counted in every knowledge base: its weight needs it."""
+        counts = "".join(_TS_WORD_SHARE.format(config=SEARCH_CONFIG, n=n) for n in range(words))
+        return _TS_PLAN.format(counts=counts)
+
+    @staticmethod
+    @functools.lru_cache(maxsize=64)
+    def statements(number: int = 0, words: int = 0) -> SearchStatements:
+        """As kb_store.search_statements, for any knowledge base (:kb names it), ranking `words` words (:word0,
+        :weight0 ...; ranking_values gives them)."""
+        matches = _TS_MATCHES.format(config=SEARCH_CONFIG)
+        listed = f"SELECT number, views {matches}"
+        if not words:
+            return SearchStatements(listed, listed, listed)  # a listing ranks nothing
+        k1, b = BM25
+        score = " + ".join(_TS_WORD_SCORE.format(n=n, tf=_TS_TF.format(title_weight=TITLE_WEIGHT, n=n), k1=k1,
+                                              k1_plus_1=k1 + 1, b=b, one_minus_b=1 - b) for n in range(words))
+        ranked = functools.partial(
+            _TS_RANKED.format, score=score, matches=matches,
+            lexemes="".join(_TS_LEXEMES.format(config=SEARCH_CONFIG, n=n) for n in range(words)),
+            every=" || ".join(f"word{n}.lexemes" for n in range(words)),
+            title_counts=", ".join(_TS_COUNT.format(n=n) for n in range(words)),
+            content_counts=", ".join(_TS_COUNT.format(n=n) for n in range(words)))
+        return SearchStatements(ranked(outer="", inner=""), ranked(outer=", m.views, m.id", inner=", views, id"),
+                                listed)
+
+    @staticmethod
+    def ranking_values(plan: Any, words: Sequence[str]) -> Dict[str, Any]:
+        """The values of statements()'s :word and :weight parameters for these words of this plan."""
+        values: Dict[str, Any] = {}
+        for n, word in enumerate(words):
+            values[f"word{n}"] = word
+            values[f"weight{n}"] = inverse_document_frequency(plan.counts[word], plan.sampled)
+        return values
+
+    def create_index(self, connection: Any, number: int) -> None:
+        """A new knowledge base needs no index of its own: the articles' GIN index holds every one."""
+
+    def index_article(self, database: Any, connection: Any, kb_number: int, number: int, title: str, content: str,
+                      status: str) -> None:
+        """The search column follows the row by itself; searches read published rows only."""
+
+    def optimize(self, connection: Any) -> None:
+        """Nothing to merge: a GIN index keeps no segments."""
+
+TSVECTOR = TsvectorSearch()
+SEARCHES = {"sqlite": FTS5, "postgresql": TSVECTOR}  # a connection's dialect name -> its engine's search
+
+
 def search_sql(connection: Any) -> Any:
     """The search statements of the engine a connection runs on: its dialect's, else sqlite's FTS5."""
-    return dialect_of(connection).search or FTS5
+    return SEARCHES[dialect_of(connection).name]
 
 
 def snippet(content: str, query: str) -> str:

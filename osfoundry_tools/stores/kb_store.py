@@ -41,22 +41,25 @@ import json
 import sqlite3
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-from osfoundry_tools.engines.database import DURABILITY_DEFAULT, Layout, add_column
-from osfoundry_tools.engines.opening import open_store
-from osfoundry_tools.stores.kb_sections import indexed_text
 from osfoundry_tools.core.agent_tools import AgentTools
 from osfoundry_tools.core.checks import ID_CHARACTERS, NAME_CHARACTERS, SQLITE_INTEGER_MAX, checked_id, checked_text
 from osfoundry_tools.core.clock import checked_time, format_time, next_time_version
 from osfoundry_tools.core.dialect import dialect_of
-from osfoundry_tools.core.events import EventLog, POLL_RESOURCE_EVENTS
-from osfoundry_tools.core.idempotency import IDEMPOTENCY_KEY, KeyScope, idempotent, upgrade_idempotency_keys
-from osfoundry_tools.core.rejections import IdTaken, NotFound, VersionConflict, quote, show
+from osfoundry_tools.core.events import EventLog
+from osfoundry_tools.core.idempotency import IDEMPOTENCY_KEY, upgrade_idempotency_keys
+from osfoundry_tools.core.numbering import next_id
+from osfoundry_tools.core.rejections import Edited, IdTaken, NotFound, quote, show
 from osfoundry_tools.core.tools import (
-    DEFAULT_CALLER, READ_ONLY, SHARED_WRITE, Tool, WRITE_SCOPE, integer, object_schema, string,
+    DEFAULT_CALLER, READ_ONLY, SHARED_WRITE, WRITE_SCOPE, Tool, integer, object_schema, string,
 )
-from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS
-from osfoundry_tools.stores.kb_search import INDEX, OPENING, SearchPlan, index_table, listed_rows, merge_by_budget, opening_of, outline_of, query_words, ranked_rows, search_sql, snippet_of, subject_words
-
+from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS, DURABILITY_DEFAULT, Layout, add_column
+from osfoundry_tools.engines.opening import open_store
+from osfoundry_tools.stores.kb_search import (
+    INDEX, OPENING, SEARCH_COLUMN, SEARCH_CONFIG_SCHEMA, WORDS_COLUMN, SearchPlan, index_table, listed_rows,
+    merge_by_budget, opening_of, outline_of, query_words, ranked_rows, search_sql, snippet_of, subject_words,
+)
+from osfoundry_tools.stores.kb_sections import indexed_text
+from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 
 STATUSES = ("draft", "published", "unpublished")
 SEARCH_LIMIT_DEFAULT = 10
@@ -181,6 +184,47 @@ CREATE TABLE IF NOT EXISTS articles (
 CREATE INDEX IF NOT EXISTS articles_by_views ON articles (knowledge_base_id, views);
 CREATE INDEX IF NOT EXISTS articles_outlined ON articles (knowledge_base_id) WHERE outline <> '';
 """
+POSTGRES_SCHEMA = SEARCH_CONFIG_SCHEMA + f"""
+CREATE SEQUENCE IF NOT EXISTS knowledge_bases_number;
+CREATE SEQUENCE IF NOT EXISTS articles_number;
+CREATE TABLE IF NOT EXISTS knowledge_bases (
+    id               TEXT PRIMARY KEY,
+    name             TEXT NOT NULL,
+    number           BIGINT UNIQUE,
+    created_articles BIGINT NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS articles (
+    number            BIGINT PRIMARY KEY,
+    knowledge_base_id TEXT NOT NULL REFERENCES knowledge_bases (id),
+    id                TEXT NOT NULL,
+    title             TEXT NOT NULL,
+    status            TEXT NOT NULL CHECK (status IN ('draft', 'published', 'unpublished')),
+    updated_at        TEXT NOT NULL,
+    views             BIGINT NOT NULL DEFAULT 0 CHECK (views >= 0),
+    opening           TEXT,
+    outline           TEXT NOT NULL DEFAULT '',
+    content           TEXT NOT NULL,
+    search            {SEARCH_COLUMN},
+    words             {WORDS_COLUMN},
+    UNIQUE (knowledge_base_id, id)
+);
+CREATE INDEX IF NOT EXISTS articles_by_views ON articles (knowledge_base_id, views);
+CREATE INDEX IF NOT EXISTS articles_by_number ON articles (knowledge_base_id, number);
+CREATE INDEX IF NOT EXISTS articles_search ON articles USING GIN (search);
+CREATE INDEX IF NOT EXISTS articles_outlined ON articles (knowledge_base_id) WHERE outline <> '';
+"""  # the same tables on PostgreSQL: a sequence numbers
+# rows, and each article's words are a generated tsvector column with a GIN index (kb_search's SEARCH_COLUMN)
+POSTGRES_UPGRADES = {4: SEARCH_CONFIG_SCHEMA + f"""
+ALTER TABLE articles DROP COLUMN search;
+ALTER TABLE articles ADD COLUMN search {SEARCH_COLUMN};
+CREATE INDEX articles_search ON articles USING GIN (search);
+ALTER TABLE articles ADD COLUMN outline TEXT NOT NULL DEFAULT '';
+ALTER TABLE articles ADD COLUMN words {WORDS_COLUMN};
+CREATE INDEX articles_outlined ON articles (knowledge_base_id) WHERE outline <> '';
+"""}  # schema 4 indexed with 'english', which drops its stop words: the search column
+# rebuilt over every word; the outlines are then filled by the layout's data upgrade (fill_outlines)
+EDITED = Edited("article", "article_id", "updated_at", READ_KNOWLEDGE_ARTICLE.name,
+                "re-apply your change to the content it returns")  # how a version_conflict names what changed
 SELECT_ARTICLE = "SELECT * FROM articles WHERE knowledge_base_id = ? AND id = ?"
 UPDATE_ARTICLE = ("UPDATE articles SET title = ?, content = ?, opening = ?, outline = ?, status = ?, updated_at = ? "
                   "WHERE number = ? AND updated_at = ?")
@@ -236,7 +280,7 @@ def _upgrade_from_3(connection: sqlite3.Connection) -> None:
 def _upgrade_from_4(connection: sqlite3.Connection) -> None:
     """Schema 4 to 5: articles gain their outline (fill_outlines), and the search index drops web addresses
     (indexed_text). On PostgreSQL the search column, which left out the 'english' stop words, is rebuilt over every
-    word instead (postgres_database.UPGRADES): FTS5 held every word, and PostgreSQL's parser keeps addresses apart."""
+    word instead (POSTGRES_UPGRADES): FTS5 held every word, and PostgreSQL's parser keeps addresses apart."""
     add_column(connection, "articles", "outline", "TEXT NOT NULL DEFAULT ''")
     fill_outlines(connection)
     for kb_number, number, content in connection.execute(
@@ -259,7 +303,7 @@ LAYOUT = Layout(
     tables=frozenset({"knowledge_bases", "articles", "article_index"} |  # as the version before the marks left them
                      {f"article_index_{shadow}" for shadow in ("data", "idx", "content", "docsize", "config")}),
     upgrades={1: _upgrade_from_1, 2: _upgrade_from_2, 3: _upgrade_from_3, 4: _upgrade_from_4},
-    data_upgrades={4: fill_outlines})
+    data_upgrades={4: fill_outlines}, postgres_schema=POSTGRES_SCHEMA, postgres_upgrades=POSTGRES_UPGRADES)
 
 
 def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
@@ -323,22 +367,20 @@ class KnowledgeBaseStore(AgentTools):
                 "updated_at": row["updated_at"], "citation": citation(kb, row["id"], row["updated_at"])}
 
     def _tool_edit_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        self.require_scope(EDIT_KNOWLEDGE_ARTICLE.name)
         expected = format_time(checked_time(arguments["expected_version"]))  # one spelling of each instant
         arguments = dict(arguments, expected_version=expected)
-        with self.database.write() as connection:
-            kb_number = self._require_granted(connection, arguments["knowledge_base_id"])
-            now = self.clock()
-            scope = KeyScope(self.caller, EDIT_KNOWLEDGE_ARTICLE.name, arguments["knowledge_base_id"])
-            return idempotent(connection, scope, arguments, format_time(now),
-                              lambda: self._compare_and_swap(connection, arguments, now, kb_number))
+        kb = arguments["knowledge_base_id"]
+        return self.keyed_edit(EDIT_KNOWLEDGE_ARTICLE, kb, arguments,
+                               lambda connection: self._require_granted(connection, kb),
+                               lambda connection, kb_number, now: self._compare_and_swap(connection, arguments, now,
+                                                                                         kb_number))
 
     def _compare_and_swap(self, connection: sqlite3.Connection, arguments: Dict[str, Any],
                           now: Any, kb_number: int) -> Dict[str, Any]:
         kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
         row = self._visible(connection, kb, article_id)
         if row["updated_at"] != arguments["expected_version"]:
-            raise _conflict(article_id, arguments["expected_version"])
+            raise EDITED.conflict(article_id, arguments["expected_version"])
         version = self._save(connection, row, now, title=arguments.get("title"), content=arguments["content"],
                              kb_number=kb_number)
         return {"citation": citation(kb, article_id, version)}
@@ -413,7 +455,8 @@ class KnowledgeBaseStore(AgentTools):
             if taken and taken.fetchone():
                 raise IdTaken(f"knowledge base {knowledge_base_id!r} already has an article {article_id!r}")
             number = dialect_of(connection).next_number(connection, "articles")
-            article_id = article_id or _next_article_id(connection, knowledge_base_id)
+            article_id = article_id or next_id(connection, ("knowledge_bases", "created_articles"), knowledge_base_id, "art",
+                                                      SELECT_ARTICLE)
             version = format_time(self.clock())
             connection.execute("INSERT INTO articles (number, knowledge_base_id, id, title, content, opening, "
                                "outline, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -503,7 +546,7 @@ class KnowledgeBaseStore(AgentTools):
         swapped = connection.execute(UPDATE_ARTICLE, (title, content, opening_of(content), outline_of(content), status,
                                                       version, row["number"], row["updated_at"])).rowcount
         if swapped != 1:
-            raise _conflict(row["id"], row["updated_at"])
+            raise EDITED.conflict(row["id"], row["updated_at"])
         if kb_number is None:
             kb_number = _existing_number(connection, row["knowledge_base_id"])
         self._index(connection, kb_number, row["number"], title, content, status)
@@ -542,21 +585,3 @@ def _existing_number(connection: sqlite3.Connection, kb: str) -> int:
     if number is None:
         raise LookupError(f"knowledge base {kb!r} does not exist")
     return number
-
-
-def _next_article_id(connection: sqlite3.Connection, kb: str) -> str:
-    """art-00001, art-00002 ... counted per knowledge base, so an ID says nothing of any other knowledge base."""
-    while True:
-        connection.execute("UPDATE knowledge_bases SET created_articles = created_articles + 1 WHERE id = ?", (kb,))
-        (made,) = connection.execute("SELECT created_articles FROM knowledge_bases WHERE id = ?", (kb,)).fetchone()
-        article_id = f"art-{made:05d}"
-        if connection.execute(SELECT_ARTICLE, (kb, article_id)).fetchone() is None:  # not taken by a person's ID
-            return article_id
-
-
-def _conflict(article_id: str, expected: str) -> VersionConflict:
-    return VersionConflict(
-        f"article {json.dumps(article_id)} has changed since version {expected}; nothing was saved. Call "
-        "read_knowledge_article again, re-apply your change to the content it returns, and edit with its "
-        "updated_at as expected_version (you may keep the same idempotency_key).",
-        article_id=article_id, expected_version=expected)

@@ -40,30 +40,27 @@ import json
 import sqlite3
 from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-from osfoundry_tools.engines.database import DURABILITY_DEFAULT, Database, Layout, add_column
-from osfoundry_tools.engines.opening import open_store
 from osfoundry_tools.core.agent_tools import AgentTools
 from osfoundry_tools.core.checks import (
     ID_CHARACTERS, NAME_CHARACTERS, SQLITE_INTEGER_MAX, checked_id, checked_text, screen,
 )
-from osfoundry_tools.core.clock import format_time, checked_time
+from osfoundry_tools.core.clock import checked_time, format_time
 from osfoundry_tools.core.dialect import dialect_of
-from osfoundry_tools.core.events import POLL_RESOURCE_EVENTS, EventLog
-from osfoundry_tools.core.idempotency import (
-    IDEMPOTENCY_KEY, KeyScope, fingerprint, idempotent, upgrade_idempotency_keys,
-)
-from osfoundry_tools.core.rejections import (
-    IdTaken, InvalidArguments, NotFound, Rejection, VersionConflict, quote, show,
-)
+from osfoundry_tools.core.events import EventLog
+from osfoundry_tools.core.idempotency import IDEMPOTENCY_KEY, fingerprint, upgrade_idempotency_keys
+from osfoundry_tools.core.numbering import next_id
+from osfoundry_tools.core.rejections import Edited, IdTaken, InvalidArguments, NotFound, Rejection, quote, show
 from osfoundry_tools.core.tools import (
-    DEFAULT_CALLER, READ_ONLY, SHARED_WRITE, Tool, WRITE_SCOPE, integer, object_schema, string,
+    DEFAULT_CALLER, READ_ONLY, SHARED_WRITE, WRITE_SCOPE, Tool, integer, object_schema, string,
 )
-from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS
+from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS, DURABILITY_DEFAULT, Database, Layout, add_column
+from osfoundry_tools.engines.opening import open_store
 from osfoundry_tools.stores.record_fields import (
     DETAILS, FIELD_TYPES, LISTED_FAILURES, RELATIONS_MAX, Failure, Field, as_people_read, check_value, formula_days,
     formula_parts, formula_value, missing_relations, not_unique, parse_schema, rejection, ungranted_relation,
     unknown_field,
 )
+from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 
 PAGE_LIMIT_DEFAULT = 50
 PREVIEW_CHARACTERS = 120
@@ -195,6 +192,38 @@ CREATE TABLE IF NOT EXISTS unique_values (
 CREATE INDEX IF NOT EXISTS unique_values_by_item ON unique_values (item_number);
 """
 
+EDITED = Edited("item", "item_id", "version", READ_RECORD_ITEM.name,
+                "check which of your changes are still needed")  # how a version_conflict names what changed
+POSTGRES_SCHEMA = """
+CREATE SEQUENCE IF NOT EXISTS items_number;
+CREATE TABLE IF NOT EXISTS channels (
+    id            TEXT PRIMARY KEY,
+    name          TEXT NOT NULL,
+    fields        TEXT NOT NULL,
+    created_items BIGINT NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS items (
+    number     BIGINT  PRIMARY KEY,
+    channel_id TEXT    NOT NULL REFERENCES channels (id),
+    id         TEXT    NOT NULL,
+    version    BIGINT  NOT NULL CHECK (version >= 1),
+    created_at TEXT    NOT NULL,
+    updated_at TEXT    NOT NULL,
+    deleted_at TEXT,
+    preview    TEXT    NOT NULL,
+    fields     TEXT    NOT NULL,
+    UNIQUE (channel_id, id)
+);
+CREATE INDEX IF NOT EXISTS items_by_page ON items (channel_id, number);
+CREATE TABLE IF NOT EXISTS unique_values (
+    channel_id  TEXT   NOT NULL,
+    field_key   TEXT   NOT NULL,
+    value       TEXT   NOT NULL,
+    item_number BIGINT NOT NULL REFERENCES items (number),
+    PRIMARY KEY (channel_id, field_key, value)
+);
+CREATE INDEX IF NOT EXISTS unique_values_by_item ON unique_values (item_number);
+"""  # the same tables on PostgreSQL: a sequence numbers the items
 SELECT_ITEM = "SELECT * FROM items WHERE channel_id = ? AND id = ?"
 UPDATE_ITEM = ("UPDATE items SET fields = ?, preview = ?, version = ?, updated_at = ? "
                "WHERE number = ? AND version = ?")
@@ -292,7 +321,7 @@ def _upgrade_from_3(connection: sqlite3.Connection) -> None:
 
 LAYOUT = Layout(name="record-channel", application_id=0x4F53_5243, version=4, schema=SCHEMA,  # "OSRC"
                 tables=frozenset({"channels", "items", "unique_values"}),
-                upgrades={1: _upgrade_from_1, 2: _upgrade_from_2, 3: _upgrade_from_3})
+                upgrades={1: _upgrade_from_1, 2: _upgrade_from_2, 3: _upgrade_from_3}, postgres_schema=POSTGRES_SCHEMA)
 
 
 def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
@@ -360,23 +389,26 @@ class RecordStore(AgentTools):
         return self._shown(channel, row, now, preview=False)
 
     def _tool_edit_record_item(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        self.require_scope(EDIT_RECORD_ITEM.name)
         digest = _fingerprint_with_values(arguments)
-        with self.database.write() as connection:
-            channel = self._granted_channel(connection, arguments["record_channel_id"])
-            hidden = [field for field in self._hidden_fields(channel) if field.key in arguments["values"]]
-            if hidden:  # before the key is looked up: a replay must not tell which hidden value was sent before
-                raise ValidationFailed([ungranted_relation(field) for field in hidden], self.rejection_detail)
-            now = format_time(self.clock())
-            scope = KeyScope(self.caller, EDIT_RECORD_ITEM.name, channel.id)
-            return idempotent(connection, scope, arguments, now,
-                              lambda: self._compare_and_swap(connection, channel, arguments, now), digest)
+        return self.keyed_edit(EDIT_RECORD_ITEM, arguments["record_channel_id"], arguments,
+                               lambda connection: self._editable_channel(connection, arguments),
+                               lambda connection, channel, now: self._compare_and_swap(connection, channel, arguments,
+                                                                                       format_time(now)), digest)
+
+    def _editable_channel(self, connection: sqlite3.Connection, arguments: Dict[str, Any]) -> Channel:
+        """The channel an edit names, if granted, and no value sent for a relation this caller may not see: refused
+        before the key is looked up, so that a replay cannot tell which hidden value was sent before."""
+        channel = self._granted_channel(connection, arguments["record_channel_id"])
+        hidden = [field for field in self._hidden_fields(channel) if field.key in arguments["values"]]
+        if hidden:
+            raise ValidationFailed([ungranted_relation(field) for field in hidden], self.rejection_detail)
+        return channel
 
     def _compare_and_swap(self, connection: sqlite3.Connection, channel: Channel, arguments: Dict[str, Any],
                           now: str) -> Dict[str, Any]:
         row = self._live_item(connection, channel, arguments["item_id"])
         if row["version"] != arguments["expected_version"]:
-            raise _conflict(row["id"], arguments["expected_version"])
+            raise EDITED.conflict(row["id"], arguments["expected_version"])
         failures = self._validate(connection, channel, arguments["values"], row["number"], agent=True)
         if failures:
             raise ValidationFailed(failures, self.rejection_detail)
@@ -607,7 +639,7 @@ class RecordStore(AgentTools):
             if failures:
                 raise InvalidValues(failures)
             number = dialect_of(connection).next_number(connection, "items")
-            item_id = item_id or _next_item_id(connection, channel.id)
+            item_id = item_id or next_id(connection, ("channels", "created_items"), channel.id, "itm", SELECT_ITEM)
             now = format_time(self.clock())
             stored = _merge({}, values)
             connection.execute("INSERT INTO items (number, channel_id, id, version, preview, fields, created_at, "
@@ -687,7 +719,7 @@ class RecordStore(AgentTools):
         swapped = connection.execute(UPDATE_ITEM, (text, preview_text(channel, stored), version, now, row["number"],
                                                    row["version"])).rowcount
         if swapped != 1:
-            raise _conflict(row["id"], row["version"])
+            raise EDITED.conflict(row["id"], row["version"])
         if any(f.key in changed for f in channel.unique):
             self._index_unique(connection, channel, row["number"], stored)
         self.EVENTS.append(connection, channel.id, "updated", row["id"], version)
@@ -737,16 +769,6 @@ def _people_text(stored: Mapping[str, Any]) -> str:
         raise InvalidValues([Failure("values", f"the item would hold {len(text):,} characters of values, more than "
                                                f"{ITEM_MAX_CHARACTERS:,}")])
     return text
-
-
-def _next_item_id(connection: sqlite3.Connection, channel_id: str) -> str:
-    """itm-00001, itm-00002 ... counted per channel, so an ID says nothing of any other channel."""
-    while True:
-        connection.execute("UPDATE channels SET created_items = created_items + 1 WHERE id = ?", (channel_id,))
-        (made,) = connection.execute("SELECT created_items FROM channels WHERE id = ?", (channel_id,)).fetchone()
-        item_id = f"itm-{made:05d}"
-        if connection.execute(SELECT_ITEM, (channel_id, item_id)).fetchone() is None:  # not a person's own ID
-            return item_id
 
 
 def _merge(stored: Mapping[str, Any], values: Mapping[str, Any]) -> Dict[str, Any]:
@@ -812,10 +834,3 @@ def _cut(value: Any, characters: int) -> Any:
     if text is None or len(text) <= characters:
         return value
     return text[:characters - len(CUT_MARK)] + CUT_MARK
-
-
-def _conflict(item_id: str, expected: int) -> VersionConflict:
-    return VersionConflict(
-        f"item {json.dumps(item_id)} has changed since version {expected}; nothing was saved. Call "
-        "read_record_item again, check which of your changes are still needed, and edit with its version as "
-        "expected_version (you may keep the same idempotency_key).", item_id=item_id, expected_version=expected)
