@@ -3,9 +3,10 @@ measured as one line of JSON on stdout.
 
     python3 -m benchmark.load_clients < PLAN    # the plan: one line of JSON on stdin (benchmark/http_load.py writes it)
 
-Layer: a benchmark helper that imports nothing of the project (as memory.py), so that a client process starts at
-once and spends its CPU on sockets, not on the product's modules: http_load.py puts in the plan all it needs (the
-port, each tool's headers and _meta, the articles and questions). One process serves many connections through a
+Layer: a benchmark helper that imports one function of the project (the open-file limit's, from http_front.py,
+which imports nothing else), so that a client process starts at once and spends its CPU on sockets, not on the
+product's modules: http_load.py puts in the plan all it needs (the port, each tool's headers and _meta, the
+articles and questions). One process serves many connections through a
 selector, so 64 clients need no 64 interpreters, and the clients never share the GIL of the benchmark's process.
 
 The plan's "job" is one of:
@@ -32,6 +33,8 @@ import socket
 import sys
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+from osfoundry_tools.server.http_front import raise_open_file_limit
 
 READ, SEARCH, EDIT = "read_knowledge_article", "search_knowledge_base", "edit_knowledge_article"
 READS, MIX = "reads", "mix"  # the two workloads: reads only, and one edit in each cycle
@@ -223,26 +226,10 @@ class Tally:
         self.outcomes[said] += 1
 
 
-def allow_open_files(count: int) -> None:
-    """Raise this process's open-file limit to fit `count` connections, as far as its hard limit allows."""
-    try:
-        import resource
-    except ImportError:  # not POSIX: the system's limit stands
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = count + FILES_BESIDE
-    if soft != resource.RLIM_INFINITY and soft < wanted:
-        raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
-        except (ValueError, OSError):  # macOS refuses more than kern.maxfilesperproc: connects fail, counted
-            pass
-
-
 def connect_all(port: int, count: int, timeout: float, clock: Clock) -> List[Tuple[socket.socket, float]]:
     """`count` connections opened at once (each connect started before any is waited for), each with the seconds
     it took; LoadFailed for one refused or not connected within `timeout`."""
-    allow_open_files(count)
+    raise_open_file_limit(FILES_BESIDE + count)
     selector = selectors.DefaultSelector()
     opened: List[Tuple[socket.socket, float]] = []
     for _ in range(count):
@@ -366,7 +353,7 @@ def burst(plan: Dict[str, Any], clock: Clock = time.perf_counter) -> Dict[str, A
     seconds each connect took, each answer's status and its seconds from the burst's start, and how many got none
     (failed: refused or reset, by kind; unanswered: still waiting when `timeout` ran out)."""
     count, request = plan["clients"], Calls(plan).request(READ, plan["articles"][0])
-    allow_open_files(count)
+    raise_open_file_limit(FILES_BESIDE + count)
     selector = selectors.DefaultSelector()
     result: Dict[str, Any] = {"connect_seconds": [], "answers": [], "failed": {}}
     began = clock()

@@ -15,23 +15,19 @@ import threading
 import unittest
 from typing import Any, Dict
 
+from osfoundry_tools.content import demo
+from osfoundry_tools.server import approval, command_line, methods, routing, stdio, tokens, workspace
 from tests.helpers import KB, snapshot, support_store
 from tests.record_helpers import BUGS, bug_store, read
 from tests.test_mcp_sdk_modes import HttpServer
-from osfoundry_tools.server import approval
-from osfoundry_tools.content import demo
-from osfoundry_tools.server import command_line
-from osfoundry_tools.server import methods
-from osfoundry_tools.server import routing
-from osfoundry_tools.server import stdio
-from osfoundry_tools.server import tokens
 
 ELICITING: Dict[str, Any] = {"elicitation": {}}
 CLIENT = {"name": "test-client", "version": "1"}
 VERSION_KEY, CAPABILITIES_KEY = "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"
 KEY = b"a shared sealing key of 32 bytes"
-HELD = tokens.Grant("held-bot", None, None, frozenset({tokens.WRITE_SCOPE}), approve_writes=True)
-FREE = tokens.Grant("free-bot", None, None, frozenset({tokens.WRITE_SCOPE}))
+KINDS = tokens.grant_keys(workspace.SERVED)
+HELD = tokens.Grant.of("held-bot", {"knowledge_base": None, "record": None}, frozenset({tokens.WRITE_SCOPE}), approve_writes=True)
+FREE = tokens.Grant.of("free-bot", {"knowledge_base": None, "record": None}, frozenset({tokens.WRITE_SCOPE}))
 
 
 class Clock:
@@ -293,11 +289,11 @@ class TokenHoldsTest(unittest.TestCase):
         path = os.path.join(folder, "tokens.json")
         for value, expected in ((True, True), (False, False)):
             write_private(path, {"a-token-of-sixteen-chars": {"caller": "bot", "approve_writes": value}})
-            grant = tokens.Tokens.load(path).grant_for("a-token-of-sixteen-chars")
+            grant = tokens.Tokens.load(path, KINDS).grant_for("a-token-of-sixteen-chars")
             self.assertIs(grant.approve_writes, expected)
         write_private(path, {"a-token-of-sixteen-chars": {"caller": "bot", "approve_writes": "yes"}})
         with self.assertRaisesRegex(tokens.TokenFileError, "approve_writes that is a JSON string"):
-            tokens.Tokens.load(path)
+            tokens.Tokens.load(path, KINDS)
 
     def enterContext_tempdir(self):
         import tempfile

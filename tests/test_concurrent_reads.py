@@ -18,20 +18,16 @@ import unittest
 import urllib.parse
 from unittest import mock
 
+from osfoundry_tools.content import demo
+from osfoundry_tools.core import rejections
+from osfoundry_tools.core.tools import SHARED_WRITE, WRITE_SCOPE
+from osfoundry_tools.engines import database, opening
+from osfoundry_tools.server import command_line, routing, tokens
+from osfoundry_tools.server.workspace import open_workspace
+from osfoundry_tools.stores import kb_store, resource_events
 from tests import postgres_helpers
 from tests.helpers import ROOT
 from tests.postgres_helpers import needs_postgres, sqlite_only
-from osfoundry_tools.engines import database
-from osfoundry_tools.engines import opening
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.content import demo
-from osfoundry_tools.server import command_line
-from osfoundry_tools.server import routing
-from osfoundry_tools.server.workspace import open_workspace
-from osfoundry_tools.server import tokens
-from osfoundry_tools.stores import resource_events
-from osfoundry_tools.core import rejections
-from osfoundry_tools.core.tools import SHARED_WRITE, WRITE_SCOPE
 
 KB, CHANNEL = demo.KNOWLEDGE_BASE, demo.CHANNEL
 WAIT = 30  # seconds a thread that must finish is given: a bound, never a measure
@@ -290,9 +286,9 @@ class FreshReadsTest(unittest.TestCase):
 class GrantsOnReadersTest(unittest.TestCase):
     """A token's caller, grant and scopes answer on a reader exactly as on the store's own connection."""
 
-    GRANTS = (tokens.Grant("reader", None, None, frozenset()),
-              tokens.Grant("other-kb", frozenset({"kb-other"}), frozenset({CHANNEL}), frozenset()),
-              tokens.Grant("no-channel", frozenset({KB}), frozenset(), frozenset({WRITE_SCOPE})))
+    GRANTS = (tokens.Grant.of("reader", {"knowledge_base": None, "record": None}, frozenset()),
+              tokens.Grant.of("other-kb", {"knowledge_base": frozenset({"kb-other"}), "record": frozenset({CHANNEL})}, frozenset()),
+              tokens.Grant.of("no-channel", {"knowledge_base": frozenset({KB}), "record": frozenset()}, frozenset({WRITE_SCOPE})))
 
     def test_each_grant_reads_the_same_on_a_reader_as_under_the_lock(self):
         workspace = open_served(self)

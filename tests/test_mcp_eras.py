@@ -5,17 +5,14 @@ import json
 import threading
 import unittest
 
+from osfoundry_tools.server import methods, protocol, routing, tokens
 from tests.helpers import KB, support_store
 from tests.record_helpers import BUGS, bug_store
-from osfoundry_tools.server import methods
-from osfoundry_tools.server import protocol
-from osfoundry_tools.server import routing
-from osfoundry_tools.server import tokens
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
           "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"}}
-WRITER = tokens.Grant("alice", None, None, frozenset({tokens.WRITE_SCOPE}))
-READER = tokens.Grant("reader", None, None, frozenset())
+WRITER = tokens.Grant.of("alice", {"knowledge_base": None, "record": None}, frozenset({tokens.WRITE_SCOPE}))
+READER = tokens.Grant.of("reader", {"knowledge_base": None, "record": None}, frozenset())
 
 
 def server_of(kb_options=None, record_options=None):
@@ -142,7 +139,7 @@ class TokenGrantTest(unittest.TestCase):
         self.assertFalse(self.edit_item(WRITER, "k")["isError"])
 
     def test_what_a_grant_leaves_out_looks_absent(self):
-        narrow = tokens.Grant("narrow", frozenset({"kb-billing"}), frozenset(), frozenset())
+        narrow = tokens.Grant.of("narrow", {"knowledge_base": frozenset({"kb-billing"}), "record": frozenset()}, frozenset())
         for name, arguments in (("read_knowledge_article", {"knowledge_base_id": KB, "article_id": self.articles[0]}),
                                 ("list_record_items", {"record_channel_id": BUGS})):
             with self.subTest(tool=name):
@@ -151,7 +148,7 @@ class TokenGrantTest(unittest.TestCase):
 
     def test_each_token_caller_has_its_own_idempotency_keys(self):
         first = self.edit_item(WRITER, "same-key")
-        other = tokens.Grant("bob", None, None, frozenset({tokens.WRITE_SCOPE}))
+        other = tokens.Grant.of("bob", {"knowledge_base": None, "record": None}, frozenset({tokens.WRITE_SCOPE}))
         second = self.edit_item(other, "same-key", version=2)
         self.assertEqual(second["structuredContent"]["replay"], False, "bob's key is not alice's")
         self.assertEqual(self.edit_item(WRITER, "same-key")["structuredContent"],

@@ -4,8 +4,6 @@ A real server on 127.0.0.1 (any free port) in a thread, in front of a fake handl
 given; the client is http.client, so every header is the one on the wire.
 """
 
-from tests.helpers import ROOT  # noqa: F401  (puts the repository on the path)
-
 import _thread
 import base64
 import contextlib
@@ -22,12 +20,13 @@ import unittest
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from osfoundry_tools.server import streamable_http
+from osfoundry_tools.server import protocol, streamable_http
 from osfoundry_tools.server.tokens import Grant, Tokens
+from tests.helpers import ROOT  # noqa: F401  (puts the repository on the path)
 
 TOKEN = "alice-token-0123456789abcdef"
 UNKNOWN_TOKEN = "mallory-token-0123456789abcdef"
-ALICE = Grant("alice", frozenset({"kb-support"}), None, frozenset({"osfoundry:write"}))
+ALICE = Grant.of("alice", {"knowledge_base": frozenset({"kb-support"}), "record": None}, frozenset({"osfoundry:write"}))
 LISTED_ORIGIN = "https://agents.example.com"
 MODERN = "2026-07-28"
 CLIENTS, REQUESTS = 8, 20  # the concurrent clients, and the requests each sends on its connection
@@ -46,11 +45,11 @@ class FakeHandler:
         with self.lock:
             self.calls.append((message, grant, protocol_version))
         if not isinstance(message, dict):
-            return streamable_http.error_message(None, -32600, "Invalid Request: a message must be a JSON object")
+            return protocol.error_message(None, -32600, "Invalid Request: a message must be a JSON object")
         if "id" not in message:
             return None
         if message.get("method") == "fail":
-            return streamable_http.error_message(message["id"], message["params"]["code"], "failed on demand")
+            return protocol.error_message(message["id"], message["params"]["code"], "failed on demand")
         if message.get("method") == "crash":
             raise RuntimeError("a bug in the handler")
         if message.get("method") == "meet":

@@ -4,8 +4,6 @@ token, and a presented token finds its grant by comparing digests with every sto
 Each test writes its file into a temporary folder with the mode it names (0600 unless it says otherwise).
 """
 
-from tests.helpers import ROOT  # noqa: F401  (puts the project on the path)
-
 import hmac
 import json
 import os
@@ -14,9 +12,11 @@ import tempfile
 import unittest
 from unittest import mock
 
-from osfoundry_tools.server.tokens import MAX_FILE_BYTES, WRITE_SCOPE, Grant, TokenFileError, Tokens
-from tests.test_special_files import server_refusal
+from osfoundry_tools.server.tokens import MAX_FILE_BYTES, WRITE_SCOPE, Grant, TokenFileError, Tokens, grant_keys
+from osfoundry_tools.server.workspace import SERVED
 from osfoundry_tools.stores import record_store
+from tests.helpers import ROOT  # noqa: F401  (puts the project on the path)
+from tests.test_special_files import server_refusal
 
 ALICE = "s3cr3t-token-for-alice"
 READER = "token-for-a-reader"
@@ -26,6 +26,9 @@ GOOD = {
     READER: {"caller": "reader", "knowledge_bases": "*", "channels": "*"},
 }
 SECRETS = (ALICE, READER, ALICE_NEXT, "x" * 16)  # none of these may ever appear in a message or a repr
+
+
+KINDS = grant_keys(SERVED)  # what the server's own token files grant: knowledge_bases and channels
 
 
 class Folder(unittest.TestCase):
@@ -53,7 +56,7 @@ class Folder(unittest.TestCase):
 
     def refused_path(self, path, pattern, secrets=()):
         with self.assertRaisesRegex(TokenFileError, pattern) as caught:
-            Tokens.load(path)
+            Tokens.load(path, KINDS)
         message = str(caught.exception)
         self.assertTrue(message.startswith(f"{path}: "), message)
         self.assertNotIn("\n", message)
@@ -69,40 +72,40 @@ def entry(**grant):
 
 class GoodFileTest(Folder):
     def test_each_token_maps_to_its_grant(self):
-        tokens = Tokens.load(self.write(GOOD))
+        tokens = Tokens.load(self.write(GOOD), KINDS)
         self.assertEqual(len(tokens), 2)
-        self.assertEqual(tokens.grant_for(ALICE), Grant("alice", frozenset({"kb-support"}), frozenset({"bugs"}),
-                                                        frozenset({WRITE_SCOPE})))
-        self.assertEqual(tokens.grant_for(READER), Grant("reader", None, None, frozenset()))
+        self.assertEqual(tokens.grant_for(ALICE), Grant.of("alice", {"knowledge_base": {"kb-support"}, "record": {"bugs"}},
+                                                           {WRITE_SCOPE}))
+        self.assertEqual(tokens.grant_for(READER), Grant.of("reader", {"knowledge_base": None, "record": None}, frozenset()))
 
     def test_lists_left_out_grant_nothing_rather_than_everything(self):
-        grant = Tokens.load(self.write(entry(caller="alice"))).grant_for(ALICE)
-        self.assertEqual(grant, Grant("alice", frozenset(), frozenset(), frozenset()))
-        self.assertIsNotNone(grant.knowledge_bases)
-        self.assertIsNotNone(grant.channels)
+        grant = Tokens.load(self.write(entry(caller="alice")), KINDS).grant_for(ALICE)
+        self.assertEqual(grant, Grant.of("alice", {"knowledge_base": frozenset(), "record": frozenset()}, frozenset()))
+        self.assertIsNotNone(grant.granted("knowledge_base"))
+        self.assertIsNotNone(grant.granted("record"))
 
     def test_a_star_grants_every_one_and_an_empty_list_none(self):
-        grant = Tokens.load(self.write(entry(caller="alice", knowledge_bases=[], channels="*"))).grant_for(ALICE)
-        self.assertEqual((grant.knowledge_bases, grant.channels), (frozenset(), None))
+        grant = Tokens.load(self.write(entry(caller="alice", knowledge_bases=[], channels="*")), KINDS).grant_for(ALICE)
+        self.assertEqual((grant.granted("knowledge_base"), grant.granted("record")), (frozenset(), None))
 
     def test_unknown_scopes_are_kept_as_given(self):
-        grant = Tokens.load(self.write(entry(caller="alice", scopes=["osfoundry:admin", WRITE_SCOPE]))).grant_for(ALICE)
+        grant = Tokens.load(self.write(entry(caller="alice", scopes=["osfoundry:admin", WRITE_SCOPE])), KINDS).grant_for(ALICE)
         self.assertEqual(grant.scopes, frozenset({"osfoundry:admin", WRITE_SCOPE}))
 
     def test_two_tokens_may_share_a_caller_while_one_is_rotated(self):
-        tokens = Tokens.load(self.write({ALICE: {"caller": "alice"}, ALICE_NEXT: {"caller": "alice", "channels": "*"}}))
+        tokens = Tokens.load(self.write({ALICE: {"caller": "alice"}, ALICE_NEXT: {"caller": "alice", "channels": "*"}}), KINDS)
         self.assertEqual(len(tokens), 2)
         self.assertEqual(tokens.grant_for(ALICE).caller, "alice")
-        self.assertIsNone(tokens.grant_for(ALICE_NEXT).channels)
+        self.assertIsNone(tokens.grant_for(ALICE_NEXT).granted("record"))
 
     def test_the_shortest_and_longest_tokens_and_callers_load(self):
         shortest, longest = "a" * 16, "~" * 512
-        tokens = Tokens.load(self.write({shortest: {"caller": "a"}, longest: {"caller": "b" * 128}}))
+        tokens = Tokens.load(self.write({shortest: {"caller": "a"}, longest: {"caller": "b" * 128}}), KINDS)
         self.assertEqual(tokens.grant_for(shortest).caller, "a")
         self.assertEqual(tokens.grant_for(longest).caller, "b" * 128)
 
     def test_a_caller_may_hold_letters_digits_and_dash_underscore_dot_at(self):
-        grant = Tokens.load(self.write(entry(caller="CI-bot_2.0@example.com"))).grant_for(ALICE)
+        grant = Tokens.load(self.write(entry(caller="CI-bot_2.0@example.com")), KINDS).grant_for(ALICE)
         self.assertEqual(grant.caller, "CI-bot_2.0@example.com")
 
     def test_the_write_scope_is_the_record_stores(self):
@@ -126,7 +129,7 @@ class FileRefusalTest(Folder):
 
     def test_a_path_holding_a_line_break_still_costs_one_line(self):
         with self.assertRaisesRegex(TokenFileError, r"two\\nlines\.json: no such file") as caught:
-            Tokens.load(os.path.join(self.folder, "two\nlines.json"))
+            Tokens.load(os.path.join(self.folder, "two\nlines.json"), KINDS)
         self.assertNotIn("\n", str(caught.exception))
 
     @unittest.skipIf(hasattr(os, "geteuid") and os.geteuid() == 0, "root may read any file")
@@ -194,7 +197,7 @@ class CallerTokenTest(Folder):
                              "caller a name")
 
     def test_a_caller_may_share_a_token_s_beginning(self):
-        tokens = Tokens.load(self.write({ALICE: {"caller": ALICE[:15]}}))
+        tokens = Tokens.load(self.write({ALICE: {"caller": ALICE[:15]}}), KINDS)
         self.assertEqual(tokens.grant_for(ALICE).caller, ALICE[:15])
 
 
@@ -270,8 +273,8 @@ class GrantRefusalTest(Folder):
                     self.refused(entry(caller="alice", **{key: value}), f"entry 1 \\(caller alice\\) .*{pattern}")
 
     def test_an_id_may_be_any_text_up_to_128_characters(self):
-        grant = Tokens.load(self.write(entry(caller="alice", channels=["bug reports", "i" * 128]))).grant_for(ALICE)
-        self.assertEqual(grant.channels, frozenset({"bug reports", "i" * 128}))
+        grant = Tokens.load(self.write(entry(caller="alice", channels=["bug reports", "i" * 128])), KINDS).grant_for(ALICE)
+        self.assertEqual(grant.granted("record"), frozenset({"bug reports", "i" * 128}))
 
     def test_scopes_that_are_not_a_list_of_visible_ascii_strings_are_refused(self):
         for value, pattern in (("*", "scopes that is a JSON string"), (WRITE_SCOPE, "scopes that is a JSON string"),
@@ -287,7 +290,7 @@ class GrantRefusalTest(Folder):
 class LookupTest(Folder):
     def setUp(self):
         super().setUp()
-        self.tokens = Tokens.load(self.write(GOOD))
+        self.tokens = Tokens.load(self.write(GOOD), KINDS)
 
     def test_an_unknown_token_has_no_grant(self):
         self.assertIsNone(self.tokens.grant_for("an-unknown-token-of-good-form"))
@@ -307,7 +310,7 @@ class LookupTest(Folder):
                 self.assertIsNone(self.tokens.grant_for(presented))
 
     def test_every_stored_digest_is_compared_whichever_token_matches(self):
-        tokens = Tokens.load(self.write(dict(GOOD, **{ALICE_NEXT: {"caller": "alice"}})))
+        tokens = Tokens.load(self.write(dict(GOOD, **{ALICE_NEXT: {"caller": "alice"}})), KINDS)
         for presented in (ALICE, READER, ALICE_NEXT, "an-unknown-token-of-good-form"):
             with self.subTest(presented=presented), \
                     mock.patch("osfoundry_tools.server.tokens.hmac.compare_digest", wraps=hmac.compare_digest) as compare:
@@ -324,11 +327,11 @@ class LookupTest(Folder):
 
 class ReprTest(Folder):
     def test_the_repr_counts_and_names_the_callers_and_shows_no_token(self):
-        tokens = Tokens.load(self.write(GOOD))
+        tokens = Tokens.load(self.write(GOOD), KINDS)
         self.assertEqual(repr(tokens), "Tokens(2 callers: alice, reader)")
 
     def test_the_repr_of_a_rotation_counts_the_tokens_too(self):
-        tokens = Tokens.load(self.write(dict(GOOD, **{ALICE_NEXT: {"caller": "alice"}})))
+        tokens = Tokens.load(self.write(dict(GOOD, **{ALICE_NEXT: {"caller": "alice"}})), KINDS)
         self.assertEqual(repr(tokens), "Tokens(3 tokens, 2 callers: alice, reader)")
         for token in SECRETS:
             self.assertNotIn(token, repr(tokens))

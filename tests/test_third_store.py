@@ -1,32 +1,26 @@
-"""A third store is a schema, its tools and its handlers: the plumbing polls for it, open_store opens it, and
-the MCP server lists, routes, polls and closes it with no edit of its own.
+"""A third store is a schema, its tools and its handlers: the core polls for it, open_store opens it, and the MCP
+server lists, routes, polls, grants (over HTTP, with a bearer token) and closes it with no edit of its own.
 
 The third store here is a tiny memo board defined in this file: one tool (add_memo) and the shared
 poll_resource_events, for resource_type "note". Its event logs are kept under "board:<ID>", not under the
 ID an agent sends, so a poll that skipped the store's `_granted_log` would find nothing.
 """
 
+import http.client
 import json
+import os
+import shutil
 import sqlite3
+import tempfile
 import threading
 import unittest
 from unittest import mock
 
+from osfoundry_tools.core import agent_tools, checks, clock, events, rejections, tools
+from osfoundry_tools.engines import database, opening
+from osfoundry_tools.server import methods, routing, streamable_http, tokens, workspace
+from osfoundry_tools.stores import kb_store, record_store, resource_events
 from tests.helpers import ROOT  # noqa: F401  (puts the project on the path)
-from osfoundry_tools.engines import database
-from osfoundry_tools.engines import opening
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.server import methods
-from osfoundry_tools.server import routing
-from osfoundry_tools.server import workspace
-from osfoundry_tools.core import agent_tools
-from osfoundry_tools.core import checks
-from osfoundry_tools.core import clock
-from osfoundry_tools.core import events
-from osfoundry_tools.stores import resource_events
-from osfoundry_tools.core import rejections
-from osfoundry_tools.core import tools
-from osfoundry_tools.stores import record_store
 
 MEMO_LAYOUT = database.Layout(
     name="memo-board", application_id=0x4D454D4F, version=1, tables=frozenset({"memos"}),  # "MEMO"
@@ -49,6 +43,7 @@ class MemoStore(agent_tools.AgentTools):
 
     TOOLS = (ADD_MEMO, resource_events.POLL_RESOURCE_EVENTS)
     RESOURCE_TYPE = "note"
+    GRANT_KEY = "boards"  # a token file lists the boards a grant allows under this key
     EVENTS = events.EventLog(subject_key="item_id", version_key="version")
 
     def _tool_add_memo(self, arguments):
@@ -151,6 +146,84 @@ class ThirdStoreServedTest(unittest.TestCase):
     def test_two_stores_of_one_resource_type_are_refused(self):
         with self.assertRaisesRegex(ValueError, "MemoStore needs a resource_type of its own, not 'note'"):
             routing.by_resource_type([self.memos, self.memos])
+
+
+MEMO_TOKEN = "memo-bot-token-0123456789abcdef"  # grants board b1 and nothing of the other stores
+READ_TOKEN = "reader-token-0123456789abcdef"  # grants every board, but no write scope
+
+
+class ThirdStoreOverHttpTest(unittest.TestCase):
+    """The same three stores behind the Streamable HTTP transport, each request's bearer token granting its boards
+    under the key the memo store declares, through the server's own token file reader."""
+
+    def setUp(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        path = os.path.join(folder, "tokens.json")
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump({MEMO_TOKEN: {"caller": "memo-bot", "boards": ["b1"], "scopes": [tools.WRITE_SCOPE]},
+                       READ_TOKEN: {"caller": "reader", "boards": "*", "knowledge_bases": "*"}}, file)
+        os.chmod(path, 0o600)
+        self.memos = connect_memos()
+        kb = kb_store.connect()
+        kb.create_knowledge_base("kb-support")
+        kb.create_article("kb-support", "Reset a password", "Open Settings, then Security.")
+        stores = routing.by_resource_type([kb, record_store.connect(), self.memos])
+        served = workspace.Workspace(stores, threading.Lock(), None, "three stores", "")
+        self.addCleanup(served.close)
+        grants = tokens.Tokens.load(path, tokens.grant_keys(stores.values()))
+        server = methods.Server(served.tools())
+        options = streamable_http.HttpOptions("127.0.0.1", 0, grants, frozenset())
+        self.http = streamable_http.make_server(server.handle, options)
+        self.addCleanup(self.http.server_close)
+        thread = threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join, 5)
+        self.addCleanup(self.http.shutdown)
+
+    def call(self, token, name, arguments):
+        """tools/call over HTTP with `token`: the answer's JSON (its structuredContent or the rejection)."""
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                           "params": {"name": name, "arguments": arguments}})
+        connection = http.client.HTTPConnection("127.0.0.1", streamable_http.bound_address(self.http)[1], timeout=5)
+        self.addCleanup(connection.close)
+        connection.request("POST", "/mcp", body, {"Content-Type": "application/json", "Authorization":
+                                                  f"Bearer {token}", "Accept": "application/json, text/event-stream"})
+        answer = json.loads(connection.getresponse().read())
+        result = answer["result"]
+        return result.get("structuredContent") or json.loads(result["content"][0]["text"])
+
+    def test_a_token_granting_a_board_adds_to_it_as_its_caller_and_finds_no_other_board(self):
+        self.assertEqual(self.call(MEMO_TOKEN, "add_memo", {"board_id": "b1", "text": "Standup at ten"}),
+                         {"item_id": "memo-1", "version": 1})
+        self.assertEqual(self.call(MEMO_TOKEN, "add_memo", {"board_id": "b2", "text": "x"})["error"], "not_found")
+        polled = self.call(MEMO_TOKEN, "poll_resource_events", {"resource_type": "note", "resource_id": "b1"})
+        self.assertEqual([event["item_id"] for event in polled["events"]], ["memo-1"])
+        with self.memos.database.read() as connection:
+            self.assertEqual([row[0] for row in connection.execute("SELECT board FROM memos")], ["board:b1"])
+
+    def test_a_token_that_names_no_knowledge_base_is_granted_none_and_one_that_does_reads_it(self):
+        search = {"knowledge_base_id": "kb-support", "query": "reset"}
+        self.assertEqual(self.call(MEMO_TOKEN, "search_knowledge_base", search)["error"], "not_found")
+        self.assertEqual(len(self.call(READ_TOKEN, "search_knowledge_base", search)["results"]), 1)
+
+    def test_a_token_granting_every_board_polls_any_and_leaves_the_stores_own_grant_alone(self):
+        self.call(MEMO_TOKEN, "add_memo", {"board_id": "b1", "text": "Standup at ten"})
+        polled = self.call(READ_TOKEN, "poll_resource_events", {"resource_type": "note", "resource_id": "b1"})
+        self.assertEqual(polled["last_sequence"], 1)
+        self.assertIsNone(self.memos.granted)
+
+    def test_a_token_file_listing_a_key_no_store_declares_is_refused(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        path = os.path.join(folder, "tokens.json")
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump({MEMO_TOKEN: {"caller": "memo-bot", "notebooks": ["b1"]}}, file)
+        os.chmod(path, 0o600)
+        with self.assertRaisesRegex(tokens.TokenFileError, "unknown key 'notebooks'; a grant may hold only "
+                                    "'caller', 'knowledge_bases', 'channels', 'boards', 'scopes', 'approve_writes'"):
+            tokens.Tokens.load(path, tokens.grant_keys([kb_store.KnowledgeBaseStore, record_store.RecordStore,
+                                                        MemoStore]))
 
 
 class SharedPollAndOpenTest(unittest.TestCase):

@@ -37,6 +37,7 @@ class AgentTools:
 
     TOOLS: Tuple[Tool, ...] = ()
     RESOURCE_TYPE: Optional[str] = None  # e.g. "knowledge_base": what poll_resource_events asks this store for
+    GRANT_KEY: Optional[str] = None  # e.g. "knowledge_bases": where a token file's grant lists its resources
     EVENTS: Optional["EventLog"] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -16,26 +16,18 @@ import sys
 import time
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
-from osfoundry_tools.server import approval
 from osfoundry_tools import cli
-from osfoundry_tools.content import own_content
-from osfoundry_tools.engines import database
-from osfoundry_tools.server import http_front
-from osfoundry_tools.server import http_workers
-from osfoundry_tools.content import demo
-from osfoundry_tools.server import streamable_http
-from osfoundry_tools.server import tokens
-from osfoundry_tools.core import checks
-from osfoundry_tools.core import rejections
-from osfoundry_tools.core.tools import DEFAULT_CALLER
-from osfoundry_tools.stores import record_fields
-from osfoundry_tools.stores import record_store
 from osfoundry_tools.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, kind_of, run_main
+from osfoundry_tools.content import demo, own_content
+from osfoundry_tools.core import checks, rejections
+from osfoundry_tools.core.tools import DEFAULT_CALLER
+from osfoundry_tools.engines import database
+from osfoundry_tools.server import approval, http_front, http_workers, streamable_http, tokens
 from osfoundry_tools.server.methods import Server
 from osfoundry_tools.server.protocol import LOGGED_CHARACTERS, PROTOCOL_VERSIONS, STATELESS_VERSIONS
 from osfoundry_tools.server.stdio import serve
-from osfoundry_tools.server.workspace import Workspace, open_workspace
-
+from osfoundry_tools.server.workspace import SERVED, Workspace, open_workspace
+from osfoundry_tools.stores import record_fields, record_store
 
 log = logging.getLogger("osfoundry.mcp")
 
@@ -306,7 +298,7 @@ def check_http(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
     if commanded:
         p.error(f"--tokens gives each token its own caller, grant and scopes: leave out {', '.join(commanded)}")
     try:
-        options.tokens = tokens.Tokens.load(options.tokens)
+        options.tokens = tokens.Tokens.load(options.tokens, tokens.grant_keys(SERVED))
     except tokens.TokenFileError as refused:
         p.error(f"--tokens: {refused}")
 

@@ -487,12 +487,18 @@ class BodyBudget:
 def connections_that_fit(wanted: int) -> int:
     """How many connections this process can hold open: its open-file limit is raised (as far as the hard limit
     allows) to fit `wanted` beside FILES_BESIDE_CONNECTIONS other files; fewer than `wanted` if it cannot be."""
+    limit = raise_open_file_limit(wanted + FILES_BESIDE_CONNECTIONS)
+    return wanted if limit is None else max(1, min(wanted, limit - FILES_BESIDE_CONNECTIONS))
+
+
+def raise_open_file_limit(needed: int) -> Optional[int]:
+    """This process's open-file limit, raised to `needed` where it is lower and the hard limit allows: the limit
+    then, or None where there is none (or the platform keeps no such limit)."""
     try:
         import resource
     except ImportError:  # not POSIX: leave the system's limit alone
-        return wanted
+        return None
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    needed = wanted + FILES_BESIDE_CONNECTIONS
     if soft != resource.RLIM_INFINITY and soft < needed:
         raised = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
         try:
@@ -500,6 +506,4 @@ def connections_that_fit(wanted: int) -> int:
             soft = raised
         except (ValueError, OSError):  # macOS refuses more than its kern.maxfilesperproc
             pass
-    if soft == resource.RLIM_INFINITY:
-        return wanted
-    return max(1, min(wanted, soft - FILES_BESIDE_CONNECTIONS))
+    return None if soft == resource.RLIM_INFINITY else soft

@@ -7,11 +7,14 @@ Layer: server, above the routing and the approval, below the transports, which h
 import logging
 from typing import TYPE_CHECKING, Any, Callable, Dict, NamedTuple, Optional, Union, cast
 
-from osfoundry_tools.server import approval
-from osfoundry_tools.server import tokens
-from osfoundry_tools.core import checks
 from osfoundry_tools.core import rejections
-from osfoundry_tools.server.protocol import CAPABILITIES_KEY, CLIENT_INFO_KEY, CallCancelled, DISCOVER_NEEDS_META, HANDSHAKE_OVER_HTTP, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LATEST_VERSION, LOGGED_CHARACTERS, METHOD_NOT_FOUND, PARSE_ERROR, PROTOCOL_VERSIONS, ProtocolError, SERVER_INFO, SERVER_INFO_KEY, STATELESS_VERSIONS, SUPPORTED_VERSIONS, TOOLS_TTL_MS, UNSUPPORTED_VERSION, VERSION_KEY, check_handshake_header, error_message, tool_result
+from osfoundry_tools.server import approval, tokens
+from osfoundry_tools.server.protocol import (
+    CAPABILITIES_KEY, CLIENT_INFO_KEY, DISCOVER_NEEDS_META, HANDSHAKE_OVER_HTTP, HEADER_MISMATCH, INTERNAL_ERROR,
+    INVALID_PARAMS, INVALID_REQUEST, LATEST_VERSION, METHOD_NOT_FOUND, PROTOCOL_VERSIONS, SERVER_INFO, SERVER_INFO_KEY,
+    STATELESS_VERSIONS, SUPPORTED_VERSIONS, TOOLS_TTL_MS, UNSUPPORTED_VERSION, VERSION_KEY, CallCancelled,
+    ProtocolError, check_handshake_header, error_message, tool_result,
+)
 from osfoundry_tools.server.routing import Tools
 
 if TYPE_CHECKING:  # for the annotations only: the stdio transport imports this module

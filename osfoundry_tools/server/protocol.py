@@ -18,9 +18,8 @@ Glossary (MCP's words):
 import json
 from typing import Any, Dict, Optional
 
-from osfoundry_tools.core import rejections
 from osfoundry_tools.cli import VERSION
-
+from osfoundry_tools.core import rejections
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # the handshake era, newest first
 LATEST_VERSION = PROTOCOL_VERSIONS[0]
@@ -96,6 +95,14 @@ def error_message(request_id: Any, code: int, message: str, data: Optional[Dict[
     if data is not None:
         error["data"] = data
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def encoded(message: Dict[str, Any]) -> bytes:
+    """One message as both transports send it: compact JSON in UTF-8; TypeError or ValueError if it is not JSON."""
+    try:
+        return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate the client sent, echoed back: escape everything instead
+        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
 def too_long(limit: int) -> Dict[str, Any]:

@@ -9,17 +9,11 @@ import threading
 import time
 from typing import Any, Deque, Dict, Iterable, List, Mapping, Optional
 
+from osfoundry_tools.core import agent_tools, checks, events, rejections
 from osfoundry_tools.engines import database
 from osfoundry_tools.server import tokens
-from osfoundry_tools.core import agent_tools
-from osfoundry_tools.core import checks
-from osfoundry_tools.core import events
 from osfoundry_tools.stores import resource_events
-from osfoundry_tools.core import rejections
-from osfoundry_tools.engines import database
 
-
-GRANT_FIELDS = {"knowledge_base": "knowledge_bases", "record": "channels"}  # a token's grant, by resource_type
 POLL = resource_events.POLL_RESOURCE_EVENTS.name
 
 
@@ -206,8 +200,7 @@ class Tools:
         key = (store, grant)
         view = self.views.get(key)
         if view is None:
-            field = GRANT_FIELDS.get(store.RESOURCE_TYPE or "")
-            granted = getattr(grant, field) if field else frozenset()
+            granted = grant.granted(store.RESOURCE_TYPE or "")
             view = self.views[key] = store.for_caller(grant.caller, granted, grant.scopes)
         return view
 

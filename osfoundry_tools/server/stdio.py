@@ -6,7 +6,6 @@ Layer: server, a transport: it hands the methods one line at a time.
 
 import collections
 import functools
-import json
 import logging
 import os
 import queue
@@ -14,13 +13,11 @@ import threading
 import time
 from typing import Any, BinaryIO, Callable, Deque, Dict, Iterator, Optional
 
-from osfoundry_tools.core import checks
-from osfoundry_tools.core import rejections
+from osfoundry_tools.core import checks, rejections
 from osfoundry_tools.server.methods import Server
 from osfoundry_tools.server.protocol import (
-    INTERNAL_ERROR, LOGGED_CHARACTERS, PARSE_ERROR, CallCancelled, error_message, too_long,
+    INTERNAL_ERROR, LOGGED_CHARACTERS, PARSE_ERROR, CallCancelled, encoded, error_message, too_long,
 )
-
 
 log = logging.getLogger("osfoundry.mcp")
 MAX_LINE_BYTES = 4 * 1024 * 1024  # a longer line is answered -32600 and skipped; the largest call, 100,000
@@ -87,12 +84,7 @@ def reader_of(stream: BinaryIO) -> Callable[[int], bytes]:
 
 def write_message(stream: BinaryIO, message: Dict[str, Any]) -> None:
     """One message as one line: compact JSON, "\\n", flushed."""
-    try:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate the client sent, echoed back: escape everything instead
-        data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
-    stream.write(data + b"\n")
+    stream.write(encoded(message) + b"\n")
     stream.flush()
 
 

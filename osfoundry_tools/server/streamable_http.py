@@ -40,10 +40,13 @@ import time
 import urllib.parse
 from typing import Any, Callable, Deque, Dict, FrozenSet, List, NamedTuple, Optional, Tuple, Union, cast
 
+from osfoundry_tools.core import checks, rejections
 from osfoundry_tools.server import http_front
-from osfoundry_tools.core import checks
-from osfoundry_tools.core import rejections
 from osfoundry_tools.server.http_front import Limits
+from osfoundry_tools.server.protocol import (
+    HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, STATELESS_VERSIONS,
+    UNSUPPORTED_VERSION, encoded, error_message,
+)
 from osfoundry_tools.server.tokens import WRITE_SCOPE, Grant, Tokens
 
 log = logging.getLogger("osfoundry.mcp")
@@ -55,10 +58,8 @@ ENDPOINT = "/mcp"
 METADATA_PATHS = ("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp")
 MAX_BODY_BYTES = Limits().max_body  # as mcp_server.MAX_LINE_BYTES: a larger body is refused (413) unread
 REALM = "osfoundry"
-STATELESS_VERSION = "2026-07-28"  # the revision under which an unknown method is a 404
+STATELESS_VERSION = STATELESS_VERSIONS[0]  # the revision under which an unknown method is a 404
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR = -32700, -32600, -32601, -32603
-HEADER_MISMATCH, UNSUPPORTED_VERSION = -32020, -32022
 BAD_REQUEST_CODES = frozenset({PARSE_ERROR, INVALID_REQUEST, HEADER_MISMATCH, UNSUPPORTED_VERSION})
 JSON_TYPE = "application/json"
 PHRASES = {int(status): status.phrase for status in http.HTTPStatus}  # a status line's reason: 200 -> OK
@@ -101,19 +102,6 @@ class Refusal(Exception):
 
 # ---------------------------------------------------------------------------
 # The rules, as pure functions of header values.
-
-
-def error_message(request_id: Any, code: int, message: str) -> Dict[str, Any]:
-    """A JSON-RPC error response (the same shape as mcp_server.error_message)."""
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-
-
-def encoded(message: Dict[str, Any]) -> bytes:
-    """Compact JSON in UTF-8, as mcp_server.write_message writes a line; TypeError or ValueError if not JSON."""
-    try:
-        return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate the client sent, echoed back: escape everything instead
-        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
 def request_id(message: Any) -> Any:

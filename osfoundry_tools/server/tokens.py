@@ -37,17 +37,19 @@ import os
 import re
 import shlex
 import stat
-from typing import AbstractSet, Any, Callable, Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import (
+    AbstractSet, Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple,
+)
 
 from osfoundry_tools import cli
 from osfoundry_tools.core.tools import WRITE_SCOPE  # the scope an edit needs
 
-EVERY = "*"  # knowledge_bases or channels: every one
+EVERY = "*"  # a grant's resources of one type: every one
 MIN_TOKEN_LENGTH = 16
 MAX_TOKEN_LENGTH = 512  # characters: it travels in an HTTP header
 MAX_CALLER_LENGTH = 128
-MAX_ID_LENGTH = 128  # a knowledge-base ID, a channel ID or a scope
-GRANT_KEYS = ("caller", "knowledge_bases", "channels", "scopes", "approve_writes")
+MAX_ID_LENGTH = 128  # a resource's ID or a scope
+OWN_KEYS = ("caller", "scopes", "approve_writes")  # what a grant holds besides the resources of each store served
 CALLER_PATTERN = re.compile(r"[A-Za-z0-9_.@-]+")
 VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")  # no space, no control character, nothing beyond ASCII
 PRIVATE_BITS = 0o077  # group and other: any of them set and the file is refused
@@ -55,13 +57,33 @@ MAX_FILE_BYTES = 1 << 20  # 1 MiB: thousands of tokens with their grants; a larg
 
 
 class Grant(NamedTuple):
-    """What one token lets its agent do."""
+    """What one token lets its agent do (hashable: a server keeps each store's view of a grant)."""
 
     caller: str  # whose idempotency keys these are; 1..128 characters
-    knowledge_bases: Optional[FrozenSet[str]]  # the knowledge-base IDs it may use; None means every one
-    channels: Optional[FrozenSet[str]]  # the record-channel IDs it may use; None means every one
+    resources: Tuple[Tuple[str, Optional[FrozenSet[str]]], ...]  # (resource_type, the IDs it may use, None for
+    # every one), a pair per type the grant names, in the order of their types; a type it does not name: none
     scopes: FrozenSet[str]  # OAuth scopes, e.g. {"osfoundry:write"}; empty: read only
     approve_writes: bool = False  # a person approves each of its writes (approval.py), even without --approve-writes
+
+    @classmethod
+    def of(cls, caller: str, resources: Mapping[str, Optional[Iterable[str]]], scopes: Iterable[str] = (),
+           approve_writes: bool = False) -> "Grant":
+        """A grant of these resources, by resource_type (None: every one of that type)."""
+        pairs = tuple(sorted((kind, None if ids is None else frozenset(ids)) for kind, ids in resources.items()))
+        return cls(caller, pairs, frozenset(scopes), approve_writes)
+
+    def granted(self, resource_type: str) -> Optional[FrozenSet[str]]:
+        """The IDs of this resource type it may use: None for every one, none at all for a type it does not name."""
+        for kind, ids in self.resources:
+            if kind == resource_type:
+                return ids
+        return frozenset()
+
+
+def grant_keys(stores: Iterable[Any]) -> Dict[str, str]:
+    """What a token file's grants may list, for these stores (or store classes): each store's GRANT_KEY (the file's
+    key, "knowledge_bases") -> its RESOURCE_TYPE ("knowledge_base"), in the order given."""
+    return {store.GRANT_KEY: store.RESOURCE_TYPE for store in stores if store.GRANT_KEY and store.RESOURCE_TYPE}
 
 
 class TokenFileError(ValueError):
@@ -80,10 +102,11 @@ class Tokens:
         self._digests: List[Tuple[bytes, Grant]] = [(_digest(token), grant) for token, grant in grants.items()]
 
     @classmethod
-    def load(cls, path: str) -> "Tokens":
-        """The tokens of the file at `path`; TokenFileError if it is open to other users or not well formed."""
+    def load(cls, path: str, kinds: Mapping[str, str]) -> "Tokens":
+        """The tokens of the file at `path`, whose grants list resources under the keys of `kinds` (grant_keys:
+        file key -> resource_type); TokenFileError if it is open to other users or not well formed."""
         try:
-            return cls(_grants(_parse(_read_private(path))))
+            return cls(_grants(_parse(_read_private(path), kinds), kinds))
         except _Fault as fault:
             raise TokenFileError(_one_line(f"{path}: {fault}")) from None
 
@@ -148,7 +171,7 @@ def check_private(path: str, mode: int) -> None:
         raise _Fault(f"may be read by other users (mode {stat.S_IMODE(mode):04o}); chmod 600 {shlex.quote(path)}")
 
 
-def _parse(text: str) -> Dict[str, Any]:
+def _parse(text: str, kinds: Mapping[str, str]) -> Dict[str, Any]:
     """The file's JSON object, strictly: no NaN or Infinity, and no key twice in one object."""
     try:
         value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_not_json)
@@ -166,7 +189,8 @@ def _parse(text: str) -> Dict[str, Any]:
         raise _Fault(f"holds a JSON {_kind(value)}, not an object; write "
                      '{"TOKEN": {"caller": "NAME", ...}, ...}')
     if not value:
-        raise _Fault('holds no token; add one: {"TOKEN": {"caller": "NAME", "knowledge_bases": [...], ...}}')
+        example = f', "{next(iter(kinds))}": [...]' if kinds else ""
+        raise _Fault(f'holds no token; add one: {{"TOKEN": {{"caller": "NAME"{example}, ...}}}}')
     return value
 
 
@@ -188,33 +212,38 @@ def _kind(value: Any) -> str:
 
 # The entries: a token and its grant each.
 
-def _grants(entries: Dict[str, Any]) -> Dict[str, Grant]:
+def _grants(entries: Dict[str, Any], kinds: Mapping[str, str]) -> Dict[str, Grant]:
     """Each token's grant, checked, in the file's order."""
-    return {token: _entry(position, token, value, entries.keys())
+    return {token: _entry(position, token, value, entries.keys(), kinds)
             for position, (token, value) in enumerate(entries.items(), 1)}
 
 
-def _entry(position: int, token: str, value: Any, tokens: AbstractSet[str]) -> Grant:
-    where = f"entry {position}"
+def _entry(position: int, token: str, value: Any, tokens: AbstractSet[str], kinds: Mapping[str, str]) -> Grant:
+    where, keys = f"entry {position}", _grant_keys(kinds)
     if not isinstance(value, dict):
         raise _Fault(f"{where} maps its token to a JSON {_kind(value)}; map each token to an object "
-                     f"with {_listing(GRANT_KEYS)}")
-    _check_keys(where, value)
+                     f"with {_listing(keys)}")
+    _check_keys(where, value, keys)
     caller = _caller(where, value.get("caller"), tokens)
     where = f"{where} (caller {caller})"
     if not _well_formed_token(token):
         raise _Fault(f"{where} has a token of {len(token)} characters that is not {MIN_TOKEN_LENGTH} to "
                      f"{MAX_TOKEN_LENGTH} visible ASCII characters (no space or control character); "
                      "make a new one, e.g. with: openssl rand -hex 32")
-    return Grant(caller, _ids(where, "knowledge_bases", value), _ids(where, "channels", value),
-                 _scopes(where, value.get("scopes", [])), _approve_writes(where, value.get("approve_writes", False)))
+    return Grant.of(caller, {kind: _ids(where, key, value) for key, kind in kinds.items()},
+                    _scopes(where, value.get("scopes", [])), _approve_writes(where, value.get("approve_writes", False)))
 
 
-def _check_keys(where: str, grant: Dict[str, Any]) -> None:
-    unknown = [key for key in grant if key not in GRANT_KEYS]
+def _grant_keys(kinds: Mapping[str, str]) -> Tuple[str, ...]:
+    """Every key a grant may hold: its caller, the resources of each store served, its scopes, approve_writes."""
+    return (OWN_KEYS[0], *kinds, *OWN_KEYS[1:])
+
+
+def _check_keys(where: str, grant: Dict[str, Any], keys: Sequence[str]) -> None:
+    unknown = [key for key in grant if key not in keys]
     if unknown:
         raise _Fault(f"{where} has the unknown key{'s' if len(unknown) > 1 else ''} {_listing(unknown)}; "
-                     f"a grant may hold only {_listing(GRANT_KEYS)}")
+                     f"a grant may hold only {_listing(keys)}")
     if "caller" not in grant:
         raise _Fault(f'{where} has no caller; add "caller": "NAME" (whose idempotency keys these are)')
 

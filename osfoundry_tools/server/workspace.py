@@ -10,21 +10,18 @@ import random
 import threading
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from osfoundry_tools.content import own_content
-from osfoundry_tools.engines import database
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.content import demo
-from osfoundry_tools.core import agent_tools
+from osfoundry_tools.content import demo, own_content
+from osfoundry_tools.core import agent_tools, rejections
 from osfoundry_tools.core.clock import wall_clock
-from osfoundry_tools.core import rejections
 from osfoundry_tools.engines import database
-from osfoundry_tools.stores import record_store
 from osfoundry_tools.server.methods import APPROVAL_INSTRUCTIONS, INSTRUCTIONS
 from osfoundry_tools.server.routing import Readers, Tools, by_resource_type, open_readers
-
+from osfoundry_tools.stores import kb_store, record_store
 
 # ---------------------------------------------------------------------------
 # The workspace: the stores the command line describes, and the colleague.
+
+SERVED = (kb_store.KnowledgeBaseStore, record_store.RecordStore)  # the stores the command serves, in listing order
 
 
 @dataclasses.dataclass

@@ -330,6 +330,7 @@ class KnowledgeBaseStore(AgentTools):
     TOOLS: Tuple[Tool, ...] = (SEARCH_KNOWLEDGE_BASE, READ_KNOWLEDGE_ARTICLE, EDIT_KNOWLEDGE_ARTICLE,
                                POLL_RESOURCE_EVENTS)
     RESOURCE_TYPE = "knowledge_base"
+    GRANT_KEY = "knowledge_bases"  # a token file lists the knowledge bases a grant allows under this key
     EVENTS = EventLog(subject_key="article_id", version_key="updated_at")
 
     # -- the agent side ------------------------------------------------------

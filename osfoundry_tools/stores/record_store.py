@@ -349,6 +349,7 @@ class RecordStore(AgentTools):
 
     TOOLS: Tuple[Tool, ...] = (LIST_RECORD_ITEMS, READ_RECORD_ITEM, EDIT_RECORD_ITEM, POLL_RESOURCE_EVENTS)
     RESOURCE_TYPE = "record"
+    GRANT_KEY = "channels"  # a token file lists the channels a grant allows under this key
     EVENTS = EventLog(subject_key="item_id", version_key="version")
 
     def __init__(self, database: Database, *, granted: Optional[Iterable[str]], scopes: Iterable[str],
