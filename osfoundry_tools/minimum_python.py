@@ -1,6 +1,6 @@
 """Refuse, in one line, a Python older than the project's 3.9: every command imports this before anything else.
 
-Layer: the bottom of everything, beside cli.py and plumbing.py; it imports only sys
+Layer: the bottom of everything, beside cli.py; it imports only sys
 and os, and its own syntax is that of any Python 3, so that an old interpreter reaches
 the refusal instead of dying on an import it lacks (dataclasses in 3.6,
 statistics.fmean in 3.7, functools.cached_property in 3.7).

@@ -27,10 +27,8 @@ import random
 import threading
 from typing import Any, Dict, List, Optional, Tuple
 
-from osfoundry_tools.content import help_center
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.stores import record_store
-from osfoundry_tools.content import workload
+from osfoundry_tools.content import help_center, workload
+from osfoundry_tools.stores import kb_store, record_store
 
 log = logging.getLogger("osfoundry.demo")
 

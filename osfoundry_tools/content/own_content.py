@@ -1,8 +1,8 @@
 """One's own content from files: a folder of Markdown as a knowledge base, a CSV or JSON Lines file as a channel.
 
-Layer: product, a client of the stores' people's side (plain methods), beside
-mcp_demo.py; mcp_server.py serves what it reads here (--kb-from-dir, --channel-from).
-It imports the stores, plumbing, record_fields and cli (which reads a file safely) only.
+Layer: content, a client of the stores' people's side (plain methods), beside
+demo.py; the server serves what it reads here (--kb-from-dir, --channel-from).
+It imports the stores, the core, record_fields and cli (which reads a file safely) only.
 Every file is read, and every article and row written into throwaway in-memory stores,
 before anything is written where it is served: a bad row never leaves half a channel in a
 database file. A knowledge base or channel a database already holds is served as found,
@@ -44,12 +44,8 @@ import unicodedata
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from osfoundry_tools import cli
-from osfoundry_tools.stores import kb_sections
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.core import checks
-from osfoundry_tools.core import rejections
-from osfoundry_tools.stores import record_fields
-from osfoundry_tools.stores import record_store
+from osfoundry_tools.core import checks, rejections
+from osfoundry_tools.stores import kb_sections, kb_store, record_fields, record_store
 
 MARKDOWN_SUFFIX = ".md"
 MARKDOWN_MAX_BYTES = 1 << 20  # 1 MiB: an article at its largest (100,000 characters) in any script, front matter too
@@ -433,7 +429,7 @@ class RepeatedKey(ValueError):
 
 
 def unique_json(text: str) -> Any:
-    """JSON text as plumbing.strict_json reads it; RepeatedKey for an object that holds a key twice."""
+    """JSON text as checks.strict_json reads it; RepeatedKey for an object that holds a key twice."""
     return checks.strict_json(text, _unique_pairs)
 
 

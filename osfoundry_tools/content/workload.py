@@ -37,7 +37,7 @@ def zipf_weights(n: int, s: float) -> List[float]:
     return [1.0 / k ** s for k in range(1, n + 1)]
 
 # ---------------------------------------------------------------------------
-# Article text (our design; SPEC is silent). ARTICLE_WORDS is calibrated: a read of an article then
+# Article text (our design; the articles do not say). ARTICLE_WORDS is calibrated: a read of an article then
 # weighs about the published 1.5 KiB.
 
 VOCABULARY = 3000  # made-up subject words per seed

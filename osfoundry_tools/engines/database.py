@@ -1,12 +1,12 @@
 """One store's sqlite file: the connection, the BEGIN IMMEDIATE helper, and the marks that make the file the store's.
 
-Layer: below kb_store.py and record_store.py, beside plumbing.py (whose rejections and
-shared tables it uses). A store describes what its file holds as a `Layout`; `Database`
+Layer: engines, below the stores and above the core (whose rejections and shared
+tables it uses). A store describes what its file holds as a `Layout`; `Database`
 opens a file for it and either finds it the store's own (marked with the layout's
 application_id and schema version), makes a new or empty file so, upgrades a file an
 older version wrote, or refuses it with one line: another store's file, a file of
 tables it does not know, a newer version's file. Two stores therefore never share a
-file, and their event logs never mix. engines.open_store, every store's connect(),
+file, and their event logs never mix. opening.open_store, every store's connect(),
 opens a Database for the store's layout, or a postgres_database.PostgresDatabase for a postgresql:// URL.
 
 Glossary:
@@ -53,7 +53,7 @@ CHECKPOINT_PAGES = 128
 # 75 checkpointed and took 12 to 14 times the median edit at durability "normal" (3 times at "full"). At 128, about
 # every tenth edit of an article does, for 4 times the median (2 times), and the log stays within half a MiB while
 # no reader holds it back.
-SHARED_TABLES = frozenset({"events", "idempotency_keys"})  # every store keeps these, from plumbing
+SHARED_TABLES = frozenset({"events", "idempotency_keys"})  # every store keeps these: the core's (events, idempotency)
 MEMORY = (":memory:", "")  # both are private in-memory databases
 
 Upgrade = Callable[[sqlite3.Connection], None]
@@ -136,7 +136,7 @@ class Database:
 
     postgres_database.PostgresDatabase is the same with PostgreSQL underneath: it keeps the transactions' nesting
     below and supplies its own opening, BEGIN and failures (the attributes and methods marked "engine"). What the
-    stores do differently on each engine is the connection's plumbing.Dialect."""
+    stores do differently on each engine is the connection's dialect.Dialect."""
 
     ENGINE_ERROR: Type[Exception] = sqlite3.DatabaseError  # engine: the driver's errors
     BEGIN = {True: "BEGIN IMMEDIATE", False: "BEGIN"}  # engine: how a write and a read begin

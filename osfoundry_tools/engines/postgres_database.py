@@ -1,7 +1,7 @@
 """A store's database on PostgreSQL: the same transactions, marks and promises as database.py's sqlite file, and
 every statement that PostgreSQL needs written differently, in this one module.
 
-Layer: above database.py (whose Database it extends), below engines.py and the stores. It is imported only when a
+Layer: engines, beside database.py (whose Database it extends), below opening.py and the stores. It is imported only when a
 store is opened on a postgresql:// URL, and it imports the driver, psycopg 3 (the ecosystem's standard), only then.
 The stores' own SQL is written once, in sqlite's words ('?' and ':name' parameters); a PostgresConnection runs it
 with psycopg's. What differs is here:
@@ -103,7 +103,7 @@ def schema_of(layout: Layout) -> str:
 
 
 # ---------------------------------------------------------------------------
-# The statements that differ, as the stores and plumbing ask for them (plumbing.Dialect).
+# The statements that differ, as the stores and the core ask for them (dialect.Dialect).
 
 EVENT_APPEND = (
     "WITH head AS (INSERT INTO event_heads (resource_id, last_sequence) VALUES (?, 1) ON CONFLICT (resource_id) "

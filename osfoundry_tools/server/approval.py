@@ -1,10 +1,10 @@
 """A person approves every agent write: what the server asks them, how their answer is read, and the sealed
 requestState that carries a question across the stateless era's round trips.
 
-Layer: the MCP front door, beside mcp_server.py, which calls it for every tools/call of a tool whose annotations
+Layer: server, beside its methods (methods.py), which call it for every tools/call of a tool whose annotations
 do not say readOnlyHint (edit_knowledge_article and edit_record_item) when approval is on: for every caller
 (--approve-writes) or for a token whose grant says "approve_writes": true. It knows the protocol's elicitation
-and the stores' previews (plumbing.AgentTools.preview), not the stores themselves.
+and the stores' previews (agent_tools.AgentTools.preview), not the stores themselves.
 
 Glossary:
   approval       a person's answer to one request: approve or decline (with an optional reason); there is no
@@ -142,7 +142,7 @@ def item_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str
 
 
 def shown(value: str) -> str:
-    """A field's value in quotes, cut to one line; an empty one as plumbing.EMPTY_VALUE, unquoted."""
+    """A field's value in quotes, cut to one line; an empty one as agent_tools.EMPTY_VALUE, unquoted."""
     return EMPTY_VALUE if value == EMPTY_VALUE else f'"{cut(value)}"'
 
 

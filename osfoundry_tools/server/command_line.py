@@ -62,7 +62,7 @@ class OneRecordALine(logging.Formatter):
 
 
 def caller_name(text: str) -> str:
-    """A caller's name: 1 to plumbing.ID_CHARACTERS printable characters, as a store takes it."""
+    """A caller's name: 1 to checks.ID_CHARACTERS printable characters, as a store takes it."""
     if not 0 < len(text) <= checks.ID_CHARACTERS or not text.isprintable():
         raise argparse.ArgumentTypeError(f"{text!r} is not a caller name of 1 to {checks.ID_CHARACTERS} printable "
                                          "characters")

@@ -181,7 +181,7 @@ class Tools:
 
     def preview(self, name: str, arguments: Dict[str, Any],
                 grant: Optional[tokens.Grant] = None) -> agent_tools.Preview:
-        """What a write would answer and change if it ran now (plumbing.AgentTools.preview), under the workspace
+        """What a write would answer and change if it ran now (agent_tools.AgentTools.preview), under the workspace
         lock, on the store's own connection, as the caller sees it; nothing is written."""
         with self.lock:
             return self.as_caller(self.route[name], grant).preview(name, arguments)

@@ -1,7 +1,7 @@
 """MCP's Streamable HTTP transport for the MCP server: one endpoint, /mcp, where each POST carries one message.
 
-Layer: a transport under mcp_server, beside its stdio loop; it knows HTTP and bearer tokens, not the
-tools. mcp_server hands it a `handle` that answers one parsed message; this module decides only who may
+Layer: server, a transport beside stdio.py; it knows HTTP and bearer tokens, not the tools. The
+command hands it a `handle` that answers one parsed message; this module decides only who may
 ask, whether the request is well formed, and which HTTP status carries the answer.
 
 Glossary (the MCP specification's transports page and security section, revisions 2025-11-25 and 2026-07-28):
@@ -10,7 +10,7 @@ Glossary (the MCP specification's transports page and security section, revision
   origin          a browser's Origin header; one that is not allowed is refused (403) against DNS rebinding
   host            the Host header; on a server bound to a loopback address it must name a loopback host (421)
   bearer token    the secret after "Authorization: Bearer "; Tokens turns it into a grant or refuses it (401)
-  grant           what a token allows (mcp_tokens.Grant), passed to `handle` with each message
+  grant           what a token allows (tokens.Grant), passed to `handle` with each message
   metadata        the RFC 9728 protected-resource document that tells a client how to authenticate
 
 Before any of that, http_front.py reads each request within its limits (connections, head and body sizes, a

@@ -1,8 +1,9 @@
 """Bearer tokens for the server's HTTP transport: a file maps each token to the grant of the agent that presents it.
 
-Layer: just above plumbing.py (whose WRITE_SCOPE it names), beside database.py; mcp_http.py and
-mcp_server.py (`--http HOST:PORT --tokens FILE`) ask it which grant a request's token carries.
-The file is JSON, an object from each token to its grant:
+Layer: server, just above the core (whose WRITE_SCOPE it names); the HTTP transport (streamable_http.py)
+and the command (`--http HOST:PORT --tokens FILE`) ask it which grant a request's token carries. A grant
+lists each store's resources under the key the store declares (its GRANT_KEY: knowledge_bases, channels),
+kept by resource type. The file is JSON, an object from each token to its grant:
 
   {"s3cr3t-token-for-alice": {"caller": "alice", "knowledge_bases": ["kb-support"], "channels": ["bugs"],
                               "scopes": ["osfoundry:write"]},
@@ -19,8 +20,8 @@ too deep for the parser included, costs the same one line.
 
 Glossary:
   token     the secret an agent sends as `Authorization: Bearer TOKEN`: 16 to 512 visible ASCII characters
-  grant     what a token lets its agent do: its caller, the knowledge bases and channels it may use
-            (None: every one; left out of the file: none), its OAuth scopes (none: read only), and whether
+  grant     what a token lets its agent do: its caller, the resources of each store it may use
+            ("*": every one; left out of the file: none), its OAuth scopes (none: read only), and whether
             a person must approve each of its writes (approve_writes; as --approve-writes does for every token)
   caller    whose idempotency keys these are; two tokens may share one (a rotation: old and new both work)
   entry     one token and its grant, numbered from 1 in the order the file lists them

@@ -62,7 +62,7 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = wall_
     does not hold yet. With fill=False (a worker of --workers, whose parent filled the databases) only open: no
     source is read again and nothing is written.
 
-    The sources are read and checked before any database is opened: content_files.ContentError leaves every
+    The sources are read and checked before any database is opened: own_content.ContentError leaves every
     file as it was. Serving HTTP, where requests are answered at once, each store of a file or a PostgreSQL
     database also opens its connections for reads (open_readers; over stdio, answered one at a time, reads would
     gain nothing by them); one that cannot be opened fails the start with database.UnusableFile, in one line."""

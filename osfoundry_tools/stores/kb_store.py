@@ -4,8 +4,9 @@ Layer: a store. Agents reach it only through `call_tool` (search_knowledge_base,
 read_knowledge_article, edit_knowledge_article, poll_resource_events); people
 reach it through plain methods (create_article, save_article, unpublish_article,
 publish_article, add_views). Names, required arguments, limits and annotations are
-the published ones (SPEC §1.1); result shapes and the ranking are this
-reconstruction's own.
+the published ones (docs/knowledge-base-store.md lists them); result shapes and the
+ranking are this reconstruction's own. The search is kb_search.py's; what every store
+shares, in core/.
 
 Glossary:
   knowledge base   a collection of articles with one event log; IDs are strings
@@ -387,7 +388,7 @@ class KnowledgeBaseStore(AgentTools):
         return {"citation": citation(kb, article_id, version)}
 
     def _as_people_see(self, name: str, arguments: Any) -> Optional[Dict[str, Any]]:
-        """An edit's article as a person reads it (plumbing.Preview's subject), if this caller may see it."""
+        """An edit's article as a person reads it (agent_tools.Preview's subject), if this caller may see it."""
         if name != EDIT_KNOWLEDGE_ARTICLE.name or not isinstance(arguments, dict):
             return None
         kb, article_id = arguments.get("knowledge_base_id"), arguments.get("article_id")

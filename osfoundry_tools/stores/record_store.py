@@ -4,9 +4,9 @@ Layer: a store. Agents reach it only through `call_tool` (list_record_items,
 read_record_item, edit_record_item, poll_resource_events with resource_type
 "record"); people reach it through plain methods (create_channel, create_item,
 edit_item, delete_item). Names, required arguments, limits, annotations and the
-edit tool's securitySchemes are the published ones (SPEC §1.2); result shapes,
-previews and validation rules are this reconstruction's own. Field types and
-rejections live in record_fields.py.
+edit tool's securitySchemes are the published ones (docs/record-store.md lists them);
+result shapes, previews and validation rules are this reconstruction's own. Field
+types and rejections live in record_fields.py; what every store shares, in core/.
 
 Glossary:
   record channel  a table people define: a schema of typed fields and its items
@@ -419,7 +419,7 @@ class RecordStore(AgentTools):
         return {"item_id": row["id"], "version": version}
 
     def _as_people_see(self, name: str, arguments: Any) -> Optional[Dict[str, Any]]:
-        """An edit's item as a person reads it (plumbing.Preview's subject): each field this caller may see, by
+        """An edit's item as a person reads it (agent_tools.Preview's subject): each field this caller may see, by
         label, options by their labels; formulas left out (they change with the clock, not with an edit)."""
         if name != EDIT_RECORD_ITEM.name or not isinstance(arguments, dict):
             return None
