@@ -24,16 +24,13 @@ import random
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from benchmark import engines
-from osfoundry_tools.content import own_content
-from osfoundry_tools.content import help_center
-from osfoundry_tools.stores import kb_sections
-from osfoundry_tools.core import dialect
-from osfoundry_tools.stores import kb_search
-from osfoundry_tools.stores import kb_store
 from lab.experiments import table
-from osfoundry_tools.server import command_line
+from osfoundry_tools.content import help_center, own_content
+from osfoundry_tools.core import dialect
 from osfoundry_tools.server import methods
+from osfoundry_tools.server.options import parse_options
 from osfoundry_tools.server.workspace import Workspace, open_workspace
+from osfoundry_tools.stores import kb_search, kb_sections, kb_store
 
 SETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "search_sets")
 FIRST_RESULTS = 4  # the depth of the mean reciprocal rank: what an agent reads before it picks a page
@@ -111,7 +108,7 @@ def same_first(one: Sequence[Sequence[str]], other: Sequence[Sequence[str]]) -> 
 def served(question_set: QuestionSet, kb_db: str) -> Workspace:
     """The set served as `mcp_server.py --kb-from-dir PAGES --kb-db KB_DB` serves it (kb_db: a path, :memory: or
     a postgresql:// URL)."""
-    return open_workspace(command_line.parse_options(["--kb-from-dir", question_set.pages,
+    return open_workspace(parse_options(["--kb-from-dir", question_set.pages,
                                                                "--kb-db", kb_db]))
 
 

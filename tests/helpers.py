@@ -13,11 +13,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from osfoundry_tools.engines import database  # noqa: E402  (needs ROOT on the path)
-from osfoundry_tools.stores import kb_store  # noqa: E402
-from osfoundry_tools.server import command_line  # noqa: E402
-from osfoundry_tools.stores import record_store  # noqa: E402
 from lab.experiments import VARYING_MARKS  # noqa: E402
+from osfoundry_tools.engines import database  # noqa: E402  (needs ROOT on the path)
+from osfoundry_tools.server.options import parse_options
+from osfoundry_tools.stores import (
+    kb_store,  # noqa: E402
+    record_store,  # noqa: E402
+)
 from tests import postgres_helpers  # noqa: E402
 
 UTC = datetime.timezone.utc
@@ -145,7 +147,7 @@ def server_options_refused(argv: Sequence[str]) -> Tuple[Any, str]:
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
         try:
-            command_line.parse_options(list(argv))
+            parse_options(list(argv))
         except SystemExit as exit:
             return exit.code, stderr.getvalue()
     raise AssertionError(f"mcp_server accepted {list(argv)}")

@@ -4,15 +4,12 @@ largest answer, built on purpose, stays under the bound the README states."""
 import json
 import unittest
 
+from osfoundry_tools.content import workload
+from osfoundry_tools.core import checks
+from osfoundry_tools.stores import kb_search, kb_snippets, kb_store, record_fields, record_store
 from tests import helpers
 from tests.helpers import KB, ManualClock, support_store
 from tests.record_helpers import BUGS, bug_store
-from osfoundry_tools.stores import kb_search
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.core import checks
-from osfoundry_tools.stores import record_fields
-from osfoundry_tools.stores import record_store
-from osfoundry_tools.content import workload
 
 KIB = 1024
 # The README's bounds ("What the stores promise"), in UTF-8 bytes of the JSON an MCP client receives.
@@ -79,14 +76,14 @@ class SearchCostTest(unittest.TestCase):
     def test_a_planted_article_gives_a_bounded_snippet_whatever_its_content(self):
         for content in ("a" * 99_999, "ba" * 49_999, "a " * 49_999, WORST * 99_999, "x" * 5_000 + " aa here"):
             with self.subTest(content=content[:6]):
-                quoted = kb_search.snippet(content, "aa " * 66)
-                self.assertLessEqual(len(quoted), kb_search.SNIPPET_CHARACTERS)
-        self.assertEqual(kb_search.snippet("baa " * 10 + "one two three four aardvark", "aa"),
+                quoted = kb_snippets.snippet(content, "aa " * 66)
+                self.assertLessEqual(len(quoted), kb_snippets.SNIPPET_CHARACTERS)
+        self.assertEqual(kb_snippets.snippet("baa " * 10 + "one two three four aardvark", "aa"),
                          "…two three four aardvark")
-        self.assertEqual(kb_search.snippet("x" * 5_000 + " aa here", "aa")[:3], "xxx")  # past the scan: the start
+        self.assertEqual(kb_snippets.snippet("x" * 5_000 + " aa here", "aa")[:3], "xxx")  # past the scan: the start
 
     def test_a_word_found_only_inside_other_words_leaves_the_snippet_at_the_start(self):
-        self.assertEqual(kb_search.snippet("banana bandana", "ana"), "banana bandana")
+        self.assertEqual(kb_snippets.snippet("banana bandana", "ana"), "banana bandana")
 
 
 class LargestAnswersTest(unittest.TestCase):

@@ -16,7 +16,8 @@ import unittest
 from typing import Any, Dict
 
 from osfoundry_tools.content import demo
-from osfoundry_tools.server import approval, command_line, methods, routing, stdio, tokens, workspace
+from osfoundry_tools.server import approval, methods, routing, stdio, tokens, workspace
+from osfoundry_tools.server.options import parse_options
 from tests.helpers import KB, snapshot, support_store
 from tests.record_helpers import BUGS, bug_store, read
 from tests.test_mcp_sdk_modes import HttpServer
@@ -516,7 +517,7 @@ class CommandLineTest(unittest.TestCase):
         """The options exit with status 2 and one line on stderr matching `said`."""
         error = io.StringIO()
         with contextlib.redirect_stderr(error), self.assertRaises(SystemExit) as exited:
-            command_line.parse_options(argv)
+            parse_options(argv)
         self.assertEqual(exited.exception.code, 2)
         self.assertRegex(error.getvalue(), said)
 
@@ -524,7 +525,7 @@ class CommandLineTest(unittest.TestCase):
         for bad, said in (("0", "not a positive number"), ("-1", "not a positive number"),
                           ("86401", "more than a day"), ("soon", "not a positive number")):
             self.refused(["--demo", "--approve-writes", "--approval-timeout", bad], said)
-        options = command_line.parse_options(["--demo", "--approve-writes", "--approval-timeout", "30"])
+        options = parse_options(["--demo", "--approve-writes", "--approval-timeout", "30"])
         self.assertEqual((options.approve_writes, options.approval_timeout), (True, 30.0))
         self.assertEqual(len(options.approval_key), approval.KEY_BYTES)
 
@@ -539,7 +540,7 @@ class CommandLineTest(unittest.TestCase):
         self.refused(["--demo", "--approval-key-file", path], "at least 16 bytes")
         with open(path, "w") as file:
             file.write("0123456789abcdef0123456789abcdef\n")
-        options = command_line.parse_options(["--demo", "--approval-key-file", path])
+        options = parse_options(["--demo", "--approval-key-file", path])
         self.assertEqual(options.approval_key, b"0123456789abcdef0123456789abcdef")
         if os.name == "posix":
             os.chmod(path, 0o644)

@@ -22,7 +22,8 @@ from osfoundry_tools.content import demo
 from osfoundry_tools.core import rejections
 from osfoundry_tools.core.tools import SHARED_WRITE, WRITE_SCOPE
 from osfoundry_tools.engines import database, opening
-from osfoundry_tools.server import command_line, routing, tokens
+from osfoundry_tools.server import routing, tokens
+from osfoundry_tools.server.options import parse_options
 from osfoundry_tools.server.workspace import open_workspace
 from osfoundry_tools.stores import kb_store, resource_events
 from tests import postgres_helpers
@@ -48,7 +49,7 @@ def open_served(test, *extra):
     folder = tempfile.TemporaryDirectory()
     test.addCleanup(folder.cleanup)
     kb_db, records_db = locations(folder.name)
-    options = command_line.parse_options(["--demo", "--kb-db", kb_db, "--records-db", records_db,
+    options = parse_options(["--demo", "--kb-db", kb_db, "--records-db", records_db,
                                         "--http", "127.0.0.1:0", *extra])
     workspace = open_workspace(options)
     test.addCleanup(workspace.close)
@@ -384,7 +385,7 @@ class OpenAndCloseTest(unittest.TestCase):
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
         kb_db, records_db = locations(folder.name)
-        workspace = open_workspace(command_line.parse_options(["--demo", "--kb-db", kb_db,
+        workspace = open_workspace(parse_options(["--demo", "--kb-db", kb_db,
                                                                         "--records-db", records_db]))
         self.addCleanup(workspace.close)
         self.assertEqual(workspace.readers, {})
@@ -396,7 +397,7 @@ class InMemoryTest(unittest.TestCase):
     """A store in memory has one connection no other can open: its reads take the workspace lock, as before."""
 
     def test_reads_of_a_store_in_memory_wait_for_the_lock(self):
-        workspace = open_workspace(command_line.parse_options(["--demo", "--http", "127.0.0.1:0"]))
+        workspace = open_workspace(parse_options(["--demo", "--http", "127.0.0.1:0"]))
         self.addCleanup(workspace.close)
         self.assertEqual(workspace.readers, {})
         self.assertIn("reads under the workspace lock (in memory): knowledge_base, record", workspace.description)
@@ -413,7 +414,7 @@ class InMemoryTest(unittest.TestCase):
     def test_a_file_beside_one_in_memory_gets_readers_of_its_own(self):
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
-        workspace = open_workspace(command_line.parse_options(
+        workspace = open_workspace(parse_options(
             ["--demo", "--records-db", os.path.join(folder.name, "r.db"), "--http", "127.0.0.1:0"]))
         self.addCleanup(workspace.close)
         self.assertEqual(set(workspace.readers), {"record"})

@@ -15,16 +15,14 @@ import sys
 import tempfile
 import unittest
 
+from osfoundry_tools.content import demo, own_content
+from osfoundry_tools.core import rejections
+from osfoundry_tools.server.options import parse_options
+from osfoundry_tools.server.workspace import instructions_for, open_workspace
+from osfoundry_tools.stores import kb_store, record_store
 from tests.helpers import ROOT, assert_server_refuses, server_options_refused, snapshot
 from tests.test_mcp_server import SERVER, WAIT, ServerProcess, rejection
 from tests.test_special_files import listing, server_refusal
-from osfoundry_tools.content import own_content
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.content import demo
-from osfoundry_tools.server import command_line
-from osfoundry_tools.server.workspace import instructions_for, open_workspace
-from osfoundry_tools.core import rejections
-from osfoundry_tools.stores import record_store
 
 EXAMPLES = os.path.join(ROOT, "examples")
 HELP_CENTER = os.path.join(EXAMPLES, "help-center")
@@ -493,7 +491,7 @@ class DatabaseFilesTest(unittest.TestCase):
         self.kb_db, self.records_db = self.files.path("kb.db"), self.files.path("records.db")
 
     def open(self, *argv):
-        workspace = open_workspace(command_line.parse_options(list(argv)))
+        workspace = open_workspace(parse_options(list(argv)))
         self.addCleanup(workspace.close)
         return workspace
 
@@ -512,7 +510,7 @@ class DatabaseFilesTest(unittest.TestCase):
             self.assertFalse(kb.has_knowledge_base("help") or records.has_channel("feature"))
 
     def test_content_is_written_once_and_served_as_found_with_peoples_changes_after_a_restart(self):
-        first = open_workspace(command_line.parse_options(self.files_argv()))
+        first = open_workspace(parse_options(self.files_argv()))
         self.assertIn("knowledge base help-center from ", first.description)
         self.assertIn("(7 published articles, 1 draft)", first.description)
         self.assertNotIn("served as found", first.description)
@@ -531,7 +529,7 @@ class DatabaseFilesTest(unittest.TestCase):
                       second.description)
 
     def test_a_database_that_holds_the_demo_gets_the_content_it_lacks_beside_it(self):
-        open_workspace(command_line.parse_options(["--demo", "--kb-db", self.kb_db])).close()
+        open_workspace(parse_options(["--demo", "--kb-db", self.kb_db])).close()
         workspace = self.open("--demo", "--kb-db", self.kb_db, "--kb-from-dir", HELP_CENTER)
         kb = workspace.stores["knowledge_base"]
         self.assertEqual(kb.article("help-center", "export-notes")["title"], "Export your notes")
@@ -543,13 +541,13 @@ class DatabaseFilesTest(unittest.TestCase):
         rows, fields = self.files.channel("requests.csv", "title,status\nA,new\nB,Doing\n")
         argv = ["--records-db", self.records_db, "--channel-from", rows, fields]
         with self.assertRaisesRegex(own_content.ContentError, r"requests\.csv:3: values\.status"):
-            open_workspace(command_line.parse_options(argv))
+            open_workspace(parse_options(argv))
         self.assertFalse(os.path.exists(self.records_db))
-        open_workspace(command_line.parse_options(["--demo", "--records-db", self.records_db])).close()
+        open_workspace(parse_options(["--demo", "--records-db", self.records_db])).close()
         with open(self.records_db, "rb") as file:
             before = hashlib.sha256(file.read()).hexdigest()
         with self.assertRaises(own_content.ContentError):
-            open_workspace(command_line.parse_options(argv))
+            open_workspace(parse_options(argv))
         with open(self.records_db, "rb") as file:
             self.assertEqual(hashlib.sha256(file.read()).hexdigest(), before)
 
@@ -557,7 +555,7 @@ class DatabaseFilesTest(unittest.TestCase):
         parent = {"key": "parent", "type": "relation", "related_channel_id": "a"}
         a = self.files.channel("a.csv", "title,status\nA,new\n")
         b = self.files.channel("b.csv", 'title,status,parent\nB,new,"[""itm-00001""]"\n', [TITLE, STATUS, parent])
-        first = open_workspace(command_line.parse_options(["--records-db", self.records_db,
+        first = open_workspace(parse_options(["--records-db", self.records_db,
                                                                     "--channel-from", *a]))
         first.stores["record"].delete_item("a", "itm-00001")  # a person's change the files know nothing of
         first.close()
@@ -565,7 +563,7 @@ class DatabaseFilesTest(unittest.TestCase):
                 "--channel-from", *a, "--channel-from", *b]
         with self.assertRaisesRegex(own_content.ContentError, r'b\.csv:2: values\.parent must name items that '
                                                                 r'exist in record channel "a"'):
-            open_workspace(command_line.parse_options(argv))
+            open_workspace(parse_options(argv))
         with record_store.connect(self.records_db) as records, kb_store.connect(self.kb_db) as kb:
             self.assertEqual(records.item_ids("b"), [])
             with self.assertRaises(rejections.NotFound):
@@ -647,19 +645,19 @@ class ServerOptionsTest(unittest.TestCase):
     def test_content_options_alone_are_something_to_serve(self):
         for argv in (["--kb-from-dir", HELP_CENTER], ["--channel-from", *REQUESTS]):
             with self.subTest(argv=argv):
-                options = command_line.parse_options(argv)
+                options = parse_options(argv)
                 self.assertEqual((options.kb_db, options.records_db, options.demo), (None, None, False))
         self.assertIn("--kb-from-dir", server_options_refused([])[1])
 
     def test_help_explains_both_content_options(self):
         stdout = io.StringIO()
         with contextlib.redirect_stdout(stdout), self.assertRaises(SystemExit):
-            command_line.parse_options(["--help"])
+            parse_options(["--help"])
         self.assertIn("--kb-from-dir DIR", stdout.getvalue())
         self.assertIn("--channel-from ROWS FIELDS", stdout.getvalue())
 
     def test_grants_still_decide_the_ids_the_instructions_name(self):
-        options = command_line.parse_options(["--kb-from-dir", HELP_CENTER, "--grant-kb", "kb-x"])
+        options = parse_options(["--kb-from-dir", HELP_CENTER, "--grant-kb", "kb-x"])
         self.assertIn("knowledge base IDs: kb-x.", instructions_for(options))
 
 

@@ -5,15 +5,12 @@ import os
 import tempfile
 import unittest
 
-from tests.helpers import store_definitions
-from osfoundry_tools.content import help_center
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.content import demo
-from osfoundry_tools.server import command_line
+from osfoundry_tools.content import demo, help_center
+from osfoundry_tools.core import checks, rejections
+from osfoundry_tools.server.options import parse_options
 from osfoundry_tools.server.workspace import open_workspace
-from osfoundry_tools.core import checks
-from osfoundry_tools.core import rejections
-from osfoundry_tools.stores import record_store
+from osfoundry_tools.stores import kb_store, record_store
+from tests.helpers import store_definitions
 
 KB = demo.KNOWLEDGE_BASE
 
@@ -32,7 +29,7 @@ def schemas_in(schema, where):
 class DemoQuestionsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.workspace = open_workspace(command_line.parse_options(["--demo"]))
+        cls.workspace = open_workspace(parse_options(["--demo"]))
         cls.tools = cls.workspace.tools()
         plan = demo.draw_plan(demo.SEED)
         cls.subject_of = {a.article_id: a.written.subject for a in plan.articles}
@@ -97,7 +94,7 @@ class DemoFilesTest(unittest.TestCase):
             with kb_store.connect(kb_path) as kb, record_store.connect(records_path) as records:
                 self.assertFalse(kb.has_knowledge_base(KB))
                 self.assertFalse(records.has_channel(demo.CHANNEL))
-            workspace = open_workspace(command_line.parse_options(
+            workspace = open_workspace(parse_options(
                 ["--demo", "--kb-db", kb_path, "--records-db", records_path]))  # the next start writes it whole
             self.addCleanup(workspace.close)
             self.assertEqual(len(workspace.stores["record"].item_ids(demo.CHANNEL)), demo.ITEMS)

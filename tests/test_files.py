@@ -10,15 +10,14 @@ import tempfile
 import time
 import unittest
 
+from osfoundry_tools.content import workload
+from osfoundry_tools.engines import database
+from osfoundry_tools.engines.database import UnusableFile
+from osfoundry_tools.server.options import same_file
+from osfoundry_tools.stores import kb_store, record_store
 from tests import helpers
 from tests.helpers import KB, ROOT, support_store
 from tests.record_helpers import BUGS, bug_store
-from osfoundry_tools.engines.database import UnusableFile
-from osfoundry_tools.engines import database
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.server import command_line
-from osfoundry_tools.stores import record_store
-from osfoundry_tools.content import workload
 
 
 def file_bytes(path):
@@ -258,7 +257,7 @@ class ServerFilesTest(Folder):
     def test_a_hard_link_to_one_file_is_not_two_databases(self):
         kb_path, _ = self.kb_file()
         os.link(kb_path, self.path("linked.db"))
-        self.assertTrue(command_line.same_file(kb_path, self.path("linked.db")))
+        self.assertTrue(same_file(kb_path, self.path("linked.db")))
         done = self.run_server("--kb-db", kb_path, "--records-db", self.path("linked.db"))
         self.assertEqual(done.returncode, 2)
         self.assertRegex(done.stderr, r"^mcp_server.py: error: --kb-db and --records-db must be different files")

@@ -8,14 +8,13 @@ import sqlite3
 import tempfile
 import unittest
 
+from osfoundry_tools.core import checks
+from osfoundry_tools.server.options import parse_options
+from osfoundry_tools.server.workspace import open_workspace
+from osfoundry_tools.stores import kb_store, record_store
 from tests import helpers
 from tests.helpers import KB, ManualClock, snapshot
 from tests.record_helpers import BUGS, bug_store, edit, page, read
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.server import command_line
-from osfoundry_tools.server.workspace import open_workspace
-from osfoundry_tools.core import checks
-from osfoundry_tools.stores import record_store
 
 PUBLIC, HR = "kb-public", "kb-hr"
 
@@ -87,12 +86,12 @@ class KeyScopeTest(unittest.TestCase):
                 kb_store.connect(caller=caller)
 
     def test_the_server_serves_the_caller_it_is_given(self):
-        options = command_line.parse_options(["--demo", "--caller", "ops-bot"])
+        options = parse_options(["--demo", "--caller", "ops-bot"])
         workspace = open_workspace(options)
         self.addCleanup(workspace.close)
         self.assertEqual({kind: store.caller for kind, store in workspace.stores.items()},
                          {"knowledge_base": "ops-bot", "record": "ops-bot"})
-        self.assertEqual(command_line.parse_options(["--demo"]).caller, "agent")
+        self.assertEqual(parse_options(["--demo"]).caller, "agent")
 
 
 class OlderRecordFilesTest(unittest.TestCase):

@@ -12,15 +12,12 @@ import json
 import logging
 import unittest
 
+from osfoundry_tools.core import checks, rejections
+from osfoundry_tools.server import command_line, methods, stdio, workspace
+from osfoundry_tools.server.options import parse_options
 from tests import helpers
 from tests.helpers import KB, support_store
 from tests.record_helpers import BUGS, bug_store
-from osfoundry_tools.server import command_line
-from osfoundry_tools.server import methods
-from osfoundry_tools.server import stdio
-from osfoundry_tools.server import workspace
-from osfoundry_tools.core import checks
-from osfoundry_tools.core import rejections
 
 
 def nested(depth, inner=1):
@@ -144,7 +141,7 @@ class HostileArgumentsTest(unittest.TestCase):
 
 class HostileProtocolTest(unittest.TestCase):
     def setUp(self):
-        options = command_line.parse_options(["--demo"])
+        options = parse_options(["--demo"])
         self.workspace = workspace.open_workspace(options)
         self.addCleanup(self.workspace.close)
         self.server = methods.Server(self.workspace.tools())

@@ -5,8 +5,6 @@ Real servers on 127.0.0.1 in threads (tests.test_mcp_http's ServerCase), clients
 the wire matter; every socket has a timeout, and no test asserts how fast anything is.
 """
 
-from tests.helpers import ROOT, assert_server_refuses
-
 import http.client
 import json
 import logging
@@ -23,10 +21,10 @@ import unittest
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
-from osfoundry_tools.server import http_front
-from osfoundry_tools.server import streamable_http
-from osfoundry_tools.server import command_line
+from osfoundry_tools.server import http_front, streamable_http
 from osfoundry_tools.server.http_front import Limits
+from osfoundry_tools.server.options import limit_flag, parse_options
+from tests.helpers import ROOT, assert_server_refuses
 from tests.test_mcp_http import FakeHandler, ServerCase, request
 
 TIMEOUT = 10  # seconds, on every socket of these tests
@@ -433,13 +431,13 @@ class LimitsTest(unittest.TestCase):
 
 class OptionsTest(unittest.TestCase):
     def test_each_limit_has_an_option_read_into_the_limits(self):
-        options = command_line.parse_options(["--demo", "--http", "0", "--http-backlog", "2048",
+        options = parse_options(["--demo", "--http", "0", "--http-backlog", "2048",
                                             "--http-max-connections", "9", "--http-max-request-line", "2KiB",
                                             "--http-max-header-bytes", "32KiB", "--http-max-headers", "50",
                                             "--http-max-body", "1MiB", "--http-body-budget", "8MiB",
                                             "--http-request-seconds", "2.5", "--http-idle-seconds", "7"])
         self.assertEqual(options.http_limits, Limits(2048, 9, 2048, 32768, 50, 1024 ** 2, 8 * 1024 ** 2, 2.5, 7))
-        self.assertEqual(command_line.parse_options(["--demo", "--http", "0"]).http_limits, Limits())
+        self.assertEqual(parse_options(["--demo", "--http", "0"]).http_limits, Limits())
 
     def test_limits_without_http_or_that_cannot_serve_are_refused_in_one_line(self):
         assert_server_refuses(self, {
@@ -459,7 +457,7 @@ class OptionsTest(unittest.TestCase):
             shown = http_front.size(default) if unit == "BYTES" else f"{default:g}"
             shown += " s" if unit == "SECONDS" else ""
             with self.subTest(field=field):
-                self.assertIn(f"| {shown} | `{command_line.limit_flag(field)} {unit}` |", text)
+                self.assertIn(f"| {shown} | `{limit_flag(field)} {unit}` |", text)
         self.assertEqual(list(http_front.LIMITS_EXPLAINED), list(Limits._fields))
 
     def test_the_startup_line_states_the_limits_in_effect(self):

@@ -11,17 +11,15 @@ import time
 import unittest
 from unittest import mock
 
+from osfoundry_tools.content import demo, own_content
+from osfoundry_tools.server import command_line, http_workers
+from osfoundry_tools.server.options import parse_options
+from osfoundry_tools.server.workspace import open_workspace
+from osfoundry_tools.stores import kb_store, record_store
 from tests import test_http_processes
 from tests.helpers import assert_server_refuses
 from tests.test_concurrent_reads import locations
 from tests.test_mcp_server_http import Agent, HttpServer
-from osfoundry_tools.server import http_workers
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.content import demo
-from osfoundry_tools.content import own_content
-from osfoundry_tools.server import command_line
-from osfoundry_tools.server.workspace import open_workspace
-from osfoundry_tools.stores import record_store
 
 STOP_SECONDS = 30
 CONNECTIONS = 200  # new connections tried before concluding that one worker never answers
@@ -212,7 +210,7 @@ class RefusedTest(unittest.TestCase):
             self.assertEqual(os.listdir(folder), [])
 
     def test_one_worker_is_the_single_process_server(self):
-        options = command_line.parse_options(["--demo", "--http", "0"])
+        options = parse_options(["--demo", "--http", "0"])
         self.assertEqual(options.workers, 1)
 
 
@@ -232,7 +230,7 @@ class OpenOnlyTest(unittest.TestCase):
     def test_a_worker_writes_nothing_where_its_parent_would_write_the_demo(self):
         with tempfile.TemporaryDirectory() as folder:
             kb_db, records_db = os.path.join(folder, "kb.db"), os.path.join(folder, "records.db")
-            options = command_line.parse_options(["--demo", "--http", "0", "--kb-db", kb_db, "--records-db", records_db,
+            options = parse_options(["--demo", "--http", "0", "--kb-db", kb_db, "--records-db", records_db,
                                                 "--workers", "2"])
             open_workspace(options, fill=False).close()
             with kb_store.connect(kb_db) as kb, record_store.connect(records_db) as records:
@@ -241,7 +239,7 @@ class OpenOnlyTest(unittest.TestCase):
 
     def test_a_worker_does_not_read_the_sources_again(self):
         with tempfile.TemporaryDirectory() as folder:
-            options = command_line.parse_options(["--http", "0", "--kb-db", os.path.join(folder, "kb.db"),
+            options = parse_options(["--http", "0", "--kb-db", os.path.join(folder, "kb.db"),
                                                 "--records-db", os.path.join(folder, "records.db"),
                                                 "--kb-from-dir", folder, "--workers", "2"])
             with mock.patch.object(own_content, "read_content", side_effect=AssertionError("read")):

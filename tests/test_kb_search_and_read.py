@@ -3,10 +3,10 @@
 import re
 import unittest
 
+from osfoundry_tools.stores import kb_snippets
 from tests import helpers
 from tests.helpers import KB, OTHER_KB, support_store
 from tests.postgres_helpers import sqlite_only
-from osfoundry_tools.stores import kb_search
 
 CITATION_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")
 
@@ -187,17 +187,17 @@ class SnippetTest(unittest.TestCase):
     WORDS = " ".join(f"w{n}" for n in range(40))
 
     def test_the_snippet_starts_three_words_before_the_first_query_word_and_says_where_it_was_cut(self):
-        self.assertEqual(kb_search.snippet(self.WORDS, "w20 w30"),
+        self.assertEqual(kb_snippets.snippet(self.WORDS, "w20 w30"),
                          "…" + " ".join(f"w{n}" for n in range(17, 33)) + "…")
 
     def test_a_match_near_the_start_or_in_the_title_only_quotes_from_the_start(self):
         start = " ".join(f"w{n}" for n in range(16)) + "…"
-        self.assertEqual(kb_search.snippet(self.WORDS, "w1"), start)
-        self.assertEqual(kb_search.snippet(self.WORDS, "nowhere"), start)
+        self.assertEqual(kb_snippets.snippet(self.WORDS, "w1"), start)
+        self.assertEqual(kb_snippets.snippet(self.WORDS, "nowhere"), start)
 
     def test_a_word_counts_only_where_a_word_begins_and_a_longer_form_finds_its_stem(self):
-        self.assertEqual(kb_search.snippet("Coupons a b c d e f g pons h", "pons"), "…e f g pons h")
-        self.assertEqual(kb_search.snippet("a b c d e f password resets", "resetting"), "…e f password resets")
+        self.assertEqual(kb_snippets.snippet("Coupons a b c d e f g pons h", "pons"), "…e f g pons h")
+        self.assertEqual(kb_snippets.snippet("a b c d e f password resets", "resetting"), "…e f password resets")
 
     def test_search_results_carry_the_snippet_of_their_content(self):
         store, _, ids = support_store()

@@ -6,12 +6,10 @@ import sqlite3
 import tempfile
 import unittest
 
+from osfoundry_tools.core import idempotency, rejections
+from osfoundry_tools.stores import kb_snippets, kb_store
 from tests import helpers
 from tests.helpers import KB, OTHER_KB, support_store
-from osfoundry_tools.core import rejections
-from osfoundry_tools.stores import kb_search
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.core import idempotency
 
 
 def found(store, query, kb=KB, **more):
@@ -170,7 +168,7 @@ class OlderFilesTest(unittest.TestCase):
                 self.assertEqual(reopened.create_article(KB, "Next", "Text.")["article_id"], "art-00005")
                 connection = reopened.database.connection
                 self.assertEqual(connection.execute("SELECT length(opening) FROM articles WHERE id = 'long'")
-                                 .fetchone()[0], kb_search.OPENING)
+                                 .fetchone()[0], kb_snippets.OPENING)
                 self.assertEqual(connection.execute("PRAGMA user_version").fetchone()[0], kb_store.LAYOUT.version)
                 self.assertEqual(connection.execute("PRAGMA application_id").fetchone()[0],
                                  kb_store.LAYOUT.application_id)

@@ -18,16 +18,14 @@ import threading
 import time
 import unittest
 
-from tests.helpers import ROOT, assert_server_refuses, store_definitions
 from benchmark import round_trips
-from osfoundry_tools.stores import kb_store
 from osfoundry_tools.content import demo
-from osfoundry_tools.server import command_line
+from osfoundry_tools.core import checks, rejections
 from osfoundry_tools.server import stdio
+from osfoundry_tools.server.options import parse_options
 from osfoundry_tools.server.workspace import open_workspace
-from osfoundry_tools.core import checks
-from osfoundry_tools.core import rejections
-from osfoundry_tools.stores import record_store
+from osfoundry_tools.stores import kb_store, record_store
+from tests.helpers import ROOT, assert_server_refuses, store_definitions
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -571,7 +569,7 @@ class DemoWorkspaceTest(unittest.TestCase):
     """What --demo serves, and the flags that shape a workspace (in-process: no server needed)."""
 
     def open(self, *argv):
-        workspace = open_workspace(command_line.parse_options(list(argv)))
+        workspace = open_workspace(parse_options(list(argv)))
         self.addCleanup(workspace.close)
         return workspace
 
@@ -616,7 +614,7 @@ class DemoWorkspaceTest(unittest.TestCase):
         self.addCleanup(temporary.cleanup)
         folder = temporary.name
         argv = ["--demo", "--kb-db", os.path.join(folder, "kb.db"), "--records-db", os.path.join(folder, "r.db")]
-        first = open_workspace(command_line.parse_options(argv))
+        first = open_workspace(parse_options(argv))
         item_id = first.stores["record"].item_ids(CHANNEL)[0]
         first.stores["record"].edit_item(CHANNEL, item_id, {"status": "fixed"})
         first.close()
@@ -630,7 +628,7 @@ class ColleagueChangesTest(unittest.TestCase):
     """What one change of the simulated colleague does, called directly (no thread, no waiting)."""
 
     def setUp(self):
-        self.workspace = open_workspace(command_line.parse_options(["--demo", "--people-edit-every", "60"]))
+        self.workspace = open_workspace(parse_options(["--demo", "--people-edit-every", "60"]))
         self.addCleanup(self.workspace.close)
         self.colleague = self.workspace.colleague
         self.kb, self.records = self.workspace.stores["knowledge_base"], self.workspace.stores["record"]
@@ -704,7 +702,7 @@ class CommandLineTest(unittest.TestCase):
     def test_help_explains_every_flag(self):
         stdout = io.StringIO()
         with contextlib.redirect_stdout(stdout), self.assertRaises(SystemExit) as exit:
-            command_line.parse_options(["--help"])
+            parse_options(["--help"])
         self.assertEqual(exit.exception.code, 0)
         for flag in ("--demo", "--kb-db", "--records-db", "--grant-kb", "--grant-channel", "--no-write-scope",
                      "--rejection-detail", "--people-edit-every", "--seed", "--verbose"):

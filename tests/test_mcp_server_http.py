@@ -13,8 +13,9 @@ import threading
 import time
 import unittest
 
-from tests.helpers import ROOT, server_options_refused
 from osfoundry_tools.content import demo
+from osfoundry_tools.server.options import parse_options
+from tests.helpers import ROOT, server_options_refused
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
 WRITE_TOKEN, READ_TOKEN = "agent-token-with-write-0123456789", "reader-token-read-only-9876543210"
@@ -208,9 +209,8 @@ class OptionsTest(unittest.TestCase):
                     self.assertNotIn(WRITE_TOKEN, message)
 
     def test_a_port_alone_listens_on_loopback(self):
-        from osfoundry_tools.server import command_line
-        self.assertEqual(command_line.parse_options(["--demo", "--http", "8765"]).http, ("127.0.0.1", 8765))
-        self.assertEqual(command_line.parse_options(["--demo", "--http", "[::1]:0"]).http, ("::1", 0))
+        self.assertEqual(parse_options(["--demo", "--http", "8765"]).http, ("127.0.0.1", 8765))
+        self.assertEqual(parse_options(["--demo", "--http", "[::1]:0"]).http, ("::1", 0))
 
     def test_a_port_taken_is_one_line_and_exit_2_with_nothing_written_in_one_process_or_several(self):
         with socket.create_server(("127.0.0.1", 0)) as taken, tempfile.TemporaryDirectory() as folder:

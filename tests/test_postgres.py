@@ -16,19 +16,16 @@ import time
 import unittest
 from unittest import mock
 
+from osfoundry_tools.content import demo
+from osfoundry_tools.core.rejections import Busy
+from osfoundry_tools.engines import database, postgres_database
+from osfoundry_tools.server.options import parse_options
+from osfoundry_tools.stores import kb_search, kb_store, record_store
 from tests import postgres_helpers
 from tests.helpers import KB, ROOT, ManualClock, server_options_refused, support_store
 from tests.postgres_helpers import needs_postgres
 from tests.record_helpers import BUGS, EVERY_TYPE, OPS, bug_store, events
 from tests.test_mcp_server import ServerProcess
-from osfoundry_tools.engines import database
-from osfoundry_tools.stores import kb_search
-from osfoundry_tools.stores import kb_store
-from osfoundry_tools.content import demo
-from osfoundry_tools.server import command_line
-from osfoundry_tools.engines import postgres_database
-from osfoundry_tools.stores import record_store
-from osfoundry_tools.core.rejections import Busy
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
 URL = "postgresql://agent:secret@db.example:5432/osfoundry"
@@ -67,7 +64,7 @@ class DriverTest(unittest.TestCase):
         self.assertEqual(database.shown_location("postgresql:///osfoundry"), "postgresql:///osfoundry")
 
     def test_the_server_takes_one_url_for_both_stores_and_checks_no_folder_for_it(self):
-        options = command_line.parse_options(["--kb-db", URL, "--records-db", URL])
+        options = parse_options(["--kb-db", URL, "--records-db", URL])
         self.assertEqual((options.kb_db, options.records_db), (URL, URL))
         code, message = server_options_refused(["--kb-db", "same.db", "--records-db", "same.db"])
         self.assertEqual(code, 2)

@@ -14,10 +14,10 @@ import tempfile
 import unittest
 from unittest import mock
 
-from tests.helpers import ROOT, assert_server_refuses
 from osfoundry_tools import cli
-from osfoundry_tools.server import command_line
 from osfoundry_tools.server import workspace
+from osfoundry_tools.server.options import parse_options
+from tests.helpers import ROOT, assert_server_refuses
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
 WAIT = 20.0  # seconds a child may take before the test fails instead of hanging
@@ -159,9 +159,9 @@ class DatabaseOptionsTest(Folder):
         self.assertEqual(listing(self.root), [("pipe.db", stat.S_IFIFO)])
 
     def test_a_database_file_that_is_a_link_to_a_regular_file_is_taken(self):
-        workspace.open_workspace(command_line.parse_options(["--kb-db", self.path("kb.db")])).close()
+        workspace.open_workspace(parse_options(["--kb-db", self.path("kb.db")])).close()
         os.symlink("kb.db", self.path("link.db"))
-        options = command_line.parse_options(["--kb-db", self.path("link.db")])
+        options = parse_options(["--kb-db", self.path("link.db")])
         self.assertEqual(options.kb_db, self.path("link.db"))
 
 

@@ -1,5 +1,5 @@
-"""The MCP server's command (mcp_server.py, osfoundry-mcp): its options, checked together, and serving over stdio,
-over HTTP, or from several worker processes.
+"""The MCP server's command (mcp_server.py, osfoundry-mcp, python3 -m osfoundry_tools): serving over stdio, over
+HTTP, or from several worker processes, as its options (options.py) say, and stopping on EOF, SIGTERM or Ctrl-C.
 
 Layer: server, its top.
 """
@@ -8,7 +8,6 @@ import argparse
 import functools
 import logging
 import os
-import secrets
 import signal
 import socket
 import sqlite3
@@ -16,35 +15,18 @@ import sys
 import time
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
-from osfoundry_tools import cli
-from osfoundry_tools.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, OneLineParser, kind_of, run_main
-from osfoundry_tools.content import demo, own_content
-from osfoundry_tools.core import checks, rejections
-from osfoundry_tools.core.tools import DEFAULT_CALLER
+from osfoundry_tools.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, run_main
+from osfoundry_tools.content import own_content
+from osfoundry_tools.core import rejections
 from osfoundry_tools.engines import database
-from osfoundry_tools.server import approval, http_front, http_workers, streamable_http, tokens
+from osfoundry_tools.server import approval, http_workers, streamable_http, tokens
 from osfoundry_tools.server.methods import Server
+from osfoundry_tools.server.options import PROG, parse_options
 from osfoundry_tools.server.protocol import LOGGED_CHARACTERS, PROTOCOL_VERSIONS, STATELESS_VERSIONS
 from osfoundry_tools.server.stdio import serve
-from osfoundry_tools.server.workspace import SERVED, Workspace, open_workspace
-from osfoundry_tools.stores import record_fields, record_store
+from osfoundry_tools.server.workspace import Workspace, open_workspace
 
 log = logging.getLogger("osfoundry.mcp")
-
-
-# ---------------------------------------------------------------------------
-# The command line.
-
-
-def seconds(text: str) -> float:
-    """A positive, finite number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
-    return value
 
 
 class OneRecordALine(logging.Formatter):
@@ -61,289 +43,10 @@ class OneRecordALine(logging.Formatter):
         return text.replace("\n", "\n    | ")
 
 
-def caller_name(text: str) -> str:
-    """A caller's name: 1 to checks.ID_CHARACTERS printable characters, as a store takes it."""
-    if not 0 < len(text) <= checks.ID_CHARACTERS or not text.isprintable():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a caller name of 1 to {checks.ID_CHARACTERS} printable "
-                                         "characters")
-    return text
-
-
-PROG = "mcp_server.py"  # the command's name in its messages, unless started by another name (osfoundry-mcp)
-
-
-def parser(prog: str = PROG) -> argparse.ArgumentParser:
-    """The command line, each option explained."""
-    p = OneLineParser(prog=prog, description=(
-        "Serve the seven osFoundry tools (knowledge bases and record channels) over MCP on stdio: "
-        "newline-delimited JSON-RPC on stdin and stdout, logs on stderr. Give --demo, a database file, "
-        "your own content (--kb-from-dir, --channel-from), or several of them."))
-    p.add_argument("--demo", action="store_true", help=(
-        f"serve a demo workspace: knowledge base {demo.KNOWLEDGE_BASE} (a help centre of {demo.ARTICLES} "
-        f"published articles in English on accounts, billing, integrations and troubleshooting, beside "
-        f"{demo.DRAFTS} drafts and {demo.UNPUBLISHED} unpublished one) and "
-        f"the bug tracker channel {demo.CHANNEL} ({demo.ITEMS} New items); in memory, unless a database "
-        "file below is given, in which case the demo is written into it, whole, if the file does not hold it yet, "
-        "and served as found if it does"))
-    p.add_argument("--kb-db", metavar="PATH", help="a knowledge-base database file, created if absent; several "
-                   "processes may share it (default: in memory); or a postgresql:// URL, which servers on several "
-                   "machines may share (needs psycopg 3)")
-    p.add_argument("--records-db", metavar="PATH", help="a record-channel database file, created if absent "
-                   "(default: in memory), which must differ from --kb-db; or a postgresql:// URL, which may be the "
-                   "same database as --kb-db's (each store keeps a schema of its own)")
-    p.add_argument("--kb-from-dir", metavar="DIR", action="append", help=(
-        "serve a folder of Markdown files as a knowledge base, repeatable: one article per .md file (subfolders "
-        "too), titled by its first '# ' heading (else by its file name), a draft if its front matter says "
-        "draft: true; the knowledge base's ID is the folder's name, each article's its path in the folder without "
-        ".md (lower-cased, other characters as -). Every file is checked before anything is written; with "
-        "--kb-db, it is written into the file only if that knowledge base is not there yet (one that is, is served "
-        "as found)"))
-    p.add_argument("--channel-from", metavar=("ROWS", "FIELDS"), nargs=2, action="append", help=(
-        "serve a record channel, repeatable: ROWS a CSV file (a header row of field keys, one item per row) or "
-        "a JSON Lines file (.jsonl, one object per line), FIELDS a JSON file of its field definitions (a list "
-        "as create_channel takes them, or {\"name\": ..., \"fields\": [...]}); the channel's ID is ROWS's "
-        "name without extension. Every row is checked before anything is written; with --records-db, it is "
-        "written into the file only if that channel is not there yet (one that is, is served as found)"))
-    p.add_argument("--grant-kb", metavar="ID", action="append", help="a knowledge base the agent may use; "
-                   "repeat for several (default: all); others answer not_found, as if absent")
-    p.add_argument("--grant-channel", metavar="ID", action="append", help="a record channel the agent may use; "
-                   "repeat for several (default: all)")
-    p.add_argument("--no-write-scope", dest="scopes", action="store_const", const=(),
-                   default=(record_store.WRITE_SCOPE,), help=f"connect without the {record_store.WRITE_SCOPE} "
-                   "OAuth scope: edit_record_item then answers forbidden (reads need no scope)")
-    p.add_argument("--rejection-detail", choices=record_fields.DETAILS, default="labels", help=(
-        "how much a failed record edit says: terse (the code only), field (the keys), values (what each allows), "
-        "labels (also each option's label; the default)"))
-    p.add_argument("--people-edit-every", metavar="SECONDS", type=seconds, help=(
-        "with --demo: every SECONDS, a simulated colleague saves a random published article and moves a random "
-        "item (new status or owner), so the agent meets stale citations and version conflicts"))
-    p.add_argument("--seed", type=int, help=f"with --demo: the seed the demo's content is drawn from (default "
-                   f"{demo.SEED})")
-    p.add_argument("--caller", metavar="NAME", type=caller_name, default=DEFAULT_CALLER, help=(
-        "who the agent is: its idempotency keys are its own, so two servers with different callers on one "
-        f"database never meet each other's keys (default {DEFAULT_CALLER})"))
-    p.add_argument("--durability", choices=tuple(database.DURABILITY), default=database.DURABILITY_DEFAULT, help=(
-        "full: every acknowledged edit survives a power cut (the default); normal: faster, an edit survives the "
-        "server being killed, but a power cut may lose the last ones"))
-    p.add_argument("--read-only", action="store_true", help=(
-        "serve the database files for reading only: searches, reads, listings and polls work, edits answer "
-        "read_only (a file this process may not write is served so anyway)"))
-    p.add_argument("--http", metavar="[HOST:]PORT", type=http_address, help=(
-        "serve MCP's Streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to 127.0.0.1; port 0 "
-        "picks a free one, logged at startup); a HOST other than a loopback address needs --tokens"))
-    p.add_argument("--tokens", metavar="FILE", help=(
-        "with --http: a JSON file mapping each bearer token to its grant, {\"TOKEN\": {\"caller\": NAME, "
-        "\"knowledge_bases\": [IDs] or \"*\", \"channels\": [IDs] or \"*\", \"scopes\": [\"osfoundry:write\"]}}; "
-        "a request without a valid token is refused (401). It replaces --grant-kb, --grant-channel, "
-        "--no-write-scope and --caller, and must not be readable by other users (chmod 600)"))
-    p.add_argument("--allow-origin", metavar="ORIGIN", action="append", help=(
-        "with --http: a browser Origin allowed besides the loopback ones, e.g. https://app.example (repeatable); "
-        "requests from any other Origin are refused (403), against DNS rebinding"))
-    p.add_argument("--workers", metavar="N", type=workers, default=1, help=(
-        f"with --http: serve from N processes sharing the port, 1 to {http_workers.MAX_WORKERS} (default 1); each "
-        "opens the databases itself, so they must be files or PostgreSQL, and each has the limits below. One "
-        "process runs Python one thread at a time: more workers serve more calls at once, up to the cores"))
-    p.add_argument("--approve-writes", action="store_true", help=(
-        "put every agent write (edit_knowledge_article, edit_record_item) to a person before it is saved, through "
-        "MCP elicitation: the request shows the change, the person approves or declines, and nothing is saved "
-        "without an approval of that exact change. A client that cannot ask its user gets every write refused. "
-        "With --tokens, a token's \"approve_writes\": true holds that token's agent alone"))
-    p.add_argument("--approval-timeout", metavar="SECONDS", type=approval_seconds, default=approval.APPROVAL_SECONDS,
-                   help=f"how long a person may take to answer an approval request, up to a day (default "
-                   f"{approval.APPROVAL_SECONDS:g}); past it the write is answered declined (no answer) and nothing "
-                   "is saved")
-    p.add_argument("--approval-key-file", metavar="FILE", help=(
-        "a private file (chmod 600) holding the key, 16 bytes or more, that seals approval requests "
-        "(MCP 2026-07-28's requestState): servers given the same file accept each other's, so several "
-        "machines can serve one workspace. Default: a random key per server start, which its --workers share"))
-    p.add_argument("--verbose", action="store_true", help="log every message received on stderr")
-    limits = p.add_argument_group("limits of the HTTP server", "with --http: what clients, authenticated or not, "
-                                  "can make the server hold; BYTES as 4096, 16KiB or 4MiB")
-    for field, (unit, meaning) in http_front.LIMITS_EXPLAINED.items():
-        default = getattr(http_front.Limits(), field)
-        shown = http_front.size(default) if unit == "BYTES" else f"{default:g}"
-        limits.add_argument(limit_flag(field), metavar=unit, type=functools.partial(limit_value, unit),
-                            help=f"{meaning} (default {shown})")
-    return p
-
-
-def approval_seconds(text: str) -> float:
-    """--approval-timeout: a positive number of seconds up to a day."""
-    value = seconds(text)
-    if value > 86_400:
-        raise argparse.ArgumentTypeError(f"{text!r} is more than a day (86400 seconds)")
-    return value
-
-
-def check_approval(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
-    """The key that seals approval requests, read now (one line if the file is refused), else made for this start
-    (before any worker is forked, so that all share it)."""
-    if options.approval_key_file is None:
-        options.approval_key = secrets.token_bytes(approval.KEY_BYTES)
-        return
-    try:
-        options.approval_key = approval.load_key(options.approval_key_file, read_private_key)
-    except OSError as error:
-        p.error(f"--approval-key-file: {options.approval_key_file}: {error.strerror or error}")
-    except ValueError as error:
-        p.error(f"--approval-key-file: {error}")
-
-
-def read_private_key(path: str) -> bytes:
-    """A key file's bytes: a regular file of 4 KiB at most that no other user may read (as a token file)."""
-    try:
-        return cli.read_file(path, 4096, lambda status: tokens.check_private(path, status.st_mode))
-    except cli.FileTooLarge:
-        raise ValueError(f"{path} is larger than 4 KiB: a key file holds one key") from None
-    except cli.FileRefused as refused:
-        raise ValueError(f"{path}: {refused}; give the path of a file holding the key") from None
-    except ValueError as refused:
-        raise ValueError(f"{path} {refused}") from None
-
-
 def approvals_for(options: argparse.Namespace) -> approval.Approvals:
     """Who must have a person approve each write: every caller with --approve-writes, else only tokens that say
     approve_writes."""
     return approval.Approvals(approval.Seal(options.approval_key), options.approve_writes, options.approval_timeout)
-
-
-def workers(text: str) -> int:
-    """--workers' N."""
-    count = http_workers.worker_count(text)
-    if count is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of workers from 1 to "
-                                         f"{http_workers.MAX_WORKERS}")
-    return count
-
-
-def limit_flag(field: str) -> str:
-    """The option of one of http_front.Limits: --http-max-connections for max_connections."""
-    return "--http-" + field.replace("_", "-")
-
-
-def limit_value(unit: str, text: str) -> Any:
-    """A limit's value: N a whole number from 1 to 1,000,000, BYTES a size up to 1 GiB, SECONDS up to a day."""
-    if unit == "BYTES":
-        try:
-            return http_front.parse_size(text)
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-    if unit == "SECONDS":
-        if seconds(text) <= 86_400:
-            return seconds(text)
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds up to 86400")
-    digits = text.strip()
-    if digits.isascii() and digits.isdigit() and 0 < int(digits) <= 1_000_000:
-        return int(digits)
-    raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 1000000")
-
-
-def parse_options(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> argparse.Namespace:
-    """The options, checked together; a bad one exits with status 2 and one line on stderr."""
-    p = parser(prog)
-    options = p.parse_args(argv)
-    options.kb_from_dir, options.channel_from = options.kb_from_dir or [], options.channel_from or []
-    content = options.kb_from_dir or options.channel_from
-    if not (options.demo or options.kb_db or options.records_db or content):
-        p.error("nothing to serve: give --demo, --kb-db and/or --records-db, or --kb-from-dir or --channel-from")
-    if not options.demo and (options.people_edit_every or options.seed is not None):
-        p.error("--people-edit-every and --seed act on the demo workspace: add --demo")
-    if options.read_only and (options.demo or content or not (options.kb_db and options.records_db)):
-        p.error("--read-only serves existing files: give --kb-db and --records-db, without --demo, --kb-from-dir "
-                "or --channel-from")
-    check_sources(p, options)
-    for flag, path in (("--kb-db", options.kb_db), ("--records-db", options.records_db)):
-        if path and database.is_postgres(path):
-            continue
-        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            p.error(f"{flag}: the folder of {path!r} does not exist")
-        if path and os.path.exists(path) and not os.path.isfile(path):  # a folder, a FIFO, a device: never opened
-            p.error(f"{flag}: {path!r} is {kind_of(os.stat(path).st_mode)}, not a database file")
-    if options.kb_db and options.records_db and not database.is_postgres(options.kb_db) and \
-            same_file(options.kb_db, options.records_db):
-        p.error("--kb-db and --records-db must be different files (each store keeps its own event logs)")
-    if options.seed is None:
-        options.seed = demo.SEED
-    check_http(p, options)
-    check_approval(p, options)
-    return options
-
-
-def check_http(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
-    """--tokens, --allow-origin and the limits only with --http, the limits gathered into options.http_limits, a
-    token file in place of the command line's grant, a host beyond this machine only with tokens; the token file
-    read now (one line if it is refused)."""
-    limits = {field: getattr(options, f"http_{field}") for field in http_front.Limits._fields
-              if getattr(options, f"http_{field}") is not None}
-    if options.http is None:
-        for flag, given in (("--tokens", options.tokens), ("--allow-origin", options.allow_origin),
-                            ("--workers", options.workers != 1), *((limit_flag(field), True) for field in limits)):
-            if given:
-                p.error(f"{flag} acts on the HTTP transport: add --http [HOST:]PORT")
-        return
-    options.http_limits = http_front.Limits(**limits)
-    check_workers(p, options)
-    problem = options.http_limits.problem()
-    if problem is not None:
-        p.error(f"{limit_flag('body_budget')}: {problem} ({limit_flag('max_body')})")
-    host, _ = options.http
-    if options.tokens is None:
-        if not streamable_http.is_loopback(host):
-            p.error(f"--http {host}: serving beyond this machine needs --tokens FILE, so that every request carries "
-                    "a token and its grant")
-        return
-    commanded = [flag for flag, given in (("--grant-kb", options.grant_kb), ("--grant-channel", options.grant_channel),
-                                          ("--no-write-scope", options.scopes != (record_store.WRITE_SCOPE,)),
-                                          ("--caller", options.caller != DEFAULT_CALLER)) if given]
-    if commanded:
-        p.error(f"--tokens gives each token its own caller, grant and scopes: leave out {', '.join(commanded)}")
-    try:
-        options.tokens = tokens.Tokens.load(options.tokens, tokens.grant_keys(SERVED))
-    except tokens.TokenFileError as refused:
-        p.error(f"--tokens: {refused}")
-
-
-def check_workers(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
-    """More than one worker only where processes can be forked, and on databases every worker can open: files or
-    PostgreSQL, not memory, which one process alone sees."""
-    if options.workers == 1:
-        return
-    if not http_workers.can_fork():
-        p.error("--workers: this platform cannot fork processes (Windows): run several servers behind a load "
-                "balancer instead")
-    in_memory = [flag for flag, path in (("--kb-db", options.kb_db), ("--records-db", options.records_db))
-                 if not path or path == ":memory:"]
-    if in_memory:
-        p.error(f"--workers {options.workers}: each worker opens the databases itself, and a database in memory "
-                f"is one process's alone: give {' and '.join(in_memory)} a file or a postgresql:// URL")
-
-
-def http_address(text: str) -> Tuple[str, int]:
-    """[HOST:]PORT, the host 127.0.0.1 unless given ([::1]:8765 for an IPv6 one), the port 0 to 65535."""
-    host, _, port = text.rpartition(":")
-    host = host.strip("[]") or "127.0.0.1"
-    if not port.isdigit() or int(port) > 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not [HOST:]PORT with a port from 0 to 65535, e.g. 8765 or "
-                                         "127.0.0.1:8765")
-    return host, int(port)
-
-
-def check_sources(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
-    """Each --kb-from-dir a folder, each --channel-from a .csv or .jsonl file and a field file, and no two
-    sources (the demo's included) of one ID; what the files hold is checked when the workspace opens."""
-    demo_sources = [("knowledge base", demo.KNOWLEDGE_BASE, "--demo"),
-                    ("record channel", demo.CHANNEL, "--demo")] if options.demo else []
-    try:
-        own_content.check_paths(options.kb_from_dir, options.channel_from, demo_sources)
-    except own_content.ContentError as problem:
-        p.error(str(problem))
-
-
-def same_file(first: str, second: str) -> bool:
-    """Whether two paths name one file: the same path, a symbolic link or a hard link to it."""
-    if os.path.exists(first) and os.path.exists(second):
-        return os.path.samefile(first, second)
-    return os.path.realpath(first) == os.path.realpath(second)
 
 
 def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
@@ -517,7 +220,3 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     started_as = os.path.basename(sys.argv[0]) if argv is None else ""
     prog = started_as if started_as and not started_as.startswith("-") else PROG
     return run_main(prog, functools.partial(serve_command, prog=prog), argv, interrupted="interrupted; stopped")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

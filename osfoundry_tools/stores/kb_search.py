@@ -16,17 +16,11 @@ from osfoundry_tools.stores import kb_sections
 from osfoundry_tools.stores.kb_sections import SECTION_READ, indexed_text, markdown_headings
 
 TITLE_WEIGHT = 4  # bm25 weight of a title match against 1 for a content match (PostgreSQL: weight A against B)
-SNIPPET_WORDS = 16  # words of content a search result quotes
-SNIPPET_LEAD = 3    # of which this many come before the first query word found
-SNIPPET_CHARACTERS = 300  # and at most this many characters, however long the words
-SNIPPET_SCAN = 4000  # characters of content searched for the first query word (else the snippet is the start)
-SNIPPET_STEMS = 8  # distinct query words a snippet looks for (a question seldom holds more)
-SNIPPET_REACH = (200, 800)  # characters before and after the hit where the snippet's words are cut
-OPENING = SNIPPET_SCAN + SNIPPET_REACH[1]  # a content longer than this keeps its opening apart, for searches
-STEM_KEEP = 4       # a query word also finds words that start with its first max(4, length - 4) letters
 INDEX = ("CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5("
          "title, content, tokenize = 'porter unicode61 remove_diacritics 2')")
 MERGE_PAGES = 16
+
+
 # How a search index stays small without a slow write. Every transaction that writes an index adds a segment to
 # it, and a search reads every segment, so segments must be merged as they come. FTS5 does it by itself
 # ('automerge') after every 64 leaf pages written, as much as is due then, all in the write that crossed the
@@ -152,6 +146,20 @@ class SearchPlan(NamedTuple):
     def common(self) -> List[str]:
         """The words only a query of common words lists by."""
         return [word for word in self.counts if self.is_common(word)]
+
+
+def search_rows(connection: sqlite3.Connection, kb: str, number: int, words: List[str], limit: int,
+                kept: Dict[Any, Any]) -> Tuple[List[sqlite3.Row], List[str]]:
+    """The rows a search of knowledge base `kb` (of this number) answers with, `limit` at most, and the words that
+    found them: the rarer words ranked, else the common words listed (see WORD_SAMPLE). `kept`: the database's
+    derived dict, where the weighing keeps the texts it read."""
+    plan = SearchPlan.read(connection, kb, number, words)
+    rarer, common = plan.rarer(), plan.common()
+    if rarer:
+        rows = ranked_rows(connection, plan, number, rarer, limit, kb, kept)
+        if rows or not common:
+            return rows, rarer
+    return listed_rows(connection, plan.has_views, number, common, limit, kb), common
 
 
 def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, words: List[str], limit: int,
@@ -451,8 +459,12 @@ CREATE TEXT SEARCH CONFIGURATION {SEARCH_CONFIG} (COPY = pg_catalog.english);
 ALTER TEXT SEARCH CONFIGURATION {SEARCH_CONFIG} ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword,
     hword_part WITH {SEARCH_CONFIG}_stem;
 """  # PostgreSQL's 'english' with its Snowball stemmer but without its stop words: the index holds every word, as
+
+
 # FTS5's does, and kb_store.FUNCTION_WORDS alone decides which words of a query are looked for, on both engines
 BM25 = (1.2, 0.75)  # k1 and b, FTS5's own
+
+
 # The words of an article as both engines index them: kb_store.indexed_text's web addresses and Markdown link
 # targets left out, then every character that is no letter or digit made a space, so that PostgreSQL's parser, which
 # would keep an address, a file name (mkdocs.yml) or a dotted key (navigation.tabs) as one token no query word
@@ -566,6 +578,7 @@ class TsvectorSearch:
     def optimize(self, connection: Any) -> None:
         """Nothing to merge: a GIN index keeps no segments."""
 
+
 TSVECTOR = TsvectorSearch()
 SEARCHES = {"sqlite": FTS5, "postgresql": TSVECTOR}  # a connection's dialect name -> its engine's search
 
@@ -573,56 +586,6 @@ SEARCHES = {"sqlite": FTS5, "postgresql": TSVECTOR}  # a connection's dialect na
 def search_sql(connection: Any) -> Any:
     """The search statements of the engine a connection runs on: its dialect's, else sqlite's FTS5."""
     return SEARCHES[dialect_of(connection).name]
-
-
-def snippet(content: str, query: str) -> str:
-    """SNIPPET_WORDS words of `content` from just before the first query word it holds (its start if none).
-
-    A word counts where it starts a word of the text; a word also matches words that begin like it
-    (its first max(4, length - 4) letters), a rough stand-in for the index's stemming. The work is
-    bounded whatever was stored: SNIPPET_STEMS words looked for in the first SNIPPET_SCAN characters,
-    and a snippet of at most SNIPPET_CHARACTERS characters.
-
-    >>> snippet("Open Settings, then Security, and choose Reset password. A link arrives by email.", "resetting")
-    '…Security, and choose Reset password. A link arrives by email.'
-    """
-    return snippet_of(content[:OPENING], len(content), query)
-
-
-def snippet_of(opening: str, length: int, query: str) -> str:
-    """The snippet of a content of `length` characters whose first ones are `opening` (at least SNIPPET_SCAN
-    and SNIPPET_REACH's second more, where the content has them): what a search reads of each result."""
-    text = opening[:SNIPPET_SCAN].lower()
-    starts = [_word_start(text, stem) for stem in _snippet_stems(query)]
-    hit = min((start for start in starts if start >= 0), default=0)
-    return _quote_around(opening, length, hit)
-
-
-@functools.lru_cache(maxsize=256)
-def _snippet_stems(query: str) -> Tuple[str, ...]:
-    """The first SNIPPET_STEMS distinct stems a snippet looks for, worked out once per query, not per result."""
-    stems = dict.fromkeys(word[:max(STEM_KEEP, len(word) - 4)] for word in query_words(query))
-    return tuple(stems)[:SNIPPET_STEMS]
-
-
-def _quote_around(content: str, length: int, hit: int) -> str:
-    """The words of the snippet: SNIPPET_LEAD before `hit`, the rest from it, cut from a bounded stretch of
-    `content`, the opening of a content of `length` characters."""
-    reach_before, reach_after = SNIPPET_REACH
-    start = max(0, hit - reach_before)
-    before = content[start:hit].rsplit(None, SNIPPET_LEAD)
-    lead = before[1:] if len(before) > SNIPPET_LEAD else [w for w in before if w]
-    after = content[hit:hit + reach_after].split(None, SNIPPET_WORDS - len(lead))
-    tail = after[:SNIPPET_WORDS - len(lead)]
-    opening = "…" if len(before) > SNIPPET_LEAD or start > 0 else ""
-    closing = "…" if len(after) > len(tail) or hit + reach_after < length else ""
-    quoted = opening + " ".join(lead + tail) + closing
-    return quoted if len(quoted) <= SNIPPET_CHARACTERS else quoted[:SNIPPET_CHARACTERS - 1] + "…"
-
-
-def opening_of(content: str) -> Optional[str]:
-    """What a long content keeps apart for searches: its first OPENING characters; None for one no longer."""
-    return content[:OPENING] if len(content) > OPENING else None
 
 
 OUTLINE_CHARACTERS = 4000  # of headings an outline keeps: a long reference page's hundred headings fit
@@ -637,22 +600,6 @@ def outline_of(content: str) -> str:
     """
     outline = "\n".join(text for _, _, text in markdown_headings(content.split("\n")))
     return outline[:OUTLINE_CHARACTERS]
-
-
-def _word_start(text: str, word: str) -> int:
-    """Where `word` first begins a word of `text`, or -1; one pass in C whatever the text repeats."""
-    start = text.find(word)
-    if start <= 0 or not text[start - 1].isalnum():
-        return start
-    found = _word_pattern(word).search(text, start + 1)
-    return found.start() if found else -1
-
-
-@functools.lru_cache(maxsize=256)
-def _word_pattern(word: str) -> "re.Pattern[str]":
-    """`word` where no letter or digit comes just before it (the literal first, so the search runs in C)."""
-    escaped = re.escape(word)
-    return re.compile(f"{escaped}(?<![^\\W_]{escaped})")
 
 
 class IndexMerge:

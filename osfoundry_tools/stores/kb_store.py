@@ -40,7 +40,7 @@ read, does not show them either.
 
 import json
 import sqlite3
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
 from osfoundry_tools.core.agent_tools import AgentTools
 from osfoundry_tools.core.checks import ID_CHARACTERS, NAME_CHARACTERS, SQLITE_INTEGER_MAX, checked_id, checked_text
@@ -56,10 +56,11 @@ from osfoundry_tools.core.tools import (
 from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS, DURABILITY_DEFAULT, Layout, add_column
 from osfoundry_tools.engines.opening import open_store
 from osfoundry_tools.stores.kb_search import (
-    INDEX, OPENING, SEARCH_COLUMN, SEARCH_CONFIG_SCHEMA, WORDS_COLUMN, SearchPlan, index_table, listed_rows,
-    merge_by_budget, opening_of, outline_of, query_words, ranked_rows, search_sql, snippet_of, subject_words,
+    INDEX, SEARCH_COLUMN, SEARCH_CONFIG_SCHEMA, WORDS_COLUMN, index_table, merge_by_budget, outline_of, query_words,
+    search_rows, search_sql, subject_words,
 )
 from osfoundry_tools.stores.kb_sections import indexed_text
+from osfoundry_tools.stores.kb_snippets import OPENING, opening_of, snippet_of
 from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 
 STATUSES = ("draft", "published", "unpublished")
@@ -340,25 +341,12 @@ class KnowledgeBaseStore(AgentTools):
         kb, words = arguments["knowledge_base_id"], subject_words(query_words(arguments["query"]))
         with self.database.read() as connection:
             number = self._require_granted(connection, kb)
-            rows, used = self._ranked(connection, kb, number, words, arguments.get("limit", SEARCH_LIMIT_DEFAULT),
-                                      self.database.derived()) if words else ([], [])
+            rows, used = search_rows(connection, kb, number, words, arguments.get("limit", SEARCH_LIMIT_DEFAULT),
+                                     self.database.derived()) if words else ([], [])
         looked_for = " ".join(used)  # a snippet quotes from the first of the words that found the article
         return {"results": [{"article_id": r["id"], "title": r["title"], "updated_at": r["updated_at"],
                              "snippet": snippet_of(r["opening"], len(r["opening"]) + r["cut"], looked_for),
                              "citation": citation(kb, r["id"], r["updated_at"])} for r in rows]}
-
-    @staticmethod
-    def _ranked(connection: sqlite3.Connection, kb: str, number: int, words: List[str], limit: int,
-                kept: Dict[Any, Any]) -> Tuple[List[sqlite3.Row], List[str]]:
-        """The rows a search answers with, `limit` at most, and the words that found them: the rarer words
-        ranked, else the common words listed (see WORD_SAMPLE)."""
-        plan = SearchPlan.read(connection, kb, number, words)
-        rarer, common = plan.rarer(), plan.common()
-        if rarer:
-            rows = ranked_rows(connection, plan, number, rarer, limit, kb, kept)
-            if rows or not common:
-                return rows, rarer
-        return listed_rows(connection, plan.has_views, number, common, limit, kb), common
 
     def _tool_read_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
