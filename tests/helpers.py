@@ -13,13 +13,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from lab.experiments import VARYING_MARKS  # noqa: E402
-from osfoundry_tools.engines import database  # noqa: E402  (needs ROOT on the path)
-from osfoundry_tools.server.options import parse_options
-from osfoundry_tools.stores import (
-    kb_store,  # noqa: E402
-    record_store,  # noqa: E402
-)
+from lab.experiments import VARYING_MARKS  # noqa: E402  (needs ROOT on the path)
+from osfoundry_tools.engines import database  # noqa: E402
+from osfoundry_tools.server.options import parse_options  # noqa: E402
+from osfoundry_tools.stores import kb_store, record_store  # noqa: E402
 from tests import postgres_helpers  # noqa: E402
 
 UTC = datetime.timezone.utc

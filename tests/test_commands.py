@@ -413,7 +413,8 @@ class DeafChildrenTest(unittest.TestCase):
 
     def test_a_child_started_by_run_deaf_ignores_ctrl_c(self):
         child = "import os, signal; os.kill(os.getpid(), signal.SIGINT); print('alive')"
-        code = f"import sys\nfrom osfoundry_tools import cli\nprint(cli.run_deaf([sys.executable, '-c', {child!r}]).stdout.strip())\n"
+        code = (f"import sys\nfrom osfoundry_tools import cli\n"
+                f"print(cli.run_deaf([sys.executable, '-c', {child!r}]).stdout.strip())\n")
         self.assertEqual(self.run_python(code), ["alive"])
 
 

@@ -287,9 +287,9 @@ class FreshReadsTest(unittest.TestCase):
 class GrantsOnReadersTest(unittest.TestCase):
     """A token's caller, grant and scopes answer on a reader exactly as on the store's own connection."""
 
-    GRANTS = (tokens.Grant.of("reader", {"knowledge_base": None, "record": None}, frozenset()),
-              tokens.Grant.of("other-kb", {"knowledge_base": frozenset({"kb-other"}), "record": frozenset({CHANNEL})}, frozenset()),
-              tokens.Grant.of("no-channel", {"knowledge_base": frozenset({KB}), "record": frozenset()}, frozenset({WRITE_SCOPE})))
+    GRANTS = (tokens.Grant.of("reader", {"knowledge_base": None, "record": None}),
+              tokens.Grant.of("other-kb", {"knowledge_base": {"kb-other"}, "record": {CHANNEL}}),
+              tokens.Grant.of("no-channel", {"knowledge_base": {KB}, "record": ()}, {WRITE_SCOPE}))
 
     def test_each_grant_reads_the_same_on_a_reader_as_under_the_lock(self):
         workspace = open_served(self)

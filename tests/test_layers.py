@@ -21,7 +21,7 @@ BASE = {"osfoundry_tools", "osfoundry_tools.cli", "osfoundry_tools.minimum_pytho
 PACKAGE_COMMAND = "osfoundry_tools.__main__"  # python3 -m osfoundry_tools: the server's command, in its layer
 COMMANDS = {"sim", "triage", "bench", "mcp_server", "kb_store", "record_store"}  # the root's modules, and no more
 ABOVE_THE_PRODUCT = ("lab", "benchmark", "tests")
-SUBJECT_NAMES = re.compile(r"article|knowledge|channel|(?<![a-z])item", re.IGNORECASE)  # what the stores keep, in a name
+SUBJECT_NAMES = re.compile(r"article|knowledge|channel|(?<![a-z])item", re.IGNORECASE)  # the stores' subjects, named
 SUBJECT_TEXT = re.compile(r"article|knowledge|channel|\bitem_id\b|\b(from|into|update|join|table) items\b",
                           re.IGNORECASE)  # ... and in a statement or a message ("items" alone is JSON Schema's)
 

@@ -54,7 +54,8 @@ class DriverTest(unittest.TestCase):
         self.assertIn("psycopg", run.stderr)
 
     def test_sqlite_stores_never_import_the_postgresql_side(self):
-        code = "import kb_store, record_store, mcp_server, sys; print('osfoundry_tools.engines.postgres_database' in sys.modules)"
+        code = ("import kb_store, record_store, mcp_server, sys; "
+                "print('osfoundry_tools.engines.postgres_database' in sys.modules)")
         run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
         self.assertEqual(run.stdout.strip(), "False", run.stderr)
 

@@ -241,7 +241,8 @@ class SharedPollAndOpenTest(unittest.TestCase):
     def test_a_store_that_lists_the_poll_must_declare_a_known_resource_type_and_a_log(self):
         for declared in ({}, {"RESOURCE_TYPE": "memo", "EVENTS": MemoStore.EVENTS}, {"RESOURCE_TYPE": "note"}):
             with self.subTest(declared=declared), self.assertRaisesRegex(TypeError, "needs a RESOURCE_TYPE"):
-                type("Careless", (agent_tools.AgentTools,), dict(declared, TOOLS=(resource_events.POLL_RESOURCE_EVENTS,)))
+                tools_listed = (resource_events.POLL_RESOURCE_EVENTS,)
+                type("Careless", (agent_tools.AgentTools,), dict(declared, TOOLS=tools_listed))
         type("Pollless", (agent_tools.AgentTools,), {"TOOLS": (ADD_MEMO,)})  # no poll listed: nothing to declare
 
     def test_open_store_passes_the_options_on_and_defaults_the_clock_to_wall_time(self):

@@ -1,10 +1,11 @@
 """A store's database on PostgreSQL: the same transactions, marks and promises as database.py's sqlite file, and
-every statement that PostgreSQL needs written differently, in this one module.
+every statement that PostgreSQL needs written differently for what every store shares, in this one module.
 
-Layer: engines, beside database.py (whose Database it extends), below opening.py and the stores. It is imported only when a
-store is opened on a postgresql:// URL, and it imports the driver, psycopg 3 (the ecosystem's standard), only then.
-The stores' own SQL is written once, in sqlite's words ('?' and ':name' parameters); a PostgresConnection runs it
-with psycopg's. What differs is here:
+Layer: engines, beside database.py (whose Database it extends), below opening.py and the stores. It is imported
+only when a store is opened on a postgresql:// URL, and it imports the driver, psycopg 3 (the ecosystem's
+standard), only then. The stores' own SQL is written once, in sqlite's words ('?' and ':name' parameters); a
+PostgresConnection runs it with psycopg's. Each store declares its PostgreSQL tables itself (its Layout's
+postgres_schema and postgres_upgrades; the knowledge-base store's search is kb_search.py's). What differs is here:
 
   tables        each store keeps its tables in a schema of its own (osfoundry_knowledge_base,
                 osfoundry_record_channel), so both stores may share one database; the schema's store_marks row
@@ -23,19 +24,15 @@ with psycopg's. What differs is here:
   idempotency   the key is claimed first, with INSERT ... ON CONFLICT DO NOTHING on the table's primary key: a
                 second client with the same key waits on the first's claim and then reads its committed result
                 (replay), or claims the key itself if the first rolled back. One execution either way
-  numbering     new articles, items and knowledge bases take their numbers from SEQUENCEs (gaps there harm
-                nothing); people's creates take one advisory lock per store, so an ID checked free stays free
-  search        a generated tsvector column with a GIN index over every word (SEARCH_CONFIG: English stemming,
-                no stop words, as FTS5's index), the query's subject words joined by OR (kb_store.subject_words),
-                each weighted by bm25's inverse document frequency times ts_rank, published only
-                (TsvectorSearch): near FTS5's bm25, though not the same numbers
+  numbering     new rows take their numbers from a SEQUENCE per table (gaps there harm nothing); people's
+                creates take one advisory lock per store, so an ID checked free stays free
   durability    "full": synchronous_commit on; "normal": off (a crash of the server may lose the last commits,
                 never corrupts)
   failures      a lock held past the busy timeout, a deadlock or a race the statement could not see is Busy; a
                 lost connection is StorageError (at COMMIT: the edit may have been saved, so the same key)
 
-Writers on different resources no longer wait for each other: only two writes of one knowledge base or channel
-meet, at its event counter, and only for the moments between their event and their COMMIT.
+Writers on different resources no longer wait for each other: only two writes of one resource meet, at its event
+counter, and only for the moments between their event and their COMMIT.
 """
 
 import functools

@@ -227,6 +227,7 @@ CREATE INDEX articles_outlined ON articles (knowledge_base_id) WHERE outline <> 
 # rebuilt over every word; the outlines are then filled by the layout's data upgrade (fill_outlines)
 EDITED = Edited("article", "article_id", "updated_at", READ_KNOWLEDGE_ARTICLE.name,
                 "re-apply your change to the content it returns")  # how a version_conflict names what changed
+ARTICLES_COUNTED = ("knowledge_bases", "created_articles")  # where each knowledge base counts the IDs it numbered
 SELECT_ARTICLE = "SELECT * FROM articles WHERE knowledge_base_id = ? AND id = ?"
 UPDATE_ARTICLE = ("UPDATE articles SET title = ?, content = ?, opening = ?, outline = ?, status = ?, updated_at = ? "
                   "WHERE number = ? AND updated_at = ?")
@@ -445,8 +446,7 @@ class KnowledgeBaseStore(AgentTools):
             if taken and taken.fetchone():
                 raise IdTaken(f"knowledge base {knowledge_base_id!r} already has an article {article_id!r}")
             number = dialect_of(connection).next_number(connection, "articles")
-            article_id = article_id or next_id(connection, ("knowledge_bases", "created_articles"), knowledge_base_id, "art",
-                                                      SELECT_ARTICLE)
+            article_id = article_id or next_id(connection, ARTICLES_COUNTED, knowledge_base_id, "art", SELECT_ARTICLE)
             version = format_time(self.clock())
             connection.execute("INSERT INTO articles (number, knowledge_base_id, id, title, content, opening, "
                                "outline, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -224,6 +224,7 @@ CREATE TABLE IF NOT EXISTS unique_values (
 );
 CREATE INDEX IF NOT EXISTS unique_values_by_item ON unique_values (item_number);
 """  # the same tables on PostgreSQL: a sequence numbers the items
+ITEMS_COUNTED = ("channels", "created_items")  # where each channel counts the IDs it numbered
 SELECT_ITEM = "SELECT * FROM items WHERE channel_id = ? AND id = ?"
 UPDATE_ITEM = ("UPDATE items SET fields = ?, preview = ?, version = ?, updated_at = ? "
                "WHERE number = ? AND version = ?")
@@ -640,7 +641,7 @@ class RecordStore(AgentTools):
             if failures:
                 raise InvalidValues(failures)
             number = dialect_of(connection).next_number(connection, "items")
-            item_id = item_id or next_id(connection, ("channels", "created_items"), channel.id, "itm", SELECT_ITEM)
+            item_id = item_id or next_id(connection, ITEMS_COUNTED, channel.id, "itm", SELECT_ITEM)
             now = format_time(self.clock())
             stored = _merge({}, values)
             connection.execute("INSERT INTO items (number, channel_id, id, version, preview, fields, created_at, "
