@@ -196,9 +196,9 @@ def subjects_named(source: str) -> List[str]:
                   if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body
                   and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
     defined = [node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
-    defined += [target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+    defined += [name.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-                for target in ast.walk(target) if isinstance(target, ast.Name)]
+                for name in ast.walk(target) if isinstance(name, ast.Name)]
     texts = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
              and id(node) not in docstrings]
     return [name for name in defined if SUBJECT_NAMES.search(name)] + [text for text in texts
