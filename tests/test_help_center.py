@@ -1,12 +1,19 @@
 """The help centre's articles: readable, varied, distinct, and found first by the questions people ask."""
 
 import collections
+import glob
 import itertools
+import json
+import os
 import random
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 import unittest
 
-from tests import helpers  # noqa: F401  (puts the project on the path)
+from tests.helpers import ROOT  # (importing it puts the project on the path)
 from osfoundry_tools.content import help_center
 from osfoundry_tools.stores import kb_store
 
@@ -18,6 +25,8 @@ CATALOGUE_TITLE_LIMIT = 80  # characters: what a catalogue title takes
 BODY_LIMIT = 4000  # characters, far under the 100,000 a store accepts
 BODY_WORDS = (120, 350)  # words of a catalogue article's body
 PER_CATEGORY = 20  # subjects
+PACKAGE = os.path.join(ROOT, "osfoundry_tools")
+CATALOGUE = os.path.join(PACKAGE, "content", "help_center_catalogue")
 
 
 def search(store, query):
@@ -187,6 +196,53 @@ class QuestionsTest(unittest.TestCase):
                 self.assertLessEqual(len(answer["results"]), 3)
                 self.assertLessEqual({r["title"] for r in answer["results"]}, set(subjects))
         self.assertEqual(search(store, "quantum flux capacitor")["results"], [])
+
+
+def package_data():
+    """The patterns pyproject.toml's package-data gives for the package, relative to its folder."""
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as file:
+        (line,) = re.findall(r"^osfoundry_tools = \[(.*)\]$", file.read().split("[tool.setuptools.package-data]")[1],
+                             re.M)
+    return re.findall(r'"([^"]+)"', line)
+
+
+def import_error(change):
+    """The last line the import of help_center prints from a copy of the package whose billing subjects `change`
+    has edited, or "" if the import succeeds."""
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copytree(PACKAGE, os.path.join(folder, "osfoundry_tools"), ignore=shutil.ignore_patterns("__pycache__"))
+        path = os.path.join(folder, "osfoundry_tools", "content", "help_center_catalogue", "subjects", "billing.json")
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(change(text))
+        code = f"import sys; sys.path.insert(0, {folder!r}); import osfoundry_tools.content.help_center"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        return done.stderr.strip().splitlines()[-1] if done.returncode else ""
+
+
+class CatalogueFilesTest(unittest.TestCase):
+    def test_an_install_copies_every_file_of_the_catalogue(self):
+        copied = {path for pattern in package_data() for path in glob.glob(os.path.join(PACKAGE, pattern))}
+        data = {os.path.join(where, name) for where, _, names in os.walk(CATALOGUE) for name in names
+                if name.endswith(".json")}
+        self.assertEqual(copied, data)
+        self.assertGreaterEqual(len(data), len(help_center.CATEGORIES) + 6)
+
+    def test_a_file_edited_wrong_stops_the_import_with_one_error_naming_the_file(self):
+        def lose_a_summary(text):
+            subjects = json.loads(text)
+            del subjects[0]["summary"]
+            return json.dumps(subjects)
+
+        self.assertEqual(import_error(lambda text: text), "")
+        self.assertEqual(import_error(lose_a_summary),
+                         "ValueError: help_center_catalogue/subjects/billing.json: subject 1 lacks summary")
+        self.assertRegex(import_error(lambda text: text.replace("{click}", "{tap}", 1)),
+                         r"^ValueError: help_center_catalogue/subjects/billing\.json: .* may hold no braces but "
+                         r"\{click\}, \{Click\}")
+        self.assertRegex(import_error(lambda text: text[:-3]),
+                         r"^ValueError: help_center_catalogue/subjects/billing\.json: is not JSON: ")
 
 
 if __name__ == "__main__":
