@@ -4,29 +4,32 @@ PYTHON ?= python3
 VENV ?= .venv
 PSYCOPG = 'psycopg[binary]==3.2.13'  # the last psycopg 3 that installs on Python 3.9 (3.3 needs 3.10)
 
-.PHONY: test results results-check sensitivity-check bench conformance postgres lint venv
+.PHONY: test help results results-check sensitivity-check bench conformance postgres lint venv
 test:  ## run the whole unittest suite; the last line reads "N passed, N failed, N skipped"
 	$(PYTHON) tests/run.py
 
-results:  ## regenerate results/ from both experiments and the sensitivity page (about fifteen minutes on two cores)
+help:  ## list these targets, each with what it does (test, the first, is what `make` alone runs)
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | awk 'BEGIN {FS = ":[^#]*## "} {printf "  %-18s %s\n", $$1, $$2}'
+
+results:  ## regenerate results/ from both experiments and the sensitivity page (slow: each page's 'Run time' says how long)
 	$(PYTHON) sim.py
 	$(PYTHON) sim.py --sensitivity
 	$(PYTHON) triage.py
 
-results-check:  ## rerun sim.py and triage.py as committed and compare them with results/ (about three minutes)
+results-check:  ## rerun sim.py and triage.py as committed and compare them with results/ (their pages' 'Run time' say how long)
 	RESULTS_CHECK=1 $(PYTHON) -m unittest -v tests.test_sim.CommittedResultsTest tests.test_sim.ReasonsTest \
 		tests.test_triage.CommittedResultsTest
 
-sensitivity-check:  ## rerun the sensitivity page and compare it with the committed one (about ten minutes)
+sensitivity-check:  ## rerun the sensitivity page and compare it with the committed one (its page's last line says how long)
 	SIM_SENSITIVITY=1 $(PYTHON) -m unittest -v tests.test_sim.CommittedSensitivityTest
 
-bench: venv  ## time the tools against the bare sqlite transaction, how cost grows, sqlite beside PostgreSQL, HTTP under load (about 16 min)
+bench: venv  ## time the tools against the bare sqlite transaction, how cost grows, sqlite beside PostgreSQL, HTTP under load (results/performance.md says how long it took)
 	$(VENV)/bin/python -m pip install -q $(PSYCOPG)
 	$(VENV)/bin/python -m pip install -q mcp==2.3.0 || echo "bench: the official SDK (mcp, Python 3.10 or newer) is not installed: its rows are left out"
 	if $(PYTHON) tests/postgres_cluster.py --check; then $(PYTHON) tests/postgres_cluster.py --durable -- $(VENV)/bin/python bench.py; \
 	else $(VENV)/bin/python bench.py; fi
 
-venv:
+venv:  ## make .venv, where the targets that need packages install them
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 
 # The real clients: the official MCP SDK (Python >= 3.10) and uv in .venv, the MCP Inspector through npx (skipped

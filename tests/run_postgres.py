@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from tests import postgres_helpers  # noqa: E402
-from tests.run import test_ids  # noqa: E402
+from tests.run import skip_reasons, test_ids  # noqa: E402
 
 CONTRACT_MODULES = (  # bad input, compare-and-swap, idempotency, events, grants, crashes: what every engine promises
     "tests.test_postgres",
@@ -50,6 +50,8 @@ def main() -> int:
     failed = test_ids(result.failures + result.errors)
     skipped = test_ids(result.skipped) - failed
     passed = result.testsRun - len(failed) - len(skipped)
+    for line in skip_reasons(result.skipped, failed):
+        print(line)
     print(f"{passed} passed, {len(failed)} failed, {len(skipped)} skipped")
     return 0 if not failed and result.testsRun > 0 else 1
 

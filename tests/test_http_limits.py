@@ -449,9 +449,9 @@ class OptionsTest(unittest.TestCase):
             ("--demo", "--http", "0", "--http-body-budget", "1MiB"): "cannot hold one body of 4 MiB",
         })
 
-    def test_the_readme_states_each_limit_with_its_default_and_option(self):
-        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as readme:
-            text = readme.read()
+    def test_the_http_page_states_each_limit_with_its_default_and_option(self):
+        with open(os.path.join(ROOT, "docs", "http.md"), encoding="utf-8") as page:
+            text = page.read()
         for field, (unit, _) in http_front.LIMITS_EXPLAINED.items():
             default = getattr(Limits(), field)
             shown = http_front.size(default) if unit == "BYTES" else f"{default:g}"
