@@ -13,5 +13,7 @@ MINIMUM = (3, 9)
 
 if sys.version_info < MINIMUM:
     COMMAND = os.path.basename(sys.argv[0]) if sys.argv and not sys.argv[0].startswith("-") else ""  # "-m": a module
+    if COMMAND == "__main__.py":  # python3 -m osfoundry_tools: the package's name
+        COMMAND = os.path.basename(os.path.dirname(os.path.abspath(sys.argv[0])))
     sys.exit("{} needs Python {}.{} or newer; this is Python {}".format(
         COMMAND or "this project", MINIMUM[0], MINIMUM[1], sys.version.split()[0]))
