@@ -39,7 +39,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from benchmark import engines, fixtures, growth, guards, http_load, memory, report, round_trips, search_quality, writers
 import sim
-from lab import seed_profile, sim_day
+from lab.knowledge_base import day, seed_profile
 from benchmark.timing import FloorTransaction, KnowledgeBaseFloor, latency, timed
 from benchmark.tools import EDITED, KB_FLOOR, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
 from osfoundry_tools.cli import (
@@ -277,13 +277,13 @@ def measure_day(sizes: Sizes, log: Callable[[str], None], seed: int = 1) -> List
         log(f"day: scale x{scale}")
         scenario = fixtures.day_scenario(scale)
         started = time.perf_counter()
-        plan = sim_day.draw_plan(seed, scenario)
-        day = sim_day.run_zipf_day(plan, scenario, sim_day.Published(plan, scenario))
-        end = day["hours"][-1]
+        plan = day.draw_plan(seed, scenario)
+        replica = day.run_zipf_day(plan, scenario, day.Published(plan, scenario))
+        end = replica["hours"][-1]
         rows.append({"scale": scale, "articles": scenario.articles, "questions": scenario.questions,
                      "saves": scenario.saves, "citations": end["citations"],
                      "distinct": end["distinct_citations"], "events": end["events_polled"],
-                     "checks": len(day["hours"]), "costs": end["costs"], "seconds": time.perf_counter() - started})
+                     "checks": len(replica["hours"]), "costs": end["costs"], "seconds": time.perf_counter() - started})
     return rows
 
 

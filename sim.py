@@ -38,15 +38,16 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from osfoundry_tools.content import workload
 from osfoundry_tools.cli import OneLineParser, bounded, exponent, non_negative, positive, run_main, share, write_files
-from lab import seed_profile, sim_approval, sim_day, sim_report, sim_sensitivity
-from lab.citation_forms import citation_forms
+from lab.knowledge_base import approval as sim_approval, day as sim_day, report as sim_report
+from lab.knowledge_base import seed_profile, sensitivity as sim_sensitivity
+from lab.knowledge_base.citation_forms import citation_forms
 from lab.evidence import Basis, Restatement, restates, scaled
 from lab.experiments import (
     GROUP_SIZE, Command, Figures, Provenance, Written, measure, percent, provenance, range_groups, run_command,
     run_main_and_ranges, seed_options, total_of,
 )
-from lab.sim_day import HOUR, MINUTE
-from lab.sim_report import CHART, RESULTS, SENSITIVITY
+from lab.knowledge_base.day import HOUR, MINUTE
+from lab.knowledge_base.report import CHART, RESULTS, SENSITIVITY
 
 # ---------------------------------------------------------------------------
 # The scenario (SPEC §2), every constant overridable from the command line.

@@ -28,13 +28,13 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 from osfoundry_tools.stores import record_store
 from osfoundry_tools.content import workload
 from osfoundry_tools.cli import OneLineParser, bounded, non_negative, positive, run_main, share
-from lab import triage_report, triage_runs
+from lab.record_channels import report as triage_report, runs as triage_runs
 from lab.evidence import Basis, Restatement, restates, scaled
 from lab.experiments import (
     Command, Figures, Provenance, Written, measure, normal_spread, percent, provenance, range_groups, run_command,
     run_main_and_ranges, seed_options, total_of,
 )
-from lab.triage_agent import WEEKDAYS
+from lab.record_channels.agent import WEEKDAYS
 
 # ---------------------------------------------------------------------------
 # The scenario (SPEC §3), every constant overridable from the command line.

@@ -18,7 +18,7 @@ from osfoundry_tools.stores import kb_store
 from osfoundry_tools.stores import record_store
 from osfoundry_tools.content import workload
 import sim
-from lab import sim_day
+from lab.knowledge_base.day import Scenario
 from benchmark.timing import CHANNEL
 
 KB = workload.KNOWLEDGE_BASE
@@ -26,7 +26,7 @@ BATCH = 2000  # people's creations per transaction
 VOCABULARY_PER_ARTICLE = workload.VOCABULARY / sim.ARTICLES  # a larger knowledge base has as many words per article
 
 
-def day_scenario(scale: int = 1) -> sim_day.Scenario:
+def day_scenario(scale: int = 1) -> Scenario:
     """sim.py's default day with articles, questions and saves (and the vocabulary) multiplied by `scale`."""
     options = sim.parser().parse_args([])
     base = sim.scenario_from(options)

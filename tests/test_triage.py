@@ -14,7 +14,9 @@ import unittest
 
 from osfoundry_tools.stores import record_store
 import triage
-from lab import evidence, triage_report, triage_runs
+from lab import evidence
+from lab.record_channels import report as record_report
+from lab.record_channels import runs as record_runs
 from tests.helpers import ROOT, fresh_default_run, without_timing
 
 SCENARIO = triage.scenario_from(triage.parser().parse_args([]))
@@ -31,8 +33,8 @@ class R3Test(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        template = triage_runs.bug_store(random.Random(1), SCENARIO, SCENARIO.offset_items)
-        cls.passes = {(change, pagination): triage_runs.r3_pass(template, random.Random(2), SCENARIO, pagination,
+        template = record_runs.bug_store(random.Random(1), SCENARIO, SCENARIO.offset_items)
+        cls.passes = {(change, pagination): record_runs.r3_pass(template, random.Random(2), SCENARIO, pagination,
                                                                 change)
                       for change in ("create", "delete") for pagination in ("offset", "before_id")}
 
@@ -43,8 +45,8 @@ class R3Test(unittest.TestCase):
                     self.assertEqual(5 * counts[name], triage.PUBLISHED[f"R3.{change}.{pagination}.{name}"])
 
     def test_the_offset_store_pages_by_offset_and_lists_the_same_tools_otherwise(self):
-        store = triage_runs.copy_of(triage_runs.bug_store(random.Random(1), SCENARIO, 5), SCENARIO,
-                                    triage_runs.OffsetPagedStore)
+        store = record_runs.copy_of(record_runs.bug_store(random.Random(1), SCENARIO, 5), SCENARIO,
+                                    record_runs.OffsetPagedStore)
         page = store.call_tool("list_record_items", {"record_channel_id": "bugs", "offset": 3, "limit": 50})
         self.assertEqual([item["item_id"] for item in page["items"]], store.item_ids("bugs")[3:])
         names = [tool["name"] for tool in store.list_tools()]
@@ -58,7 +60,7 @@ class R1Test(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.seed = triage_runs.run_seed(3, SCENARIO, with_r3=False)
+        cls.seed = record_runs.run_seed(3, SCENARIO, with_r3=False)
         cls.r1 = cls.seed["R1"]
         cls.items = SCENARIO.items
         cls.twenty = cls.r1["yes.values"]["twenty"]
@@ -117,23 +119,23 @@ class ValuesRejectionTest(unittest.TestCase):
 
 class StubTest(unittest.TestCase):
     def test_the_r6_stub_really_skips_validation_and_the_real_store_does_not(self):
-        template = triage_runs.bug_store(random.Random(1), SCENARIO, 1)
+        template = record_runs.bug_store(random.Random(1), SCENARIO, 1)
         arguments = {"record_channel_id": "bugs", "item_id": template.item_ids("bugs")[0],
                      "values": {"points": 20}, "expected_version": 1, "idempotency_key": "k"}
         self.assertEqual(template.call_tool("edit_record_item", arguments)["error"], "validation_failed")
-        stub = triage_runs.copy_of(template, SCENARIO, triage_runs.UnvalidatedStore)
+        stub = record_runs.copy_of(template, SCENARIO, record_runs.UnvalidatedStore)
         self.assertEqual(stub.call_tool("edit_record_item", arguments)["version"], 2)
 
     def test_timed_edits_are_all_valid_and_give_a_positive_median(self):
         scenario = triage.scenario_from(triage.parser().parse_args(["--timed-edits", "20", "--timed-runs", "1",
                                                                     "--items", "5"]))
-        timing = triage_runs.r6_timing(scenario)
+        timing = record_runs.r6_timing(scenario)
         self.assertEqual([len(timing[v]) for v in ("validated", "stubbed", "unread")], [1, 1, 1])
         self.assertGreater(min(timing["validated"] + timing["stubbed"] + timing["unread"]), 0)
 
     def test_the_schema_stub_reads_the_channel_once_and_still_answers_an_ungranted_channel_as_missing(self):
-        template = triage_runs.bug_store(random.Random(1), SCENARIO, 1)
-        store = triage_runs.copy_of(template, SCENARIO, triage_runs.UnreadSchemaStore)
+        template = record_runs.bug_store(random.Random(1), SCENARIO, 1)
+        store = record_runs.copy_of(template, SCENARIO, record_runs.UnreadSchemaStore)
         reads = []
         store.database.connection.set_trace_callback(lambda sql: reads.append(sql) if "FROM channels" in sql else None)
         item = store.item_ids("bugs")[0]
@@ -173,7 +175,7 @@ class CommittedPageTest(unittest.TestCase):
             with self.subTest(line=line):
                 self.assertRegex(cells[-1], r"^(exact|inside range|outside range: \w.+|—)$")
         self.assertGreaterEqual(len(judged), len(triage.PUBLISHED))
-        for phrase in (triage_report.UNEXPLAINED, "no range (--ranges 0)"):
+        for phrase in (record_report.UNEXPLAINED, "no range (--ranges 0)"):
             self.assertFalse(phrase in self.text, phrase)
         self.assertLessEqual(set(triage.PUBLISHED), set(triage.all_figures()), "a published figure is never measured")
 
@@ -325,7 +327,7 @@ class CommandLineTest(unittest.TestCase):
             ["--weekday", "monday", "--today", "2026-11-11", "--points", "21", "--items", "4"]))
         self.assertEqual((scenario.weekday, scenario.today, scenario.points), ("Monday", datetime.date(2026, 11, 11),
                                                                               (21,)))
-        wish = triage_runs.intent(random.Random(1), scenario)
+        wish = record_runs.intent(random.Random(1), scenario)
         self.assertEqual(wish.words["points"], 21)
         self.assertIsNone(wish.meant["points"])
 

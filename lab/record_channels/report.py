@@ -16,10 +16,11 @@ import json
 import statistics
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from lab import evidence, figures, triage_runs
+from lab import evidence, figures
 from lab.experiments import (
     INSIDE, NO_RANGE, OUTSIDE, TIMING_MARK, VERDICT_RULE, Provenance, number, seeds_text, table,
 )
+from lab.record_channels.runs import TARGET_FIELDS, Scenario, listing_limit_max, points_max
 
 UNEXPLAINED = "no reason written for this figure yet"
 FIGURE_HEADER = ("figure", "#", "published", "ours", "our range", "verdict")
@@ -30,7 +31,7 @@ PUBLISHED_RUNS = 5  # R3's published counts sum five runs
 class Report:
     """Everything triage.py hands over to be written."""
 
-    scenario: triage_runs.Scenario
+    scenario: Scenario
     seeds: Sequence[int]
     groups: Sequence[Sequence[int]]
     rows: Dict[str, Dict[str, Any]]  # figure key -> ours, low, high, decimals, published, verdict
@@ -63,8 +64,8 @@ class Report:
 
     @property
     def fields(self) -> int:
-        """Target fields in R1: those of triage_runs.TARGET_FIELDS, per bug."""
-        return self.items * len(triage_runs.TARGET_FIELDS)
+        """Target fields in R1: those of TARGET_FIELDS, per bug."""
+        return self.items * len(TARGET_FIELDS)
 
 
 # ---------------------------------------------------------------------------
@@ -119,7 +120,7 @@ def implied_bare_share(report: Report) -> float:
     """The share of bare severity words the published values row implies, with our status mix (derived)."""
     left = report.published["R1.no.values.left"] - report.published["R1.twenty"]
     wont_fix = report.main["R1"]["no.values"]["flagged_by_field"]["status"] / report.items
-    return max(0.0, left / (report.fields / len(triage_runs.TARGET_FIELDS)) - wont_fix)
+    return max(0.0, left / (report.fields / len(TARGET_FIELDS)) - wont_fix)
 
 
 def _preview_cause(report: Report, key: str) -> str:
@@ -498,20 +499,20 @@ def r1_prose(report: Report) -> List[str]:
     main = report.main["R1"]
     twenty = main["yes.values"]["twenty"]
     p = twenty / report.items
-    fields = len(triage_runs.TARGET_FIELDS)
+    fields = len(TARGET_FIELDS)
     wrong = sum(main[row]["wrong"] for row in main)
     ceiling = report.fields - twenty
     flagged = main["no.values"]["flagged_by_field"]
     rows_at_ceiling = [row for row in main if main[row]["saved"] == ceiling]
     calls = lambda row: report.ours(f"R1.{row}.calls_per_item")  # noqa: E731
-    too_many = " or ".join(str(n) for n in report.scenario.points if n > triage_runs.points_max())
+    too_many = " or ".join(str(n) for n in report.scenario.points if n > points_max())
     labelled = ("reaches the ceiling" if "no.labels" in rows_at_ceiling else
                 f"saves {main['no.labels']['saved']:,} fields")
     return [
         "What the run shows:",
         "",
         f"- The ceiling is {ceiling:,} fields: all but the {twenty} bugs whose person asked for {too_many} points, "
-        f"which the field stops at {triage_runs.points_max():g}. The agent never clamps, so those are refused and left "
+        f"which the field stops at {points_max():g}. The agent never clamps, so those are refused and left "
         f"to a person in every row; {len(rows_at_ceiling)} of the {len(main)} rows reach the ceiling. Across all "
         f"rows the store holds {wrong} value{'' if wrong == 1 else 's'} nobody asked for (a clamped number, a label "
         f"stored as a value, a wrong option).",
@@ -553,7 +554,7 @@ def r2(report: Report) -> List[str]:
               f"full weighs {r['full_bytes'] / r['page_bytes']:.1f} times the page, since a preview keeps "
               f"{report.scenario.preview_characters} characters of a description and a read keeps all of it: the "
               f"{count:,} descriptions read averaged {mean:,.0f} characters (standard deviation {deviation:,.0f}). "
-              f"The page is bounded (`limit` at most {triage_runs.listing_limit_max()}), so a big channel costs "
+              f"The page is bounded (`limit` at most {listing_limit_max()}), so a big channel costs "
               "more calls, never a bigger one."]
     return lines
 

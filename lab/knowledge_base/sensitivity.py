@@ -18,11 +18,12 @@ Glossary (sim.py has the others):
 import dataclasses
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
-from lab import evidence, figures, kb_law
+from lab import evidence, figures
 from lab.experiments import TIMING_MARK, Provenance, number, seeds_text, table
-from lab.sim_day import Scenario
-from lab.sim_reasons import delay_words
-from lab.sim_report import LEADING, READINGS, TITLES, ModelRun
+from lab.knowledge_base import law
+from lab.knowledge_base.day import Scenario
+from lab.knowledge_base.reasons import delay_words
+from lab.knowledge_base.report import LEADING, READINGS, TITLES, ModelRun
 
 FIGURES = (  # (label, key, reading, unit): the figures that show how concentrated the citations are
     ("re-read calls per check", "K3.reread.calls_per_check", "distinct", ""),
@@ -185,9 +186,9 @@ def k4_readings(page: Page) -> List[str]:
     for reading in page.readings:
         for model, scenario in page.models.items():
             found = page.k4[(reading.name, model)]
-            law = 100 * kb_law.expected_rejection(scenario, delays[LAST], not reading.saves_after_day)
+            expected = 100 * law.expected_rejection(scenario, delays[LAST], not reading.saves_after_day)
             rows.append([reading.name, TITLES.get(model, model)] + [_cell(r) for r in found]
-                        + [f"{law:.1f}%", "yes" if _reaches(found[LAST]) else "no"])
+                        + [f"{expected:.1f}%", "yes" if _reaches(found[LAST]) else "no"])
     published = [[f"rejected, version changed, share: {delay_words([d])}",
                   number(page.published[f"K4.d{n}.conflicts_pct"], 1, "%")]
                  for n, d in enumerate(delays) if f"K4.d{n}.conflicts_pct" in page.published]
@@ -224,7 +225,7 @@ def law_words(page: Page) -> str:
     p = page.published
     share = 100 * (p[f"K4.d{n}.conflicts"] + p[f"K4.d{n}.gone"]) / p[f"K4.d{n}.edits"]
     above = [TITLES.get(m, m) for m, s in page.models.items()
-             if share > 100 * kb_law.expected_rejection(s, s.delays[n], False)]
+             if share > 100 * law.expected_rejection(s, s.delays[n], False)]
     if len(above) == len(page.models):
         return "lies above the popularity law in every model, even with saves that go on after the day"
     if not above:

@@ -11,7 +11,7 @@ Glossary (sim_day.py has the others):
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 from osfoundry_tools.stores import kb_store
-from lab.sim_day import KB, SECOND, Agent, Citation, SimClock
+from lab.knowledge_base.day import KB, SECOND, Agent, Citation, SimClock
 
 K1_SEARCH_LIMIT = 5  # the agent's search limit on K1's two-article store: more than it holds
 

@@ -13,7 +13,7 @@ Glossary (sim_day.py has the others):
 import functools
 import math
 
-from lab.sim_day import HOUR, MINUTE, TOP, Scenario, popularity
+from lab.knowledge_base.day import HOUR, MINUTE, TOP, Scenario, popularity
 from osfoundry_tools.content.workload import zipf_weights
 
 LAW_STEPS = 8 * HOUR // MINUTE  # answer times the popularity law averages over: one a minute of an 8-hour day

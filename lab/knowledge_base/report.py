@@ -23,10 +23,12 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from osfoundry_tools.server import approval as server_approval
 from osfoundry_tools.content import workload
-from lab import evidence, figures, kb_law, sim_approval, sim_day
+from lab import evidence, figures
 from lab.experiments import TIMING_MARK, VERDICT_RULE, Provenance, seeds_text, table
-from lab.sim_chart import chart  # noqa: F401  (sim.py writes the chart through this module)
-from lab.sim_reasons import (
+from lab.knowledge_base import day, law
+from lab.knowledge_base.approval import OUTCOMES, WAYS, WITH, Approval
+from lab.knowledge_base.chart import chart  # noqa: F401  (sim.py writes the chart through this module)
+from lab.knowledge_base.reasons import (
     POPULAR, STATED, causes_by_name, delay_words, reason, row, spread_bounds, spread_bounds_words,
 )
 
@@ -42,7 +44,7 @@ Spec = Tuple[str, str, str, str]  # label, figure key, reading, unit
 class ModelRun:
     """One model over the main seeds and the range groups: the summed counts and every figure's row."""
 
-    scenario: sim_day.Scenario
+    scenario: day.Scenario
     main: Dict[str, Any]
     groups: List[Dict[str, Any]]
     rows: Dict[str, Dict[str, Dict[str, Any]]]  # reading -> figure key -> ours, low, high, published, verdict
@@ -65,7 +67,7 @@ class Report:
     provenance: Provenance
     timing: Tuple[float, float, int]  # seconds for the main seeds, for the whole run, processes
     seed_parts: Optional[Dict[str, float]] = None  # seconds per part of the first main seed (lab/seed_profile.py)
-    approval: Optional[sim_approval.Approval] = None  # the approval delays the main seeds were replayed with
+    approval: Optional[Approval] = None  # the approval delays the main seeds were replayed with
 
     @property
     def default(self) -> str:
@@ -325,7 +327,7 @@ def models(report: Report) -> List[str]:
         "a figure:",
         "",
         "- the knowledge base keeps people's views of each article, as help centres count page views; before "
-        f"the day each article holds its popularity share of {sim_day.VIEWS_BEFORE_THE_DAY:,} views, the limit "
+        f"the day each article holds its popularity share of {day.VIEWS_BEFORE_THE_DAY:,} views, the limit "
         "of a long history, so views order the articles as the popularity law does;",
         "- `search_knowledge_base` puts the best text match first and lists the other matches most viewed first, "
         "as its tool description tells the agent;",
@@ -401,7 +403,7 @@ def k1(report: Report) -> List[str]:
 
 def popularity(report: Report) -> List[str]:
     s = report.models[report.default].scenario
-    analytic = 100 * kb_law.top_share(s.articles, s.zipf_s)
+    analytic = 100 * law.top_share(s.articles, s.zipf_s)
     exact = "exact" if round(analytic, 1) == report.published["top10.analytic"] else "differs"
     lines = [
         "## Popularity and what the search returns",
@@ -727,7 +729,7 @@ def _apart_words(report: Report) -> str:
     """Whether K1's cells and the analytic top-10 share are exact: 'all exact', or how many are."""
     k1 = [cell == want for form, cells in report.k1.items() for cell, want in zip(cells, report.published_k1[form])]
     s = report.models[report.default].scenario
-    analytic = round(100 * kb_law.top_share(s.articles, s.zipf_s), 1) == report.published["top10.analytic"]
+    analytic = round(100 * law.top_share(s.articles, s.zipf_s), 1) == report.published["top10.analytic"]
     exact, count = sum(k1) + analytic, len(k1) + 1
     return "all exact" if exact == count else f"{exact} of {count} exact"
 
@@ -826,9 +828,9 @@ def approval_rows(report: Report) -> List[List[str]]:
     rows = []
     for model, run in report.models.items():
         for d, nominal in enumerate(report.approval.delays if report.approval else ()):
-            for way in sim_approval.WAYS:
+            for way in WAYS:
                 counts = [seed[d][way] for seed in run.approvals or ()]
-                answered = per_seed([c["answered"] for c in counts]) if way == sim_approval.WITH else "—"
+                answered = per_seed([c["answered"] for c in counts]) if way == WITH else "—"
                 rows.append([report.title(model), delay_words([nominal]), way, answered,
                              *(per_seed([c[outcome] for c in counts]) for outcome in ("asked", "wasted", "saved"))])
     return rows
@@ -845,8 +847,8 @@ def approval_words(report: Report) -> str:
     assert approval is not None and run.approvals is not None
     longest = max(range(len(approval.delays)), key=lambda d: approval.delays[d])
     seeds = [seed[longest] for seed in run.approvals]
-    without, with_ = ({outcome: sum(c[way][outcome] for c in seeds) for outcome in sim_approval.OUTCOMES}
-                      for way in sim_approval.WAYS)
+    without, with_ = ({outcome: sum(c[way][outcome] for c in seeds) for outcome in OUTCOMES}
+                      for way in WAYS)
     def share(way: Dict[str, int]) -> int:
         return round(100 * way["wasted"] / max(1, way["asked"]))
     return (f"With {report.title(report.default)} and a median of {delay_words([approval.delays[longest]])}, "
@@ -877,7 +879,7 @@ def rejection_rows(report: Report) -> List[List[str]]:
             people = row(report, model, "distinct", f"K4.d{d}.person_rejected_pct")
             spread = f"{people['low']:.1f}% – {people['high']:.1f}%" if people["low"] is not None else "—"
             cells += [f"{r['ours']:.1f}%", f"{people['ours']:.1f}%", spread]
-        cut, uncut = (100 * kb_law.expected_rejection(s, seconds, ends) for ends in (True, False))
+        cut, uncut = (100 * law.expected_rejection(s, seconds, ends) for ends in (True, False))
         rows.append(cells + [f"{cut:.1f}%", f"{uncut:.1f}%"])
     return rows
 

@@ -26,9 +26,9 @@ from osfoundry_tools.stores import record_store
 from osfoundry_tools.content import workload
 from osfoundry_tools.content.workload import new_bug
 from osfoundry_tools.core.tools import Tool, integer, object_schema
-from osfoundry_tools.stores.record_fields import DETAILS  # how much a rejection says: terse, field, values, labels (R1's rows)
+from osfoundry_tools.stores.record_fields import DETAILS  # how much a rejection says (R1's rows)
 from lab.experiments import bytes_of
-from lab.triage_agent import TriageAgent, resolve_date
+from lab.record_channels.agent import TriageAgent, resolve_date
 
 UTC = datetime.timezone.utc
 CHANNEL = workload.BUG_TRACKER

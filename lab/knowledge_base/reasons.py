@@ -17,7 +17,8 @@ Glossary (sim.py has the others):
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from lab import evidence, figures, kb_law, sim_day
+from lab import evidence, figures
+from lab.knowledge_base import day, law
 from lab.experiments import number
 
 UNKNOWN = "not known"
@@ -100,7 +101,7 @@ def _popularity_law(report: Any, model: str, key: str, reading: str) -> Optional
     d = int(match.group(1))
     s, m = report.models[model].scenario, report.models[model].main
     seconds = s.delays[d]
-    cut, uncut = (100 * kb_law.expected_rejection(s, seconds, ends) for ends in (True, False))
+    cut, uncut = (100 * law.expected_rejection(s, seconds, ends) for ends in (True, False))
     people = row(report, model, reading, f"K4.d{d}.person_rejected_pct")
     if people["low"] is None:
         return None
@@ -132,7 +133,7 @@ def _uniform_saves(report: Any, model: str, key: str, reading: str) -> Optional[
     if reading != "citation" or key not in ("control.stale", "control.stale_pct"):
         return None
     s = report.models[model].scenario
-    model_share = 100 * kb_law.expected_uniform_stale(s)
+    model_share = 100 * law.expected_uniform_stale(s)
     end = report.models[model].main["uniform"]["hours"][-1]
     ours = 100 * end["stale"] / max(1, end["citations"])
     return ("uniform control", f"with saves spread uniformly, every article is saved {s.saves / s.articles:g} "
@@ -168,7 +169,7 @@ def spread_bounds(report: Any, model: str) -> Tuple[float, float]:
     """Distinct articles a check would re-read if only the questions' own articles were cited, and if both
     citations of every answer were independent popularity draws (kb_law)."""
     s = report.models[model].scenario
-    return kb_law.expected_cited_per_check(s, 1), kb_law.expected_cited_per_check(s, sim_day.CITED)
+    return law.expected_cited_per_check(s, 1), law.expected_cited_per_check(s, day.CITED)
 
 
 def spread_bounds_words(report: Any, model: str) -> str:
@@ -308,10 +309,10 @@ def causes_by_name(report: Any, model: str, reading: str) -> Dict[str, List[str]
 
 def _delay(seconds: int) -> str:
     """20 s, 15 min, 1 h."""
-    if seconds % sim_day.HOUR == 0:
-        return f"{seconds // sim_day.HOUR} h"
-    if seconds % sim_day.MINUTE == 0:
-        return f"{seconds // sim_day.MINUTE} min"
+    if seconds % day.HOUR == 0:
+        return f"{seconds // day.HOUR} h"
+    if seconds % day.MINUTE == 0:
+        return f"{seconds // day.MINUTE} min"
     return f"{seconds} s"
 
 
