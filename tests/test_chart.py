@@ -14,10 +14,10 @@ import xml.etree.ElementTree as ElementTree
 from typing import Dict, List, Sequence, Tuple
 
 from tests.helpers import ROOT
-import sim
 from lab.knowledge_base import chart as kb_chart
 from lab.knowledge_base import day as kb_day
 from lab.knowledge_base import report as kb_report
+from lab.knowledge_base import scenario as kb_scenario
 
 SVG = "{http://www.w3.org/2000/svg}"
 LABEL_FONT = 11  # px: the small font of the end labels, the least distance between two of them
@@ -41,7 +41,7 @@ class FakeReport:
     def __init__(self, costs: Dict[str, List[Tuple[int, int]]] = COSTS, seeds: Sequence[int] = (1, 2, 3, 4, 5)):
         self.models = {self.default: types.SimpleNamespace(main=fake_main(costs))}
         self.seeds = list(seeds)
-        self.published, self.published_hours = sim.PUBLISHED, sim.PUBLISHED_HOURS
+        self.published, self.published_hours = kb_scenario.PUBLISHED, kb_scenario.PUBLISHED_HOURS
 
     def title(self, model: str) -> str:
         return f"{model} search"
@@ -231,16 +231,17 @@ class RenderedChartTest(unittest.TestCase):
 
     def test_every_published_figure_is_marked_beside_ours_at_its_hour_and_value(self):
         stale, calls, kib = self.panels
-        self.assertEqual(len(classed(stale, "published")), len(sim.PUBLISHED_HOURS) + 1)  # the control at hour 8
+        # every published hour, and the control at hour 8
+        self.assertEqual(len(classed(stale, "published")), len(kb_scenario.PUBLISHED_HOURS) + 1)
         for panel, what in ((calls, "calls"), (kib, "kib")):
             marks = classed(panel, "published")
             self.assertEqual(sorted(m.get("class").split()[0] for m in marks), sorted(kb_day.STRATEGIES))
             poll = next(m for m in marks if m.get("class").startswith("poll"))
             self.assertTrue(poll.find(f"{SVG}title").text.startswith(
-                f"published: {sim.PUBLISHED[f'K3.poll.{what}']:,.0f}"))
+                f"published: {kb_scenario.PUBLISHED[f'K3.poll.{what}']:,.0f}"))
         axis = kb_chart.chart_panels(fake_main(COSTS), kb_chart.published_points(
-            sim.PUBLISHED, sim.PUBLISHED_HOURS))[0].axis
-        self.assertGreaterEqual(axis.ticks[-1], sim.PUBLISHED["K2.h8.stale_pct"])  # the axis holds them too
+            kb_scenario.PUBLISHED, kb_scenario.PUBLISHED_HOURS))[0].axis
+        self.assertGreaterEqual(axis.ticks[-1], kb_scenario.PUBLISHED["K2.h8.stale_pct"])  # the axis holds them too
 
     def test_end_labels_do_not_touch_even_when_the_lines_end_on_one_point(self):
         for report in (FakeReport(), FakeReport(costs=SAME)):

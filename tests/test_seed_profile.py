@@ -5,10 +5,11 @@ import unittest
 
 from osfoundry_tools.stores import kb_store
 import sim
-from lab.knowledge_base import law as kb_law
-from lab.knowledge_base import seed_profile
 from lab.knowledge_base import day as kb_day
+from lab.knowledge_base import law as kb_law
 from lab.knowledge_base import report as kb_report
+from lab.knowledge_base import rerun as kb_rerun
+from lab.knowledge_base import seed_profile
 from tests.test_sim import SMALL
 
 
@@ -75,7 +76,7 @@ class PopularityLawTest(unittest.TestCase):
 class SimPageTest(unittest.TestCase):
     def test_the_run_time_section_shows_the_parts_and_the_page_the_time_it_took(self):
         report = sim.measure_report(sim.parser().parse_args(SMALL + ["--ranges", "0", "--jobs", "1"]))
-        page = sim.report_files(report)[sim.RESULTS]
+        page = kb_rerun.main_files(report)[kb_report.RESULTS]
         for part in seed_profile.PARTS:
             self.assertIn(f"| {part} |", page)
         self.assertNotIn(kb_report.REPORT_SECONDS, page)

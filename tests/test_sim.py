@@ -13,13 +13,18 @@ import tempfile
 import unittest
 
 from tests.helpers import ROOT, fresh_default_run, without_timing
+from osfoundry_tools.cli import write_files
 import sim
 from lab import evidence
 from lab.knowledge_base import citation_forms
-from lab.knowledge_base import law as kb_law
 from lab.knowledge_base import day as kb_day
+from lab.knowledge_base import formulas as kb_formulas
+from lab.knowledge_base import law as kb_law
+from lab.knowledge_base import models as kb_models
 from lab.knowledge_base import reasons as kb_reasons
 from lab.knowledge_base import report as kb_report
+from lab.knowledge_base import rerun as kb_rerun
+from lab.knowledge_base import scenario as kb_scenario
 
 SMALL = ["--articles", "60", "--questions", "16", "--saves", "40"]  # a day small enough to run many times
 
@@ -74,7 +79,7 @@ class IdentitiesTest(unittest.TestCase):
         self.assertEqual([h["costs"]["poll"][0] for h in self.result["zipf"]["hours"]], list(range(1, 9)))
 
     def test_k1_cells_measured_on_the_store_equal_the_published_table(self):
-        self.assertEqual(citation_forms.citation_forms(), sim.PUBLISHED_K1)
+        self.assertEqual(citation_forms.citation_forms(), kb_scenario.PUBLISHED_K1)
 
 
 class PopularModelTest(unittest.TestCase):
@@ -92,8 +97,8 @@ class PopularModelTest(unittest.TestCase):
         self.assertEqual(dataclasses.replace(popular, views=False, area_articles=stated.area_articles), stated)
 
     def test_areas_hold_the_square_root_of_the_articles_unless_the_option_says_otherwise(self):
-        self.assertEqual(sim.popular_areas(400), 20)
-        self.assertEqual(sim.popular_areas(60), 8)
+        self.assertEqual(kb_models.popular_areas(400), 20)
+        self.assertEqual(kb_models.popular_areas(60), 8)
         self.assertEqual(sim.models_from(sim.parser().parse_args(["--area-articles", "40"]))["popular"].area_articles,
                          40)
 
@@ -208,7 +213,7 @@ class CommittedResultsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.fresh = tempfile.TemporaryDirectory()
-        sim.write_report(default_report(), cls.fresh.name)
+        write_files(cls.fresh.name, kb_rerun.main_files(default_report()))
 
     @classmethod
     def tearDownClass(cls):
@@ -234,7 +239,7 @@ class CommittedPageTest(unittest.TestCase):
     def test_every_verdict_is_known_and_every_outside_range_points_to_a_note_under_its_table(self):
         tables = figure_tables(self.text)
         rows = [row for table_rows, _ in tables for row in table_rows]
-        self.assertGreaterEqual(len(rows), len(sim.PUBLISHED) - 2)  # the analytic share and the wall time apart
+        self.assertGreaterEqual(len(rows), len(kb_scenario.PUBLISHED) - 2)  # the analytic share and the wall time apart
         verdict = r"(exact|inside range|outside range \[(\d+)\]|—)( \(calibrated size\))?"
         for table_rows, notes in tables:
             for line in table_rows:
@@ -269,9 +274,9 @@ class CommittedPageTest(unittest.TestCase):
         self.assertRegex(self.text, r"\nMade by `python3 sim.py[^`]*` at commit \S.*\. <!-- provenance -->\n")
 
     def test_every_published_figure_is_measured_under_both_readings_in_both_models(self):
-        measured = sim.all_figures(sim.scenario_from(sim.parser().parse_args([])))
+        measured = kb_formulas.all_figures(sim.scenario_from(sim.parser().parse_args([])))
         for reading, figures in measured.items():
-            missing = set(sim.PUBLISHED) - set(figures) - {"top10.analytic", "wall.seconds"}
+            missing = set(kb_scenario.PUBLISHED) - set(figures) - {"top10.analytic", "wall.seconds"}
             self.assertEqual(missing, set(), reading)
 
     def test_the_tallies_lead_with_the_consistent_reading_and_the_popular_model_holds_three_quarters(self):
@@ -334,8 +339,8 @@ class CommittedPageTest(unittest.TestCase):
                 kept = [cell for i, cell in enumerate(cells) if i != published_at]
                 ours.update(re.findall(r"\d[\d,]*(?:\.\d+)?", " ".join(kept)))
         checked = 0
-        for key, value in sim.PUBLISHED.items():
-            decimals = 1 if key == "wall.seconds" else sim.decimals_of(key)
+        for key, value in kb_scenario.PUBLISHED.items():
+            decimals = 1 if key == "wall.seconds" else kb_scenario.decimals_of(key)
             text = f"{value:,.{decimals}f}"
             if decimals == 0 and value < 100 or key in ("K4.edits", "K2.h8.citations") or value == 100 or text in ours:
                 continue  # small counts, the day's own sizes, and numbers we measured too are ours as much as theirs
@@ -466,7 +471,7 @@ class ReasonsTest(unittest.TestCase):
 
 class CommittedSensitivityPageTest(unittest.TestCase):
     def test_published_figures_stand_in_a_table_of_their_own(self):
-        with open(os.path.join(ROOT, "results", sim.SENSITIVITY), encoding="utf-8") as file:
+        with open(os.path.join(ROOT, "results", kb_report.SENSITIVITY), encoding="utf-8") as file:
             text = file.read()
         rows = [line for line in text.splitlines() if line.startswith("| ")]
         self.assertFalse([line for line in rows if line.startswith("| published |")], "a published row among ours")
@@ -480,8 +485,8 @@ class CommittedSensitivityTest(unittest.TestCase):
     def test_the_committed_sensitivity_page_equals_a_fresh_run(self):
         with tempfile.TemporaryDirectory() as fresh:
             self.assertEqual(run("--sensitivity", "--out", fresh), 0)
-            self.assertEqual(without_timing(os.path.join(ROOT, "results", sim.SENSITIVITY)),
-                             without_timing(os.path.join(fresh, sim.SENSITIVITY)))
+            self.assertEqual(without_timing(os.path.join(ROOT, "results", kb_report.SENSITIVITY)),
+                             without_timing(os.path.join(fresh, kb_report.SENSITIVITY)))
 
 
 class SmokeTest(unittest.TestCase):
@@ -518,16 +523,20 @@ class CommandLineTest(unittest.TestCase):
     def test_the_sensitivity_run_writes_its_own_page_with_every_variant_and_leaves_the_main_page_alone(self):
         with tempfile.TemporaryDirectory() as out:
             self.assertEqual(run("--sensitivity", "--seeds", "1", "--ranges", "1", "--out", out, *SMALL), 0)
-            self.assertEqual(sorted(os.listdir(out)), [sim.SENSITIVITY])
-            with open(os.path.join(out, sim.SENSITIVITY), encoding="utf-8") as file:
+            self.assertEqual(sorted(os.listdir(out)), [kb_report.SENSITIVITY])
+            with open(os.path.join(out, kb_report.SENSITIVITY), encoding="utf-8") as file:
                 text = file.read()
-            variants = sim.sensitivity_models(sim.parser().parse_args(SMALL))
-            self.assertEqual(len(variants), 2 + len(set(sim.SENSITIVITY_AREAS) | {sim.popular_areas(60)}))
+            variants = kb_models.sensitivity_models(scenario(*SMALL))
+            self.assertEqual(len(variants), 2 + len(set(kb_scenario.SENSITIVITY_AREAS) | {kb_models.popular_areas(60)}))
             for name in variants:
                 self.assertRegex(text, rf"\| {re.escape(name)} \| \d+ independent: \d+ checks?, ")
-            for reading in sim.K4_READINGS:
+            for reading in kb_scenario.K4_READINGS:
                 for model in ("popular search", "as stated"):
                     self.assertRegex(text, rf"\| {re.escape(reading.name)} \| {model} \| ")
+
+    def test_without_options_the_command_runs_the_scenarios_day_as_stated_and_its_two_models(self):
+        self.assertEqual(scenario(), kb_scenario.DAY_AS_STATED)
+        self.assertEqual(sim.models_from(sim.parser().parse_args([])), kb_models.models_of(kb_scenario.DAY_AS_STATED))
 
     def test_help_explains_every_option(self):
         text = sim.parser().format_help()

@@ -16,6 +16,8 @@ import sim
 from lab.knowledge_base import approval as kb_approval
 from lab.knowledge_base import day as kb_day
 from lab.knowledge_base import report as kb_report
+from lab.knowledge_base import rerun as kb_rerun
+from lab.knowledge_base import scenario as kb_scenario
 
 SMALL = ["--articles", "60", "--questions", "16", "--saves", "40"]
 BUSY = ["--articles", "40", "--questions", "40", "--saves", "300", "--hours", "2", "--delays", "20s,15m",
@@ -152,7 +154,7 @@ def small_report(approval=True):
     options = sim.parser().parse_args(["--seeds", "1-2", "--ranges", "0", "--jobs", "1", *SMALL])
     with contextlib.redirect_stderr(io.StringIO()):
         if not approval:
-            return sim.run_models("test", sim.models_from(options), options.seeds, [], 1)[0]
+            return kb_rerun.run_models("test", sim.models_from(options), options.seeds, [], 1)[0]
         return sim.measure_report(options)
 
 
@@ -173,7 +175,8 @@ class PageTest(unittest.TestCase):
                                   "answered at once, nobody asked", "approvals asked", "approvals wasted",
                                   "edits saved"])
         self.assertFalse([cell for cell in header if re.search(r"published|verdict|range", cell)])
-        self.assertEqual(len(rows), 2 * len(sim.APPROVAL_DELAYS) * 2)  # models, delays, with and without the check
+        # models, delays, with and without the check
+        self.assertEqual(len(rows), 2 * len(kb_scenario.APPROVAL_DELAYS) * 2)
 
     def test_each_cell_is_the_mean_per_seed_of_the_counts_with_the_fewest_and_most(self):
         _, rows = approval_table(self.text)
@@ -196,7 +199,7 @@ class CommittedPageTest(unittest.TestCase):
             text = file.read()
         header, rows = approval_table(text)
         self.assertNotIn("published", " ".join(header))
-        self.assertEqual(len(rows), 2 * len(sim.APPROVAL_DELAYS) * 2)
+        self.assertEqual(len(rows), 2 * len(kb_scenario.APPROVAL_DELAYS) * 2)
         self.assertLess(text.index("## K4 — editing"), text.index("### What approval costs"))
         self.assertLess(text.index("### What approval costs"), text.index("## Run time"))
 

@@ -7,9 +7,12 @@ import statistics
 import unittest
 
 import triage
-from lab.record_channels import report as record_report
-from lab.record_channels import runs as record_runs
+from lab import experiments
 from lab.experiments import Provenance, normal_spread, number
+from lab.record_channels import report as record_report
+from lab.record_channels import rerun as record_rerun
+from lab.record_channels import runs as record_runs
+from lab.record_channels import scenario as record_scenario
 from tests.helpers import ROOT
 
 SCENARIO = triage.scenario_from(triage.parser().parse_args([]))
@@ -19,9 +22,9 @@ MADE_BY = Provenance("python3 triage.py", "abc", "3.9.6", "3.40.1", ())
 def report_of(main, rows=None, r6=None):
     """A Report of one run's summed counts; the fields no test here reads are left empty."""
     return record_report.Report(
-        scenario=SCENARIO, seeds=[1], groups=[], rows=rows if rows is not None else triage.measure_all(main, []),
-        main=main, published=triage.PUBLISHED, published_r6=triage.PUBLISHED_R6, r6=r6, rejection={},
-        published_rejection="", timing=(0.0, 0.0, 1), basis=triage.BASIS, provenance=MADE_BY)
+        scenario=SCENARIO, seeds=[1], groups=[], rows=rows if rows is not None else record_rerun.measure_all(main, []),
+        main=main, published=record_scenario.PUBLISHED, published_r6=record_scenario.PUBLISHED_R6, r6=r6, rejection={},
+        published_rejection="", timing=(0.0, 0.0, 1), basis=record_scenario.BASIS, provenance=MADE_BY)
 
 
 def r6_row(lines, label):
@@ -42,8 +45,8 @@ class CausesTest(unittest.TestCase):
         for path in ("record_channels/report.py", "figures.py"):  # figures.py writes the cells of every table
             with open(f"{ROOT}/lab/{path}", encoding="utf-8") as file:
                 source += file.read()
-        texts = {f"{value:,.{triage.decimals_of(key)}f}" for key, value in triage.PUBLISHED.items()}
-        texts |= {str(value) for pair in triage.PUBLISHED_R6.values() for value in pair}
+        texts = {f"{value:,.{record_scenario.decimals_of(key)}f}" for key, value in record_scenario.PUBLISHED.items()}
+        texts |= {str(value) for pair in record_scenario.PUBLISHED_R6.values() for value in pair}
         checked = [text for text in texts if len(text) >= 3]  # "0", "1", "45" are everywhere in code
         for text in checked:
             with self.subTest(figure=text):
@@ -55,7 +58,7 @@ class CausesTest(unittest.TestCase):
         text = record_report.reason(self.report, "R1.no.field.calls_per_item")
         self.assertIn(f"{self.main['R1']['no.field']['nothing_left']} of our", text)
         self.assertIn("The published figure means", text)
-        self.assertNotIn(number(triage.PUBLISHED["R1.no.field.calls_per_item"], 2), text)
+        self.assertNotIn(number(record_scenario.PUBLISHED["R1.no.field.calls_per_item"], 2), text)
 
     def test_the_relist_cause_is_measured_on_the_relist_and_claims_nothing_unmeasured(self):
         relist = self.main["R4"]["relist"]
@@ -92,8 +95,8 @@ class R2RangeTest(unittest.TestCase):
 
     def test_r2_ranges_are_taken_over_single_pages_and_marked_so(self):
         seeds = [record_runs.run_seed(seed, SCENARIO) for seed in (4, 5, 6)]
-        group = triage.total_of(seeds)
-        rows = triage.measure_all(group, [group, group], seeds)
+        group = experiments.total_of(seeds)
+        rows = record_rerun.measure_all(group, [group, group], seeds)
         pages = [seed["R2"]["full_bytes"] / 1024 for seed in seeds]
         self.assertEqual((rows["R2.full_kib"]["low"], rows["R2.full_kib"]["high"]), normal_spread(pages))
         self.assertTrue(all(rows[key]["single"] for key in rows if key.startswith("R2.")))
@@ -116,14 +119,14 @@ class R1GapTest(unittest.TestCase):
 
     def test_the_gap_figures_are_published_measured_and_judged(self):
         main = record_runs.run_seed(3, SCENARIO)
-        rows = triage.measure_all(main, [main, main])
+        rows = record_rerun.measure_all(main, [main, main])
         r1, items = main["R1"], SCENARIO.items
         expected = {"first_failed_per_item": (r1["no.labels"]["first_failed"] - r1["yes.labels"]["first_failed"]),
                     "calls_per_item": r1["no.labels"]["edit_calls"] - r1["yes.labels"]["edit_calls"]}
         for name, difference in expected.items():
             with self.subTest(figure=name):
                 row = rows[f"R1.gap.{name}"]
-                self.assertEqual(triage.PUBLISHED[f"R1.gap.{name}"], 1)
+                self.assertEqual(record_scenario.PUBLISHED[f"R1.gap.{name}"], 1)
                 self.assertAlmostEqual(row["ours"], difference / items)
                 self.assertEqual((row["decimals"], row["shown_decimals"]), (0, 2))
                 self.assertIn(row["verdict"], ("exact", "inside range", "outside range"))
@@ -154,7 +157,7 @@ class R6Test(unittest.TestCase):
         self.assertIn("a ratio of 1.33", cause)
         self.assertNotIn("1.67", cause)
         self.assertIn("cost us 20.0 µs of a 100.0 µs edit", cause)  # median of 50, 20, 20; not 100 - 60
-        (pv_low, pv_high), (ps_low, ps_high) = triage.PUBLISHED_R6["validated"], triage.PUBLISHED_R6["stubbed"]
+        (pv_low, pv_high), (ps_low, ps_high) = (record_scenario.PUBLISHED_R6[name] for name in ("validated", "stubbed"))
         published_cost = statistics.fmean((pv_low, pv_high)) - statistics.fmean((ps_low, ps_high))
         self.assertIn(f"saved about {number(published_cost, 1)} µs (derived), {published_cost / 20:,.1f} times ours",
                       cause)

@@ -22,6 +22,7 @@ from lab.experiments import (
 )
 from lab.record_channels.runs import TARGET_FIELDS, Scenario, listing_limit_max, points_max
 
+RESULTS = "record_channels.md"
 UNEXPLAINED = "no reason written for this figure yet"
 FIGURE_HEADER = ("figure", "#", "published", "ours", "our range", "verdict")
 PUBLISHED_RUNS = 5  # R3's published counts sum five runs

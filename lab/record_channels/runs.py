@@ -422,9 +422,6 @@ def run_seed(seed: int, scenario: Scenario, *, with_r3: bool = True) -> Dict[str
     return result
 
 
-PUBLISHED_R6 = {"validated": (72.8, 75.1), "stubbed": (41.9, 42.4)}  # µs per edit, three runs, Python 3.9.6, M1
-
-
 def r6_timing(scenario: Scenario, seed: int = 1) -> Dict[str, List[float]]:
     """Median microseconds per valid six-field edit, per run: with validation, with it stubbed out, and with
     the schema read stubbed out too.
