@@ -40,7 +40,8 @@ from lab.knowledge_base import rerun
 from lab.knowledge_base.approval import Approval
 from lab.knowledge_base.day import HOUR, MINUTE, Scenario
 from lab.knowledge_base.models import models_of, popular_areas
-from lab.knowledge_base.report import SENSITIVITY, Report
+from lab.knowledge_base.measured import Report
+from lab.knowledge_base.report import SENSITIVITY
 from lab.knowledge_base.scenario import (
     APPROVAL_DELAYS, APPROVAL_SIGMA, ARTICLE_WORDS, ARTICLES, DELAYS, HOURS, MAIN_SEEDS, QUESTIONS, RANGE_GROUPS,
     SAVE_MIX, SAVES, SEARCH_LIMIT, STATED_AREA_ARTICLES, TITLE_WORDS, TOPIC_SHARE, TOPIC_WORDS, VOCABULARY,

@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 from lab.experiments import EXACT, INSIDE, published_interval
 
 FIRM_WIDTH = 1 / 3  # a match is firm when our range is at most this share of the published figure wide
+OTHER_WIDTHS = (1 / 4, 1 / 2)  # where the pages say the line might have been drawn instead
 CHECK, FAILED, FIRM, LOOSE, OUTSIDE, UNRANGED = "check", "failed check", "firm", "loose", "outside", "unranged"
 STRENGTHS = (CHECK, FAILED, FIRM, LOOSE, OUTSIDE, UNRANGED)  # the order the tallies list them in
 CHECKS = (CHECK, FAILED)  # the strengths of a check: it holds, or this run is not built as the article's
@@ -152,6 +153,26 @@ def tally(assessed: Mapping[str, Assessment]) -> Dict[str, int]:
     for assessment in assessed.values():
         counts[assessment.strength] += 1
     return counts
+
+
+def total(counts: Mapping[str, int]) -> int:
+    """How many independent figures a tally counts."""
+    return sum(counts.values())
+
+
+def measured(counts: Mapping[str, int]) -> int:
+    """How many of them the run measures: every one that is no check."""
+    return sum(counts[s] for s in MEASURED)
+
+
+def held(counts: Mapping[str, int]) -> int:
+    """How many of them our ranges hold: firm or loose matches."""
+    return sum(counts[s] for s in HOLDS)
+
+
+def firm_at(rows: Rows, basis: Basis, widths: Sequence[float] = OTHER_WIDTHS) -> Dict[float, int]:
+    """How many firm matches `rows` would have with the line drawn at each of `widths` instead of FIRM_WIDTH."""
+    return {width: tally(assess(rows, basis, width))[FIRM] for width in widths}
 
 
 def tally_text(counts: Mapping[str, int]) -> str:

@@ -35,7 +35,7 @@ SAME = {check: COSTS["title"] for check in COSTS}  # three checks that cost exac
 
 
 class FakeReport:
-    """What chart() reads of a kb_report.Report: the default model's sums, the seeds, the model's title."""
+    """What chart() reads of a measured.Report: the default model's sums, the seeds, the model's title."""
     default = "popular"
 
     def __init__(self, costs: Dict[str, List[Tuple[int, int]]] = COSTS, seeds: Sequence[int] = (1, 2, 3, 4, 5)):

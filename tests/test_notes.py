@@ -8,8 +8,10 @@ import unittest
 
 import sim
 import triage
+from lab.knowledge_base import measured as kb_measured
 from lab.knowledge_base import reasons as kb_reasons
 from lab.knowledge_base import report as kb_report
+from lab.record_channels import reasons as record_reasons
 from lab.record_channels import report as record_report
 from lab.record_channels import runs as record_runs
 from tests.test_triage_report import report_of
@@ -48,7 +50,7 @@ class KnowledgeBaseNotesTest(unittest.TestCase):
                 self.assertIn(f"ours lies {side} the published figure", note)
 
     def test_the_poll_note_puts_ours_on_the_side_of_the_published_figure_it_lies(self):
-        ours = kb_reasons.row(self.report, self.model, "distinct", "K3.poll.kib_per_check")["ours"]
+        ours = kb_measured.row(self.report, self.model, "distinct", "K3.poll.kib_per_check")["ours"]
         for published in (ours / 4, ours * 1.001, ours * 4):
             report = self.with_published(K3__poll__kib_per_check=published)
             found = kb_reasons._poll_size(report, self.model, "K3.poll.kib_per_check", "distinct")
@@ -65,11 +67,11 @@ class KnowledgeBaseNotesTest(unittest.TestCase):
                 self.assertTrue(kb_reasons.spread_bounds_words(report, self.model).startswith(words))
 
     def test_our_results_are_called_lighter_or_heavier_as_their_sizes_are(self):
-        size = kb_report._size(self.report, self.model, "reread")
+        size = kb_measured.size_per_call(self.report, self.model, "reread")
         for scale, word in ((4.0, "lighter"), (0.25, "heavier")):
             report = self.with_published(
                 K3__reread__kib=self.report.published["K3.reread.calls"] * size * scale,
-                K3__title__kib=self.report.published["K3.title.calls"] * kb_report._size(
+                K3__title__kib=self.report.published["K3.title.calls"] * kb_measured.size_per_call(
                     self.report, self.model, "title") * scale)
             with self.subTest(word=word):
                 self.assertTrue(kb_report._lighter_words(report).endswith(word))
@@ -107,7 +109,7 @@ class RecordNotesTest(unittest.TestCase):
             report.published = dict(self.report.published, **{
                 "R4.poll.kib": published_bytes * self.report.published["R4.poll.found"] / 1024})
             with self.subTest(word=word):
-                self.assertIn(f" {word}, and nothing published", record_report._event_cause(report, "R4.poll.kib"))
+                self.assertIn(f" {word}, and nothing published", record_reasons._event_cause(report, "R4.poll.kib"))
 
     def test_the_schema_gap_is_more_calls_or_fewer_as_its_sign_is(self):
         report = copy.deepcopy(self.report)

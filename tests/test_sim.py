@@ -20,6 +20,7 @@ from lab.knowledge_base import citation_forms
 from lab.knowledge_base import day as kb_day
 from lab.knowledge_base import formulas as kb_formulas
 from lab.knowledge_base import law as kb_law
+from lab.knowledge_base import measured as kb_measured
 from lab.knowledge_base import models as kb_models
 from lab.knowledge_base import reasons as kb_reasons
 from lab.knowledge_base import report as kb_report
@@ -371,7 +372,7 @@ class ReasonsTest(unittest.TestCase):
             if key not in self.report.calibrated:
                 continue
             seen += 1
-            kib, calls = (kb_reasons.row(self.report, model, "distinct", k)
+            kib, calls = (kb_measured.row(self.report, model, "distinct", k)
                           for k in (key, key.replace("kib", "calls")))
             with self.subTest(model=model, key=key):
                 self.assertEqual(name, "calibrated")
@@ -400,7 +401,7 @@ class ReasonsTest(unittest.TestCase):
                 continue
             seen += 1
             d = int(key[4])
-            people = kb_reasons.row(self.report, model, "distinct", f"K4.d{d}.person_rejected_pct")
+            people = kb_measured.row(self.report, model, "distinct", f"K4.d{d}.person_rejected_pct")
             scenario = self.report.models[model].scenario
             law = 100 * kb_law.expected_rejection(scenario, scenario.delays[d], True)
             held = people["low"] <= law <= people["high"]
@@ -423,15 +424,15 @@ class ReasonsTest(unittest.TestCase):
         for model, key, name, note in self.outside():
             if name != "event size":
                 continue
-            r = kb_reasons.row(self.report, model, "distinct", key)
+            r = kb_measured.row(self.report, model, "distinct", key)
             with self.subTest(model=model, key=key):
                 self.assertIn("ours lies below" if r["ours"] < r["published"] else "ours lies above", note)
 
     def test_residual_spread_is_popular_searchs_alone_and_only_above_the_published_figure(self):
         for model, key, name, _ in self.outside():
             if name == "residual spread":
-                r = kb_reasons.row(self.report, model, "distinct", key)
-                self.assertEqual(model, kb_reasons.POPULAR)
+                r = kb_measured.row(self.report, model, "distinct", key)
+                self.assertEqual(model, kb_measured.POPULAR)
                 self.assertGreater(r["ours"], r["published"])
 
     def test_a_restating_row_adds_no_figure_to_those_chance_is_reckoned_on_and_an_independent_one_does(self):
@@ -456,7 +457,7 @@ class ReasonsTest(unittest.TestCase):
 
     def test_the_reading_says_which_model_concentrates_less_from_the_measured_ratios(self):
         words = kb_report._concentration_words(self.report)
-        means = {model: sum(ours[model][1] for _, _, ours in kb_report.ratios_by_hour(self.report))
+        means = {model: sum(ours[model][1] for _, _, ours in kb_measured.ratios_by_hour(self.report))
                  for model in self.report.models}
         less = min(means, key=means.get)
         self.assertIn(f"{self.report.title(less)} concentrates its citations less", words)
@@ -465,7 +466,7 @@ class ReasonsTest(unittest.TestCase):
         for key in ("K2.end.stale_thirds", "K2.end.answers_fifths", "K4.retries_saved_pct"):
             for model in self.report.models:
                 with self.subTest(key=key, model=model):
-                    self.assertIn(kb_reasons.row(self.report, model, "distinct", key)["verdict"],
+                    self.assertIn(kb_measured.row(self.report, model, "distinct", key)["verdict"],
                                   ("exact", "inside range", "outside range"))
 
 

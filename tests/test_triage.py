@@ -16,6 +16,7 @@ from osfoundry_tools.stores import record_store
 import triage
 from lab import evidence
 from lab.record_channels import formulas as record_formulas
+from lab.record_channels import reasons as record_reasons
 from lab.record_channels import report as record_report
 from lab.record_channels import rerun as record_rerun
 from lab.record_channels import runs as record_runs
@@ -178,7 +179,7 @@ class CommittedPageTest(unittest.TestCase):
             with self.subTest(line=line):
                 self.assertRegex(cells[-1], r"^(exact|inside range|outside range: \w.+|—)$")
         self.assertGreaterEqual(len(judged), len(record_scenario.PUBLISHED))
-        for phrase in (record_report.UNEXPLAINED, "no range (--ranges 0)"):
+        for phrase in (record_reasons.UNEXPLAINED, "no range (--ranges 0)"):
             self.assertFalse(phrase in self.text, phrase)
         self.assertLessEqual(set(record_scenario.PUBLISHED), set(record_formulas.all_figures()),
                              "a published figure is never measured")

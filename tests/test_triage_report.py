@@ -9,6 +9,8 @@ import unittest
 import triage
 from lab import experiments
 from lab.experiments import Provenance, normal_spread, number
+from lab.record_channels import measured as record_measured
+from lab.record_channels import reasons as record_reasons
 from lab.record_channels import report as record_report
 from lab.record_channels import rerun as record_rerun
 from lab.record_channels import runs as record_runs
@@ -21,7 +23,7 @@ MADE_BY = Provenance("python3 triage.py", "abc", "3.9.6", "3.40.1", ())
 
 def report_of(main, rows=None, r6=None):
     """A Report of one run's summed counts; the fields no test here reads are left empty."""
-    return record_report.Report(
+    return record_measured.Report(
         scenario=SCENARIO, seeds=[1], groups=[], rows=rows if rows is not None else record_rerun.measure_all(main, []),
         main=main, published=record_scenario.PUBLISHED, published_r6=record_scenario.PUBLISHED_R6, r6=r6, rejection={},
         published_rejection="", timing=(0.0, 0.0, 1), basis=record_scenario.BASIS, provenance=MADE_BY)
@@ -42,7 +44,9 @@ class CausesTest(unittest.TestCase):
 
     def test_no_published_figure_is_typed_in_the_report_code(self):
         source = ""
-        for path in ("record_channels/report.py", "figures.py"):  # figures.py writes the cells of every table
+        # the page, its reasons, what it reads of the run, and figures.py and pages.py, which write every table
+        for path in ("record_channels/report.py", "record_channels/reasons.py", "record_channels/measured.py",
+                     "figures.py", "pages.py"):
             with open(f"{ROOT}/lab/{path}", encoding="utf-8") as file:
                 source += file.read()
         texts = {f"{value:,.{record_scenario.decimals_of(key)}f}" for key, value in record_scenario.PUBLISHED.items()}
@@ -55,35 +59,35 @@ class CausesTest(unittest.TestCase):
         self.assertGreater(len(checked), 20)
 
     def test_the_nothing_left_cause_refers_to_the_published_figure_without_typing_it(self):
-        text = record_report.reason(self.report, "R1.no.field.calls_per_item")
+        text = record_reasons.reason(self.report, "R1.no.field.calls_per_item")
         self.assertIn(f"{self.main['R1']['no.field']['nothing_left']} of our", text)
         self.assertIn("The published figure means", text)
         self.assertNotIn(number(record_scenario.PUBLISHED["R1.no.field.calls_per_item"], 2), text)
 
     def test_the_relist_cause_is_measured_on_the_relist_and_claims_nothing_unmeasured(self):
         relist = self.main["R4"]["relist"]
-        text = record_report.reason(self.report, "R4.relist.kib")
+        text = record_reasons.reason(self.report, "R4.relist.kib")
         nulls = (relist["bytes"] - relist["bytes_no_nulls"]) / 1024
         self.assertIn(f"null: {nulls:,.1f} KiB of its {relist['bytes'] / 1024:,.1f}", text)
         self.assertIn(f"our {relist['previews']:,} previews", text)
         for unmeasured in ("title", "e-mail", "age_days"):
             self.assertNotIn(unmeasured, text)
-            self.assertNotIn(unmeasured, record_report.reason(self.report, "R2.page_kib"))
+            self.assertNotIn(unmeasured, record_reasons.reason(self.report, "R2.page_kib"))
 
     def test_the_event_cause_names_the_keys_the_events_held(self):
         poll = self.main["R4"]["poll"]
         self.assertEqual(poll["event_keys"], {key: poll["events"] for key in ("sequence", "type", "item_id",
                                                                               "version")})
-        text = record_report.reason(self.report, "R4.poll.kib")
+        text = record_reasons.reason(self.report, "R4.poll.kib")
         self.assertIn(f"every one of our {poll['events']} events (1 runs) held sequence, type, item_id, version", text)
         self.assertNotIn("carried more", text)
 
     def test_the_full_read_cause_uses_the_lengths_read_not_the_uniform_bounds(self):
         r2 = self.main["R2"]
-        count, mean, deviation = record_report.description_lengths(self.report)
+        count, mean, deviation = record_measured.description_lengths(self.report)
         self.assertEqual(count, SCENARIO.page_limit)
         self.assertAlmostEqual(mean, r2["description_characters"] / count)
-        text = record_report.reason(self.report, "R2.full_kib")
+        text = record_reasons.reason(self.report, "R2.full_kib")
         self.assertIn(f"Our {count} reads carried descriptions of {mean:,.0f} characters on average (standard "
                       f"deviation {deviation:,.0f})", text)
         self.assertIn(f"a page of {count} reads", text)
@@ -153,7 +157,7 @@ class R6Test(unittest.TestCase):
         report = report_of({}, rows={}, r6=timed)
         row = r6_row(record_report.r6(report), "with / validation and schema read stubbed")
         self.assertTrue(row[2].startswith("1.33 (runs 1.20–2.00)"), row)  # not 100 / 60 = 1.67
-        cause = record_report._r6_cause(report)
+        cause = record_reasons.r6_cause(report)
         self.assertIn("a ratio of 1.33", cause)
         self.assertNotIn("1.67", cause)
         self.assertIn("cost us 20.0 µs of a 100.0 µs edit", cause)  # median of 50, 20, 20; not 100 - 60
@@ -165,14 +169,14 @@ class R6Test(unittest.TestCase):
 
     def test_a_split_whose_runs_disagree_in_sign_is_said_to_be_below_the_noise_never_given_as_a_negative_cost(self):
         timed = {"validated": [100.0, 80.0, 120.0], "stubbed": [104.0, 70.0, 121.0], "unread": [50.0, 60.0, 100.0]}
-        cause = record_report._r6_cause(report_of({}, rows={}, r6=timed))
+        cause = record_reasons.r6_cause(report_of({}, rows={}, r6=timed))
         self.assertIn("cost us 20.0 µs of a 100.0 µs edit; how that splits between the checks and the schema read "
                       "is below the run-to-run noise", cause)
         self.assertNotRegex(cause, r"-\d")
 
     def test_a_total_whose_runs_disagree_in_sign_is_said_to_be_below_the_noise(self):
         timed = {"validated": [100.0, 80.0, 120.0], "stubbed": [95.0, 76.0, 114.0], "unread": [104.0, 60.0, 100.0]}
-        cause = record_report._r6_cause(report_of({}, rows={}, r6=timed))
+        cause = record_reasons.r6_cause(report_of({}, rows={}, r6=timed))
         self.assertIn("cost us less than the run-to-run noise: per run they added -4.0 to 20.0 µs", cause)
         self.assertNotIn("times ours", cause)
 

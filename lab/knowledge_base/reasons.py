@@ -18,19 +18,14 @@ import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from lab import evidence, figures
-from lab.knowledge_base import day, law
 from lab.experiments import number
+from lab.knowledge_base import day, law, measured
+from lab.knowledge_base.measured import POPULAR, STATED, row
 
 UNKNOWN = "not known"
-STATED, POPULAR = "stated", "popular"
 FALLING_HOURS = (4, 6)  # the published stale share falls between these hours (K2); checked below
 
 Cause = Tuple[str, str]
-
-
-def row(report: Any, model: str, reading: str, key: str) -> Dict[str, Any]:
-    """One figure's row: ours, low, high, decimals, published, verdict."""
-    return report.models[model].rows[reading][key]
 
 
 def shown(report: Any, model: str, reading: str, key: str) -> str:
@@ -78,11 +73,11 @@ def _poll_size(report: Any, model: str, key: str, reading: str) -> Optional[Caus
 def _replays(report: Any, model: str, key: str, reading: str) -> Optional[Cause]:
     """Replays are the edits less the rejections when every successful first edit is replayed: then they move
     with the rejections, and the cause is theirs."""
-    delays = report.models[model].main["edits"]["delays"]
-    saved, replays = sum(d["saved"] for d in delays), sum(d["replays"] for d in delays)
-    rejected = sum(d["conflicts"] + d["gone"] for d in delays)
+    total = measured.k4_totals(report, model)
+    saved, replays, rejected = total["saved"], total["replays"], total["conflicts"] + total["gone"]
     p = report.published
-    published_rejected = sum(p.get(f"K4.d{d}.conflicts", 0) + p.get(f"K4.d{d}.gone", 0) for d in range(len(delays)))
+    delays = len(report.models[model].scenario.delays)
+    published_rejected = sum(p.get(f"K4.d{d}.conflicts", 0) + p.get(f"K4.d{d}.gone", 0) for d in range(delays))
     if replays != saved or published_rejected == rejected:
         return None
     more = "more" if published_rejected > rejected else "fewer"
@@ -101,7 +96,7 @@ def _popularity_law(report: Any, model: str, key: str, reading: str) -> Optional
     d = int(match.group(1))
     s, m = report.models[model].scenario, report.models[model].main
     seconds = s.delays[d]
-    cut, uncut = (100 * law.expected_rejection(s, seconds, ends) for ends in (True, False))
+    cut, uncut = measured.law_rejection(s, seconds)
     people = row(report, model, reading, f"K4.d{d}.person_rejected_pct")
     if people["low"] is None:
         return None
@@ -111,9 +106,9 @@ def _popularity_law(report: Any, model: str, key: str, reading: str) -> Optional
                 f"unpublish ({people['low']:.1f}%–{people['high']:.1f}%) falls {side} the popularity law's "
                 f"{cut:.1f}% for a day that ends at hour {s.hours}, so neither the law nor anything else this page "
                 "checks accounts for ours here (see the table 'K4 against the popularity law')")
-    published = report.published
-    published_share = 100 * (published[f"K4.d{d}.conflicts"] + published[f"K4.d{d}.gone"]) / (
-        published["K4.edits"] / len(s.delays))
+    published_share = measured.published_rejected(report.published, d, len(s.delays))
+    if published_share is None:  # a delay the article has no row for: no verdict, so never outside
+        return None
     where = "above even the law without a day's end" if published_share > uncut else (
         "above the law" if published_share > cut else "below the law")
     ranking = m["zipf"]["ranking"]

@@ -20,7 +20,8 @@ from lab.knowledge_base.citation_forms import citation_forms
 from lab.knowledge_base.day import Scenario
 from lab.knowledge_base.formulas import all_figures, k4_figures, published_hours
 from lab.knowledge_base.models import late_models, models_of, sensitivity_models
-from lab.knowledge_base.report import CHART, RESULTS, SENSITIVITY, ModelRun, Report
+from lab.knowledge_base.measured import ModelRun, Report, Sensitivity
+from lab.knowledge_base.report import CHART, RESULTS, SENSITIVITY
 from lab.knowledge_base.scenario import (
     BASIS, CALIBRATED, K4_READINGS, MODELS, PUBLISHED, PUBLISHED_K1, K4Reading, decimals_of,
 )
@@ -144,7 +145,7 @@ def measure_sensitivity(prog: str, stated: Scenario, area_articles: Optional[int
                 for model, scenario in models.items()}
     readings = k4_readings(by_model)
     seconds = time.perf_counter() - started
-    page = sensitivity_page.Page(
+    page = Sensitivity(
         variants={name: measured[name] for name in variants}, seeds=seeds, groups=groups, basis=BASIS,
         provenance=made_by, readings=K4_READINGS, k4=readings, published=PUBLISHED,
         models={model: runs["day ends"].scenario for model, runs in by_model.items()}, timing=(seconds, jobs))

@@ -19,7 +19,8 @@ from typing import Any, Dict, Sequence, Tuple
 from lab.experiments import Provenance, Written, measure, normal_spread, run_main_and_ranges, total_of
 from lab.record_channels import report as page
 from lab.record_channels.formulas import all_figures
-from lab.record_channels.report import RESULTS, Report
+from lab.record_channels.measured import Report
+from lab.record_channels.report import RESULTS
 from lab.record_channels.runs import CHANNEL, Scenario, bug_store, r6_timing, run_seed
 from lab.record_channels.scenario import (
     BASIS, DETERMINISTIC, PUBLISHED, PUBLISHED_INPUTS, PUBLISHED_R6, PUBLISHED_VALUES_REJECTION, SHOWN_DECIMALS,
