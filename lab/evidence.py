@@ -1,9 +1,10 @@
-"""lab/evidence.py: how strong the evidence of a reproduction is, each published figure counted once.
+"""How strong the evidence of a reproduction is, each published figure counted once.
 
-Layer: below sim_report.py and triage_report.py, beside figures.py, on experiments.py (whose rows it
-judges); it measures nothing and quotes no published figure. Each experiment declares its Basis beside
-its published figures (which rows restate others, which the run's construction fixes); this module turns
-the measured rows into one assessment per independent figure and the tallies both pages open with.
+Layer: below the pages (pages.py, and each experiment's measured.py and report.py), beside figures.py, on
+experiments.py (whose rows it judges); it measures nothing and quotes no published figure. Each experiment
+declares its Basis in its scenario.py, beside its published figures (which rows restate others, which the
+run's construction fixes); this module turns the measured rows into one assessment per independent figure
+and the tallies every page opens with.
 
 Glossary (experiments.py has figure, ours, range, verdict):
   restatement    a published figure the article's own numbers derive from others it publishes: a share beside

@@ -72,8 +72,11 @@ class ReadmeTest(unittest.TestCase):
         with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as readme:
             table = re.findall(r"^\| `([\w/]+\.py)` \|", readme.read(), re.M)
         modules = {os.path.join(folder, name) if folder else name
-                   for folder in ("", "lab", "benchmark") for name in os.listdir(os.path.join(ROOT, folder))
+                   for folder in ("", "benchmark") for name in os.listdir(os.path.join(ROOT, folder))
                    if name.endswith(".py") and name != "__init__.py"}
+        modules |= {os.path.relpath(os.path.join(where, name), ROOT)  # lab/ and its package per experiment
+                    for where, _, names in os.walk(os.path.join(ROOT, "lab")) for name in names
+                    if name.endswith(".py") and name != "__init__.py"}
         self.assertEqual(sorted(table), sorted(modules))
 
     def test_the_readme_quotes_each_committed_pages_answer_word_for_word(self):

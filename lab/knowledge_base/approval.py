@@ -1,7 +1,7 @@
 """What approval costs: the day's K4 edits put to a person before they are written (ours; nothing is published).
 
-Layer: beside sim_day.py, whose day and agent it replays on kb_store.py; sim.py runs it on the main seeds and
-sim_report.py writes its table under K4. It reconstructs no published figure. It asks what the server's
+Layer: beside day.py, whose day and agent it replays on kb_store.py; rerun.py runs it on the main seeds and
+report.py writes its table under K4. It reconstructs no published figure. It asks what the server's
 --approve-writes would cost on the day whose delayed edits K4 measures.
 
 With --approve-writes, every agent edit is put to a person before it is written. Here an edit arrives when K4's
@@ -18,7 +18,7 @@ are the ones that, asked anyway, are approved and then rejected at commit: the s
 either way. The replica makes the commit call of such an edit for the way without the check alone, and counts
 how many of them were rejected (all, if the reasoning holds).
 
-Glossary (sim_day.py has plan, replica, citation):
+Glossary (day.py has plan, replica, citation):
   arrival         an agent edit reaching the server, at its K4 time
   approval delay  from an arrival to the person's approval: a nominal delay times the edit's factor, a lognormal
                   draw of median 1, the same factor for every nominal delay (a slow approval stays slow)

@@ -1,6 +1,6 @@
-"""lab/sim_chart.py: the hand-built SVG chart of results/knowledge_base.md, from the default model's main seeds.
+"""The hand-built SVG chart of results/knowledge_base.md, from the default model's main seeds.
 
-Layer: below sim_report.py, which re-exports `chart`. Three small line charts and a key: the stale share
+Layer: below report.py, which re-exports `chart`, on measured.Report. Three small line charts and a key: the stale share
 by hour with popular and uniform saves, and the cumulative calls and KiB of the three hourly checks, each
 with the published figures marked beside ours where the articles give them (a hollow diamond in the
 series' colour). No plotting library: a few SVG elements, with colours for light and dark pages.

@@ -1,10 +1,10 @@
 """K1, measured: what each form of citation lets the agent do, tried on a two-article knowledge base.
 
-Layer: above sim_day.py, whose scripted agent (only call_tool) and simulated clock it
-uses, on kb_store.py; below sim.py. People rename or edit the cited article through
+Layer: above day.py, whose scripted agent (only call_tool) and simulated clock it
+uses, on kb_store.py; below rerun.py. People rename or edit the cited article through
 the store's plain methods; the agent then looks the citation up again, or edits with it.
 
-Glossary (sim_day.py has the others):
+Glossary (day.py has the others):
   form     what the agent keeps of one read: the title, the ID, or the ID and the updated time
 """
 

@@ -1,7 +1,8 @@
-"""lab/sim_reasons.py: why a knowledge-base figure lies outside our range, each cause checked on the run itself.
+"""Why a knowledge-base figure lies outside our range, each cause checked on the run itself.
 
-Layer: below sim_report.py, beside sim_day.py, on figures.py (which tries the causes in
-order and says what a marginal miss is, for both reports). A cause is a function of the
+Layer: below report.py, on measured.py (the report, and what follows from its counts), law.py
+and figures.py (which tries the causes in order and says what a marginal miss is, for both
+experiments). A cause is a function of the
 report, the model, the figure and the reading; it names itself only when its check holds
 on this run (the other model or reading does better, the popularity law lies in our range,
 the arithmetic of the event log accounts for the gap), and declines otherwise. A figure
@@ -162,7 +163,7 @@ def _concentration(report: Any, model: str, key: str, reading: str) -> Optional[
 
 def spread_bounds(report: Any, model: str) -> Tuple[float, float]:
     """Distinct articles a check would re-read if only the questions' own articles were cited, and if both
-    citations of every answer were independent popularity draws (kb_law)."""
+    citations of every answer were independent popularity draws (law.py)."""
     s = report.models[model].scenario
     return law.expected_cited_per_check(s, 1), law.expected_cited_per_check(s, day.CITED)
 

@@ -652,7 +652,7 @@ def k4(report: Report) -> List[str]:
 
 
 # ---------------------------------------------------------------------------
-# What approval costs: ours alone (lab/sim_approval.py), no published figure and so no verdict.
+# What approval costs: ours alone (approval.py), no published figure and so no verdict.
 
 
 def approval_cost(report: Report) -> List[str]:
@@ -773,6 +773,7 @@ def seed_time(report: Report) -> List[str]:
     if report.seed_parts is None:
         return []
     seconds, parts = measured.seed_parts(report)
+    # The page names the profile by its path before lab/ was split per experiment: the committed page says so.
     return [
         "",
         f"Where the time of a seed goes: seed {report.seeds[0]} of {report.title(report.default)} ran with a "

@@ -1,9 +1,10 @@
 """Where a seed's time goes: one seed of the day timed again, with each kind of work on its own stopwatch.
 
-Layer: above sim_day.py (whose plan and replicas it runs), below sim.py, which shows the parts in the
-page's run-time section, so that the next person knows where the time goes before changing it.
+Layer: above day.py (whose plan and replicas it runs), below rerun.py, which runs it, and report.py, which
+shows the parts in the page's run-time section, so that the next person knows where the time goes before
+changing it.
 
-sim.py runs its first main seed this way, in its pool like the others; the day is the same, on stores
+rerun.py runs sim.py's first main seed this way, in its pool like the others; the day is the same, on stores
 opened through a `connect` that times them from outside:
 every public method of the store on one stopwatch (outermost calls only), and its sqlite connection
 behind a stand-in that times each statement, the rows fetched from it and the backup that copies a

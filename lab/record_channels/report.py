@@ -337,7 +337,8 @@ R3_LABELS = {"create.offset": ("created", "offset"), "create.before_id": ("creat
 
 
 def r3(report: Report) -> List[str]:
-    """R3: offset against before_id while the channel changes."""
+    """R3: offset against before_id while the channel changes. (This page and R6's name the stores of runs.py as
+    `triage_runs.`, the module's name before lab/ was split per experiment, as the committed page does.)"""
     s = report.scenario
     runs = report.main["R3"]["create.offset"]["runs"]
     lines = [f"## R3: offset against before_id ({s.offset_items:,} items by {s.page_limit}, newest first, "

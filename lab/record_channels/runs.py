@@ -1,8 +1,8 @@
-"""lab/triage_runs.py: one seed of each record-channel experiment (SPEC §3, tables R1-R5) and the R6 timing.
+"""One seed of each record-channel experiment (SPEC §3, tables R1-R5) and the R6 timing.
 
-Layer: below triage.py, on record_store.py and triage_agent.py. People act through
-the store's plain methods (create_item, edit_item, delete_item); the agent only
-through call_tool. Every count is taken from what the tools returned or from the
+Layer: below rerun.py (which triage.py hands its options to), on record_store.py and
+agent.py. People act through the store's plain methods (create_item, edit_item,
+delete_item); the agent only through call_tool. Every count is taken from what the tools returned or from the
 store's ground truth afterwards, never from what the script meant to happen.
 
 Glossary:
