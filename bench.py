@@ -399,7 +399,7 @@ def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
 
 def measure_job(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
     """The main seeds alone (sim.py with no range groups) timed as a command, and where a seed's time goes
-    (lab/seed_profile.py, seed 1 of the default model, in this process). The whole main job is the memory
+    (lab/knowledge_base/seed_profile.py, seed 1 of the default model, in this process). The whole main job is the memory
     section's run."""
     log("job: sim.py with the main seeds alone, then one seed on stopwatches")
     arguments = sizes.sim_arguments[:2] or ("--seeds", MAIN_SEEDS)
