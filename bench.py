@@ -38,8 +38,9 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from benchmark import engines, fixtures, growth, guards, http_load, memory, report, round_trips, search_quality, writers
-import sim
-from lab import seed_profile, sim_day
+from lab.knowledge_base import day, seed_profile
+from lab.knowledge_base.models import models_of
+from lab.knowledge_base.scenario import DAY_AS_STATED, MAIN_SEEDS, MODELS
 from benchmark.timing import FloorTransaction, KnowledgeBaseFloor, latency, timed
 from benchmark.tools import EDITED, KB_FLOOR, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
 from osfoundry_tools.cli import (
@@ -277,13 +278,13 @@ def measure_day(sizes: Sizes, log: Callable[[str], None], seed: int = 1) -> List
         log(f"day: scale x{scale}")
         scenario = fixtures.day_scenario(scale)
         started = time.perf_counter()
-        plan = sim_day.draw_plan(seed, scenario)
-        day = sim_day.run_zipf_day(plan, scenario, sim_day.Published(plan, scenario))
-        end = day["hours"][-1]
+        plan = day.draw_plan(seed, scenario)
+        replica = day.run_zipf_day(plan, scenario, day.Published(plan, scenario))
+        end = replica["hours"][-1]
         rows.append({"scale": scale, "articles": scenario.articles, "questions": scenario.questions,
                      "saves": scenario.saves, "citations": end["citations"],
                      "distinct": end["distinct_citations"], "events": end["events_polled"],
-                     "checks": len(day["hours"]), "costs": end["costs"], "seconds": time.perf_counter() - started})
+                     "checks": len(replica["hours"]), "costs": end["costs"], "seconds": time.perf_counter() - started})
     return rows
 
 
@@ -398,17 +399,17 @@ def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
 
 def measure_job(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
     """The main seeds alone (sim.py with no range groups) timed as a command, and where a seed's time goes
-    (lab/seed_profile.py, seed 1 of the default model, in this process). The whole main job is the memory
+    (lab/knowledge_base/seed_profile.py, seed 1 of the default model, in this process). The whole main job is the memory
     section's run."""
     log("job: sim.py with the main seeds alone, then one seed on stopwatches")
-    arguments = sizes.sim_arguments[:2] or ("--seeds", sim.MAIN_SEEDS)
+    arguments = sizes.sim_arguments[:2] or ("--seeds", MAIN_SEEDS)
     started = time.perf_counter()
     run = run_deaf([sys.executable, os.path.join(HERE, "sim.py"), *arguments, "--ranges", "0",
                     "--out", os.path.join(directory, "sim-main-seeds")])
     seconds = time.perf_counter() - started
     if run.returncode != 0:
         raise RuntimeError(f"sim.py failed: {run.stderr.strip()[-500:]}")
-    _, parts = seed_profile.timed_seed(1, sim.models_from(sim.parser().parse_args([]))[sim.MODELS[0]])
+    _, parts = seed_profile.timed_seed(1, models_of(DAY_AS_STATED)[MODELS[0]])
     return {"main_seeds": {"arguments": [*arguments, "--ranges", "0"], "seconds": seconds}, "seed_parts": parts,
             "processes": os.cpu_count() or 1}
 

@@ -17,19 +17,19 @@ from osfoundry_tools.content import help_center
 from osfoundry_tools.stores import kb_store
 from osfoundry_tools.stores import record_store
 from osfoundry_tools.content import workload
-import sim
-from lab import sim_day
+from lab.knowledge_base.day import Scenario
+from lab.knowledge_base.scenario import ARTICLES, DAY_AS_STATED
 from benchmark.timing import CHANNEL
 
 KB = workload.KNOWLEDGE_BASE
 BATCH = 2000  # people's creations per transaction
-VOCABULARY_PER_ARTICLE = workload.VOCABULARY / sim.ARTICLES  # a larger knowledge base has as many words per article
+VOCABULARY_PER_ARTICLE = workload.VOCABULARY / ARTICLES  # a larger knowledge base has as many words per article
 
 
-def day_scenario(scale: int = 1) -> sim_day.Scenario:
-    """sim.py's default day with articles, questions and saves (and the vocabulary) multiplied by `scale`."""
-    options = sim.parser().parse_args([])
-    base = sim.scenario_from(options)
+def day_scenario(scale: int = 1) -> Scenario:
+    """sim.py's default day (as stated) with articles, questions and saves (and the vocabulary) multiplied by
+    `scale`."""
+    base = DAY_AS_STATED
     return dataclasses.replace(base, articles=base.articles * scale, questions=base.questions * scale,
                                saves=base.saves * scale, vocabulary=base.vocabulary * scale)
 

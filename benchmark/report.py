@@ -25,8 +25,8 @@ from osfoundry_tools.engines.database import CHECKPOINT_PAGES
 from osfoundry_tools.stores.kb_search import MERGE_PAGES
 from osfoundry_tools.stores.record_store import PAGE_LIMIT_DEFAULT
 from lab.experiments import number, table
-from sim import MAIN_SEEDS, RANGE_GROUPS
-from lab.triage_runs import PUBLISHED_R6
+from lab.knowledge_base.scenario import MAIN_SEEDS, RANGE_GROUPS
+from lab.record_channels.scenario import PUBLISHED_R6
 from osfoundry_tools.content.workload import DESCRIPTION_CHARACTERS as DESCRIPTION
 
 STRATEGIES = (("title", "search each cited title"), ("reread", "re-read each cited article"),

@@ -19,7 +19,7 @@ from osfoundry_tools.core import clock
 from osfoundry_tools.core import idempotency
 from osfoundry_tools.stores import record_store
 from lab.experiments import bytes_of
-from lab import triage_runs
+from lab.record_channels.runs import UnvalidatedStore
 from benchmark.fixtures import KB, Written
 from benchmark.timing import CHANNEL
 
@@ -158,7 +158,7 @@ class Workload:
 
 def unvalidated(records: record_store.RecordStore) -> record_store.RecordStore:
     """A store on the same database as `records` whose validation is stubbed out, as table R6 weighs it."""
-    return triage_runs.UnvalidatedStore(records.database, granted=None, scopes=(record_store.WRITE_SCOPE,),
+    return UnvalidatedStore(records.database, granted=None, scopes=(record_store.WRITE_SCOPE,),
                                         rejection_detail="labels", clock=records.clock)
 
 

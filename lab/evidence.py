@@ -1,9 +1,10 @@
-"""lab/evidence.py: how strong the evidence of a reproduction is, each published figure counted once.
+"""How strong the evidence of a reproduction is, each published figure counted once.
 
-Layer: below sim_report.py and triage_report.py, beside figures.py, on experiments.py (whose rows it
-judges); it measures nothing and quotes no published figure. Each experiment declares its Basis beside
-its published figures (which rows restate others, which the run's construction fixes); this module turns
-the measured rows into one assessment per independent figure and the tallies both pages open with.
+Layer: below the pages (pages.py, and each experiment's measured.py and report.py), beside figures.py, on
+experiments.py (whose rows it judges); it measures nothing and quotes no published figure. Each experiment
+declares its Basis in its scenario.py, beside its published figures (which rows restate others, which the
+run's construction fixes); this module turns the measured rows into one assessment per independent figure
+and the tallies every page opens with.
 
 Glossary (experiments.py has figure, ours, range, verdict):
   restatement    a published figure the article's own numbers derive from others it publishes: a share beside
@@ -26,6 +27,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 from lab.experiments import EXACT, INSIDE, published_interval
 
 FIRM_WIDTH = 1 / 3  # a match is firm when our range is at most this share of the published figure wide
+OTHER_WIDTHS = (1 / 4, 1 / 2)  # where the pages say the line might have been drawn instead
 CHECK, FAILED, FIRM, LOOSE, OUTSIDE, UNRANGED = "check", "failed check", "firm", "loose", "outside", "unranged"
 STRENGTHS = (CHECK, FAILED, FIRM, LOOSE, OUTSIDE, UNRANGED)  # the order the tallies list them in
 CHECKS = (CHECK, FAILED)  # the strengths of a check: it holds, or this run is not built as the article's
@@ -152,6 +154,26 @@ def tally(assessed: Mapping[str, Assessment]) -> Dict[str, int]:
     for assessment in assessed.values():
         counts[assessment.strength] += 1
     return counts
+
+
+def total(counts: Mapping[str, int]) -> int:
+    """How many independent figures a tally counts."""
+    return sum(counts.values())
+
+
+def measured(counts: Mapping[str, int]) -> int:
+    """How many of them the run measures: every one that is no check."""
+    return sum(counts[s] for s in MEASURED)
+
+
+def held(counts: Mapping[str, int]) -> int:
+    """How many of them our ranges hold: firm or loose matches."""
+    return sum(counts[s] for s in HOLDS)
+
+
+def firm_at(rows: Rows, basis: Basis, widths: Sequence[float] = OTHER_WIDTHS) -> Dict[float, int]:
+    """How many firm matches `rows` would have with the line drawn at each of `widths` instead of FIRM_WIDTH."""
+    return {width: tally(assess(rows, basis, width))[FIRM] for width in widths}
 
 
 def tally_text(counts: Mapping[str, int]) -> str:

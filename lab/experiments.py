@@ -1,8 +1,8 @@
 """What the experiment scripts share: their main(), seeds, runs over processes, 95% ranges, verdicts, sizes, markdown.
 
 Layer: below sim.py and triage.py, on cli.py (whose exit codes and file writer their
-main() uses), beside the stores, which it never imports. What the two report
-writers share about showing one figure is in figures.py, above this module.
+main() uses), beside the stores, which it never imports. What the result pages share
+is in pages.py (a page's skeleton) and figures.py (one figure's cells), above this module.
 
 Glossary:
   figure    one published number, keyed like "K2.h8.stale" or "R1.no.values.saved"

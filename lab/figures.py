@@ -1,9 +1,10 @@
 """What both report writers share about one figure: its cells in a table, its verdict cell, why it misses.
 
-Layer: below sim_report.py (with sim_reasons.py) and triage_report.py, above
-experiments.py, whose rows it shows; it measures nothing and quotes no published
-figure. Each report keeps its own causes and its own way of pointing to a reason
-(a numbered note, or the reason itself), and passes them in.
+Layer: below the pages (knowledge_base/report.py with its reasons.py, record_channels/report.py
+with its reasons.py), beside pages.py (the skeleton of a whole page), above experiments.py,
+whose rows it shows; it measures nothing and quotes no published figure. Each report keeps
+its own causes and its own way of pointing to a reason (a numbered note, or the reason
+itself), and passes them in.
 
 Glossary (experiments.py has figure, ours, range, verdict):
   row       what experiments.measure keeps of one figure: ours, low, high, decimals, and where published,

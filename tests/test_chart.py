@@ -1,4 +1,4 @@
-"""lab/sim_chart.py: round ticks, log panels that hold every value, lines that cannot hide one another, end
+"""lab/knowledge_base/chart.py: round ticks, log panels that hold every value, lines that cannot hide one another, end
 labels that do not touch, and an SVG that parses and keeps its title and dark colours.
 
 The input is a fake report with the figures of the default run (seeds 1-5 summed), so no day is simulated.
@@ -14,8 +14,10 @@ import xml.etree.ElementTree as ElementTree
 from typing import Dict, List, Sequence, Tuple
 
 from tests.helpers import ROOT
-import sim
-from lab import sim_chart, sim_day, sim_report
+from lab.knowledge_base import chart as kb_chart
+from lab.knowledge_base import day as kb_day
+from lab.knowledge_base import report as kb_report
+from lab.knowledge_base import scenario as kb_scenario
 
 SVG = "{http://www.w3.org/2000/svg}"
 LABEL_FONT = 11  # px: the small font of the end labels, the least distance between two of them
@@ -33,13 +35,13 @@ SAME = {check: COSTS["title"] for check in COSTS}  # three checks that cost exac
 
 
 class FakeReport:
-    """What chart() reads of a sim_report.Report: the default model's sums, the seeds, the model's title."""
+    """What chart() reads of a measured.Report: the default model's sums, the seeds, the model's title."""
     default = "popular"
 
     def __init__(self, costs: Dict[str, List[Tuple[int, int]]] = COSTS, seeds: Sequence[int] = (1, 2, 3, 4, 5)):
         self.models = {self.default: types.SimpleNamespace(main=fake_main(costs))}
         self.seeds = list(seeds)
-        self.published, self.published_hours = sim.PUBLISHED, sim.PUBLISHED_HOURS
+        self.published, self.published_hours = kb_scenario.PUBLISHED, kb_scenario.PUBLISHED_HOURS
 
     def title(self, model: str) -> str:
         return f"{model} search"
@@ -47,7 +49,7 @@ class FakeReport:
 
 def fake_main(costs: Dict[str, List[Tuple[int, int]]]) -> Dict[str, Dict[str, list]]:
     """The summed hours of both runs, with the checks' costs in each."""
-    return {run: {"hours": [{sim_chart.STALE: stale, "citations": citations,
+    return {run: {"hours": [{kb_chart.STALE: stale, "citations": citations,
                              "costs": {check: list(costs[check][i]) for check in costs}}
                             for i, (stale, citations) in enumerate(rows)]}
             for run, rows in STALE.items()}
@@ -55,7 +57,7 @@ def fake_main(costs: Dict[str, List[Tuple[int, int]]]) -> Dict[str, Dict[str, li
 
 def parsed(report: FakeReport) -> ElementTree.Element:
     """The chart of `report` as an XML tree."""
-    return ElementTree.fromstring(sim_chart.chart(report))
+    return ElementTree.fromstring(kb_chart.chart(report))
 
 
 def panels(root: ElementTree.Element) -> List[ElementTree.Element]:
@@ -97,7 +99,7 @@ class TicksTest(unittest.TestCase):
     def test_a_linear_axis_steps_by_1_2_or_5_times_a_power_of_ten_from_0_to_just_above_the_largest_value(self):
         for high in (0.3, 1, 7, 10.1, 21, 50.1, 55.8, 99.9, 100, 101, 2543, 123456):
             with self.subTest(high=high):
-                ticks = sim_chart.linear_axis([0, high / 2, high]).ticks
+                ticks = kb_chart.linear_axis([0, high / 2, high]).ticks
                 step = ticks[1] - ticks[0]
                 self.assertEqual(ticks[0], 0)
                 self.assertIn(mantissa(step), (1, 2, 5))
@@ -107,12 +109,12 @@ class TicksTest(unittest.TestCase):
                 self.assertTrue(3 <= len(ticks) - 1 <= 5, ticks)
 
     def test_a_linear_axis_of_zeros_still_has_a_height(self):
-        self.assertGreater(sim_chart.linear_axis([0, 0]).ticks[-1], 0)
+        self.assertGreater(kb_chart.linear_axis([0, 0]).ticks[-1], 0)
 
     def test_a_log_axis_has_consecutive_powers_of_ten_just_around_the_values(self):
         for values in ([5, 40, 2543], [18.8, 3466], [1, 10], [0.3, 7], [0, 12, 999]):
             with self.subTest(values=values):
-                ticks = sim_chart.log_axis(values).ticks
+                ticks = kb_chart.log_axis(values).ticks
                 positive = [v for v in values if v > 0]
                 self.assertTrue(all(math.log10(t) == round(math.log10(t)) for t in ticks), ticks)
                 self.assertTrue(all(math.isclose(b / a, 10) for a, b in zip(ticks, ticks[1:])), ticks)
@@ -120,17 +122,17 @@ class TicksTest(unittest.TestCase):
                 self.assertGreaterEqual(ticks[-1], max(positive))
                 self.assertGreater(ticks[1], min(positive))
                 self.assertLess(ticks[-2], max(positive))
-        self.assertEqual(sim_chart.log_axis([100, 100]).ticks, (100, 1000))  # one value still gets a decade
+        self.assertEqual(kb_chart.log_axis([100, 100]).ticks, (100, 1000))  # one value still gets a decade
 
     def test_a_value_at_or_under_a_log_axis_floor_sits_on_the_floor(self):
-        axis = sim_chart.log_axis([5, 40])
+        axis = kb_chart.log_axis([5, 40])
         self.assertEqual([axis.fraction(v) for v in (0, 1)], [0, 0])
         self.assertAlmostEqual(axis.fraction(10), 0.5)
 
     def test_tick_texts_separate_thousands_and_keep_the_decimals_of_the_step(self):
-        self.assertEqual([sim_chart.tick_text(t, sim_chart.log_axis([1, 9999])) for t in (1, 1000, 10000)],
+        self.assertEqual([kb_chart.tick_text(t, kb_chart.log_axis([1, 9999])) for t in (1, 1000, 10000)],
                          ["1", "1,000", "10,000"])
-        self.assertEqual([sim_chart.tick_text(t, sim_chart.linear_axis([0.3])) for t in (0, 0.1, 0.3)],
+        self.assertEqual([kb_chart.tick_text(t, kb_chart.linear_axis([0.3])) for t in (0, 0.1, 0.3)],
                          ["0.0", "0.1", "0.3"])
 
 
@@ -138,14 +140,14 @@ class SpreadTest(unittest.TestCase):
     def test_labels_that_want_one_place_end_a_spacing_apart_in_order_inside_the_band(self):
         for wanted in ([50, 50, 50], [0, 1, 2], [199, 200, 200], [10, 80, 81, 82, 150], [30, 20, 25]):
             with self.subTest(wanted=wanted):
-                places = sim_chart.spread(wanted, 15, 0, 200)
+                places = kb_chart.spread(wanted, 15, 0, 200)
                 order = sorted(range(len(wanted)), key=lambda i: (wanted[i], i))
                 gaps = [places[b] - places[a] for a, b in zip(order, order[1:])]
                 self.assertTrue(all(gap >= 15 - 1e-9 for gap in gaps), places)
                 self.assertTrue(all(0 <= p <= 200 for p in places), places)
 
     def test_labels_far_apart_stay_where_they_want(self):
-        self.assertEqual(sim_chart.spread([10, 100, 190], 15, 0, 200), [10, 100, 190])
+        self.assertEqual(kb_chart.spread([10, 100, 190], 15, 0, 200), [10, 100, 190])
 
 
 class RenderedChartTest(unittest.TestCase):
@@ -163,7 +165,7 @@ class RenderedChartTest(unittest.TestCase):
         self.assertIn("prefers-color-scheme: dark", self.root.find(f"{SVG}style").text)
 
     def test_sim_report_still_hands_out_the_chart(self):
-        self.assertIs(sim_report.chart, sim_chart.chart)
+        self.assertIs(kb_report.chart, kb_chart.chart)
 
     def test_the_stale_panel_is_linear_and_the_two_cost_panels_are_logarithmic(self):
         self.assertEqual([p.get("class") for p in self.panels], ["panel linear", "panel log", "panel log"])
@@ -182,9 +184,9 @@ class RenderedChartTest(unittest.TestCase):
                     self.assertTrue(all(min(grid) <= y <= max(grid) for y in point_ys(polyline)))
 
     def test_the_ticks_cover_the_data_and_the_small_polling_figures_rise_through_a_fifth_of_the_panel(self):
-        stale, calls, kib = sim_chart.chart_panels(fake_main(COSTS), [{}, {}, {}])
+        stale, calls, kib = kb_chart.chart_panels(fake_main(COSTS), [{}, {}, {}])
         for p in (stale, calls, kib):
-            values = sim_chart.all_values(p.series)
+            values = kb_chart.all_values(p.series)
             self.assertTrue(p.axis.ticks[0] <= min(values) and max(values) <= p.axis.ticks[-1], p.title)
         self.assertEqual(stale.axis.ticks, (0, 10, 20, 30))
         self.assertEqual(calls.axis.ticks, (1, 10, 100, 1000, 10000))
@@ -219,7 +221,7 @@ class RenderedChartTest(unittest.TestCase):
             marks = classed(panel, "mark")
             hollow = [i for i, m in enumerate(marks) if "hollow" in m.get("class").split()]
             self.assertTrue(hollow and max(hollow) < len(hollow))  # every hollow one before every filled one
-        self.assertGreater(sim_chart.HOLLOW_RADIUS, sim_chart.MARK_RADIUS + 1)
+        self.assertGreater(kb_chart.HOLLOW_RADIUS, kb_chart.MARK_RADIUS + 1)
 
     def test_end_labels_name_each_line_and_its_last_value(self):
         texts = [t.text for t in classed(self.panels[1], "label")]
@@ -229,16 +231,17 @@ class RenderedChartTest(unittest.TestCase):
 
     def test_every_published_figure_is_marked_beside_ours_at_its_hour_and_value(self):
         stale, calls, kib = self.panels
-        self.assertEqual(len(classed(stale, "published")), len(sim.PUBLISHED_HOURS) + 1)  # the control at hour 8
+        # every published hour, and the control at hour 8
+        self.assertEqual(len(classed(stale, "published")), len(kb_scenario.PUBLISHED_HOURS) + 1)
         for panel, what in ((calls, "calls"), (kib, "kib")):
             marks = classed(panel, "published")
-            self.assertEqual(sorted(m.get("class").split()[0] for m in marks), sorted(sim_day.STRATEGIES))
+            self.assertEqual(sorted(m.get("class").split()[0] for m in marks), sorted(kb_day.STRATEGIES))
             poll = next(m for m in marks if m.get("class").startswith("poll"))
             self.assertTrue(poll.find(f"{SVG}title").text.startswith(
-                f"published: {sim.PUBLISHED[f'K3.poll.{what}']:,.0f}"))
-        axis = sim_chart.chart_panels(fake_main(COSTS), sim_chart.published_points(
-            sim.PUBLISHED, sim.PUBLISHED_HOURS))[0].axis
-        self.assertGreaterEqual(axis.ticks[-1], sim.PUBLISHED["K2.h8.stale_pct"])  # the axis holds them too
+                f"published: {kb_scenario.PUBLISHED[f'K3.poll.{what}']:,.0f}"))
+        axis = kb_chart.chart_panels(fake_main(COSTS), kb_chart.published_points(
+            kb_scenario.PUBLISHED, kb_scenario.PUBLISHED_HOURS))[0].axis
+        self.assertGreaterEqual(axis.ticks[-1], kb_scenario.PUBLISHED["K2.h8.stale_pct"])  # the axis holds them too
 
     def test_end_labels_do_not_touch_even_when_the_lines_end_on_one_point(self):
         for report in (FakeReport(), FakeReport(costs=SAME)):
@@ -247,7 +250,7 @@ class RenderedChartTest(unittest.TestCase):
                 grid = [float(line.get("y1")) for line in classed(panel, "grid")]
                 with self.subTest(panel=panel.get("class"), ys=ys):
                     self.assertTrue(all(b - a >= LABEL_FONT for a, b in zip(ys, ys[1:])))
-                    self.assertTrue(all(min(grid) <= y <= max(grid) + sim_chart.TEXT_MIDDLE for y in ys))
+                    self.assertTrue(all(min(grid) <= y <= max(grid) + kb_chart.TEXT_MIDDLE for y in ys))
 
 
 class CommittedChartTest(unittest.TestCase):

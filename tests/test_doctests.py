@@ -8,16 +8,27 @@ import unittest
 from tests.helpers import ROOT
 
 FOLDERS = ("", "lab", "benchmark")  # the top level and the packages of the project's own code
+WALKED = ("lab",)  # folders searched with their subfolders (lab/ holds one package per experiment)
+
+
+def module_files():
+    """(folder, file name) of every module the search looks at, folders relative to the root."""
+    for folder in FOLDERS:
+        if folder not in WALKED:
+            yield from ((folder, name) for name in sorted(os.listdir(os.path.join(ROOT, folder))))
+            continue
+        for where, folders, names in sorted(os.walk(os.path.join(ROOT, folder))):
+            folders[:] = sorted(name for name in folders if name != "__pycache__")
+            yield from ((os.path.relpath(where, ROOT), name) for name in sorted(names))
 
 
 def modules_with_examples():
     """The import names of the project's modules whose source holds a docstring example."""
-    for folder in FOLDERS:
-        for name in sorted(os.listdir(os.path.join(ROOT, folder))):
-            if name.endswith(".py") and name != "__init__.py":
-                with open(os.path.join(ROOT, folder, name), encoding="utf-8") as source:
-                    if ">>> " in source.read():
-                        yield ".".join(filter(None, (folder, name[:-3])))
+    for folder, name in module_files():
+        if name.endswith(".py") and name != "__init__.py":
+            with open(os.path.join(ROOT, folder, name), encoding="utf-8") as source:
+                if ">>> " in source.read():
+                    yield ".".join(filter(None, (*folder.split(os.sep), name[:-3])))
 
 
 def load_tests(loader, tests, ignore):

@@ -12,7 +12,12 @@ import unittest
 
 from osfoundry_tools import cli
 import sim
-from lab import evidence, experiments, figures, sim_reasons, sim_report, triage_report
+from lab import evidence, experiments, figures
+from lab.knowledge_base import measured as kb_measured
+from lab.knowledge_base import reasons as kb_reasons
+from lab.knowledge_base import report as kb_report
+from lab.record_channels import reasons as record_reasons
+from lab.record_channels import report as record_report
 
 NO_BASIS = evidence.Basis(restated={}, checks={})  # every figure independent, none a check
 MADE_BY = experiments.Provenance("python3 x.py", "abc", "3.9.6", "3.40.1", ())
@@ -35,14 +40,14 @@ FIXED = row(600.0, 600.0, 600.0, published=590.0, decimals=0, deterministic=True
 def sim_report_of(rows, groups=20):
     """A knowledge-base report of one model whose rows under the distinct reading are `rows`."""
     scenario = sim.scenario_from(sim.parser().parse_args([]))
-    run = sim_report.ModelRun(scenario=scenario, main={}, groups=[{}] * groups, rows={"distinct": rows})
-    return sim_report.Report(models={sim_reasons.POPULAR: run}, seeds=[1], groups=[], k1={}, published_k1={},
+    run = kb_measured.ModelRun(scenario=scenario, main={}, groups=[{}] * groups, rows={"distinct": rows})
+    return kb_measured.Report(models={kb_measured.POPULAR: run}, seeds=[1], groups=[], k1={}, published_k1={},
                              published={}, published_hours=[], calibrated=frozenset(), basis=NO_BASIS,
                              provenance=MADE_BY, timing=(0.0, 0.0, 1))
 
 
 def triage_report_of(rows):
-    """Just what triage_report's rows, numbers and reasons read of a report."""
+    """Just what the record-channel report's rows, numbers and reasons read of a report."""
     return types.SimpleNamespace(rows=rows, basis=NO_BASIS, numbers=lambda: figures.numbered(
         NO_BASIS, [key for key, r in rows.items() if "verdict" in r]))
 
@@ -60,9 +65,9 @@ class CellsTest(unittest.TestCase):
         self.assertEqual(FIXED["verdict"], experiments.OUTSIDE)
         self.assertEqual(figures.range_cell(FIXED), "deterministic")
         self.assertIsNone(figures.marginal(FIXED))
-        cells = triage_report.figure_row(triage_report_of({"R5.x": FIXED}), "a count", "R5.x")
+        cells = record_report.figure_row(triage_report_of({"R5.x": FIXED}), "a count", "R5.x")
         self.assertEqual(cells[:5], ["a count", "1", "590", "600", "deterministic"])
-        self.assertEqual(cells[5], "outside range: " + triage_report.UNEXPLAINED)
+        self.assertEqual(cells[5], "outside range: " + record_reasons.UNEXPLAINED)
 
     def test_only_an_outside_verdict_is_followed_by_its_pointer(self):
         pointer = lambda: " [3]"  # noqa: E731
@@ -96,20 +101,20 @@ class ReasonsTest(unittest.TestCase):
 
     def test_both_reports_call_a_near_miss_marginal_each_in_its_own_words(self):
         report = triage_report_of({"R5.x": NEAR, "R5.y": FAR})
-        self.assertEqual(triage_report.reason(report, "R5.x"),
+        self.assertEqual(record_reasons.reason(report, "R5.x"),
                          "marginal: 0.3 outside a range 2.0 wide, within what another draw of seeds could give")
-        self.assertEqual(triage_report.reason(report, "R5.y"), triage_report.UNEXPLAINED)
+        self.assertEqual(record_reasons.reason(report, "R5.y"), record_reasons.UNEXPLAINED)
         kb = sim_report_of({"top10.saves": NEAR, "top10.questions": FAR})
-        name, text = sim_reasons.reason(kb, sim_reasons.POPULAR, "top10.saves", "distinct")
+        name, text = kb_reasons.reason(kb, kb_measured.POPULAR, "top10.saves", "distinct")
         self.assertEqual(name, "marginal")
         self.assertTrue(text.startswith("marginal: 0.3 outside a range 2.0 wide; a further group of our own seeds "
                                         "falls outside such a range 10% of the time"), text)
-        self.assertEqual(sim_reasons.reason(kb, sim_reasons.POPULAR, "top10.questions", "distinct")[0],
-                         sim_reasons.UNKNOWN)
+        self.assertEqual(kb_reasons.reason(kb, kb_measured.POPULAR, "top10.questions", "distinct")[0],
+                         kb_reasons.UNKNOWN)
 
     def test_the_knowledge_base_table_numbers_the_marginal_note_its_verdict_points_to(self):
         kb = sim_report_of({"top10.saves": NEAR})
-        lines = sim_report.figure_table(kb, [("saves", "top10.saves", "distinct", "%")])
+        lines = kb_report.figure_table(kb, [("saves", "top10.saves", "distinct", "%")])
         self.assertIn("| saves | 1 | 11.3% | 10.0% | 9.0% – 11.0% | outside range [1] |", lines)
         self.assertTrue(lines[-1].startswith("[1] Marginal: 0.3 outside a range 2.0 wide; "), lines[-1])
 

@@ -8,7 +8,12 @@ import unittest
 
 import sim
 import triage
-from lab import sim_reasons, sim_report, triage_report, triage_runs
+from lab.knowledge_base import measured as kb_measured
+from lab.knowledge_base import reasons as kb_reasons
+from lab.knowledge_base import report as kb_report
+from lab.record_channels import reasons as record_reasons
+from lab.record_channels import report as record_report
+from lab.record_channels import runs as record_runs
 from tests.test_triage_report import report_of
 
 SMALL = ["--articles", "60", "--questions", "16", "--saves", "40", "--seeds", "1", "--ranges", "2", "--jobs", "1"]
@@ -41,43 +46,43 @@ class KnowledgeBaseNotesTest(unittest.TestCase):
         for published, side in ((0.0, "above"), (1e9, "below")):
             report = self.with_published(top10__questions=published)
             with self.subTest(side=side):
-                note = sim_reasons.not_known(report, self.model, "top10.questions", "distinct")[1]
+                note = kb_reasons.not_known(report, self.model, "top10.questions", "distinct")[1]
                 self.assertIn(f"ours lies {side} the published figure", note)
 
     def test_the_poll_note_puts_ours_on_the_side_of_the_published_figure_it_lies(self):
-        ours = sim_reasons.row(self.report, self.model, "distinct", "K3.poll.kib_per_check")["ours"]
+        ours = kb_measured.row(self.report, self.model, "distinct", "K3.poll.kib_per_check")["ours"]
         for published in (ours / 4, ours * 1.001, ours * 4):
             report = self.with_published(K3__poll__kib_per_check=published)
-            found = sim_reasons._poll_size(report, self.model, "K3.poll.kib_per_check", "distinct")
+            found = kb_reasons._poll_size(report, self.model, "K3.poll.kib_per_check", "distinct")
             with self.subTest(published=published):
                 if found is not None:
                     self.assertIn("ours lies below" if ours < published else "ours lies above", found[1])
 
     def test_where_the_published_rereads_lie_against_the_floor_and_independent_draws(self):
-        targets, both = sim_reasons.spread_bounds(self.report, self.model)
+        targets, both = kb_reasons.spread_bounds(self.report, self.model)
         for published, words in ((targets / 2, "lies below both"), ((targets + both) / 2, "lies between"),
                                  (both * 2, "lies above both")):
             report = self.with_published(K3__reread__calls_per_check=published)
             with self.subTest(words=words):
-                self.assertTrue(sim_reasons.spread_bounds_words(report, self.model).startswith(words))
+                self.assertTrue(kb_reasons.spread_bounds_words(report, self.model).startswith(words))
 
     def test_our_results_are_called_lighter_or_heavier_as_their_sizes_are(self):
-        size = sim_report._size(self.report, self.model, "reread")
+        size = kb_measured.size_per_call(self.report, self.model, "reread")
         for scale, word in ((4.0, "lighter"), (0.25, "heavier")):
             report = self.with_published(
                 K3__reread__kib=self.report.published["K3.reread.calls"] * size * scale,
-                K3__title__kib=self.report.published["K3.title.calls"] * sim_report._size(
+                K3__title__kib=self.report.published["K3.title.calls"] * kb_measured.size_per_call(
                     self.report, self.model, "title") * scale)
             with self.subTest(word=word):
-                self.assertTrue(sim_report._lighter_words(report).endswith(word))
+                self.assertTrue(kb_report._lighter_words(report).endswith(word))
 
     def test_popular_saves_are_said_to_stale_citations_faster_only_where_they_do(self):
-        self.assertTrue(sim_report._control_words(self.report).startswith("In every model"))
+        self.assertTrue(kb_report._control_words(self.report).startswith("In every model"))
         turned = copy.deepcopy(self.report)
         for run in turned.models.values():
             end = run.main["uniform"]["hours"][-1]
             end["stale"] = run.main["zipf"]["hours"][-1]["stale"] + 1
-        self.assertTrue(sim_report._control_words(turned).startswith("In no model"))
+        self.assertTrue(kb_report._control_words(turned).startswith("In no model"))
 
     def test_the_replays_note_says_more_or_fewer_as_the_rejections_are(self):
         delays = self.report.models[self.model].main["edits"]["delays"]
@@ -85,7 +90,7 @@ class KnowledgeBaseNotesTest(unittest.TestCase):
         for published, word in ((rejected + 10, "more"), (rejected - 10, "fewer")):
             zero = {f"K4__d{d}__{name}": 0 for d in range(len(delays)) for name in ("conflicts", "gone")}
             report = self.with_published(**dict(zero, K4__d0__conflicts=published))  # the published total
-            found = sim_reasons._replays(report, self.model, "K4.replays", "distinct")
+            found = kb_reasons._replays(report, self.model, "K4.replays", "distinct")
             with self.subTest(word=word):
                 self.assertIsNotNone(found)
                 self.assertIn(f"the published K4 rows {word}", found[1])
@@ -94,7 +99,7 @@ class KnowledgeBaseNotesTest(unittest.TestCase):
 class RecordNotesTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.main = triage_runs.run_seed(2, triage.scenario_from(triage.parser().parse_args(["--items", "40"])))
+        cls.main = record_runs.run_seed(2, triage.scenario_from(triage.parser().parse_args(["--items", "40"])))
         cls.report = report_of(cls.main)
 
     def test_the_event_size_note_says_more_or_fewer_bytes_as_the_sizes_are(self):
@@ -104,28 +109,28 @@ class RecordNotesTest(unittest.TestCase):
             report.published = dict(self.report.published, **{
                 "R4.poll.kib": published_bytes * self.report.published["R4.poll.found"] / 1024})
             with self.subTest(word=word):
-                self.assertIn(f" {word}, and nothing published", triage_report._event_cause(report, "R4.poll.kib"))
+                self.assertIn(f" {word}, and nothing published", record_reasons._event_cause(report, "R4.poll.kib"))
 
     def test_the_schema_gap_is_more_calls_or_fewer_as_its_sign_is(self):
         report = copy.deepcopy(self.report)
         for gap, word in ((0.5, "more"), (-0.5, "fewer")):
             report.rows["R1.gap.calls_per_item"]["ours"] = gap
             with self.subTest(word=word):
-                self.assertTrue(triage_report._gap_words(report).startswith(f"0.50 {word} than with the schema"))
+                self.assertTrue(record_report._gap_words(report).startswith(f"0.50 {word} than with the schema"))
 
     def test_polling_is_said_to_return_less_data_only_where_it_does(self):
         r4 = self.report.main["R4"]
-        self.assertIn("times less data than re-listing", "\n".join(triage_report.r4(self.report)))
+        self.assertIn("times less data than re-listing", "\n".join(record_report.r4(self.report)))
         turned = copy.deepcopy(self.report)
         turned.main["R4"]["poll"]["bytes"] = 3 * r4["relist"]["bytes"]
-        self.assertIn("3.0 times more data than re-listing", "\n".join(triage_report.r4(turned)))
+        self.assertIn("3.0 times more data than re-listing", "\n".join(record_report.r4(turned)))
 
     def test_r5_claims_each_move_caught_and_each_overwrite_only_where_the_counts_say_so(self):
-        self.assertIn("each move becomes a conflict", triage_report.r5_prose(self.report)[0])
+        self.assertIn("each move becomes a conflict", record_report.r5_prose(self.report)[0])
         turned = copy.deepcopy(self.report)
         turned.main["R5"]["from_read"]["conflicts"] -= 1
         turned.main["R5"]["reread"]["overwritten"] -= 1
-        prose = triage_report.r5_prose(turned)[0]
+        prose = record_report.r5_prose(turned)[0]
         self.assertNotIn("each move becomes a conflict", prose)
         self.assertNotIn("silently writes over", prose)
 

@@ -3,14 +3,14 @@
 import json
 import unittest
 
-import triage
+from lab.record_channels.scenario import PUBLISHED_INPUTS, PUBLISHED_VALUES_REJECTION
 from tests.helpers import snapshot
 from tests.record_helpers import BUGS, bug_store, edit, events, read
 
-# The values-level rejection as the records article prints it (SPEC §1.2), kept once, in triage.py. It is
-# json.dumps output with default separators except for one space after "fields": [ that line wrapping left;
-# the tests remove it. PUBLISHED_INPUTS are what it answers: labels, 20 points, "Friday", a formula.
-PUBLISHED_VALUES_REJECTION, PUBLISHED_INPUTS = triage.PUBLISHED_VALUES_REJECTION, triage.PUBLISHED_INPUTS
+# PUBLISHED_VALUES_REJECTION is the values-level rejection as the records article prints it (SPEC §1.2), kept once,
+# in lab/record_channels/scenario.py. It is json.dumps output with default separators except for one space after
+# "fields": [ that line wrapping left; the tests remove it. PUBLISHED_INPUTS are what it answers: labels, 20
+# points, "Friday", a formula.
 
 STATUS_LABELS = {"new": "New", "triaged": "Triaged", "in_progress": "In progress", "fixed": "Fixed",
                  "wont_fix": "Won't fix"}

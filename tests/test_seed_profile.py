@@ -1,11 +1,15 @@
-"""lab/seed_profile.py: a seed on stopwatches measures the same day, and its parts add up to its time."""
+"""lab/knowledge_base/seed_profile.py: a seed on stopwatches measures the same day, and its parts add up to its time."""
 
 import itertools
 import unittest
 
 from osfoundry_tools.stores import kb_store
 import sim
-from lab import kb_law, seed_profile, sim_day
+from lab.knowledge_base import day as kb_day
+from lab.knowledge_base import law as kb_law
+from lab.knowledge_base import report as kb_report
+from lab.knowledge_base import rerun as kb_rerun
+from lab.knowledge_base import seed_profile
 from tests.test_sim import SMALL
 
 
@@ -25,7 +29,7 @@ class TimedSeedTest(unittest.TestCase):
 
     def test_a_timed_seed_measures_the_same_day_as_an_untimed_one(self):
         result, _ = seed_profile.timed_seed(3, self.scenario)
-        self.assertEqual(result, sim_day.run_seed(3, self.scenario))
+        self.assertEqual(result, kb_day.run_seed(3, self.scenario))
 
     def test_the_parts_add_up_to_the_seeds_time_and_each_is_counted(self):
         clock = FakeClock()
@@ -57,8 +61,8 @@ class TimedSeedTest(unittest.TestCase):
 class PopularityLawTest(unittest.TestCase):
     def test_the_kept_share_of_saves_within_a_window_is_the_formula_itself(self):
         scenario = sim.models_from(sim.parser().parse_args([]))["popular"]
-        shares, rate = sim_day.popularity(scenario), scenario.saves / (scenario.hours * sim_day.HOUR)
-        for window in (20, 900.5, 4 * sim_day.HOUR):
+        shares, rate = kb_day.popularity(scenario), scenario.saves / (scenario.hours * kb_day.HOUR)
+        for window in (20, 900.5, 4 * kb_day.HOUR):
             self.assertEqual(kb_law.share_saved_within(scenario, window),
                              sum(p * (1 - kb_law.math.exp(-rate * p * window)) for p in shares))
 
@@ -72,10 +76,10 @@ class PopularityLawTest(unittest.TestCase):
 class SimPageTest(unittest.TestCase):
     def test_the_run_time_section_shows_the_parts_and_the_page_the_time_it_took(self):
         report = sim.measure_report(sim.parser().parse_args(SMALL + ["--ranges", "0", "--jobs", "1"]))
-        page = sim.report_files(report)[sim.RESULTS]
+        page = kb_rerun.main_files(report)[kb_report.RESULTS]
         for part in seed_profile.PARTS:
             self.assertIn(f"| {part} |", page)
-        self.assertNotIn(sim.sim_report.REPORT_SECONDS, page)
+        self.assertNotIn(kb_report.REPORT_SECONDS, page)
         self.assertRegex(page, r"Writing this page and its chart.* took \d+\.\d\d s\.")
 
 

@@ -13,9 +13,19 @@ import tempfile
 import unittest
 
 from tests.helpers import ROOT, fresh_default_run, without_timing
+from osfoundry_tools.cli import write_files
 import sim
-from lab import citation_forms, evidence, kb_law, sim_day
-from lab import sim_reasons, sim_report
+from lab import evidence
+from lab.knowledge_base import citation_forms
+from lab.knowledge_base import day as kb_day
+from lab.knowledge_base import formulas as kb_formulas
+from lab.knowledge_base import law as kb_law
+from lab.knowledge_base import measured as kb_measured
+from lab.knowledge_base import models as kb_models
+from lab.knowledge_base import reasons as kb_reasons
+from lab.knowledge_base import report as kb_report
+from lab.knowledge_base import rerun as kb_rerun
+from lab.knowledge_base import scenario as kb_scenario
 
 SMALL = ["--articles", "60", "--questions", "16", "--saves", "40"]  # a day small enough to run many times
 
@@ -37,7 +47,7 @@ class IdentitiesTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.scenario = scenario()
-        cls.result = sim_day.run_seed(1, cls.scenario)
+        cls.result = kb_day.run_seed(1, cls.scenario)
 
     def test_the_top_ten_share_of_zipf_0_9_over_400_articles_is_the_published_36_7_percent(self):
         share = kb_law.top_share(400, 0.9)
@@ -70,7 +80,7 @@ class IdentitiesTest(unittest.TestCase):
         self.assertEqual([h["costs"]["poll"][0] for h in self.result["zipf"]["hours"]], list(range(1, 9)))
 
     def test_k1_cells_measured_on_the_store_equal_the_published_table(self):
-        self.assertEqual(citation_forms.citation_forms(), sim.PUBLISHED_K1)
+        self.assertEqual(citation_forms.citation_forms(), kb_scenario.PUBLISHED_K1)
 
 
 class PopularModelTest(unittest.TestCase):
@@ -84,27 +94,27 @@ class PopularModelTest(unittest.TestCase):
         popular, stated = self.models["popular"], self.models["stated"]
         self.assertEqual(list(self.models), ["popular", "stated"])
         self.assertEqual((popular.views, popular.area_articles), (True, 20))
-        self.assertEqual((stated.views, stated.area_articles), (False, sim_day.AREA_ARTICLES))
+        self.assertEqual((stated.views, stated.area_articles), (False, kb_day.AREA_ARTICLES))
         self.assertEqual(dataclasses.replace(popular, views=False, area_articles=stated.area_articles), stated)
 
     def test_areas_hold_the_square_root_of_the_articles_unless_the_option_says_otherwise(self):
-        self.assertEqual(sim.popular_areas(400), 20)
-        self.assertEqual(sim.popular_areas(60), 8)
+        self.assertEqual(kb_models.popular_areas(400), 20)
+        self.assertEqual(kb_models.popular_areas(60), 8)
         self.assertEqual(sim.models_from(sim.parser().parse_args(["--area-articles", "40"]))["popular"].area_articles,
                          40)
 
     def test_the_knowledge_base_holds_views_in_popularity_order_and_the_day_as_stated_holds_none(self):
         small = sim.models_from(sim.parser().parse_args(SMALL))
-        plan = sim_day.draw_plan(1, small["popular"])
-        popular = sim_day.Published(plan, small["popular"])
-        views = [popular.store.article(sim_day.KB, article_id)["views"] for article_id in popular.ids]
+        plan = kb_day.draw_plan(1, small["popular"])
+        popular = kb_day.Published(plan, small["popular"])
+        views = [popular.store.article(kb_day.KB, article_id)["views"] for article_id in popular.ids]
         self.assertEqual(views, sorted(views, reverse=True))
         self.assertEqual(len(set(views)), len(views))
-        stated = sim_day.Published(sim_day.draw_plan(1, small["stated"]), small["stated"])
-        self.assertEqual({stated.store.article(sim_day.KB, a)["views"] for a in stated.ids}, {0})
+        stated = kb_day.Published(kb_day.draw_plan(1, small["stated"]), small["stated"])
+        self.assertEqual({stated.store.article(kb_day.KB, a)["views"] for a in stated.ids}, {0})
 
     def test_second_citations_go_to_popular_articles_far_more_often_with_views(self):
-        seconds = {name: sim_day.run_seed(1, scenario)["zipf"]["ranking"] for name, scenario in self.models.items()}
+        seconds = {name: kb_day.run_seed(1, scenario)["zipf"]["ranking"] for name, scenario in self.models.items()}
         self.assertGreater(seconds["popular"]["second_popular"], 5 * seconds["stated"]["second_popular"])
         self.assertLess(seconds["popular"]["second_distinct"], seconds["stated"]["second_distinct"])
 
@@ -113,26 +123,26 @@ class StrategiesAgainstGroundTruthTest(unittest.TestCase):
     """The run stops when an ID-based check disagrees with the ground truth."""
 
     def test_a_poll_check_that_misses_one_stale_citation_stops_the_run(self):
-        original = sim_day.Agent.check_by_poll
+        original = kb_day.Agent.check_by_poll
 
         def misses_one(agent):
             found = original(agent)
             return found - {min(found)} if found else found
-        sim_day.Agent.check_by_poll = misses_one
+        kb_day.Agent.check_by_poll = misses_one
         try:
             with self.assertRaisesRegex(AssertionError, "polling"):
-                sim_day.run_seed(1, scenario(*SMALL))
+                kb_day.run_seed(1, scenario(*SMALL))
         finally:
-            sim_day.Agent.check_by_poll = original
+            kb_day.Agent.check_by_poll = original
 
     def test_a_reread_check_that_sees_a_stale_citation_too_many_stops_the_run(self):
-        original = sim_day.Agent.check_by_reread
-        sim_day.Agent.check_by_reread = lambda agent: original(agent) | {0}
+        original = kb_day.Agent.check_by_reread
+        kb_day.Agent.check_by_reread = lambda agent: original(agent) | {0}
         try:
             with self.assertRaisesRegex(AssertionError, "re-reading"):
-                sim_day.run_seed(1, scenario(*SMALL))
+                kb_day.run_seed(1, scenario(*SMALL))
         finally:
-            sim_day.Agent.check_by_reread = original
+            kb_day.Agent.check_by_reread = original
 
 
 class DeterminismTest(unittest.TestCase):
@@ -204,7 +214,7 @@ class CommittedResultsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.fresh = tempfile.TemporaryDirectory()
-        sim.write_report(default_report(), cls.fresh.name)
+        write_files(cls.fresh.name, kb_rerun.main_files(default_report()))
 
     @classmethod
     def tearDownClass(cls):
@@ -230,7 +240,7 @@ class CommittedPageTest(unittest.TestCase):
     def test_every_verdict_is_known_and_every_outside_range_points_to_a_note_under_its_table(self):
         tables = figure_tables(self.text)
         rows = [row for table_rows, _ in tables for row in table_rows]
-        self.assertGreaterEqual(len(rows), len(sim.PUBLISHED) - 2)  # the analytic share and the wall time apart
+        self.assertGreaterEqual(len(rows), len(kb_scenario.PUBLISHED) - 2)  # the analytic share and the wall time apart
         verdict = r"(exact|inside range|outside range \[(\d+)\]|—)( \(calibrated size\))?"
         for table_rows, notes in tables:
             for line in table_rows:
@@ -265,9 +275,9 @@ class CommittedPageTest(unittest.TestCase):
         self.assertRegex(self.text, r"\nMade by `python3 sim.py[^`]*` at commit \S.*\. <!-- provenance -->\n")
 
     def test_every_published_figure_is_measured_under_both_readings_in_both_models(self):
-        measured = sim.all_figures(sim.scenario_from(sim.parser().parse_args([])))
+        measured = kb_formulas.all_figures(sim.scenario_from(sim.parser().parse_args([])))
         for reading, figures in measured.items():
-            missing = set(sim.PUBLISHED) - set(figures) - {"top10.analytic", "wall.seconds"}
+            missing = set(kb_scenario.PUBLISHED) - set(figures) - {"top10.analytic", "wall.seconds"}
             self.assertEqual(missing, set(), reading)
 
     def test_the_tallies_lead_with_the_consistent_reading_and_the_popular_model_holds_three_quarters(self):
@@ -330,8 +340,8 @@ class CommittedPageTest(unittest.TestCase):
                 kept = [cell for i, cell in enumerate(cells) if i != published_at]
                 ours.update(re.findall(r"\d[\d,]*(?:\.\d+)?", " ".join(kept)))
         checked = 0
-        for key, value in sim.PUBLISHED.items():
-            decimals = 1 if key == "wall.seconds" else sim.decimals_of(key)
+        for key, value in kb_scenario.PUBLISHED.items():
+            decimals = 1 if key == "wall.seconds" else kb_scenario.decimals_of(key)
             text = f"{value:,.{decimals}f}"
             if decimals == 0 and value < 100 or key in ("K4.edits", "K2.h8.citations") or value == 100 or text in ours:
                 continue  # small counts, the day's own sizes, and numbers we measured too are ours as much as theirs
@@ -354,7 +364,7 @@ class ReasonsTest(unittest.TestCase):
         for name in ([model] if model else self.report.models):
             for key, r in self.report.models[name].rows[reading].items():
                 if r.get("verdict") == "outside range":
-                    yield (name, key) + sim_reasons.reason(self.report, name, key, reading)
+                    yield (name, key) + kb_reasons.reason(self.report, name, key, reading)
 
     def test_a_calibrated_figure_is_the_product_of_its_calls_and_its_size_per_call_each_set_beside_the_published(self):
         seen = 0
@@ -362,7 +372,7 @@ class ReasonsTest(unittest.TestCase):
             if key not in self.report.calibrated:
                 continue
             seen += 1
-            kib, calls = (sim_reasons.row(self.report, model, "distinct", k)
+            kib, calls = (kb_measured.row(self.report, model, "distinct", k)
                           for k in (key, key.replace("kib", "calls")))
             with self.subTest(model=model, key=key):
                 self.assertEqual(name, "calibrated")
@@ -374,14 +384,14 @@ class ReasonsTest(unittest.TestCase):
 
     def test_the_hour_six_note_quotes_the_share_of_its_own_figure(self):
         for model in self.report.models:
-            for figure, share in sim_reasons.HOUR_SHARES.items():
+            for figure, share in kb_reasons.HOUR_SHARES.items():
                 key = f"K2.h6.{figure}"
-                name, note = sim_reasons.reason(self.report, model, key, "distinct")
+                name, note = kb_reasons.reason(self.report, model, key, "distinct")
                 if name != "hour 6":
                     continue
                 hours = self.report.models[model].main["zipf"]["hours"]
                 with self.subTest(model=model, key=key):
-                    for hour in sim_reasons.FALLING_HOURS:
+                    for hour in kb_reasons.FALLING_HOURS:
                         self.assertIn(f"{100 * share(hours[hour - 1], 'stale_distinct'):.1f}%", note)
 
     def test_the_popularity_law_is_said_to_hold_only_where_our_edits_after_a_persons_save_hold_it(self):
@@ -391,12 +401,12 @@ class ReasonsTest(unittest.TestCase):
                 continue
             seen += 1
             d = int(key[4])
-            people = sim_reasons.row(self.report, model, "distinct", f"K4.d{d}.person_rejected_pct")
+            people = kb_measured.row(self.report, model, "distinct", f"K4.d{d}.person_rejected_pct")
             scenario = self.report.models[model].scenario
             law = 100 * kb_law.expected_rejection(scenario, scenario.delays[d], True)
             held = people["low"] <= law <= people["high"]
             with self.subTest(model=model, key=key):
-                self.assertEqual(name, sim_reasons.UNKNOWN)
+                self.assertEqual(name, kb_reasons.UNKNOWN)
                 self.assertIn(f"({people['low']:.1f}%–{people['high']:.1f}%)", note)
                 self.assertIn(f"{law:.1f}%", note)
                 self.assertEqual("ours follow the popularity law" in note, held)
@@ -405,37 +415,37 @@ class ReasonsTest(unittest.TestCase):
 
     def test_the_replays_cause_declines_once_a_successful_edit_goes_unreplayed(self):
         model = self.report.default
-        self.assertEqual(sim_reasons.reason(self.report, model, "K4.replays", "distinct")[0], "K4 rejections")
+        self.assertEqual(kb_reasons.reason(self.report, model, "K4.replays", "distinct")[0], "K4 rejections")
         broken = copy.deepcopy(self.report)
         broken.models[model].main["edits"]["delays"][2]["replays"] -= 1
-        self.assertNotEqual(sim_reasons.reason(broken, model, "K4.replays", "distinct")[0], "K4 rejections")
+        self.assertNotEqual(kb_reasons.reason(broken, model, "K4.replays", "distinct")[0], "K4 rejections")
 
     def test_the_poll_note_puts_ours_on_the_side_it_lies(self):
         for model, key, name, note in self.outside():
             if name != "event size":
                 continue
-            r = sim_reasons.row(self.report, model, "distinct", key)
+            r = kb_measured.row(self.report, model, "distinct", key)
             with self.subTest(model=model, key=key):
                 self.assertIn("ours lies below" if r["ours"] < r["published"] else "ours lies above", note)
 
     def test_residual_spread_is_popular_searchs_alone_and_only_above_the_published_figure(self):
         for model, key, name, _ in self.outside():
             if name == "residual spread":
-                r = sim_reasons.row(self.report, model, "distinct", key)
-                self.assertEqual(model, sim_reasons.POPULAR)
+                r = kb_measured.row(self.report, model, "distinct", key)
+                self.assertEqual(model, kb_measured.POPULAR)
                 self.assertGreater(r["ours"], r["published"])
 
     def test_a_restating_row_adds_no_figure_to_those_chance_is_reckoned_on_and_an_independent_one_does(self):
         model = self.report.default
-        before = sim_reasons.independent_ranged(self.report, model, "distinct")
+        before = kb_reasons.independent_ranged(self.report, model, "distinct")
         copied = copy.deepcopy(self.report)
         rows = copied.models[model].rows["distinct"]
         rows["doubled"] = dict(rows["K2.h8.stale"], groups=[2 * v for v in rows["K2.h8.stale"]["groups"]])
         copied.basis = dataclasses.replace(copied.basis, restated=dict(
             copied.basis.restated, doubled=evidence.restates("K2.h8.stale", by=lambda p: 2 * p["K2.h8.stale"])))
-        self.assertEqual(sim_reasons.independent_ranged(copied, model, "distinct"), before)
+        self.assertEqual(kb_reasons.independent_ranged(copied, model, "distinct"), before)
         rows["other"] = dict(rows["K2.h8.stale"], groups=[v + 1 for v in rows["K2.h8.stale"]["groups"]])
-        self.assertEqual(sim_reasons.independent_ranged(copied, model, "distinct"), before + 1)
+        self.assertEqual(kb_reasons.independent_ranged(copied, model, "distinct"), before + 1)
 
     def test_no_two_figures_the_tallies_count_apart_move_in_lockstep_over_the_range_groups(self):
         for model, run in self.report.models.items():
@@ -446,8 +456,8 @@ class ReasonsTest(unittest.TestCase):
                     self.assertEqual(evidence.lockstep_pairs(rows, counted), [])
 
     def test_the_reading_says_which_model_concentrates_less_from_the_measured_ratios(self):
-        words = sim_report._concentration_words(self.report)
-        means = {model: sum(ours[model][1] for _, _, ours in sim_report.ratios_by_hour(self.report))
+        words = kb_report._concentration_words(self.report)
+        means = {model: sum(ours[model][1] for _, _, ours in kb_measured.ratios_by_hour(self.report))
                  for model in self.report.models}
         less = min(means, key=means.get)
         self.assertIn(f"{self.report.title(less)} concentrates its citations less", words)
@@ -456,13 +466,13 @@ class ReasonsTest(unittest.TestCase):
         for key in ("K2.end.stale_thirds", "K2.end.answers_fifths", "K4.retries_saved_pct"):
             for model in self.report.models:
                 with self.subTest(key=key, model=model):
-                    self.assertIn(sim_reasons.row(self.report, model, "distinct", key)["verdict"],
+                    self.assertIn(kb_measured.row(self.report, model, "distinct", key)["verdict"],
                                   ("exact", "inside range", "outside range"))
 
 
 class CommittedSensitivityPageTest(unittest.TestCase):
     def test_published_figures_stand_in_a_table_of_their_own(self):
-        with open(os.path.join(ROOT, "results", sim.SENSITIVITY), encoding="utf-8") as file:
+        with open(os.path.join(ROOT, "results", kb_report.SENSITIVITY), encoding="utf-8") as file:
             text = file.read()
         rows = [line for line in text.splitlines() if line.startswith("| ")]
         self.assertFalse([line for line in rows if line.startswith("| published |")], "a published row among ours")
@@ -476,8 +486,8 @@ class CommittedSensitivityTest(unittest.TestCase):
     def test_the_committed_sensitivity_page_equals_a_fresh_run(self):
         with tempfile.TemporaryDirectory() as fresh:
             self.assertEqual(run("--sensitivity", "--out", fresh), 0)
-            self.assertEqual(without_timing(os.path.join(ROOT, "results", sim.SENSITIVITY)),
-                             without_timing(os.path.join(fresh, sim.SENSITIVITY)))
+            self.assertEqual(without_timing(os.path.join(ROOT, "results", kb_report.SENSITIVITY)),
+                             without_timing(os.path.join(fresh, kb_report.SENSITIVITY)))
 
 
 class SmokeTest(unittest.TestCase):
@@ -514,16 +524,20 @@ class CommandLineTest(unittest.TestCase):
     def test_the_sensitivity_run_writes_its_own_page_with_every_variant_and_leaves_the_main_page_alone(self):
         with tempfile.TemporaryDirectory() as out:
             self.assertEqual(run("--sensitivity", "--seeds", "1", "--ranges", "1", "--out", out, *SMALL), 0)
-            self.assertEqual(sorted(os.listdir(out)), [sim.SENSITIVITY])
-            with open(os.path.join(out, sim.SENSITIVITY), encoding="utf-8") as file:
+            self.assertEqual(sorted(os.listdir(out)), [kb_report.SENSITIVITY])
+            with open(os.path.join(out, kb_report.SENSITIVITY), encoding="utf-8") as file:
                 text = file.read()
-            variants = sim.sensitivity_models(sim.parser().parse_args(SMALL))
-            self.assertEqual(len(variants), 2 + len(set(sim.SENSITIVITY_AREAS) | {sim.popular_areas(60)}))
+            variants = kb_models.sensitivity_models(scenario(*SMALL))
+            self.assertEqual(len(variants), 2 + len(set(kb_scenario.SENSITIVITY_AREAS) | {kb_models.popular_areas(60)}))
             for name in variants:
                 self.assertRegex(text, rf"\| {re.escape(name)} \| \d+ independent: \d+ checks?, ")
-            for reading in sim.K4_READINGS:
+            for reading in kb_scenario.K4_READINGS:
                 for model in ("popular search", "as stated"):
                     self.assertRegex(text, rf"\| {re.escape(reading.name)} \| {model} \| ")
+
+    def test_without_options_the_command_runs_the_scenarios_day_as_stated_and_its_two_models(self):
+        self.assertEqual(scenario(), kb_scenario.DAY_AS_STATED)
+        self.assertEqual(sim.models_from(sim.parser().parse_args([])), kb_models.models_of(kb_scenario.DAY_AS_STATED))
 
     def test_help_explains_every_option(self):
         text = sim.parser().format_help()

@@ -1,4 +1,5 @@
-"""What approval costs (lab/sim_approval.py): the check, the approval delays, the counts, and the page's table."""
+"""What approval costs (lab/knowledge_base/approval.py): the check, the approval delays, the counts, and the
+page's table."""
 
 import contextlib
 import dataclasses
@@ -12,7 +13,11 @@ import unittest
 from tests.helpers import KB, ROOT, support_store
 from tests.test_sim import table_with_header
 import sim
-from lab import sim_approval, sim_day, sim_report
+from lab.knowledge_base import approval as kb_approval
+from lab.knowledge_base import day as kb_day
+from lab.knowledge_base import report as kb_report
+from lab.knowledge_base import rerun as kb_rerun
+from lab.knowledge_base import scenario as kb_scenario
 
 SMALL = ["--articles", "60", "--questions", "16", "--saves", "40"]
 BUSY = ["--articles", "40", "--questions", "40", "--saves", "300", "--hours", "2", "--delays", "20s,15m",
@@ -26,7 +31,7 @@ def scenario(*argv):
 
 def approval_days(day_scenario, seed, delays, sigma=1.0):
     """One seed's approval replicas: their counts, one per approval delay."""
-    return sim_approval.run_seed(seed, day_scenario, sim_approval.Approval(tuple(delays), sigma))["approvals"]
+    return kb_approval.run_seed(seed, day_scenario, kb_approval.Approval(tuple(delays), sigma))["approvals"]
 
 
 class CheckTest(unittest.TestCase):
@@ -35,8 +40,8 @@ class CheckTest(unittest.TestCase):
     def setUp(self):
         self.store, self.clock, self.ids = support_store(":memory:")
         page = self.store.call_tool("read_knowledge_article", {"knowledge_base_id": KB, "article_id": self.ids[0]})
-        self.cited = sim_day.Citation(0, self.ids[0], page["updated_at"], page["title"], page["content"])
-        self.arguments = sim_day.edit_arguments(self.cited, "New text.", self.cited.updated_at, "key-1")
+        self.cited = kb_day.Citation(0, self.ids[0], page["updated_at"], page["title"], page["content"])
+        self.arguments = kb_day.edit_arguments(self.cited, "New text.", self.cited.updated_at, "key-1")
 
     def events(self):
         return self.store.call_tool("poll_resource_events", {"resource_type": "knowledge_base", "resource_id": KB,
@@ -44,41 +49,41 @@ class CheckTest(unittest.TestCase):
 
     def test_a_current_version_passes_the_check_which_writes_nothing_and_the_edit_then_saves(self):
         before = self.events()
-        self.assertFalse(sim_approval.stale_before_asking(self.store, self.arguments))
+        self.assertFalse(kb_approval.stale_before_asking(self.store, self.arguments))
         self.assertEqual(self.events(), before)
         self.assertEqual(self.store.article(KB, self.ids[0])["updated_at"], self.cited.updated_at)
-        self.assertNotIn("error", self.store.call_tool(sim_day.EDIT_TOOL, self.arguments))
+        self.assertNotIn("error", self.store.call_tool(kb_day.EDIT_TOOL, self.arguments))
 
     def test_a_version_a_person_replaced_is_answered_at_once_and_the_article_is_left_as_the_person_saved_it(self):
         self.clock.advance()
         self.store.save_article(KB, self.ids[0], content="A person's text.")
         before = self.events()
-        self.assertTrue(sim_approval.stale_before_asking(self.store, self.arguments))
+        self.assertTrue(kb_approval.stale_before_asking(self.store, self.arguments))
         self.assertEqual(self.events(), before)
         self.assertEqual(self.store.article(KB, self.ids[0])["content"], "A person's text.")
 
     def test_an_unpublished_article_is_answered_at_once(self):
         self.clock.advance()
         self.store.unpublish_article(KB, self.ids[0])
-        self.assertTrue(sim_approval.stale_before_asking(self.store, self.arguments))
+        self.assertTrue(kb_approval.stale_before_asking(self.store, self.arguments))
 
 
 class ApprovalDelayTest(unittest.TestCase):
     def test_the_factors_are_lognormal_with_median_one_and_the_stated_sigma(self):
-        factors = sim_approval.approval_factors(1, 20001, 1.0)
+        factors = kb_approval.approval_factors(1, 20001, 1.0)
         self.assertAlmostEqual(statistics.median(factors), 1.0, delta=0.04)
         self.assertAlmostEqual(statistics.pstdev([math.log(f) for f in factors]), 1.0, delta=0.02)
 
     def test_the_factors_depend_on_the_seed_alone_and_leave_the_days_own_draws_as_they_were(self):
-        self.assertEqual(sim_approval.approval_factors(3, 5, 1.0), sim_approval.approval_factors(3, 5, 1.0))
-        self.assertNotEqual(sim_approval.approval_factors(3, 5, 1.0), sim_approval.approval_factors(4, 5, 1.0))
+        self.assertEqual(kb_approval.approval_factors(3, 5, 1.0), kb_approval.approval_factors(3, 5, 1.0))
+        self.assertNotEqual(kb_approval.approval_factors(3, 5, 1.0), kb_approval.approval_factors(4, 5, 1.0))
         day = scenario(*SMALL)
-        before = sim_day.draw_plan(3, day)
-        sim_approval.approval_factors(3, 16, 1.0)
-        self.assertEqual(sim_day.draw_plan(3, day), before)
+        before = kb_day.draw_plan(3, day)
+        kb_approval.approval_factors(3, 16, 1.0)
+        self.assertEqual(kb_day.draw_plan(3, day), before)
 
     def test_a_sigma_of_zero_makes_every_approval_take_exactly_the_median(self):
-        self.assertEqual(set(sim_approval.approval_factors(2, 50, 0.0)), {1.0})
+        self.assertEqual(set(kb_approval.approval_factors(2, 50, 0.0)), {1.0})
 
 
 class CountsTest(unittest.TestCase):
@@ -92,7 +97,7 @@ class CountsTest(unittest.TestCase):
 
     def test_each_way_saves_the_approvals_asked_less_the_approvals_wasted(self):
         for nominal, counts in zip(self.delays, self.days):
-            for way in sim_approval.WAYS:
+            for way in kb_approval.WAYS:
                 with self.subTest(delay=nominal, way=way):
                     c = counts[way]
                     self.assertEqual(c["saved"], c["asked"] - c["wasted"])
@@ -100,26 +105,26 @@ class CountsTest(unittest.TestCase):
     def test_without_the_check_every_edit_is_asked_and_with_it_every_edit_is_asked_or_answered(self):
         for counts in self.days:
             self.assertEqual(counts["edits"], self.scenario.questions)
-            self.assertEqual(counts[sim_approval.WITHOUT]["asked"], counts["edits"])
-            self.assertEqual(counts[sim_approval.WITHOUT]["answered"], 0)
-            self.assertEqual(counts[sim_approval.WITH]["answered"] + counts[sim_approval.WITH]["asked"],
+            self.assertEqual(counts[kb_approval.WITHOUT]["asked"], counts["edits"])
+            self.assertEqual(counts[kb_approval.WITHOUT]["answered"], 0)
+            self.assertEqual(counts[kb_approval.WITH]["answered"] + counts[kb_approval.WITH]["asked"],
                              counts["edits"])
 
     def test_every_edit_the_check_answered_was_rejected_at_commit_when_asked_anyway(self):
-        answered = [counts[sim_approval.WITH]["answered"] for counts in self.days]
+        answered = [counts[kb_approval.WITH]["answered"] for counts in self.days]
         self.assertGreater(min(answered), 0)  # the busy day makes some edits stale before they arrive
         self.assertEqual([counts["answered_then_wasted"] for counts in self.days], answered)
         for counts in self.days:
-            self.assertEqual(counts[sim_approval.WITHOUT]["saved"], counts[sim_approval.WITH]["saved"])
+            self.assertEqual(counts[kb_approval.WITHOUT]["saved"], counts[kb_approval.WITH]["saved"])
 
     def test_an_approval_that_takes_no_time_is_never_wasted_with_the_check(self):
-        self.assertEqual(self.days[0][sim_approval.WITH]["wasted"], 0)
+        self.assertEqual(self.days[0][kb_approval.WITH]["wasted"], 0)
 
     def test_wasted_approvals_grow_with_the_approval_delay(self):
-        wasted = [counts[sim_approval.WITH]["wasted"] for counts in self.days]
+        wasted = [counts[kb_approval.WITH]["wasted"] for counts in self.days]
         self.assertLess(wasted[1], wasted[-2])
         self.assertLess(wasted[-2], wasted[-1])
-        saved = [counts[sim_approval.WITH]["saved"] for counts in self.days]
+        saved = [counts[kb_approval.WITH]["saved"] for counts in self.days]
         self.assertGreater(saved[0], saved[-1])
 
 
@@ -128,20 +133,20 @@ class OneEditTest(unittest.TestCase):
 
     def outcome(self, approval_seconds):
         day = scenario("--articles", "10", "--questions", "1", "--saves", "0", "--hours", "1", "--delays", "20s")
-        plan = sim_day.draw_plan(5, day)
-        saved_at = plan.questions[0].time + (20 + 30) * sim_day.SECOND
-        saves = tuple(sim_day.Save(saved_at, change, change) for change in
-                      (sim_day.Change(rank, "content", f"A person's text {rank}.", None) for rank in range(10)))
+        plan = kb_day.draw_plan(5, day)
+        saved_at = plan.questions[0].time + (20 + 30) * kb_day.SECOND
+        saves = tuple(kb_day.Save(saved_at, change, change) for change in
+                      (kb_day.Change(rank, "content", f"A person's text {rank}.", None) for rank in range(10)))
         plan = dataclasses.replace(plan, saves=saves)
-        counts = sim_approval.run_approval_day(plan, day, sim_day.Published(plan, day), approval_seconds, [1.0])
-        return {way: {k: v for k, v in counts[way].items() if v} for way in sim_approval.WAYS}
+        counts = kb_approval.run_approval_day(plan, day, kb_day.Published(plan, day), approval_seconds, [1.0])
+        return {way: {k: v for k, v in counts[way].items() if v} for way in kb_approval.WAYS}
 
     def test_an_approval_before_the_save_saves_the_edit(self):
-        self.assertEqual(self.outcome(29)[sim_approval.WITH], {"asked": 1, "saved": 1})
+        self.assertEqual(self.outcome(29)[kb_approval.WITH], {"asked": 1, "saved": 1})
 
     def test_an_approval_after_the_save_is_wasted(self):
-        self.assertEqual(self.outcome(31), {sim_approval.WITHOUT: {"asked": 1, "wasted": 1},
-                                            sim_approval.WITH: {"asked": 1, "wasted": 1}})
+        self.assertEqual(self.outcome(31), {kb_approval.WITHOUT: {"asked": 1, "wasted": 1},
+                                            kb_approval.WITH: {"asked": 1, "wasted": 1}})
 
 
 def small_report(approval=True):
@@ -149,7 +154,7 @@ def small_report(approval=True):
     options = sim.parser().parse_args(["--seeds", "1-2", "--ranges", "0", "--jobs", "1", *SMALL])
     with contextlib.redirect_stderr(io.StringIO()):
         if not approval:
-            return sim.run_models("test", sim.models_from(options), options.seeds, [], 1)[0]
+            return kb_rerun.run_models("test", sim.models_from(options), options.seeds, [], 1)[0]
         return sim.measure_report(options)
 
 
@@ -162,7 +167,7 @@ class PageTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.report = small_report()
-        cls.text = sim_report.markdown(cls.report)
+        cls.text = kb_report.markdown(cls.report)
 
     def test_the_table_has_no_published_column_and_no_verdict(self):
         header, rows = approval_table(self.text)
@@ -170,12 +175,13 @@ class PageTest(unittest.TestCase):
                                   "answered at once, nobody asked", "approvals asked", "approvals wasted",
                                   "edits saved"])
         self.assertFalse([cell for cell in header if re.search(r"published|verdict|range", cell)])
-        self.assertEqual(len(rows), 2 * len(sim.APPROVAL_DELAYS) * 2)  # models, delays, with and without the check
+        # models, delays, with and without the check
+        self.assertEqual(len(rows), 2 * len(kb_scenario.APPROVAL_DELAYS) * 2)
 
     def test_each_cell_is_the_mean_per_seed_of_the_counts_with_the_fewest_and_most(self):
         _, rows = approval_table(self.text)
         runs = self.report.models[self.report.default].approvals
-        first = [seed[0][sim_approval.WITHOUT]["asked"] for seed in runs]
+        first = [seed[0][kb_approval.WITHOUT]["asked"] for seed in runs]
         self.assertEqual(rows[0][:5], ["popular search", "10 s", "without", "—",
                                        f"{statistics.mean(first):.1f} ({min(first)} – {max(first)})"])
         self.assertRegex(rows[1][3], r"^\d+\.\d \(\d+ – \d+\)$")
@@ -193,7 +199,7 @@ class CommittedPageTest(unittest.TestCase):
             text = file.read()
         header, rows = approval_table(text)
         self.assertNotIn("published", " ".join(header))
-        self.assertEqual(len(rows), 2 * len(sim.APPROVAL_DELAYS) * 2)
+        self.assertEqual(len(rows), 2 * len(kb_scenario.APPROVAL_DELAYS) * 2)
         self.assertLess(text.index("## K4 — editing"), text.index("### What approval costs"))
         self.assertLess(text.index("### What approval costs"), text.index("## Run time"))
 

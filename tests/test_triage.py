@@ -14,7 +14,13 @@ import unittest
 
 from osfoundry_tools.stores import record_store
 import triage
-from lab import evidence, triage_report, triage_runs
+from lab import evidence
+from lab.record_channels import formulas as record_formulas
+from lab.record_channels import reasons as record_reasons
+from lab.record_channels import report as record_report
+from lab.record_channels import rerun as record_rerun
+from lab.record_channels import runs as record_runs
+from lab.record_channels import scenario as record_scenario
 from tests.helpers import ROOT, fresh_default_run, without_timing
 
 SCENARIO = triage.scenario_from(triage.parser().parse_args([]))
@@ -31,8 +37,8 @@ class R3Test(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        template = triage_runs.bug_store(random.Random(1), SCENARIO, SCENARIO.offset_items)
-        cls.passes = {(change, pagination): triage_runs.r3_pass(template, random.Random(2), SCENARIO, pagination,
+        template = record_runs.bug_store(random.Random(1), SCENARIO, SCENARIO.offset_items)
+        cls.passes = {(change, pagination): record_runs.r3_pass(template, random.Random(2), SCENARIO, pagination,
                                                                 change)
                       for change in ("create", "delete") for pagination in ("offset", "before_id")}
 
@@ -40,11 +46,11 @@ class R3Test(unittest.TestCase):
         for (change, pagination), counts in self.passes.items():
             for name in ("pages", "reads", "twice", "never"):
                 with self.subTest(change=change, pagination=pagination, figure=name):
-                    self.assertEqual(5 * counts[name], triage.PUBLISHED[f"R3.{change}.{pagination}.{name}"])
+                    self.assertEqual(5 * counts[name], record_scenario.PUBLISHED[f"R3.{change}.{pagination}.{name}"])
 
     def test_the_offset_store_pages_by_offset_and_lists_the_same_tools_otherwise(self):
-        store = triage_runs.copy_of(triage_runs.bug_store(random.Random(1), SCENARIO, 5), SCENARIO,
-                                    triage_runs.OffsetPagedStore)
+        store = record_runs.copy_of(record_runs.bug_store(random.Random(1), SCENARIO, 5), SCENARIO,
+                                    record_runs.OffsetPagedStore)
         page = store.call_tool("list_record_items", {"record_channel_id": "bugs", "offset": 3, "limit": 50})
         self.assertEqual([item["item_id"] for item in page["items"]], store.item_ids("bugs")[3:])
         names = [tool["name"] for tool in store.list_tools()]
@@ -58,7 +64,7 @@ class R1Test(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.seed = triage_runs.run_seed(3, SCENARIO, with_r3=False)
+        cls.seed = record_runs.run_seed(3, SCENARIO, with_r3=False)
         cls.r1 = cls.seed["R1"]
         cls.items = SCENARIO.items
         cls.twenty = cls.r1["yes.values"]["twenty"]
@@ -111,29 +117,29 @@ class R1Test(unittest.TestCase):
 
 class ValuesRejectionTest(unittest.TestCase):
     def test_a_real_edit_with_the_published_inputs_returns_the_published_object_exactly(self):
-        ours = json.dumps(triage.the_values_rejection(SCENARIO))
-        self.assertEqual(ours, triage.PUBLISHED_VALUES_REJECTION.replace('"fields": [ {', '"fields": [{', 1))
+        ours = json.dumps(record_rerun.the_values_rejection(SCENARIO))
+        self.assertEqual(ours, record_scenario.PUBLISHED_VALUES_REJECTION.replace('"fields": [ {', '"fields": [{', 1))
 
 
 class StubTest(unittest.TestCase):
     def test_the_r6_stub_really_skips_validation_and_the_real_store_does_not(self):
-        template = triage_runs.bug_store(random.Random(1), SCENARIO, 1)
+        template = record_runs.bug_store(random.Random(1), SCENARIO, 1)
         arguments = {"record_channel_id": "bugs", "item_id": template.item_ids("bugs")[0],
                      "values": {"points": 20}, "expected_version": 1, "idempotency_key": "k"}
         self.assertEqual(template.call_tool("edit_record_item", arguments)["error"], "validation_failed")
-        stub = triage_runs.copy_of(template, SCENARIO, triage_runs.UnvalidatedStore)
+        stub = record_runs.copy_of(template, SCENARIO, record_runs.UnvalidatedStore)
         self.assertEqual(stub.call_tool("edit_record_item", arguments)["version"], 2)
 
     def test_timed_edits_are_all_valid_and_give_a_positive_median(self):
         scenario = triage.scenario_from(triage.parser().parse_args(["--timed-edits", "20", "--timed-runs", "1",
                                                                     "--items", "5"]))
-        timing = triage_runs.r6_timing(scenario)
+        timing = record_runs.r6_timing(scenario)
         self.assertEqual([len(timing[v]) for v in ("validated", "stubbed", "unread")], [1, 1, 1])
         self.assertGreater(min(timing["validated"] + timing["stubbed"] + timing["unread"]), 0)
 
     def test_the_schema_stub_reads_the_channel_once_and_still_answers_an_ungranted_channel_as_missing(self):
-        template = triage_runs.bug_store(random.Random(1), SCENARIO, 1)
-        store = triage_runs.copy_of(template, SCENARIO, triage_runs.UnreadSchemaStore)
+        template = record_runs.bug_store(random.Random(1), SCENARIO, 1)
+        store = record_runs.copy_of(template, SCENARIO, record_runs.UnreadSchemaStore)
         reads = []
         store.database.connection.set_trace_callback(lambda sql: reads.append(sql) if "FROM channels" in sql else None)
         item = store.item_ids("bugs")[0]
@@ -153,8 +159,8 @@ class CommittedResultsTest(unittest.TestCase):
     def test_the_committed_markdown_equals_a_fresh_default_run(self):
         with tempfile.TemporaryDirectory() as fresh:
             self.assertEqual(run("--out", fresh), 0)
-            self.assertEqual(without_timing(os.path.join(ROOT, "results", triage.RESULTS)),
-                             without_timing(os.path.join(fresh, triage.RESULTS)))
+            self.assertEqual(without_timing(os.path.join(ROOT, "results", record_report.RESULTS)),
+                             without_timing(os.path.join(fresh, record_report.RESULTS)))
 
 
 class CommittedPageTest(unittest.TestCase):
@@ -162,7 +168,7 @@ class CommittedPageTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        with open(os.path.join(ROOT, "results", triage.RESULTS), encoding="utf-8") as file:
+        with open(os.path.join(ROOT, "results", record_report.RESULTS), encoding="utf-8") as file:
             cls.text = file.read()
 
     def test_every_published_figure_has_a_row_with_a_verdict_and_every_outside_range_a_reason(self):
@@ -172,10 +178,11 @@ class CommittedPageTest(unittest.TestCase):
             judged.add(cells[0])
             with self.subTest(line=line):
                 self.assertRegex(cells[-1], r"^(exact|inside range|outside range: \w.+|—)$")
-        self.assertGreaterEqual(len(judged), len(triage.PUBLISHED))
-        for phrase in (triage_report.UNEXPLAINED, "no range (--ranges 0)"):
+        self.assertGreaterEqual(len(judged), len(record_scenario.PUBLISHED))
+        for phrase in (record_reasons.UNEXPLAINED, "no range (--ranges 0)"):
             self.assertFalse(phrase in self.text, phrase)
-        self.assertLessEqual(set(triage.PUBLISHED), set(triage.all_figures()), "a published figure is never measured")
+        self.assertLessEqual(set(record_scenario.PUBLISHED), set(record_formulas.all_figures()),
+                             "a published figure is never measured")
 
     def test_the_prose_figures_of_the_schema_gap_have_rows_with_verdicts(self):
         rows = [line.strip("| ").split(" | ") for line in self.text.splitlines()
@@ -189,7 +196,7 @@ class CommittedPageTest(unittest.TestCase):
                 self.assertRegex(cells[5], r"^(exact|inside range|outside range: \w.+)$")
 
     def test_r6_sets_the_published_ratio_beside_validation_and_the_schema_read_stubbed(self):
-        (pv_low, pv_high), (ps_low, ps_high) = triage.PUBLISHED_R6["validated"], triage.PUBLISHED_R6["stubbed"]
+        (pv_low, pv_high), (ps_low, ps_high) = (record_scenario.PUBLISHED_R6[name] for name in ("validated", "stubbed"))
         published = f"{pv_low / ps_high:.2f}–{pv_high / ps_low:.2f} (derived)"
         self.assertIn(f"| with / validation and schema read stubbed | {published} |", self.text)
         self.assertIn(f"| µs per edit, validation and the schema read stubbed (the published stub) | "
@@ -206,11 +213,11 @@ class CommittedPageTest(unittest.TestCase):
         prose = "\n".join(line for line in self.text.splitlines()
                           if not line.startswith("|") and not line.startswith("{"))
         checked = 0
-        for key, value in triage.PUBLISHED.items():
+        for key, value in record_scenario.PUBLISHED.items():
             if value < 100 or key.startswith("R3.") and key.endswith(".reads") or value in (
                     SCENARIO.preview_characters, 5 * SCENARIO.items):
                 continue  # small counts, pass sizes (600 x 5), the preview length, the bugs: ours as much as theirs
-            text = f"{value:,.{triage.decimals_of(key)}f}"
+            text = f"{value:,.{record_scenario.decimals_of(key)}f}"
             checked += 1
             with self.subTest(figure=key):
                 found = re.search(r"(?<![\d.,])" + re.escape(text) + r"(?![\d,]|\.\d)", prose)
@@ -223,7 +230,7 @@ class CommittedTallyTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        with open(os.path.join(ROOT, "results", triage.RESULTS), encoding="utf-8") as file:
+        with open(os.path.join(ROOT, "results", record_report.RESULTS), encoding="utf-8") as file:
             cls.text = file.read()
 
     def test_the_tally_is_the_strengths_of_the_listed_figures_each_once(self):
@@ -296,7 +303,7 @@ class CommandLineTest(unittest.TestCase):
                                    "--timed-runs", "1", "--timed-edits", "20", "--out", out],
                                   cwd=ROOT, capture_output=True, text=True, timeout=120)
             self.assertEqual(done.returncode, 0, done.stderr)
-            with open(os.path.join(out, triage.RESULTS), encoding="utf-8") as file:
+            with open(os.path.join(out, record_report.RESULTS), encoding="utf-8") as file:
                 text = file.read()
         for heading in ("## R1", "## R2", "## R3", "## R4", "## R5", "## R6", "## Where we differ"):
             self.assertIn(heading, text)
@@ -315,6 +322,9 @@ class CommandLineTest(unittest.TestCase):
                 self.assertEqual(done.returncode, 2)
                 self.assertRegex(done.stderr, r"^triage.py: error: \S[^\n]*\n$")
 
+    def test_without_options_the_command_runs_the_scenarios_triage(self):
+        self.assertEqual(SCENARIO, record_scenario.AS_RUN)
+
     def test_help_explains_every_option(self):
         for action in triage.parser()._actions:
             with self.subTest(option=action.option_strings):
@@ -325,7 +335,7 @@ class CommandLineTest(unittest.TestCase):
             ["--weekday", "monday", "--today", "2026-11-11", "--points", "21", "--items", "4"]))
         self.assertEqual((scenario.weekday, scenario.today, scenario.points), ("Monday", datetime.date(2026, 11, 11),
                                                                               (21,)))
-        wish = triage_runs.intent(random.Random(1), scenario)
+        wish = record_runs.intent(random.Random(1), scenario)
         self.assertEqual(wish.words["points"], 21)
         self.assertIsNone(wish.meant["points"])
 

@@ -1,17 +1,17 @@
 """K1, measured: what each form of citation lets the agent do, tried on a two-article knowledge base.
 
-Layer: above sim_day.py, whose scripted agent (only call_tool) and simulated clock it
-uses, on kb_store.py; below sim.py. People rename or edit the cited article through
+Layer: above day.py, whose scripted agent (only call_tool) and simulated clock it
+uses, on kb_store.py; below rerun.py. People rename or edit the cited article through
 the store's plain methods; the agent then looks the citation up again, or edits with it.
 
-Glossary (sim_day.py has the others):
+Glossary (day.py has the others):
   form     what the agent keeps of one read: the title, the ID, or the ID and the updated time
 """
 
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 from osfoundry_tools.stores import kb_store
-from lab.sim_day import KB, SECOND, Agent, Citation, SimClock
+from lab.knowledge_base.day import KB, SECOND, Agent, Citation, SimClock
 
 K1_SEARCH_LIMIT = 5  # the agent's search limit on K1's two-article store: more than it holds
 

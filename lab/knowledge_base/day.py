@@ -1,10 +1,11 @@
 """One simulated support day on the knowledge-base store: the plan, the people, the scripted agent.
 
-Layer: a client of kb_store.py, used by sim.py (and by kb_law.py, which says what the
-popularity law alone predicts of such a day, and citation_forms.py, which measures K1
-with this agent). People act through the store's plain methods; the agent acts only
-through `call_tool`, as a model would. The one exception is ground truth
-(`store.article`), read only to compare the agent's checks against.
+Layer: a client of kb_store.py, run by rerun.py for each seed (and read by law.py, which
+says what the popularity law alone predicts of such a day, approval.py and seed_profile.py,
+which run it again, and citation_forms.py, which measures K1 with this agent). People
+act through the store's plain methods; the agent acts only through `call_tool`, as a
+model would. The one exception is ground truth (`store.article`), read only to compare
+the agent's checks against.
 
 Glossary:
   plan       everything one seed draws before its day runs: articles, questions, people's saves
@@ -61,7 +62,8 @@ Connect = Callable[..., kb_store.KnowledgeBaseStore]  # kb_store.connect, or one
 
 @dataclasses.dataclass(frozen=True)
 class Scenario:
-    """The day's setup; sim.py fills it from its named constants and the command line."""
+    """The day's setup; scenario.py names its constants, models.py makes the models of it, sim.py fills it from
+    the command line."""
 
     articles: int
     questions: int
@@ -387,7 +389,7 @@ class Published:
     """
 
     def __init__(self, plan: Plan, scenario: Scenario, connect: Connect = kb_store.connect) -> None:
-        """connect: opens a private store on a clock (lab/seed_profile.py passes one that times the store)."""
+        """connect: opens a private store on a clock (seed_profile.py passes one that times the store)."""
         clock = SimClock()
         clock.time = PUBLISHED_THE_DAY_BEFORE
         self.connect = connect

@@ -1,11 +1,11 @@
 """What the popularity law alone predicts of the knowledge-base day: the yardsticks the report measures against.
 
-Layer: above sim_day.py (whose scenario, popularity and clock units it reads), below
-sim_report.py and sim_reasons.py. Nothing here runs a day or touches a store: each
+Layer: above day.py (whose scenario, popularity and clock units it reads), below
+measured.py and reasons.py. Nothing here runs a day or touches a store: each
 function is the expectation, under Zipf popularity and uniform times, of something a
 day counts, so that "Where and why we differ" can say whether ours follow the law.
 
-Glossary (sim_day.py has the others):
+Glossary (day.py has the others):
   law      the assumption that every question, citation and save is an independent popularity draw,
            at a uniform time of the day
 """
@@ -13,7 +13,7 @@ Glossary (sim_day.py has the others):
 import functools
 import math
 
-from lab.sim_day import HOUR, MINUTE, TOP, Scenario, popularity
+from lab.knowledge_base.day import HOUR, MINUTE, TOP, Scenario, popularity
 from osfoundry_tools.content.workload import zipf_weights
 
 LAW_STEPS = 8 * HOUR // MINUTE  # answer times the popularity law averages over: one a minute of an 8-hour day
@@ -27,7 +27,7 @@ def top_share(n: int, s: float, top: int = TOP) -> float:
 
 def expected_cited_per_check(scenario: Scenario, citations_per_answer: int) -> float:
     """Distinct articles cited by the end of an hour, averaged over the hourly checks, if each answer's
-    citations were independent popularity draws (1: the targets alone; sim_day.CITED: every citation)."""
+    citations were independent popularity draws (1: the targets alone; day.CITED: every citation)."""
     shares = popularity(scenario)
     per_check = []
     for hour in range(1, scenario.hours + 1):

@@ -1,6 +1,6 @@
-"""lab/triage_agent.py: the scripted agent of the record-channel experiments (SPEC §3), through call_tool only.
+"""The scripted agent of the record-channel experiments (SPEC §3), through call_tool only.
 
-Layer: below triage_runs.py; it talks to a record store exactly as an MCP client
+Layer: below runs.py; it talks to a record store exactly as an MCP client
 would (tool name and JSON arguments in, a JSON result out) and never looks at the
 store's tables.
 

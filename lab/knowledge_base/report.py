@@ -1,15 +1,14 @@
-"""lab/sim_report.py: write sim.py's measurements as results/knowledge_base.md.
+"""Write the knowledge-base experiments' measurements as results/knowledge_base.md.
 
-Layer: below sim.py, beside sim_day.py; it measures nothing itself. It sets what sim.py
-measured in two models of the day beside the published figures and beside what
-kb_law.py's popularity law predicts, and says how strong each match is (evidence.py:
-each published figure counted once, checks apart, firm and loose matches). A figure's
-cells come from figures.py, as in triage_report.py; the notes under each table (why a
-figure lies outside our range) from sim_reasons.py, the chart from sim_chart.py, the
-sensitivity page from sim_sensitivity.py. The table of what approval costs, from
-sim_approval.py's counts, is ours alone: it sets nothing beside a published figure. Every
-line that reports a wall time ends with TIMING_MARK, the line on what made the page with
-PROVENANCE_MARK; every other line depends only on the seeds and the options.
+Layer: below rerun.py, which hands it measured.Report; on pages.py (the page's skeleton, shared with
+sensitivity.py and the record-channel page), figures.py (a figure's cells) and measured.py (what the run
+measured and what follows from it: sums, shares, the popularity law's expectations, the verdicts). It
+computes nothing itself: it chooses the words for what measured.py gives, sets both models of the day
+beside the published figures, and says how strong each match is. The notes under each table (why a
+figure lies outside our range) come from reasons.py, the chart from chart.py. The table of what approval
+costs, from approval.py's counts, is ours alone: it sets nothing beside a published figure. Every line that
+reports a wall time ends with TIMING_MARK, the line on what made the page with PROVENANCE_MARK; every
+other line depends only on the seeds and the options.
 
 Glossary (sim.py has the others; evidence.py has independent, check, firm, loose):
   note    one numbered reason under a table; an outside verdict points to it as "outside range [n]"
@@ -17,80 +16,22 @@ Glossary (sim.py has the others; evidence.py has independent, check, firm, loose
   number  an independent figure's place on the page (its "#"); a row restating others shows "= n"
 """
 
-import dataclasses
-import statistics
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 from osfoundry_tools.server import approval as server_approval
 from osfoundry_tools.content import workload
-from lab import evidence, figures, kb_law, sim_approval, sim_day
-from lab.experiments import TIMING_MARK, VERDICT_RULE, Provenance, seeds_text, table
-from lab.sim_chart import chart  # noqa: F401  (sim.py writes the chart through this module)
-from lab.sim_reasons import (
-    POPULAR, STATED, causes_by_name, delay_words, reason, row, spread_bounds, spread_bounds_words,
-)
+from lab import evidence, figures, pages
+from lab.experiments import TIMING_MARK, seeds_text, table
+from lab.knowledge_base import day, measured
+from lab.knowledge_base.approval import WAYS, WITH
+from lab.knowledge_base.chart import chart  # noqa: F401  (rerun.py writes the chart through this module)
+from lab.knowledge_base.measured import LEADING, POPULAR, STATED, Report, row
+from lab.knowledge_base.reasons import causes_by_name, delay_words, reason, spread_bounds, spread_bounds_words
 
 RESULTS, CHART, SENSITIVITY = "knowledge_base.md", "knowledge_base.svg", "knowledge_base_sensitivity.md"
-TITLES = {POPULAR: "popular search", STATED: "as stated"}
 READINGS = {"distinct": "per distinct version (consistent)", "citation": "per citation (inconsistent)"}
-LEADING = "distinct"  # the reading the page leads with: the one under which the published table is consistent
 
 Spec = Tuple[str, str, str, str]  # label, figure key, reading, unit
-
-
-@dataclasses.dataclass
-class ModelRun:
-    """One model over the main seeds and the range groups: the summed counts and every figure's row."""
-
-    scenario: sim_day.Scenario
-    main: Dict[str, Any]
-    groups: List[Dict[str, Any]]
-    rows: Dict[str, Dict[str, Dict[str, Any]]]  # reading -> figure key -> ours, low, high, published, verdict
-    approvals: Optional[List[List[Dict[str, Any]]]] = None  # per main seed, sim_approval's counts per approval delay
-
-
-@dataclasses.dataclass
-class Report:
-    """Everything sim.py hands over to be written."""
-
-    models: Dict[str, ModelRun]  # the default model first
-    seeds: Sequence[int]
-    groups: Sequence[Sequence[int]]
-    k1: Dict[str, Tuple[str, str, str]]
-    published_k1: Dict[str, Tuple[str, str, str]]
-    published: Dict[str, float]
-    published_hours: Sequence[int]  # the hours of the published K2 table within the day
-    calibrated: FrozenSet[str]
-    basis: evidence.Basis  # which published figures restate others, which the run fixes
-    provenance: Provenance
-    timing: Tuple[float, float, int]  # seconds for the main seeds, for the whole run, processes
-    seed_parts: Optional[Dict[str, float]] = None  # seconds per part of the first main seed (lab/seed_profile.py)
-    approval: Optional[sim_approval.Approval] = None  # the approval delays the main seeds were replayed with
-
-    @property
-    def default(self) -> str:
-        """The model whose figures the page argues are closest to the original's."""
-        return next(iter(self.models))
-
-    def title(self, model: str) -> str:
-        """A model's name on the page."""
-        return TITLES.get(model, model)
-
-    def ours(self, model: str, key: str, reading: str = LEADING) -> float:
-        """Our value of a figure over the main seeds."""
-        return row(self, model, reading, key)["ours"]
-
-    def assessed(self, model: str, reading: str = LEADING) -> Dict[str, evidence.Assessment]:
-        """Every independent, tallied figure of a model under a reading, with its strength."""
-        return evidence.assess(self.models[model].rows[reading], self.basis)
-
-    def tally(self, model: str, reading: str = LEADING) -> Dict[str, int]:
-        """How many independent figures have each strength."""
-        return evidence.tally(self.assessed(model, reading))
-
-    def favoured(self, reading: str = LEADING) -> Dict[str, str]:
-        """The figures that tell the models apart under a reading, each with the model it favours."""
-        return evidence.favoured({model: self.assessed(model, reading) for model in self.models})
 
 
 # ---------------------------------------------------------------------------
@@ -141,10 +82,7 @@ def number_cell(report: Report, key: str) -> str:
 
 def figure_header(report: Report) -> List[str]:
     """figure | # | published | then ours, range and verdict of each model."""
-    columns = ["figure", "#", "published"]
-    for model in report.models:
-        columns += [f"{report.title(model)}: ours", "our range", "verdict"]
-    return columns
+    return pages.figure_columns([report.title(model) for model in report.models])
 
 
 def figure_row(report: Report, notes: Notes, label: str, key: str, reading: str = "distinct",
@@ -169,35 +107,25 @@ def figure_table(report: Report, rows: Sequence[Spec]) -> List[str]:
 
 def markdown(report: Report) -> str:
     """The whole of results/knowledge_base.md."""
-    sections = [header(report), strength_of_evidence(report), lead(report), models(report), k1(report),
-                popularity(report), k2(report), reading(report), control(report), k3(report), k4(report),
-                run_time(report), differences(report), each_figure_once(report)]
-    return "\n\n".join("\n".join(section) for section in sections) + "\n"
+    return pages.page([header(report), strength_of_evidence(report), lead(report), models(report), k1(report),
+                       popularity(report), k2(report), reading(report), control(report), k3(report), k4(report),
+                       run_time(report), differences(report), each_figure_once(report)])
 
 
 def header(report: Report) -> List[str]:
     """The title, the page's answer in one sentence, and what made the page."""
-    return [
-        "# " + report.provenance.title("Knowledge-base experiments, rerun"),
-        "",
-        f"**In one sentence.** {answer(report)}",
-        "",
+    return pages.header(
+        report.provenance, "Knowledge-base experiments, rerun", answer(report),
         "Written by `python3 sim.py`; do not edit by hand. Each row sets a figure published in the articles "
-        "(SPEC §2) beside the same figure measured on our reconstruction, in two models of the day.",
-        "",
-        report.provenance.line(),
-    ]
+        "(SPEC §2) beside the same figure measured on our reconstruction, in two models of the day.")
 
 
 def answer(report: Report) -> str:
     """The sentence a reader can quote: how many of the article's independent figures were reproduced, how
     firmly, under which model, and which model the figures that tell them apart favour."""
     lead, other = report.default, [m for m in report.models if m != report.default]
-    counts = report.tally(lead)
-    measured = sum(counts[s] for s in evidence.MEASURED)
-    text = (f"Of the {sum(counts.values())} figures the knowledge-base article publishes, each counted once however "
-            f"many rows restate it, {evidence.checks_words(counts)}; of the other {measured}, "
-            f"{report.title(lead)}, our default model, {evidence.measured_words(counts)}")
+    text = (pages.answer_opening("knowledge-base", report.tally(lead))
+            + f"{report.title(lead)}, our default model, {evidence.measured_words(report.tally(lead))}")
     for model in other:
         text += f", and the model {report.title(model)} {evidence.measured_words(report.tally(model))}"
     text += " (each stale version counted once, the reading under which the published table is consistent)"
@@ -206,64 +134,39 @@ def answer(report: Report) -> str:
 
 def favour_words(report: Report, reading: str) -> str:
     """'13 of them tell the two models apart, 12 in favour of popular search and 1 of as stated'."""
-    favoured = list(report.favoured(reading).values())
-    if not favoured:
+    favoured = report.favoured_by(reading)
+    apart = sum(favoured.values())
+    if not apart:
         return "none of them tells the two models apart"
-    apart = f"{len(favoured)} of them tell the two models apart"
-    if len(set(favoured)) == 1:
-        return f"{apart}, all in favour of {report.title(favoured[0])}"
-    by_model = " and ".join(f"{favoured.count(model)} {'in favour of' if n == 0 else 'of'} {report.title(model)}"
-                            for n, model in enumerate(report.models))
-    return f"{apart}, {by_model}"
+    words = f"{apart} of them tell the two models apart"
+    if list(favoured.values()).count(0) == len(favoured) - 1:
+        return f"{words}, all in favour of {report.title(next(m for m, n in favoured.items() if n))}"
+    by_model = " and ".join(f"{count} {'in favour of' if n == 0 else 'of'} {report.title(model)}"
+                            for n, (model, count) in enumerate(favoured.items()))
+    return f"{words}, {by_model}"
 
 
 def strength_of_evidence(report: Report) -> List[str]:
     """The tallies of independent figures, per model and reading, and the rules they count by."""
     tallies = {(m, r): report.tally(m, r) for m in report.models for r in READINGS}
-    shown = [s for s in evidence.STRENGTHS if s in (evidence.CHECK, *evidence.HOLDS, evidence.OUTSIDE)
-             or any(counts[s] for counts in tallies.values())]
-    header = ["model", "reading", "independent figures", *[f"{s}s" if s in evidence.CHECKS else s for s in shown],
+    shown = pages.shown_strengths(tallies.values())
+    header = ["model", "reading", "independent figures", *pages.strength_columns(shown),
               "tell the models apart, in its favour"]
-    rows = []
-    for (model, reading_name), counts in tallies.items():
-        favoured = list(report.favoured(reading_name).values()).count(model)
-        rows.append([report.title(model), READINGS[reading_name], str(sum(counts.values())),
-                     *[str(counts[s]) for s in shown], str(favoured)])
-    return [
-        "## How strong the evidence is",
-        "",
-        *table(header, rows),
-        "",
-        "Each published figure counts once. A row that restates others (a share beside its count, a per-check "
-        "figure beside its total, the same count in a second table: the article's own numbers derive it from "
-        "theirs) keeps its verdict, but counts as the figures it restates: the `#` column of every table names "
-        "them (`= 7`), and 'Each published figure once', at the end, lists every independent figure with the rows "
-        "that rest on it. A *check* is a figure the way the run is built fixes (each is listed with what fixes "
-        "it): it must come out exact, and it measures none of the article's claims. A measured figure is a "
-        f"*firm* match when our range meets it and is at most {_fraction(evidence.FIRM_WIDTH)} of it wide, so "
-        "that it leaves out values a reader would call different; a *loose* match when our range meets it but is "
-        f"wider; *outside* otherwise. {_rule_words(report)} A figure tells the two models apart when one model's "
-        "range holds it (firm or loose) and the other's does not.",
-        "",
+    rows = [[report.title(model), READINGS[reading_name], str(evidence.total(counts)),
+             *[str(counts[s]) for s in shown], str(report.favoured_by(reading_name)[model])]
+            for (model, reading_name), counts in tallies.items()]
+    rules = pages.counting_rules(
+        "a share beside its count, a per-check figure beside its total, the same count in a second table",
+        pages.rule_words(report.firm_at(), report.tally(report.default)[evidence.FIRM],
+                         whose=f"{report.title(report.default)} ", where=" under the consistent reading"),
+        "A figure tells the two models apart when one model's range holds it (firm or loose) and the other's "
+        "does not.")
+    return pages.strength_section(header, rows, rules, (
         f"Apart from the tallies: K1's cells and the analytic top-10 share ({_apart_words(report)}), and the "
         f"{len(report.calibrated)} KiB figures of re-searching and re-reading. The words of an article and the "
         "agent's search limit, which set what a result weighs, were chosen with the published KiB per call in "
         "view, so the agreement of those figures would be no evidence; they are shown, and their notes say how "
-        "far ours lie from them.",
-    ]
-
-
-def _fraction(share: float) -> str:
-    return {1 / 2: "half", 1 / 3: "a third", 1 / 4: "a quarter"}.get(share, f"{share:.2f}")
-
-
-def _rule_words(report: Report) -> str:
-    """How the firm matches of the default model move with the rule's line: a quarter and a half."""
-    rows, basis = report.models[report.default].rows[LEADING], report.basis
-    firm = {line: evidence.tally(evidence.assess(rows, basis, line))[evidence.FIRM] for line in (1 / 4, 1 / 2)}
-    return (f"Drawn at {_fraction(1 / 4)} or at {_fraction(1 / 2)} of the figure instead, the line would give "
-            f"{report.title(report.default)} {firm[1 / 4]} or {firm[1 / 2]} firm matches under the consistent "
-            f"reading, against {report.tally(report.default)[evidence.FIRM]}.")
+        "far ours lie from them."))
 
 
 def lead(report: Report) -> List[str]:
@@ -286,10 +189,9 @@ def lead(report: Report) -> List[str]:
         "",
         f"- **ours**: the sum over seeds {seeds_text(report.seeds)}, as the articles summed seeds 1–5.",
         f"- **our range**: {ranges}.",
-        f"- **verdict**: {VERDICT_RULE} An `outside range [n]` points to note n under its table: the cause, "
-        "checked on this run, or 'cause not known'.",
-        "- **#**: the number of the independent figure a row measures, `= n` for a row that restates figure n, "
-        "`apart` for one outside the tallies.",
+        pages.verdict_bullet("An `outside range [n]` points to note n under its table: the cause, checked on this "
+                             "run, or 'cause not known'."),
+        pages.number_bullet(apart=True),
         "",
         "The day, per seed: "
         f"{s.articles} articles, {s.questions} questions and {s.saves} people's saves over {s.hours} hours; "
@@ -325,7 +227,7 @@ def models(report: Report) -> List[str]:
         "a figure:",
         "",
         "- the knowledge base keeps people's views of each article, as help centres count page views; before "
-        f"the day each article holds its popularity share of {sim_day.VIEWS_BEFORE_THE_DAY:,} views, the limit "
+        f"the day each article holds its popularity share of {day.VIEWS_BEFORE_THE_DAY:,} views, the limit "
         "of a long history, so views order the articles as the popularity law does;",
         "- `search_knowledge_base` puts the best text match first and lists the other matches most viewed first, "
         "as its tool description tells the agent;",
@@ -374,13 +276,13 @@ def _second_words(report: Report, model: str) -> str:
             f"{ranking['second_popular']} of {ranking['seconds']} to one of a seed's ten most popular")
 
 
+K1_COLUMNS = ("survives a title change", "shows the content changed", "usable as edit version")
+
+
 def k1(report: Report) -> List[str]:
-    columns = ("survives a title change", "shows the content changed", "usable as edit version")
-    rows = []
-    for form, cells in report.k1.items():
-        published = report.published_k1[form]
-        for column, cell, want in zip(columns, cells, published):
-            rows.append([f"{form}: {column}", want, cell, "exact" if cell == want else "differs"])
+    """K1: each cell of the published table beside ours, measured on a two-article store."""
+    rows = [[f"{form}: {K1_COLUMNS[column]}", want, cell, "exact" if same else "differs"]
+            for form, column, want, cell, same in measured.k1_cells(report)]
     return [
         "## K1 — what a citation should contain",
         "",
@@ -400,9 +302,10 @@ def k1(report: Report) -> List[str]:
 
 
 def popularity(report: Report) -> List[str]:
+    """The analytic top-10 share, the measured ones, and where the real search put each question's target."""
     s = report.models[report.default].scenario
-    analytic = 100 * kb_law.top_share(s.articles, s.zipf_s)
-    exact = "exact" if round(analytic, 1) == report.published["top10.analytic"] else "differs"
+    analytic, same = measured.analytic_top10(report)
+    exact = "exact" if same else "differs"
     lines = [
         "## Popularity and what the search returns",
         "",
@@ -531,7 +434,7 @@ def k2(report: Report) -> List[str]:
                                              "consistent reading"),
                                 ("citation", "Counted per citation: the inconsistent reading")):
         lines += [f"### {title}", "", *figure_table(report, k2_specs(report, reading_name)), ""]
-    end = report.models[report.default].main["zipf"]["hours"][-1]
+    end = measured.end_of_day(report, report.default)
     return lines + [
         "A citation is stale when its article's current version (ground truth, `store.article`) differs from the "
         "cited `updated_at`; an unpublished article counts, its version changed too. Answers are counted one by "
@@ -543,6 +446,8 @@ def k2(report: Report) -> List[str]:
 
 
 def reading(report: Report) -> List[str]:
+    """The reading: why the published stale column counts each version once, and the ratios that show it."""
+    published = [hour[1] for hour in measured.ratios_by_hour(report)]
     header = ["hour", "answers with a stale citation per stale citation: published (derived)"]
     for model in report.models:
         header += [f"{report.title(model)}: per citation", f"{report.title(model)}: per distinct version"]
@@ -555,7 +460,7 @@ def reading(report: Report) -> List[str]:
         "consistent is the one SPEC suggests: the stale column counts each `(article_id, updated_at)` version "
         "once, however many answers cited it, and answers are counted one by one. Under it, a stale version "
         "was cited by more than one answer on average, which needs citations that keep landing on the same "
-        f"few versions. The published table gives {_ratio_span([r[1] for r in ratios_by_hour(report)])} answers per "
+        f"few versions. The published table gives {_ratio_span(published)} answers per "
         f"stale version over the hours (derived); counted per distinct version, {_concentration_words(report)}.",
         "",
         *table(header, answer_ratios(report)),
@@ -565,10 +470,8 @@ def reading(report: Report) -> List[str]:
 def _outnumber_words(report: Report) -> str:
     """Where the published answers with a stale citation outnumber the stale citations (derived): every hour of
     the table and the control run, or which of them."""
-    p = report.published
-    hours = [hour for hour, ratio, _ in ratios_by_hour(report) if ratio > 1]
-    control = p["control.answers"] > p["control.stale"]
-    if len(hours) == len(ratios_by_hour(report)) and control:
+    hours, control, everywhere = measured.outnumbering_hours(report)
+    if everywhere:
         return ("In the published table they do, at every hour and in the control run: the derived column below "
                 "is above 1 throughout.")
     where = [f"hour {hour}" for hour in hours] + (["the control run"] if control else [])
@@ -582,50 +485,29 @@ def _ratio_span(ratios: Sequence[float]) -> str:
 def _concentration_words(report: Report) -> str:
     """Each model's span of answers per stale version, whether each exceeds one, and which is the more
     concentrated."""
-    per_model = {model: [hour[2][model][1] for hour in ratios_by_hour(report)] for model in report.models}
+    per_model, above, means = measured.concentration(report)
     words = "; ".join(f"{report.title(model)} gives {_ratio_span(r)}" for model, r in per_model.items())
     if len(per_model) < 2:
         return words
-    above = [report.title(model) for model, r in per_model.items() if min(r) > 1]
-    means = {model: statistics.fmean(r) for model, r in per_model.items()}
     more, less = sorted(per_model, key=lambda model: -means[model])[:2]
     where = ("in both, more than one answer per stale version" if len(above) == len(per_model) else
-             f"more than one answer per stale version in {', '.join(above) or 'neither'}")
+             f"more than one answer per stale version in {', '.join(report.title(m) for m in above) or 'neither'}")
     return (f"{words}: {where}, and {report.title(less)} concentrates its citations less than "
             f"{report.title(more)} ({means[less]:.2f} on average against {means[more]:.2f})")
 
 
-def ratios_by_hour(report: Report) -> List[Tuple[int, float, Dict[str, Tuple[float, float]]]]:
-    """Per published hour: answers with a stale citation per stale citation, published (derived), and ours per
-    model, counted per citation and per distinct version."""
-    rows, p = [], report.published
-    for hour in range(1, report.models[report.default].scenario.hours + 1):
-        key = f"K2.h{hour}"
-        if f"{key}.stale" not in p:
-            continue
-        answers = p[f"{key}.answers_pct"] / 100 * p[f"{key}.citations"] / 2
-        ours = {}
-        for model, run in report.models.items():
-            counts = run.main["zipf"]["hours"][hour - 1]
-            ours[model] = (counts["answers_stale"] / max(1, counts["stale"]),
-                           counts["answers_stale"] / max(1, counts["stale_distinct"]))
-        rows.append((hour, answers / p[f"{key}.stale"], ours))
-    return rows
-
-
 def answer_ratios(report: Report) -> List[List[str]]:
-    """The table of ratios_by_hour."""
+    """The table of measured.ratios_by_hour."""
     return [[str(hour), f"{published:.2f}"] + [f"{x:.2f}" for model in report.models for x in ours[model]]
-            for hour, published, ours in ratios_by_hour(report)]
+            for hour, published, ours in measured.ratios_by_hour(report)]
 
 
 def control(report: Report) -> List[str]:
-    m = report.models[report.default].main
-    mismatches = sum(h["title_mismatch"] for h in m["zipf"]["hours"])
-    outside = sum(h["title_outside_stale"] for h in m["zipf"]["hours"])
-    ends = "; ".join(f"{report.title(model)} {run.main['zipf']['hours'][-1]['stale']} with popular saves, "
-                     f"{run.main['uniform']['hours'][-1]['stale']} with uniform ones"
-                     for model, run in report.models.items())
+    """The control run and the title-only check: their figures, and what the run shows of each."""
+    mismatches, outside = measured.title_check_record(report)
+    ends = "; ".join(f"{report.title(model)} {measured.end_of_day(report, model)['stale']} with popular saves, "
+                     f"{measured.end_of_day(report, model, 'uniform')['stale']} with uniform ones"
+                     for model in report.models)
     return [
         "## The control run and the title-only check",
         "",
@@ -646,8 +528,7 @@ def control(report: Report) -> List[str]:
 
 def _control_words(report: Report) -> str:
     """Whether popular saves made the citations stale faster than uniform ones, in each model."""
-    faster = {model: run.main["zipf"]["hours"][-1]["stale"] > run.main["uniform"]["hours"][-1]["stale"]
-              for model, run in report.models.items()}
+    faster = measured.staler_with_popular_saves(report)
     if all(faster.values()):
         return ("In every model, when people fix the articles people ask about, the agent's citations go stale "
                 "faster.")
@@ -667,9 +548,10 @@ def _title_words(mismatches: int, outside: int) -> str:
 
 
 def k3(report: Report) -> List[str]:
+    """K3: what the three hourly checks cost, and what one call weighs."""
     m = report.models[report.default].main
     setup_calls, setup_bytes = m["zipf"]["setup"]
-    checks = len(m["zipf"]["hours"]) * m["seeds"]
+    checks = measured.checks_of(report)
     s = report.models[report.default].scenario
     polls = report.ours(report.default, "K3.poll.calls_per_check")
     return [
@@ -693,7 +575,8 @@ def k3(report: Report) -> List[str]:
         f"{report.title(report.default)}.",
         "",
         f"What one call weighs: {calibration_words(report)}. The published sizes work out to "
-        f"{_published_size(report, 'reread'):.2f} KiB per read and {_published_size(report, 'title'):.2f} KiB per "
+        f"{measured.published_size(report, 'reread'):.2f} KiB per read and "
+        f"{measured.published_size(report, 'title'):.2f} KiB per "
         f"title search (derived), so ours are {_lighter_words(report)}. Two constants set a result's size: "
         f"{s.article_words} words of content, which an article holds in whole sentences "
         f"({workload.sentences_of(s.article_words)} of them, about {workload.MEAN_SENTENCE_WORDS:g} words each), and "
@@ -702,20 +585,10 @@ def k3(report: Report) -> List[str]:
     ]
 
 
-def _size(report: Report, model: str, strategy: str) -> float:
-    """KiB per call of one re-checking strategy, over the main seeds."""
-    return report.ours(model, f"K3.{strategy}.kib") / report.ours(model, f"K3.{strategy}.calls")
-
-
-def _published_size(report: Report, strategy: str) -> float:
-    return report.published[f"K3.{strategy}.kib"] / report.published[f"K3.{strategy}.calls"]
-
-
 def _lighter_words(report: Report) -> str:
     """How much lighter (or heavier) our reads and title searches are than the published ones, over both models:
     '3%–9% lighter'."""
-    shares = [100 * (1 - _size(report, model, strategy) / _published_size(report, strategy))
-              for model in report.models for strategy in ("reread", "title")]
+    shares = measured.lighter_shares(report)
     if min(shares) < 0 < max(shares):
         return f"between {-min(shares):.0f}% heavier and {max(shares):.0f}% lighter"
     low, high = sorted(abs(share) for share in (min(shares), max(shares)))
@@ -725,24 +598,21 @@ def _lighter_words(report: Report) -> str:
 
 def _apart_words(report: Report) -> str:
     """Whether K1's cells and the analytic top-10 share are exact: 'all exact', or how many are."""
-    k1 = [cell == want for form, cells in report.k1.items() for cell, want in zip(cells, report.published_k1[form])]
-    s = report.models[report.default].scenario
-    analytic = round(100 * kb_law.top_share(s.articles, s.zipf_s), 1) == report.published["top10.analytic"]
-    exact, count = sum(k1) + analytic, len(k1) + 1
+    exact, count = measured.apart_exact(report)
     return "all exact" if exact == count else f"{exact} of {count} exact"
 
 
 def calibration_words(report: Report) -> str:
     """KiB per read and per title search in each model."""
-    return "; ".join(f"{report.title(model)}, {_size(report, model, 'reread'):.2f} KiB per read and "
-                     f"{_size(report, model, 'title'):.2f} KiB per title search" for model in report.models)
+    return "; ".join(f"{report.title(model)}, {measured.size_per_call(report, model, 'reread'):.2f} KiB per read "
+                     f"and {measured.size_per_call(report, model, 'title'):.2f} KiB per title search"
+                     for model in report.models)
 
 
 def k4(report: Report) -> List[str]:
+    """K4: editing with the citation's version, beside the popularity law, and what approval would cost."""
     s = report.models[report.default].scenario
-    m = report.models[report.default].main
-    delays = m["edits"]["delays"]
-    total = lambda name: sum(d[name] for d in delays)  # noqa: E731
+    total = measured.k4_totals(report, report.default)
     return [
         "## K4 — editing with the citation's version",
         "",
@@ -752,14 +622,14 @@ def k4(report: Report) -> List[str]:
         f"{s.questions // len(s.delays)} answers per seed spread over the whole day. The edits run in a replica of "
         "the day (same seed, same people's saves), not in the day K2 and K3 measure, so the agent's own "
         "edits never make its K2 citations stale; within that replica an edit can be rejected because of "
-        f"another of the agent's edits ({total('conflicts_agent_only')} of the {total('conflicts')} version "
+        f"another of the agent's edits ({total['conflicts_agent_only']} of the {total['conflicts']} version "
         f"rejections with {report.title(report.default)} had no person's save after the read). Each edit appends "
         "a sentence to the content the agent read and passes the citation's `updated_at` as `expected_version`; "
         "a version rejection is followed at once by a re-read, the same sentence appended to the content found, "
-        f"and an edit with the new version and the same key. Of {total('edits')} delayed edits, {total('saved')} "
-        f"saved at the first try, {total('conflicts')} met a newer version and {total('retries_saved')} of those "
-        f"retries saved. Each successful first edit was sent again with the same key: {total('replays')} of "
-        f"{total('saved')} came back as the first result marked `replay: true`, and {total('replay_new_events')} "
+        f"and an edit with the new version and the same key. Of {total['edits']} delayed edits, {total['saved']} "
+        f"saved at the first try, {total['conflicts']} met a newer version and {total['retries_saved']} of those "
+        f"retries saved. Each successful first edit was sent again with the same key: {total['replays']} of "
+        f"{total['saved']} came back as the first result marked `replay: true`, and {total['replay_new_events']} "
         "new events were written by them.",
         "",
         "### K4 against the popularity law",
@@ -782,7 +652,7 @@ def k4(report: Report) -> List[str]:
 
 
 # ---------------------------------------------------------------------------
-# What approval costs: ours alone (lab/sim_approval.py), no published figure and so no verdict.
+# What approval costs: ours alone (approval.py), no published figure and so no verdict.
 
 
 def approval_cost(report: Report) -> List[str]:
@@ -826,34 +696,30 @@ def approval_rows(report: Report) -> List[List[str]]:
     rows = []
     for model, run in report.models.items():
         for d, nominal in enumerate(report.approval.delays if report.approval else ()):
-            for way in sim_approval.WAYS:
-                counts = [seed[d][way] for seed in run.approvals or ()]
-                answered = per_seed([c["answered"] for c in counts]) if way == sim_approval.WITH else "—"
+            for way in WAYS:
+                counts = {outcome: measured.approval_counts(run, d, way, outcome)
+                          for outcome in ("answered", "asked", "wasted", "saved")}
+                answered = per_seed(counts["answered"]) if way == WITH else "—"
                 rows.append([report.title(model), delay_words([nominal]), way, answered,
-                             *(per_seed([c[outcome] for c in counts]) for outcome in ("asked", "wasted", "saved"))])
+                             *(per_seed(counts[outcome]) for outcome in ("asked", "wasted", "saved"))])
     return rows
 
 
 def per_seed(values: Sequence[int]) -> str:
     """A count's mean per seed, and the fewest and most in one seed."""
-    return f"{statistics.mean(values):.1f} ({min(values)} – {max(values)})"
+    mean, fewest, most = measured.seed_spread(values)
+    return f"{mean:.1f} ({fewest} – {most})"
 
 
 def approval_words(report: Report) -> str:
     """What the table says, in the default model at the longest approval delay, with the check's tally."""
-    approval, run = report.approval, report.models[report.default]
-    assert approval is not None and run.approvals is not None
-    longest = max(range(len(approval.delays)), key=lambda d: approval.delays[d])
-    seeds = [seed[longest] for seed in run.approvals]
-    without, with_ = ({outcome: sum(c[way][outcome] for c in seeds) for outcome in sim_approval.OUTCOMES}
-                      for way in sim_approval.WAYS)
-    def share(way: Dict[str, int]) -> int:
-        return round(100 * way["wasted"] / max(1, way["asked"]))
-    return (f"With {report.title(report.default)} and a median of {delay_words([approval.delays[longest]])}, "
-            f"{share(without)} in every 100 approvals were wasted without the check and {share(with_)} with it, "
-            f"which answered {with_['answered']} of the {sum(c['edits'] for c in seeds)} edits at once. Asked "
-            f"anyway, those were approved and then rejected at commit "
-            f"({sum(c['answered_then_wasted'] for c in seeds)} of {with_['answered']}): a version once replaced "
+    longest, ways, edits, answered_then_wasted = measured.longest_approval(report)
+    without, with_ = (ways[way] for way in WAYS)
+    return (f"With {report.title(report.default)} and a median of {delay_words([longest])}, "
+            f"{measured.wasted_per_hundred(without)} in every 100 approvals were wasted without the check and "
+            f"{measured.wasted_per_hundred(with_)} with it, which answered {with_['answered']} of the {edits} "
+            f"edits at once. Asked anyway, those were approved and then rejected at commit "
+            f"({answered_then_wasted} of {with_['answered']}): a version once replaced "
             "never comes back, so the check spares the person those approvals and never loses an edit, and both "
             "ways save the same edits. That is why one replica serves both rows: the commit of an edit the check "
             "answered is made for the row without it alone, and, rejected, it writes nothing.")
@@ -870,62 +736,51 @@ def rejection_rows(report: Report) -> List[List[str]]:
     """Per delay: the rejected share, published, ours in each model, and what the popularity law predicts."""
     rows, s = [], report.models[report.default].scenario
     for d, seconds in enumerate(s.delays):
-        share = published_rejected(report, d, len(s.delays))
+        share = measured.published_rejected(report.published, d, len(s.delays))
         cells = [delay_words([seconds]), "—" if share is None else f"{share:.1f}%"]
         for model in report.models:
             r = row(report, model, "distinct", f"K4.d{d}.rejected_pct")
             people = row(report, model, "distinct", f"K4.d{d}.person_rejected_pct")
             spread = f"{people['low']:.1f}% – {people['high']:.1f}%" if people["low"] is not None else "—"
             cells += [f"{r['ours']:.1f}%", f"{people['ours']:.1f}%", spread]
-        cut, uncut = (100 * kb_law.expected_rejection(s, seconds, ends) for ends in (True, False))
+        cut, uncut = measured.law_rejection(s, seconds)
         rows.append(cells + [f"{cut:.1f}%", f"{uncut:.1f}%"])
     return rows
 
 
-def published_rejected(report: Report, d: int, delays: int) -> Optional[float]:
-    """The published share of delay d's edits rejected for a newer version or an unpublish, in percent."""
-    p = report.published
-    if f"K4.d{d}.conflicts" not in p:
-        return None
-    return 100 * (p[f"K4.d{d}.conflicts"] + p[f"K4.d{d}.gone"]) / (p["K4.edits"] / delays)
-
-
 def run_time(report: Report) -> List[str]:
+    """How long the run took, beside the published wall time (reported, never judged), and what a seed does."""
     main_seconds, seconds, jobs = report.timing
-    runs = len(report.models) * (len(report.seeds) + 5 * len(report.groups))
-    return [
-        "## Run time",
-        "",
+    return pages.run_time([
         *table(("run", "published", "ours", "verdict"), [
             [f"seeds {seeds_text(report.seeds)}, both models", f"{report.published['wall.seconds']:.1f} s (one "
              "model, Python 3.9.6, Apple M1)", f"{main_seconds:.1f} s", f"no verdict {TIMING_MARK}"],
-            [f"with {len(report.groups)} groups for the ranges ({runs} seed days)", "—",
-             f"{seconds:.1f} s on {jobs} processes", f"no verdict {TIMING_MARK}"],
+            [f"with {len(report.groups)} groups for the ranges ({measured.seed_days(report)} seed days)", "—",
+             f"{seconds:.1f} s on {pages.processes(jobs)}", f"no verdict {TIMING_MARK}"],
         ]),
         "",
         "Wall time depends on the machine and on what the run does, so it is reported, not judged. What a seed "
         f"does, in its three replicas of the day, with {report.title(report.default)}: {work_words(report)}.",
         *seed_time(report),
-    ]
+    ])
 
 
-REPORT_SECONDS = "{report seconds}"  # sim.py puts the time it took to write the page and the chart here
+REPORT_SECONDS = "{report seconds}"  # rerun.py puts the time it took to write the page and the chart here
 
 
 def seed_time(report: Report) -> List[str]:
-    """Where one seed's time goes, part by part (lab/seed_profile.py), and what writing the page took."""
+    """Where one seed's time goes, part by part (seed_profile.py), and what writing the page took."""
     if report.seed_parts is None:
         return []
-    parts, seed = report.seed_parts, report.seeds[0]
-    seconds = sum(parts.values())
+    seconds, parts = measured.seed_parts(report)
+    # The page names the profile by its path before lab/ was split per experiment: the committed page says so.
     return [
         "",
-        f"Where the time of a seed goes: seed {seed} of {report.title(report.default)} ran with a stopwatch on each "
-        f"kind of work (`lab/seed_profile.py`) and took {seconds:.2f} s. {TIMING_MARK}",
+        f"Where the time of a seed goes: seed {report.seeds[0]} of {report.title(report.default)} ran with a "
+        f"stopwatch on each kind of work (`lab/seed_profile.py`) and took {seconds:.2f} s. {TIMING_MARK}",
         "",
         *table(("part of the seed", "seconds", "share"), [
-            [part, f"{took:.3f}", f"{100 * took / seconds:.0f}% {TIMING_MARK}"]
-            for part, took in sorted(parts.items(), key=lambda part: -part[1])]),
+            [part, f"{took:.3f}", f"{share:.0f}% {TIMING_MARK}"] for part, took, share in parts]),
         "",
         f"Writing this page and its chart, the popularity law's expectations included, took {REPORT_SECONDS}. "
         f"{TIMING_MARK}",
@@ -934,15 +789,9 @@ def seed_time(report: Report) -> List[str]:
 
 def work_words(report: Report) -> str:
     """The tool calls and people's saves of one seed of the default model, on average over the main seeds."""
-    m = report.models[report.default].main
-    s, seeds = report.models[report.default].scenario, m["seeds"]
-    calls: Dict[str, int] = {}
-    for run in ("zipf", "uniform", "edits"):
-        for name, count in m[run]["calls"].items():
-            calls[name] = calls.get(name, 0) + count
-    listed = ", ".join(f"{count / seeds:,.0f} `{name}`" for name, count in sorted(calls.items(), key=lambda c: -c[1]))
-    return (f"{sum(calls.values()) / seeds:,.0f} agent tool calls ({listed}) and "
-            f"{3 * s.saves + s.articles:,} people's saves and creations")
+    calls, by_tool, saves = measured.calls_per_seed(report)
+    listed = ", ".join(f"{count:,.0f} `{name}`" for name, count in by_tool)
+    return f"{calls:,.0f} agent tool calls ({listed}) and {saves:,} people's saves and creations"
 
 
 CAUSE_WORDS = {  # what each cause named in the notes is, for the summary under 'Where and why we differ'
@@ -1002,18 +851,13 @@ def differences(report: Report) -> List[str]:
 def each_figure_once(report: Report) -> List[str]:
     """Every independent figure with the rows that rest on it and its strength in each model, under the leading
     reading; then the figures the per-citation reading measures otherwise."""
-    groups = len(report.groups)
-    lines = [
-        "## Each published figure once",
-        "",
+    lines = pages.each_figure_once(
         "The independent figures the tallies count, numbered as in the `#` column of the tables, with the rows "
         "that restate them. **percentile**: where the published figure falls among our "
-        f"{groups} groups of five seeds, the share of groups below it (a group within its rounding counted half): "
-        "0% or 100% lie outside every group. **width**: our range's width as a share of the published figure. "
-        "Counted per distinct version:",
-        "",
-        *table(evidence_header(report), evidence_rows(report, LEADING)),
-    ]
+        f"{len(report.groups)} groups of five seeds, the share of groups below it (a group within its rounding "
+        "counted half): 0% or 100% lie outside every group. **width**: our range's width as a share of the "
+        "published figure. Counted per distinct version:",
+        evidence_header(report), evidence_rows(report, LEADING))
     differing = evidence_rows(report, "citation", only_differing=True)
     if differing:
         lines += ["", "Counted per citation, for the figures that reading measures otherwise:", "",
@@ -1022,9 +866,9 @@ def each_figure_once(report: Report) -> List[str]:
 
 
 def evidence_header(report: Report) -> List[str]:
-    columns = ["#", "figure", "rows that restate it", "published"]
-    for model in report.models:
-        columns += [f"{report.title(model)}: percentile", "width", "strength"]
+    """# | figure | rows that restate it | published | each model's percentile, width and strength | which model
+    the figure favours, where there are two."""
+    columns = pages.evidence_columns([report.title(model) for model in report.models])
     return columns + (["tells the models apart"] if len(report.models) > 1 else [])
 
 
@@ -1043,20 +887,14 @@ def evidence_rows(report: Report, reading_name: str, only_differing: bool = Fals
     favoured = report.favoured(reading_name)
     rows = []
     for key, number in numbers(report).items():
-        if only_differing and not _differs(report, key, reading_name):
+        if only_differing and not measured.differs(report, key, reading_name):
             continue
         restating = [labels[k] for k in dict.fromkeys(covered.get(key, [])) if k != key]
-        cells = [str(number), labels[key], "; ".join(restating) or "—",
-                 figures.published_cell(row(report, report.default, reading_name, key), units[key])]
+        cells = pages.evidence_cells(number, labels[key], restating,
+                                     figures.published_cell(row(report, report.default, reading_name, key),
+                                                            units[key]))
         for model in report.models:
             cells += figures.strength_cells(report.basis, assessed[model][key])
         rows.append(cells + ([report.title(favoured[key]) if key in favoured else "—"] if len(report.models) > 1
                              else []))
     return rows
-
-
-def _differs(report: Report, key: str, reading_name: str) -> bool:
-    """Whether any model measures a figure otherwise under `reading_name` than under the leading reading."""
-    fields = ("ours", "low", "high")
-    return any(any(run.rows[reading_name][key][f] != run.rows[LEADING][key][f] for f in fields)
-               for run in report.models.values())

@@ -1,9 +1,10 @@
 """Where a seed's time goes: one seed of the day timed again, with each kind of work on its own stopwatch.
 
-Layer: above sim_day.py (whose plan and replicas it runs), below sim.py, which shows the parts in the
-page's run-time section, so that the next person knows where the time goes before changing it.
+Layer: above day.py (whose plan and replicas it runs), below rerun.py, which runs it, and report.py, which
+shows the parts in the page's run-time section, so that the next person knows where the time goes before
+changing it.
 
-sim.py runs its first main seed this way, in its pool like the others; the day is the same, on stores
+rerun.py runs sim.py's first main seed this way, in its pool like the others; the day is the same, on stores
 opened through a `connect` that times them from outside:
 every public method of the store on one stopwatch (outermost calls only), and its sqlite connection
 behind a stand-in that times each statement, the rows fetched from it and the backup that copies a
@@ -19,7 +20,7 @@ import time
 from typing import Any, Callable, Dict, Iterator, Tuple
 
 from osfoundry_tools.stores import kb_store
-from lab import sim_day
+from lab.knowledge_base import day
 
 TEXT = "the plan: articles, questions and saves written (workload.py), and its draws"
 SQLITE = "sqlite: statements, rows fetched, the backup copying each replica"
@@ -97,7 +98,7 @@ class TimedConnection:
         return getattr(self._connection, name)
 
 
-def timed_connect(stores: Stopwatch, sqlite: Stopwatch) -> sim_day.Connect:
+def timed_connect(stores: Stopwatch, sqlite: Stopwatch) -> day.Connect:
     """kb_store.connect, returning a store whose public methods run on `stores` and statements on `sqlite`."""
     def connect(**options: Any) -> kb_store.KnowledgeBaseStore:
         store = kb_store.connect(**options)
@@ -110,15 +111,15 @@ def timed_connect(stores: Stopwatch, sqlite: Stopwatch) -> sim_day.Connect:
     return connect
 
 
-def timed_seed(seed: int, scenario: sim_day.Scenario,
+def timed_seed(seed: int, scenario: day.Scenario,
                clock: Clock = time.perf_counter) -> Tuple[Dict[str, Any], Dict[str, float]]:
-    """What sim_day.run_seed returns, measured on the stopwatches, and the seconds of each part (PARTS): they add
+    """What day.run_seed returns, measured on the stopwatches, and the seconds of each part (PARTS): they add
     up to the seed's time."""
     stores, sqlite = Stopwatch(clock), Stopwatch(clock)
     started = clock()
-    plan = sim_day.draw_plan(seed, scenario)
+    plan = day.draw_plan(seed, scenario)
     drawn = clock()
-    result = sim_day.run_plan(plan, scenario, timed_connect(stores, sqlite))
+    result = day.run_plan(plan, scenario, timed_connect(stores, sqlite))
     ended = clock()
     return result, {TEXT: drawn - started, SQLITE: sqlite.seconds, STORES: stores.seconds - sqlite.seconds,
                     AGENT: ended - drawn - stores.seconds}

@@ -1,8 +1,8 @@
-"""lab/triage_runs.py: one seed of each record-channel experiment (SPEC §3, tables R1-R5) and the R6 timing.
+"""One seed of each record-channel experiment (SPEC §3, tables R1-R5) and the R6 timing.
 
-Layer: below triage.py, on record_store.py and triage_agent.py. People act through
-the store's plain methods (create_item, edit_item, delete_item); the agent only
-through call_tool. Every count is taken from what the tools returned or from the
+Layer: below rerun.py (which triage.py hands its options to), on record_store.py and
+agent.py. People act through the store's plain methods (create_item, edit_item,
+delete_item); the agent only through call_tool. Every count is taken from what the tools returned or from the
 store's ground truth afterwards, never from what the script meant to happen.
 
 Glossary:
@@ -26,9 +26,9 @@ from osfoundry_tools.stores import record_store
 from osfoundry_tools.content import workload
 from osfoundry_tools.content.workload import new_bug
 from osfoundry_tools.core.tools import Tool, integer, object_schema
-from osfoundry_tools.stores.record_fields import DETAILS  # how much a rejection says: terse, field, values, labels (R1's rows)
+from osfoundry_tools.stores.record_fields import DETAILS  # how much a rejection says (R1's rows)
 from lab.experiments import bytes_of
-from lab.triage_agent import TriageAgent, resolve_date
+from lab.record_channels.agent import TriageAgent, resolve_date
 
 UTC = datetime.timezone.utc
 CHANNEL = workload.BUG_TRACKER
@@ -420,9 +420,6 @@ def run_seed(seed: int, scenario: Scenario, *, with_r3: bool = True) -> Dict[str
                                                           pagination, change)
                         for change in ("create", "delete") for pagination in ("offset", "before_id")}
     return result
-
-
-PUBLISHED_R6 = {"validated": (72.8, 75.1), "stubbed": (41.9, 42.4)}  # µs per edit, three runs, Python 3.9.6, M1
 
 
 def r6_timing(scenario: Scenario, seed: int = 1) -> Dict[str, List[float]]:

@@ -1,7 +1,8 @@
-"""lab/sim_reasons.py: why a knowledge-base figure lies outside our range, each cause checked on the run itself.
+"""Why a knowledge-base figure lies outside our range, each cause checked on the run itself.
 
-Layer: below sim_report.py, beside sim_day.py, on figures.py (which tries the causes in
-order and says what a marginal miss is, for both reports). A cause is a function of the
+Layer: below report.py, on measured.py (the report, and what follows from its counts), law.py
+and figures.py (which tries the causes in order and says what a marginal miss is, for both
+experiments). A cause is a function of the
 report, the model, the figure and the reading; it names itself only when its check holds
 on this run (the other model or reading does better, the popularity law lies in our range,
 the arithmetic of the event log accounts for the gap), and declines otherwise. A figure
@@ -17,19 +18,15 @@ Glossary (sim.py has the others):
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from lab import evidence, figures, kb_law, sim_day
+from lab import evidence, figures
 from lab.experiments import number
+from lab.knowledge_base import day, law, measured
+from lab.knowledge_base.measured import POPULAR, STATED, row
 
 UNKNOWN = "not known"
-STATED, POPULAR = "stated", "popular"
 FALLING_HOURS = (4, 6)  # the published stale share falls between these hours (K2); checked below
 
 Cause = Tuple[str, str]
-
-
-def row(report: Any, model: str, reading: str, key: str) -> Dict[str, Any]:
-    """One figure's row: ours, low, high, decimals, published, verdict."""
-    return report.models[model].rows[reading][key]
 
 
 def shown(report: Any, model: str, reading: str, key: str) -> str:
@@ -77,11 +74,11 @@ def _poll_size(report: Any, model: str, key: str, reading: str) -> Optional[Caus
 def _replays(report: Any, model: str, key: str, reading: str) -> Optional[Cause]:
     """Replays are the edits less the rejections when every successful first edit is replayed: then they move
     with the rejections, and the cause is theirs."""
-    delays = report.models[model].main["edits"]["delays"]
-    saved, replays = sum(d["saved"] for d in delays), sum(d["replays"] for d in delays)
-    rejected = sum(d["conflicts"] + d["gone"] for d in delays)
+    total = measured.k4_totals(report, model)
+    saved, replays, rejected = total["saved"], total["replays"], total["conflicts"] + total["gone"]
     p = report.published
-    published_rejected = sum(p.get(f"K4.d{d}.conflicts", 0) + p.get(f"K4.d{d}.gone", 0) for d in range(len(delays)))
+    delays = len(report.models[model].scenario.delays)
+    published_rejected = sum(p.get(f"K4.d{d}.conflicts", 0) + p.get(f"K4.d{d}.gone", 0) for d in range(delays))
     if replays != saved or published_rejected == rejected:
         return None
     more = "more" if published_rejected > rejected else "fewer"
@@ -100,7 +97,7 @@ def _popularity_law(report: Any, model: str, key: str, reading: str) -> Optional
     d = int(match.group(1))
     s, m = report.models[model].scenario, report.models[model].main
     seconds = s.delays[d]
-    cut, uncut = (100 * kb_law.expected_rejection(s, seconds, ends) for ends in (True, False))
+    cut, uncut = measured.law_rejection(s, seconds)
     people = row(report, model, reading, f"K4.d{d}.person_rejected_pct")
     if people["low"] is None:
         return None
@@ -110,9 +107,9 @@ def _popularity_law(report: Any, model: str, key: str, reading: str) -> Optional
                 f"unpublish ({people['low']:.1f}%–{people['high']:.1f}%) falls {side} the popularity law's "
                 f"{cut:.1f}% for a day that ends at hour {s.hours}, so neither the law nor anything else this page "
                 "checks accounts for ours here (see the table 'K4 against the popularity law')")
-    published = report.published
-    published_share = 100 * (published[f"K4.d{d}.conflicts"] + published[f"K4.d{d}.gone"]) / (
-        published["K4.edits"] / len(s.delays))
+    published_share = measured.published_rejected(report.published, d, len(s.delays))
+    if published_share is None:  # a delay the article has no row for: no verdict, so never outside
+        return None
     where = "above even the law without a day's end" if published_share > uncut else (
         "above the law" if published_share > cut else "below the law")
     ranking = m["zipf"]["ranking"]
@@ -132,7 +129,7 @@ def _uniform_saves(report: Any, model: str, key: str, reading: str) -> Optional[
     if reading != "citation" or key not in ("control.stale", "control.stale_pct"):
         return None
     s = report.models[model].scenario
-    model_share = 100 * kb_law.expected_uniform_stale(s)
+    model_share = 100 * law.expected_uniform_stale(s)
     end = report.models[model].main["uniform"]["hours"][-1]
     ours = 100 * end["stale"] / max(1, end["citations"])
     return ("uniform control", f"with saves spread uniformly, every article is saved {s.saves / s.articles:g} "
@@ -166,9 +163,9 @@ def _concentration(report: Any, model: str, key: str, reading: str) -> Optional[
 
 def spread_bounds(report: Any, model: str) -> Tuple[float, float]:
     """Distinct articles a check would re-read if only the questions' own articles were cited, and if both
-    citations of every answer were independent popularity draws (kb_law)."""
+    citations of every answer were independent popularity draws (law.py)."""
     s = report.models[model].scenario
-    return kb_law.expected_cited_per_check(s, 1), kb_law.expected_cited_per_check(s, sim_day.CITED)
+    return law.expected_cited_per_check(s, 1), law.expected_cited_per_check(s, day.CITED)
 
 
 def spread_bounds_words(report: Any, model: str) -> str:
@@ -308,10 +305,10 @@ def causes_by_name(report: Any, model: str, reading: str) -> Dict[str, List[str]
 
 def _delay(seconds: int) -> str:
     """20 s, 15 min, 1 h."""
-    if seconds % sim_day.HOUR == 0:
-        return f"{seconds // sim_day.HOUR} h"
-    if seconds % sim_day.MINUTE == 0:
-        return f"{seconds // sim_day.MINUTE} min"
+    if seconds % day.HOUR == 0:
+        return f"{seconds // day.HOUR} h"
+    if seconds % day.MINUTE == 0:
+        return f"{seconds // day.MINUTE} min"
     return f"{seconds} s"
 
 

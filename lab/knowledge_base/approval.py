@@ -1,7 +1,7 @@
 """What approval costs: the day's K4 edits put to a person before they are written (ours; nothing is published).
 
-Layer: beside sim_day.py, whose day and agent it replays on kb_store.py; sim.py runs it on the main seeds and
-sim_report.py writes its table under K4. It reconstructs no published figure. It asks what the server's
+Layer: beside day.py, whose day and agent it replays on kb_store.py; rerun.py runs it on the main seeds and
+report.py writes its table under K4. It reconstructs no published figure. It asks what the server's
 --approve-writes would cost on the day whose delayed edits K4 measures.
 
 With --approve-writes, every agent edit is put to a person before it is written. Here an edit arrives when K4's
@@ -18,7 +18,7 @@ are the ones that, asked anyway, are approved and then rejected at commit: the s
 either way. The replica makes the commit call of such an edit for the way without the check alone, and counts
 how many of them were rejected (all, if the reasoning holds).
 
-Glossary (sim_day.py has plan, replica, citation):
+Glossary (day.py has plan, replica, citation):
   arrival         an agent edit reaching the server, at its K4 time
   approval delay  from an arrival to the person's approval: a nominal delay times the edit's factor, a lognormal
                   draw of median 1, the same factor for every nominal delay (a slow approval stays slow)
@@ -36,7 +36,9 @@ import random
 from typing import Any, Dict, List, Sequence, Tuple
 
 from osfoundry_tools.stores import kb_store
-from lab import sim_day
+from lab.knowledge_base.day import (
+    EDIT, EDIT_TOOL, QUESTION, SECOND, Day, Plan, Published, Question, Scenario, draw_plan, edit_arguments,
+)
 
 WITHOUT, WITH = WAYS = ("without", "with")  # the stale-before-asking check
 OUTCOMES = ("answered", "asked", "wasted", "saved")
@@ -66,35 +68,35 @@ def no_counts() -> Dict[str, Any]:
 
 def stale_before_asking(store: kb_store.KnowledgeBaseStore, arguments: Dict[str, Any]) -> bool:
     """The check at an edit's arrival: whether the store's preview of the call (nothing written) is a rejection."""
-    answer = store.preview(sim_day.EDIT_TOOL, arguments).answer
+    answer = store.preview(EDIT_TOOL, arguments).answer
     assert answer.get("error", REJECTIONS[0]) in REJECTIONS, answer
     return "error" in answer
 
 
-def run_approval_day(plan: sim_day.Plan, scenario: sim_day.Scenario, published: sim_day.Published, nominal: int,
+def run_approval_day(plan: Plan, scenario: Scenario, published: Published, nominal: int,
                      factors: Sequence[float]) -> Dict[str, Any]:
     """The edits replica with approval: each K4 edit checked at its arrival and, approved `nominal` seconds times
     its factor later, sent to the store then."""
-    day = sim_day.Day(plan, scenario, "zipf", published, late=True)
+    day = Day(plan, scenario, "zipf", published, late=True)
     counts = no_counts()
 
-    def ask(number: int, question: sim_day.Question) -> None:
+    def ask(number: int, question: Question) -> None:
         cited = day.ask(question)[0]
-        arguments = sim_day.edit_arguments(cited, f"{cited.content} {question.addition}", cited.updated_at,
+        arguments = edit_arguments(cited, f"{cited.content} {question.addition}", cited.updated_at,
                                            f"approval-{number}")
-        arrival = question.time + scenario.delays[number % len(scenario.delays)] * sim_day.SECOND
-        day.loop.at(arrival, sim_day.EDIT, functools.partial(arrive, number, arguments))
+        arrival = question.time + scenario.delays[number % len(scenario.delays)] * SECOND
+        day.loop.at(arrival, EDIT, functools.partial(arrive, number, arguments))
 
     def arrive(number: int, arguments: Dict[str, Any]) -> None:
         answered = stale_before_asking(day.store, arguments)
         counts["edits"] += 1
         counts[WITHOUT]["asked"] += 1
         counts[WITH]["answered" if answered else "asked"] += 1
-        approved = day.clock.time + round(nominal * factors[number] * sim_day.SECOND)
-        day.loop.at(approved, sim_day.EDIT, functools.partial(commit, arguments, answered))
+        approved = day.clock.time + round(nominal * factors[number] * SECOND)
+        day.loop.at(approved, EDIT, functools.partial(commit, arguments, answered))
 
     def commit(arguments: Dict[str, Any], answered: bool) -> None:
-        answer = day.agent.call(sim_day.EDIT_TOOL, arguments)
+        answer = day.agent.call(EDIT_TOOL, arguments)
         assert answer.get("error", REJECTIONS[0]) in REJECTIONS, answer
         outcome = "wasted" if "error" in answer else "saved"
         for way in (WITHOUT,) if answered else WAYS:
@@ -102,15 +104,15 @@ def run_approval_day(plan: sim_day.Plan, scenario: sim_day.Scenario, published: 
         counts["answered_then_wasted"] += answered and outcome == "wasted"
 
     for number, question in enumerate(plan.questions):
-        day.loop.at(question.time, sim_day.QUESTION, functools.partial(ask, number, question))
+        day.loop.at(question.time, QUESTION, functools.partial(ask, number, question))
     day.loop.run()
     return counts
 
 
-def run_seed(seed: int, scenario: sim_day.Scenario, approval: Approval) -> Dict[str, Any]:
+def run_seed(seed: int, scenario: Scenario, approval: Approval) -> Dict[str, Any]:
     """One seed's day replayed once per nominal approval delay, on the plan and the store K4's replica starts from."""
-    plan = sim_day.draw_plan(seed, scenario)
+    plan = draw_plan(seed, scenario)
     factors = approval_factors(seed, len(plan.questions), approval.sigma)
-    published = sim_day.Published(plan, scenario)
+    published = Published(plan, scenario)
     return {"approvals": [run_approval_day(plan, scenario, published, nominal, factors)
                           for nominal in approval.delays]}

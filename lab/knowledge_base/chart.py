@@ -1,6 +1,6 @@
-"""lab/sim_chart.py: the hand-built SVG chart of results/knowledge_base.md, from the default model's main seeds.
+"""The hand-built SVG chart of results/knowledge_base.md, from the default model's main seeds.
 
-Layer: below sim_report.py, which re-exports `chart`. Three small line charts and a key: the stale share
+Layer: below report.py, which re-exports `chart`, on measured.Report. Three small line charts and a key: the stale share
 by hour with popular and uniform saves, and the cumulative calls and KiB of the three hourly checks, each
 with the published figures marked beside ours where the articles give them (a hollow diamond in the
 series' colour). No plotting library: a few SVG elements, with colours for light and dark pages.
@@ -25,7 +25,7 @@ Glossary:
 import math
 from typing import Any, Dict, Iterable, List, NamedTuple, Sequence, Tuple
 
-from lab import sim_day
+from lab.knowledge_base import day
 from lab.experiments import seeds_text
 
 SVG_STYLE = """
@@ -146,7 +146,7 @@ def published_points(published: Dict[str, float], hours: Sequence[int]) -> List[
     end = hours[-1]
     stale = {"zipf": [(h, published[f"K2.h{h}.stale_pct"]) for h in hours],
              "uniform": [(end, published["control.stale_pct"])]}
-    totals = [{s: [(end, published[f"K3.{s}.{what}"])] for s in sim_day.STRATEGIES} for what in ("calls", "kib")]
+    totals = [{s: [(end, published[f"K3.{s}.{what}"])] for s in day.STRATEGIES} for what in ("calls", "kib")]
     return [stale, *totals]
 
 
@@ -154,9 +154,9 @@ def chart_panels(m: Dict[str, Any], published: Sequence[Dict[str, List[Tuple[int
     """The three panels of the main seeds' sums `m`, with the published points of each: stale share, calls, KiB."""
     stale = {run: [100 * h[STALE] / h["citations"] if h["citations"] else 0.0 for h in m[run]["hours"]]
              for run in ("zipf", "uniform")}
-    costs = {s: [h["costs"][s] for h in m["zipf"]["hours"]] for s in sim_day.STRATEGIES}
-    calls = {s: [float(c[0]) for c in costs[s]] for s in sim_day.STRATEGIES}
-    kib = {s: [c[1] / 1024 for c in costs[s]] for s in sim_day.STRATEGIES}
+    costs = {s: [h["costs"][s] for h in m["zipf"]["hours"]] for s in day.STRATEGIES}
+    calls = {s: [float(c[0]) for c in costs[s]] for s in day.STRATEGIES}
+    kib = {s: [c[1] / 1024 for c in costs[s]] for s in day.STRATEGIES}
     shown = [values + [v for points in marks.values() for _, v in points]
              for values, marks in zip((all_values(stale), all_values(calls), all_values(kib)), published)]
     return [
@@ -373,7 +373,7 @@ def key_cell(column: int, row: int, report: Any) -> List[str]:
     left, y = column * CELL_WIDTH + LEFT, row * CELL_HEIGHT + TOP
     out = ["<g class='key'>", f"<text class='ink' x='{left}' y='{y - 24}'>Key</text>"]
     for heading, keys in (("Stale share (top left)", ("zipf", "uniform")),
-                          ("Checking strategies (calls, KiB)", sim_day.STRATEGIES)):
+                          ("Checking strategies (calls, KiB)", day.STRATEGIES)):
         out.append(f"<text class='ink small' x='{left}' y='{y}'>{heading}</text>")
         for name in keys:
             y += 20
