@@ -7,8 +7,8 @@ import unittest
 
 from tests.helpers import ROOT
 
-FOLDERS = ("", "lab", "benchmark")  # the top level and the packages of the project's own code
-WALKED = ("lab",)  # folders searched with their subfolders (lab/ holds one package per experiment)
+FOLDERS = ("", "osfoundry_tools", "lab", "benchmark")  # the top level and the packages of the project's own code
+WALKED = ("osfoundry_tools", "lab")  # folders searched with their subfolders (the product's layers, lab/'s experiments)
 
 
 def module_files():
@@ -38,6 +38,9 @@ def load_tests(loader, tests, ignore):
 
 
 class ExamplesFoundTest(unittest.TestCase):
-    def test_the_examples_of_the_stores_the_plumbing_and_the_benchmark_are_found(self):
-        self.assertLessEqual({"kb_store", "plumbing", "record_fields", "record_store", "workload", "cli",
-                              "lab.experiments", "benchmark.timing"}, set(modules_with_examples()))
+    def test_the_examples_of_the_stores_the_core_the_experiments_and_the_benchmark_are_found(self):
+        self.assertLessEqual({"kb_store", "record_store", "osfoundry_tools.stores.kb_store",
+                              "osfoundry_tools.stores.record_fields", "osfoundry_tools.stores.record_store",
+                              "osfoundry_tools.content.workload", "osfoundry_tools.cli", "osfoundry_tools.core.checks",
+                              "osfoundry_tools.core.clock", "lab.experiments", "benchmark.timing"},
+                             set(modules_with_examples()))
