@@ -16,7 +16,7 @@ import unittest
 from typing import Any, Dict
 
 from osfoundry_tools.content import demo
-from osfoundry_tools.server import approval, methods, routing, stdio, tokens, workspace
+from osfoundry_tools.server import approval, methods, routing, shown_change, stdio, tokens, workspace
 from osfoundry_tools.server.options import parse_options
 from tests.helpers import KB, snapshot, support_store
 from tests.record_helpers import BUGS, bug_store, read
@@ -124,8 +124,8 @@ class StatelessEraTest(unittest.TestCase):
         self.assertEqual(request["params"]["requestedSchema"]["properties"]["decision"]["enum"], ["approve", "decline"])
         message = request["params"]["message"]
         self.assertIn('Agent "agent" asks', message)
-        self.assertIn('-> "Reset it"', message)
-        self.assertIn("+Added by the agent.", message)
+        self.assertIn("Title: Reset «a password» -> Reset «it»", message)
+        self.assertIn("«↵Added by the agent.»", message)
         self.assertIn("this one change", message)
 
     def test_an_approval_saves_exactly_that_change_once(self):
@@ -248,7 +248,7 @@ class StatelessEraTest(unittest.TestCase):
     def test_an_item_is_shown_by_its_labels(self):
         first = self.ask(self.space.item_edit(), name="edit_record_item")
         message = first["inputRequests"][approval.INPUT_KEY]["params"]["message"]
-        self.assertIn('Status: "New" -> "In progress"', message)
+        self.assertIn("Status: «New» -> «In progress»", message)
         self.assertIn('"Bug number 1"', message)
 
     def test_a_client_that_cannot_ask_its_user_is_refused_and_nothing_is_written(self):
@@ -481,28 +481,27 @@ def modern_call(name, arguments, **extra):
 
 
 class RequestMessageTest(unittest.TestCase):
-    """What the person reads stays short whatever the change: the diff bounded, saying how much it left out."""
+    """What the person reads holds every changed line, whatever their number, within the question's bound
+    (tests/test_shown_change.py shows the rest of how a change reads)."""
 
     def article(self, title, lines):
         return {"kind": "article", "id": "art-1", "where": KB, "title": title, "content": "\n".join(lines)}
 
-    def test_a_long_diff_shows_its_first_lines_and_counts_the_rest(self):
+    def test_every_changed_line_is_shown_and_none_is_left_out(self):
         before = self.article("Old", [f"line {n}" for n in range(40)])
         after = self.article("Old", [f"line {n}" for n in range(10)] + [f"new line {n}" for n in range(30)])
         message = approval.request_message("bot", "Edit a knowledge article", before, after, {})
         self.assertIn("Title: unchanged", message)
-        self.assertIn("Content: 30 lines added, 30 removed:", message)
-        self.assertIn(f"... and {60 - approval.DIFF_LINES} more changed lines, not shown", message)
-        self.assertLess(len(message), (approval.DIFF_LINES + 8) * approval.LINE_CHARACTERS)
+        self.assertIn("(10 unchanged lines)", message)
+        self.assertEqual(message.count("\n+ «new␣»line"), 30)
+        self.assertNotIn("more changed lines", message)
+        self.assertLessEqual(len(message), shown_change.QUESTION_CHARACTERS)
 
     def test_a_line_that_starts_with_dashes_is_a_change_like_any_other(self):
-        changed = approval.changed_lines(["--- a rule", "kept"], ["kept", "+++ added"])
-        self.assertEqual(changed, ["---- a rule", "++++ added"])
-
-    def test_control_characters_in_a_title_reach_the_person_as_spaces(self):
-        before = self.article("Old\x1b[2J title", ["a"])
-        message = approval.request_message("bot", "Edit", before, dict(before, content="b"), {})
-        self.assertNotIn("\x1b", message)
+        before, after = self.article("T", ["--- a rule", "kept"]), self.article("T", ["kept", "+++ added"])
+        message = approval.request_message("bot", "Edit", before, after, {})
+        self.assertIn("\n- «--- a rule»\n", message)
+        self.assertIn("\n+ «+++ added»", message)
 
     def test_nobody_is_held_without_the_flag_or_a_token_that_says_so(self):
         approvals = approval.Approvals(approval.Seal(KEY), every_caller=False)

@@ -9,9 +9,13 @@ and the stores' previews (agent_tools.AgentTools.preview), not the stores themse
 Glossary:
   approval       a person's answer to one request: approve or decline (with an optional reason); there is no
                  "approve all" and nothing is remembered, so every write is asked again
-  request        what the person reads: who asks, which article or item (by title), what would change (an
-                 article's title before and after and a short line diff, an item's fields by label), and that
-                 approving saves this one change only
+  request        what the person reads: who asks, which article or item (by title), what would change, and
+                 that approving saves this one change only. Every character that changes is shown, in context
+                 (shown_change.py): each changed line, title or field as a "- " and a "+ " line with the
+                 changed words between « and », whitespace and line ends that change marked, unchanged text
+                 and lines counted where they are left out. A change that cannot be shown whole within
+                 shown_change.QUESTION_CHARACTERS (SPAN_CHARACTERS in one place) is refused with
+                 change_too_large_to_approve, nobody asked: the agent is told to split it into smaller edits
   preview        the call run in a transaction that is rolled back: the answer it would get now, and its
                  subject before and after. A call whose preview is a rejection (a version already stale, a bad
                  value) or a replay (it would write nothing) is answered at once, nobody asked
@@ -30,7 +34,6 @@ agent may send the same call, with the same key, again.
 import base64
 import binascii
 import collections
-import difflib
 import hashlib
 import hmac
 import json
@@ -38,17 +41,18 @@ import logging
 import secrets
 import threading
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Mapping, Optional
 
-from osfoundry_tools.core.agent_tools import EMPTY_VALUE
 from osfoundry_tools.core.idempotency import fingerprint
 from osfoundry_tools.core.rejections import Rejection, quote
+from osfoundry_tools.server.shown_change import (
+    QUESTION_CHARACTERS, article_change, item_change, too_large, visible,
+)
 
 log = logging.getLogger("osfoundry.mcp")
 
 APPROVAL_SECONDS = 600.0  # how long a person may take to answer before the request lapses (--approval-timeout)
-DIFF_LINES = 24  # changed lines of an article's content shown to the person; the rest are counted, not shown
-LINE_CHARACTERS = 160  # a shown line or field value is cut here
+LINE_CHARACTERS = 160  # of a subject's title where the question's opening sentence names it, and of a client's name
 KEY_BYTES = 32  # a server's own sealing key, when no --approval-key-file gives one
 STATE_PREFIX = "osf1"  # the first part of every requestState this server seals: its format's version
 INPUT_KEY = "approval"  # the key of the one input request in an InputRequiredResult
@@ -94,56 +98,31 @@ class InvalidRequestState(Rejection):
 def request_message(caller: str, tool_title: str, before: Optional[Mapping[str, Any]],
                     after: Optional[Mapping[str, Any]], arguments: Mapping[str, Any]) -> str:
     """What the person is asked: who, what, the change, and that approving saves this one change only (for a
-    store that shows no subject, the call's arguments)."""
+    store that shows no subject, the call's arguments). Every changed character is in it, with some context
+    (shown_change.py says how it reads); ChangeTooLarge, nobody asked, for a change that cannot be shown whole
+    within QUESTION_CHARACTERS."""
     if before is None or after is None:
-        lines = [f"Agent {quote(caller)} asks to save a change ({tool_title}) with these arguments:",
-                 cut(json.dumps(arguments, ensure_ascii=False), 20 * LINE_CHARACTERS)]
+        shown = visible(json.dumps(arguments, ensure_ascii=False))
+        lines = [f"Agent {quote(caller)} asks to save a change ({tool_title}) with these arguments:", shown]
     else:
-        what = f'the {before["kind"]} "{cut(before["title"])}" ({before["where"]}/{before["id"]})'
+        what = f'the {before["kind"]} "{named(before["title"])}" ({visible(before["where"])}/{visible(before["id"])})'
         lines = [f"Agent {quote(caller)} asks to save a change ({tool_title}) to {what}.", ""]
         lines += article_change(before, after) if before["kind"] == "article" else item_change(before, after)
-    lines += ["", "Approving saves this one change, once; the agent's next change is asked again."]
-    return "\n".join(lines)
+    lines += ["", CLOSING]
+    message = "\n".join(lines)
+    if len(message) > QUESTION_CHARACTERS:
+        raise too_large(f"shown whole, with the context of each change, it takes {len(message):,} characters, and "
+                        f"a person is asked in {QUESTION_CHARACTERS:,} at most")
+    return message
 
 
-def article_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str]:
-    """An article's title before and after, and its content as a line diff of DIFF_LINES changed lines at most."""
-    lines = ([f'Title: "{cut(before["title"])}" -> "{cut(after["title"])}"'] if before["title"] != after["title"]
-             else ["Title: unchanged"])
-    changed = changed_lines(before["content"].splitlines(), after["content"].splitlines())
-    if not changed:
-        return lines + ["Content: unchanged"]
-    added = sum(1 for line in changed if line.startswith("+"))
-    lines.append(f"Content: {added} line{'s' * (added != 1)} added, {len(changed) - added} removed:")
-    lines += [cut(line) for line in changed[:DIFF_LINES]]
-    if len(changed) > DIFF_LINES:
-        lines.append(f"... and {len(changed) - DIFF_LINES} more changed lines, not shown")
-    return lines
+CLOSING = "Approving saves this one change, once; the agent's next change is asked again."
 
 
-def changed_lines(old: Sequence[str], new: Sequence[str]) -> List[str]:
-    """The lines removed ("-" first) and added ("+" first), in order, without context.
-
-    >>> changed_lines(["a", "-- b", "c"], ["a", "c", "d"])
-    ['--- b', '+d']
-    """
-    changed: List[str] = []
-    for tag, old_from, old_to, new_from, new_to in difflib.SequenceMatcher(None, old, new).get_opcodes():
-        if tag != "equal":
-            changed += ["-" + line for line in old[old_from:old_to]] + ["+" + line for line in new[new_from:new_to]]
-    return changed
-
-
-def item_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str]:
-    """Each field of an item whose value would change, by label, before and after (fields in schema order)."""
-    changed = [f"{label}: {shown(was)} -> {shown(value)}"
-               for (label, was), (_, value) in zip(before["fields"], after["fields"]) if was != value]
-    return changed or ["No field's value changes"]
-
-
-def shown(value: str) -> str:
-    """A field's value in quotes, cut to one line; an empty one as agent_tools.EMPTY_VALUE, unquoted."""
-    return EMPTY_VALUE if value == EMPTY_VALUE else f'"{cut(value)}"'
+def named(title: str) -> str:
+    """A title as the opening sentence names its subject: visible, cut to LINE_CHARACTERS (the change itself is
+    shown whole below it)."""
+    return visible(title) if len(title) <= LINE_CHARACTERS else visible(title[:LINE_CHARACTERS - 1]) + "…"
 
 
 def cut(text: str, limit: int = LINE_CHARACTERS) -> str:
@@ -286,7 +265,7 @@ class Tally:
     """How approvals went since the server started, counted as they happen (thread-safe)."""
 
     KINDS = ("asked", "approved and saved", "approved, then changed meanwhile", "approved, then failed", "declined",
-             "cancelled", "unanswered", "version_conflict before asking")
+             "cancelled", "unanswered", "version_conflict before asking", "too large to show")
 
     def __init__(self) -> None:
         self.counts: Dict[str, int] = collections.Counter()

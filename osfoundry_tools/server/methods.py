@@ -275,5 +275,9 @@ class Server:
         if at_once is not None:
             return at_once
         title = self.tools.definitions[name].get("title", name)
-        return approval.request_message(self.tools.caller(name, grant), title, preview.before, preview.after,
-                                        arguments)
+        try:
+            return approval.request_message(self.tools.caller(name, grant), title, preview.before, preview.after,
+                                            arguments)
+        except rejections.Rejection as refused:  # a change too large to show a person whole: nobody is asked
+            cast(approval.Approvals, self.approvals).tally.add("too large to show")
+            return refused.as_result()
