@@ -22,8 +22,11 @@ Glossary:
   commit         an approved call run as any call runs, its compare-and-swap checked then: a person's save that
                  came while the approval waited makes it a version_conflict saying so
   requestState   the stateless era's memory of a question, held by the client between the two rounds: sealed
-                 with HMAC-SHA256 under the server's key, bound to the caller, the tool, the exact arguments and
-                 an expiry; servers given one key accept each other's
+                 with HMAC-SHA256 under the server's key, bound to the caller, the tool, the exact arguments, the
+                 store's identity (its file's device and inode, not its path: a copy of the files refuses it) and
+                 an expiry; servers given one key and serving the same store accept each other's. Whatever a
+                 client sends in its place (not a string, over STATE_CHARACTERS, not ASCII, of another shape) is
+                 refused with invalid_request_state, in words that name requestState
   bound          how long a person may take: APPROVAL_SECONDS unless --approval-timeout says otherwise; past it,
                  the call is answered as unanswered (handshake era) or its requestState as expired
 
@@ -38,6 +41,7 @@ import hashlib
 import hmac
 import json
 import logging
+import re
 import secrets
 import threading
 import time
@@ -54,7 +58,9 @@ log = logging.getLogger("osfoundry.mcp")
 APPROVAL_SECONDS = 600.0  # how long a person may take to answer before the request lapses (--approval-timeout)
 LINE_CHARACTERS = 160  # of a subject's title where the question's opening sentence names it, and of a client's name
 KEY_BYTES = 32  # a server's own sealing key, when no --approval-key-file gives one
-STATE_PREFIX = "osf1"  # the first part of every requestState this server seals: its format's version
+STATE_PREFIX = "osf2"  # the first part of every requestState this server seals: its format's version (2: the store)
+STATE_CHARACTERS = 4096  # a requestState longer than this is refused unread; one this server seals takes about 250
+STATE_SHAPE = re.compile(STATE_PREFIX + r"\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}")  # prefix.claims.HMAC, base64url
 INPUT_KEY = "approval"  # the key of the one input request in an InputRequiredResult
 REASON_CHARACTERS = 500  # a reason given with a decline, at most
 ELICIT = "elicitation/create"
@@ -211,7 +217,8 @@ def _decode(text: str) -> bytes:
 
 class Seal:
     """Seals and opens requestState: HMAC-SHA256 under `key` of the caller, the tool, the arguments' fingerprint,
-    an expiry and a nonce. The state is signed, not encrypted: it holds nothing the client does not know."""
+    the store's identity (engines' Database.identity), an expiry and a nonce. The state is signed, not encrypted:
+    it holds nothing the client does not know."""
 
     def __init__(self, key: bytes, clock: Callable[[], float] = time.time,
                  nonce: Callable[[], str] = lambda: secrets.token_hex(8)) -> None:
@@ -221,27 +228,42 @@ class Seal:
         self.clock = clock
         self.nonce = nonce
 
-    def issue(self, caller: str, tool: str, arguments: Mapping[str, Any], seconds: float) -> str:
-        """A requestState for this call, good for `seconds`."""
-        claims = {"c": caller, "t": tool, "a": fingerprint(arguments), "x": round(self.clock() + seconds, 3),
-                  "n": self.nonce()}
+    def issue(self, caller: str, tool: str, arguments: Mapping[str, Any], seconds: float, store: str = "") -> str:
+        """A requestState for this call on this `store` (its identity), good for `seconds`."""
+        claims = {"c": caller, "t": tool, "a": fingerprint(arguments), "s": store,
+                  "x": round(self.clock() + seconds, 3), "n": self.nonce()}
         body = _encode(json.dumps(claims, sort_keys=True, separators=(",", ":")).encode("utf-8"))
         return f"{STATE_PREFIX}.{body}.{self._mac(body)}"
 
-    def refusal(self, state: Any, caller: str, tool: str, arguments: Mapping[str, Any]) -> Optional[str]:
-        """None if `state` is one this key sealed for this very call and it has not expired; else why not."""
-        parts = state.split(".") if isinstance(state, str) else []
-        if len(parts) != 3 or parts[0] != STATE_PREFIX:
+    def refusal(self, state: Any, caller: str, tool: str, arguments: Mapping[str, Any],
+                store: str = "") -> Optional[str]:
+        """None if `state` is one this key sealed for this very call on this very store and it has not expired;
+        else why not, in words for the agent. Whatever `state` is (any JSON value, of any length, in any
+        characters), the answer is one of these, never an exception."""
+        if not isinstance(state, str):
+            return f"it is a JSON {type(state).__name__ if state is not None else 'null'}, and a requestState is the " \
+                   "string this server sent, unchanged"
+        if len(state) > STATE_CHARACTERS:
+            return (f"it holds {len(state):,} characters, more than any requestState this server issues "
+                    f"({STATE_CHARACTERS:,})")
+        if not state.isascii() or not STATE_SHAPE.fullmatch(state):
             return "it is not a requestState this server issued"
-        if not hmac.compare_digest(self._mac(parts[1]), parts[2]):
+        _, body, mac = state.split(".")
+        if not hmac.compare_digest(self._mac(body), mac):
             return "its signature does not match: it was altered, or sealed under another key"
         try:
-            claims = json.loads(_decode(parts[1]))
-        except (ValueError, binascii.Error):
+            claims = json.loads(_decode(body))
+        except (ValueError, binascii.Error):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            claims = None
+        if not isinstance(claims, dict):
             return "it is not a requestState this server issued"
         if claims.get("c") != caller or claims.get("t") != tool or claims.get("a") != fingerprint(arguments):
             return "it was issued for another call (another caller, tool or arguments)"
-        if not isinstance(claims.get("x"), (int, float)) or self.clock() > claims["x"]:
+        if claims.get("s") != store:
+            return ("it was issued on another store: a copy of this one's data, or another database; a state means "
+                    "one call on one store")
+        expiry = claims.get("x")
+        if isinstance(expiry, bool) or not isinstance(expiry, (int, float)) or self.clock() > expiry:
             return "it has expired: the person's answer came after the bound"
         return None
 
