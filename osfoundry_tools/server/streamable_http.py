@@ -316,7 +316,7 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
         self.clock = clock
         self.request_queue_size = options.limits.backlog  # listen()'s: a burst of connects waits there, not in retries
         self.slots = http_front.Slots(options.limits.max_connections)
-        self.bodies = http_front.BodyBudget(options.limits.body_budget, clock)
+        self.bodies = http_front.BodyBudget(options.limits.body_budget, clock, options.limits.small_share())
         self.busy = response_bytes(http.HTTPStatus.SERVICE_UNAVAILABLE, f"Service Unavailable: this server holds "
                                    f"{options.limits.max_connections} connections at once, all open; connect again "
                                    f"in {RETRY_SECONDS} s", {"Retry-After": str(RETRY_SECONDS)})
@@ -502,15 +502,12 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             raise Refusal(http.HTTPStatus.LENGTH_REQUIRED, "Length Required: send the message with a "
                           "Content-Length header (a chunked body is not accepted)")
         length = body_length(self.headers.get_all("Content-Length"), self.mcp.limits.max_body)
-        if not self.mcp.bodies.reserve(length, self.reader.deadline):
-            raise Refusal(http.HTTPStatus.SERVICE_UNAVAILABLE, "Service Unavailable: the server holds as many "
-                          f"request bodies as it may at once; send again in {RETRY_SECONDS} s",
-                          {"Retry-After": str(RETRY_SECONDS)})
+        hold = self.mcp.bodies.hold(length, self.reader.deadline)
         try:
-            message = parsed(self.read_body(length))
+            message = parsed(self.read_body(length, hold))
             self.answer(message, grant, self.headers.get("MCP-Protocol-Version"))
         finally:
-            self.mcp.bodies.release(length)
+            hold.release()
 
     def get(self) -> None:
         """The metadata document when tokens are configured; the endpoint refuses GET (no event stream)."""
@@ -595,15 +592,20 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         return {"resource": f"{self.base_url()}{ENDPOINT}", "bearer_methods_supported": ["header"],
                 "scopes_supported": [WRITE_SCOPE], "authorization_servers": []}
 
-    def read_body(self, length: int) -> bytearray:
-        """Exactly `length` bytes of body, after a 100 Continue if the client waits for one; Refusal (400) when
-        the client sends fewer and stops, (408) when they arrive after the request's deadline."""
+    def read_body(self, length: int, hold: http_front.Hold) -> bytearray:
+        """Exactly `length` bytes of body, after a 100 Continue if the client waits for one, each chunk reserved in
+        the body budget (`hold`) as it arrives; Refusal (400) when the client sends fewer and stops, (408) when
+        they arrive after the request's deadline, (503) when the budget has no room for them in time."""
         if self.request_version == "HTTP/1.1" and (self.headers.get("Expect") or "").lower() == "100-continue":
             self.write(b"HTTP/1.1 100 Continue\r\n\r\n")
         try:
-            body = self.reader.body(length)
+            body = self.reader.body(length, hold)
         except http_front.Unreadable as late:
             raise Refusal(late.status, late.message) from None
+        except http_front.NoRoom:
+            raise Refusal(http.HTTPStatus.SERVICE_UNAVAILABLE, "Service Unavailable: the server holds as many "
+                          f"request bodies as it may at once; send again in {RETRY_SECONDS} s",
+                          {"Retry-After": str(RETRY_SECONDS)}) from None
         if len(body) < length:
             raise Refusal(http.HTTPStatus.BAD_REQUEST, f"Invalid Request: the body ended after {len(body)} of the "
                           f"{length} bytes its Content-Length announced")
