@@ -8,7 +8,9 @@ Glossary (the MCP specification's transports page and security section, revision
   endpoint        the one path, /mcp, that takes a POST holding one JSON-RPC message
   answer          what `handle` returns: a JSON-RPC response, or None (a notification or a client's response)
   origin          a browser's Origin header; one that is not allowed is refused (403) against DNS rebinding
-  host            the Host header; on a server bound to a loopback address it must name a loopback host (421)
+  host            the Host header, and the host of an absolute-form target (POST http://HOST/mcp), which must
+                  be well formed (400); on a server bound to a loopback address each must name a loopback host
+                  (421), so that no name a DNS rebinding points here reaches the tools
   bearer token    the secret after "Authorization: Bearer "; Tokens turns it into a grant or refuses it (401)
   grant           what a token allows (tokens.Grant), passed to `handle` with each message
   metadata        the RFC 9728 protected-resource document that tells a client how to authenticate
@@ -147,6 +149,22 @@ def host_name(host_header: str) -> Optional[str]:
     return host_header.rsplit(":", 1)[0] if ":" in host_header else host_header
 
 
+def target_authority(target: str) -> Optional[str]:
+    """The host[:port] of an absolute-form request target (http://127.0.0.1:8765/mcp), to be checked as a Host
+    header is; None for the usual origin-form (/mcp). Refusal (400) for one that is malformed (its host not as a
+    Host header's, a port that is no number), names a user, or has a scheme other than http or https."""
+    if target.startswith("/") or target == "*":
+        return None
+    scheme, colon, rest = target.partition(":")
+    if not colon or not rest.startswith("//"):
+        return None  # no absolute URL: the path check answers 404
+    authority = rest[2:].split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    if scheme.lower() not in ("http", "https") or "@" in authority or host_name(authority) is None:
+        raise Refusal(http.HTTPStatus.BAD_REQUEST, "Invalid Request: an absolute request target must be "
+                      "http://HOST[:PORT]/mcp, its host as a Host header names it, without a user")
+    return authority
+
+
 def accepts_json(accept: Optional[str]) -> bool:
     """Whether an Accept header admits a JSON answer; an absent one admits anything."""
     if accept is None:
@@ -264,7 +282,9 @@ def credential_in_query(target: str) -> Optional[str]:
 
 def path_of(target: str) -> str:
     """A request target's path: without its query string (which the log never shows) or a URL's scheme, user
-    and host."""
+    and host. A target that starts with "/" is all path (//host/mcp is the path //host/mcp, not /mcp)."""
+    if target.startswith("/"):
+        return target.split("?", 1)[0].split("#", 1)[0]
     try:
         return urllib.parse.urlsplit(target).path
     except ValueError:  # a malformed URL such as http://[x/mcp, which may hold a user and password
@@ -553,12 +573,19 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
                           "allowed; loopback origins are, and the server's --allow-origin option adds one")
 
     def check_host(self) -> None:
-        """421 for a Host that is not a loopback name on a server bound to a loopback address."""
+        """421 for a Host, or an absolute-form target's host (http://HOST/mcp, which a server must read in place
+        of Host), that is not a loopback name on a server bound to a loopback address; 400 for an absolute-form
+        target that is malformed, names a user, or is not http(s)."""
         host = self.headers.get("Host")
-        if self.mcp.loopback and host is not None and (host_name(host) or "").lower() not in LOOPBACK_HOSTS:
-            raise Refusal(http.HTTPStatus.MISDIRECTED_REQUEST, f"Misdirected Request: this server listens on "
-                          f"a loopback address and answers only Host localhost, 127.0.0.1 or [::1], not "
-                          f"{rejections.quote(host)}")
+        named = [host] if host is not None else []
+        authority = target_authority(self.path)
+        if authority is not None:
+            named.append(authority)
+        for name in named if self.mcp.loopback else ():
+            if (host_name(name) or "").lower() not in LOOPBACK_HOSTS:
+                raise Refusal(http.HTTPStatus.MISDIRECTED_REQUEST, f"Misdirected Request: this server listens on "
+                              f"a loopback address and answers only Host localhost, 127.0.0.1 or [::1], not "
+                              f"{rejections.quote(name)}")
 
     def authenticate(self) -> Optional[Grant]:
         """The grant of the request's bearer token; None without tokens configured; Refusal (401) otherwise."""
