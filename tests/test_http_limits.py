@@ -556,7 +556,12 @@ class OptionsTest(unittest.TestCase):
             ("--demo", "--http", "0", "--http-idle-seconds", "-1"): "positive number of seconds",
             ("--demo", "--http", "0", "--http-request-seconds", "100000"): "up to 86400",
             ("--demo", "--http", "0", "--http-body-budget", "1MiB"): "cannot hold one body of 4 MiB",
+            ("--demo", "--http-grace-seconds", "2"): "--http-grace-seconds acts on the HTTP transport",
+            ("--demo", "--http", "0", "--http-grace-seconds", "-1"): "from 0 to 3600",
+            ("--demo", "--http", "0", "--http-grace-seconds", "soon"): "from 0 to 3600",
         })
+        self.assertEqual(parse_options(["--demo", "--http", "0"]).http_grace_seconds, 5.0)
+        self.assertEqual(parse_options(["--demo", "--http", "0", "--http-grace-seconds", "0"]).http_grace_seconds, 0)
 
     def test_the_readme_states_each_limit_with_its_default_and_option(self):
         with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as readme:

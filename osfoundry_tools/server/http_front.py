@@ -417,11 +417,17 @@ class Fields:
 
 class Slots:
     """The connections open at once, at most `capacity`: each holds a slot from accept to close. `peak` is the most
-    open at once since memory was last given back."""
+    open at once since memory was last given back.
+
+    Each connection also says when it waits for a request (idle) and when one came, so that a stop (stop()) ends
+    the idle ones at once and lets the others finish the request they are reading or answering."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self.open: Set[socket.socket] = set()
+        self.idle: Set[socket.socket] = set()  # waiting for a request's first byte
+        self.cut: Set[socket.socket] = set()  # idle when the stop came, and ended by it
+        self.stopping = False
         self.changed = threading.Condition()
         self.peak = 0
         self.follow_up = False  # memory was given back with connections still open: again once all have closed
@@ -441,6 +447,8 @@ class Slots:
         still are, or the last of those still open then has closed."""
         with self.changed:
             self.open.discard(connection)
+            self.idle.discard(connection)
+            self.cut.discard(connection)
             self.changed.notify_all()
             left = len(self.open)
             if self.peak >= GIVE_BACK_FROM and left <= self.peak // 8:
@@ -455,16 +463,54 @@ class Slots:
         with self.changed:
             return len(self.open)
 
-    def close_all(self, wait_seconds: float) -> None:
-        """Stop reading every open connection (an idle one ends at once, a request in progress is answered),
-        then wait up to `wait_seconds` for all of them to close."""
+    def waits(self, connection: socket.socket) -> bool:
+        """`connection` is about to wait for its next request: False once the server is stopping (close it)."""
         with self.changed:
+            if self.stopping:
+                return False
+            self.idle.add(connection)
+            return True
+
+    def came(self, connection: socket.socket) -> bool:
+        """`connection` has stopped waiting (a request's first byte came, or none will): False if the stop ended it
+        meanwhile, so that a request arriving at that very moment is answered as one arriving during the stop."""
+        with self.changed:
+            self.idle.discard(connection)
+            if connection in self.cut:
+                self.cut.discard(connection)
+                return False
+            return True
+
+    def stop(self) -> None:
+        """The server stops: no connection waits for another request, the idle ones end now (their reading ends),
+        and those reading or answering a request go on."""
+        with self.changed:
+            self.stopping = True
+            for connection in self.idle:
+                self.cut.add(connection)
+                shut(connection, socket.SHUT_RD)
+            self.idle.clear()
+
+    def cut_all(self, wait_seconds: float) -> None:
+        """End every connection still open (its reading and writing), then wait up to `wait_seconds` for their
+        threads to close them."""
+        with self.changed:
+            self.stopping = True
             for connection in self.open:
-                try:
-                    connection.shutdown(socket.SHUT_RD)
-                except OSError:  # closed meanwhile
-                    pass
+                shut(connection, socket.SHUT_RDWR)
             self.changed.wait_for(lambda: not self.open, wait_seconds)
+
+    def wait_closed(self, seconds: float) -> bool:
+        """Wait up to `seconds` for every connection to close; whether they all did."""
+        with self.changed:
+            return self.changed.wait_for(lambda: not self.open, seconds)
+
+
+def shut(connection: socket.socket, how: int) -> None:
+    try:
+        connection.shutdown(how)
+    except OSError:  # closed meanwhile
+        pass
 
 
 def give_back_memory() -> None:

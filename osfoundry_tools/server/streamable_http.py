@@ -14,6 +14,13 @@ Glossary (the MCP specification's transports page and security section, revision
   bearer token    the secret after "Authorization: Bearer "; Tokens turns it into a grant or refuses it (401)
   grant           what a token allows (tokens.Grant), passed to `handle` with each message
   metadata        the RFC 9728 protected-resource document that tells a client how to authenticate
+  stop            on SIGTERM or Ctrl-C (or shutdown()): the server stops waiting for new requests, lets each
+                  request whose first byte has come finish within the grace (--http-grace-seconds, default
+                  GRACE_SECONDS) and closes its connection after the answer; idle connections end at once; a new
+                  connection, or a request that arrives on one as the stop ends it, is answered 503 with
+                  Retry-After; at the end of the grace, connections still open (a client that does not read, a
+                  call still running) are cut. The command then exits 0 after SIGTERM, 130 after Ctrl-C, with one
+                  line, in one process as with --workers
 
 Before any of that, http_front.py reads each request within its limits (connections, head and body sizes, a
 deadline per request), and every header that decides who asks or what is asked must come once: two Origin,
@@ -35,6 +42,7 @@ import ipaddress
 import json
 import logging
 import re
+import select
 import socket
 import sys
 import threading
@@ -73,7 +81,9 @@ DECIMAL = re.compile(r"[0-9]{1,20}")  # a Content-Length
 REFUSED_QUALITY = re.compile(r"q=0(?:\.0{0,3})?")  # an Accept media range's q=0: that type is refused
 CREDENTIAL_NAME = re.compile(r"token|secret|passw|bearer|^auth$|authoriz|api[-_]?key|^key$|jwt|credential|session|"
                              r"cookie", re.IGNORECASE)  # a query parameter or a message's key that may hold one
-RETRY_SECONDS = 1  # the Retry-After of a 503: the connections or the body budget were full
+RETRY_SECONDS = 1  # the Retry-After of a 503: the connections or the body budget were full, or the server stops
+GRACE_SECONDS = 5.0  # on SIGTERM or Ctrl-C, how long requests in progress may take to finish (--http-grace-seconds)
+CUT_SECONDS = 1.0  # once the grace is over, how long the connections cut are given to close
 WARN_EVERY_SECONDS = 60.0  # the same warning (all connections in use, out of descriptors) once a minute at most
 REFUSED_LINGERING = 32  # connections refused for want of a slot that wait a moment before they are closed
 UNREAD_LINE = "(no request line read)"  # the log's name for a request refused before its request line was read
@@ -88,6 +98,7 @@ class HttpOptions(NamedTuple):
     tokens: Optional[Tokens]  # None: no authentication (grant=None is passed to handle)
     allowed_origins: FrozenSet[str]  # besides http(s)://localhost|127.0.0.1|[::1] on any port, always allowed
     limits: Limits = Limits()  # what clients can make the server hold: connections, sizes, deadlines
+    grace_seconds: float = GRACE_SECONDS  # on a stop, how long requests in progress may take to finish
 
 
 class Refusal(Exception):
@@ -340,6 +351,9 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
         self.busy = response_bytes(http.HTTPStatus.SERVICE_UNAVAILABLE, f"Service Unavailable: this server holds "
                                    f"{options.limits.max_connections} connections at once, all open; connect again "
                                    f"in {RETRY_SECONDS} s", {"Retry-After": str(RETRY_SECONDS)})
+        self.stopping_reply = response_bytes(http.HTTPStatus.SERVICE_UNAVAILABLE, "Service Unavailable: this server "
+                                             f"is stopping; send again in {RETRY_SECONDS} s, to it or to another",
+                                             {"Retry-After": str(RETRY_SECONDS)})
         self.warned: Dict[str, float] = {}  # each warning's text: when it was last logged
         self.dated: Tuple[int, str] = (-1, "")  # the second of the Date last written, and its text
         self.closing: Deque[Tuple[float, socket.socket]] = collections.deque()  # refused: (when to close, which)
@@ -365,9 +379,13 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
         the client reads the 503 (at most REFUSED_LINGERING wait so, the oldest closed at once beyond them)."""
         self.warning("all %d connections are open: new ones are refused (503) until one closes; "
                      "--http-max-connections raises the cap", self.limits.max_connections)
+        self.refuse(connection, self.busy)
+
+    def refuse(self, connection: socket.socket, reply: bytes) -> None:
+        """Write a whole 503 `reply` without waiting, and close the connection LINGER_SECONDS later."""
         try:
             connection.setblocking(False)
-            connection.send(self.busy)
+            connection.send(reply)
             connection.shutdown(socket.SHUT_WR)
         except OSError:  # the client is gone already
             pass
@@ -408,11 +426,41 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
             log.warning(text, *args)
 
     def server_close(self) -> None:
-        """Stop listening, end every idle connection, and give requests in progress until their deadline."""
-        super().server_close()
-        while self.closing:
-            self.closing.popleft()[1].close()
-        self.slots.close_all(self.limits.request_seconds)
+        """Stop at once: stop listening, end every connection (stop_gracefully(0))."""
+        self.stop_gracefully(0)
+
+    def stop_gracefully(self, grace: float) -> None:
+        """Stop within `grace` seconds (once serve_forever has returned): every idle connection ends now; the
+        requests in progress, those whose first byte has come, are read, answered and their connections closed;
+        what arrives meanwhile, a new connection or a request on one the stop ended, is answered 503 with
+        Retry-After. At the end of the grace, every connection still open is cut (a client that does not read
+        its answer, a call still running), then the listener is closed."""
+        self.slots.stop()
+        end = self.clock() + grace
+        try:
+            while self.slots.count() and self.clock() < end:
+                self.refuse_arrivals(min(0.05, max(0.0, end - self.clock())))
+        finally:
+            self.slots.cut_all(CUT_SECONDS)
+            super().server_close()
+            while self.closing:
+                self.closing.popleft()[1].close()
+
+    def refuse_arrivals(self, seconds: float) -> None:
+        """During a stop's grace: wait up to `seconds` for a new connection and answer it 503 (as refuse_busy
+        does), and close the refused connections whose time has come."""
+        self.service_actions()
+        try:
+            ready, _, _ = select.select([self.socket], [], [], seconds)
+            if not ready:
+                return
+            connection, _ = self.socket.accept()
+        except (BlockingIOError, InterruptedError):  # another worker took it
+            return
+        except OSError:  # out of descriptors, or the listener is gone: the stop goes on
+            time.sleep(seconds)
+            return
+        self.refuse(connection, self.stopping_reply)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A connection that failed outside `handle` (the client went away, or a bug): logged, not on stderr."""
@@ -470,7 +518,14 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         self.command, self.path, self.request_version, self.requestline = "", "", "HTTP/1.1", UNREAD_LINE
         self.headers = NO_FIELDS
         self.body_read = False
-        if not self.reader.next_request():
+        if not self.mcp.slots.waits(self.connection):
+            return  # the server is stopping: no further request on this connection
+        came = self.reader.next_request()
+        if not self.mcp.slots.came(self.connection):
+            if came:  # it came as the stop ended the connection: answered as what arrives during a stop
+                self.write(self.mcp.stopping_reply)
+            return
+        if not came:
             return
         try:
             self.read_head()
@@ -673,6 +728,8 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         the connection is closed after it when a request body was left unread."""
         if not self.body_read and self.announces_body():
             self.close_connection = self.unread = True
+        if self.mcp.slots.stopping:  # the last answer on this connection: the server stops
+            self.close_connection = True
         self.log_request(status)
         fields = [("Server", self.version_string()), ("Date", self.date_time_string()), *(headers or {}).items()]
         if body is not None:
@@ -721,7 +778,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
 
 
 def make_server(handle: Handle, options: HttpOptions,
-                listener: Optional[socket.socket] = None) -> http.server.ThreadingHTTPServer:
+                listener: Optional[socket.socket] = None) -> McpHttpServer:
     """A server bound to options.host and options.port, or serving `listener` (bound there already), and ready to
     serve (server_address gives the port)."""
     host = options.host[1:-1] if options.host.startswith("[") and options.host.endswith("]") else options.host
@@ -737,9 +794,11 @@ def bound_address(server: http.server.HTTPServer) -> Tuple[str, int]:
 
 def serve_http(handle: Handle, options: HttpOptions, ready: Callable[[Tuple[str, int]], None],
                listener: Optional[socket.socket] = None) -> None:
-    """Serve until shutdown() or KeyboardInterrupt, calling ready(address) once bound (or on `listener`, bound
-    already: a worker's); the socket always closes. The open-file limit is raised to fit max_connections, or the
-    connections lowered to fit it (with a warning)."""
+    """Serve until shutdown(), an exception (SIGTERM's SystemExit, Ctrl-C's KeyboardInterrupt, raised on again
+    once stopped) or the like, calling ready(address) once bound (or on `listener`, bound already: a worker's),
+    then stop gracefully within options.grace_seconds (McpHttpServer.stop_gracefully); the socket always
+    closes. The open-file limit is raised to fit max_connections, or the connections lowered to fit it (with a
+    warning)."""
     wanted = options.limits.max_connections
     fitting = http_front.connections_that_fit(wanted)
     if fitting < wanted:
@@ -750,7 +809,5 @@ def serve_http(handle: Handle, options: HttpOptions, ready: Callable[[Tuple[str,
     try:
         ready(bound_address(server))
         server.serve_forever()
-    except KeyboardInterrupt:
-        log.info("interrupted: the HTTP server stops")
-    finally:
-        server.server_close()
+    finally:  # shutdown(), or SIGTERM's SystemExit, or Ctrl-C's KeyboardInterrupt, which go on once stopped
+        server.stop_gracefully(options.grace_seconds)
