@@ -16,7 +16,7 @@ from osfoundry_tools.content import demo, own_content
 from osfoundry_tools.core import checks
 from osfoundry_tools.core.tools import DEFAULT_CALLER
 from osfoundry_tools.engines import database
-from osfoundry_tools.server import approval, http_front, http_workers, streamable_http, tokens
+from osfoundry_tools.server import approval, http_front, http_workers, shown_change, streamable_http, tokens
 from osfoundry_tools.server.workspace import SERVED
 from osfoundry_tools.stores import record_fields, record_store
 
@@ -119,9 +119,14 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         "process runs Python one thread at a time: more workers serve more calls at once, up to the cores"))
     p.add_argument("--approve-writes", action="store_true", help=(
         "put every agent write (edit_knowledge_article, edit_record_item) to a person before it is saved, through "
-        "MCP elicitation: the request shows the change, the person approves or declines, and nothing is saved "
-        "without an approval of that exact change. A client that cannot ask its user gets every write refused. "
-        "With --tokens, a token's \"approve_writes\": true holds that token's agent alone"))
+        "MCP elicitation: the request shows every character the change would make, each changed line, title or "
+        "field as - old and + new lines with the changed words between « and » in their context, whitespace, "
+        "line ends and look-alike letters that change marked; the person approves or declines, and nothing is "
+        "saved without an approval of that exact change. A change that cannot be shown whole (more than "
+        f"{shown_change.SPAN_CHARACTERS} characters changed in one place, or a request over "
+        f"{shown_change.QUESTION_CHARACTERS}) is refused, change_too_large_to_approve, nobody asked. A client "
+        "that cannot ask its user gets every write refused. With --tokens, a token's \"approve_writes\": true "
+        "holds that token's agent alone"))
     p.add_argument("--approval-timeout", metavar="SECONDS", type=approval_seconds, default=approval.APPROVAL_SECONDS,
                    help=f"how long a person may take to answer an approval request, up to a day (default "
                    f"{approval.APPROVAL_SECONDS:g}); past it the write is answered declined (no answer) and nothing "

@@ -500,6 +500,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # headers and body leave at once, not 40 ms apart on a kept-alive connection
     body_read = False  # whether this request's body has been read, so the connection can serve another
     unread = False  # whether the connection closes with part of a request unread (then drained a moment first)
+    requests_read = 0  # requests whose first byte this connection has read
     reader: http_front.RequestReader
     headers: Any  # an http_front.Fields, looked up as http.server's HTTPMessage is (get, get_all, in, keys)
 
@@ -518,8 +519,11 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         self.command, self.path, self.request_version, self.requestline = "", "", "HTTP/1.1", UNREAD_LINE
         self.headers = NO_FIELDS
         self.body_read = False
-        if not self.mcp.slots.waits(self.connection):
-            return  # the server is stopping: no further request on this connection
+        if not self.mcp.slots.waits(self.connection):  # the server is stopping: no further request here
+            if not self.requests_read:  # accepted as the stop began: what it sends is answered as arrivals are
+                self.unread = True
+                self.write(self.mcp.stopping_reply)
+            return
         came = self.reader.next_request()
         if not self.mcp.slots.came(self.connection):
             if came:  # it came as the stop ended the connection: answered as what arrives during a stop
@@ -527,6 +531,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             return
         if not came:
             return
+        self.requests_read += 1
         try:
             self.read_head()
         except http_front.Unreadable as problem:
