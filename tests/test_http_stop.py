@@ -16,6 +16,7 @@ import socket
 import tempfile
 import time
 import unittest
+from typing import Tuple
 
 from osfoundry_tools.server import http_workers
 from tests.test_http_limits import read_response, response_of
@@ -31,7 +32,7 @@ def head_of(body: bytes) -> bytes:
 
 
 class StopCase(unittest.TestCase):
-    workers = ()
+    workers: Tuple[str, ...] = ()
 
     def serve(self, *extra: str) -> HttpServer:
         folder = tempfile.TemporaryDirectory()

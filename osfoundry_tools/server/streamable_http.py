@@ -514,7 +514,8 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
 
     def handle_one_request(self) -> None:
         """Wait for a request, read its head and serve it. The connection closes when none comes in time, when the
-        client leaves, and after what is no request (answered 400, 408, 414 or 431 first)."""
+        client leaves, after what is no request (answered 400, 408, 414 or 431 first), and once the server
+        stops (a request that comes as it stops answered 503, with Retry-After)."""
         self.close_connection = True
         self.command, self.path, self.request_version, self.requestline = "", "", "HTTP/1.1", UNREAD_LINE
         self.headers = NO_FIELDS
