@@ -97,7 +97,7 @@ class Workers:
             pid = os.fork()
             if pid == 0:
                 self.be_worker(number, work, ready)  # never returns
-        self.numbers[pid] = number
+            self.numbers[pid] = number  # before a SIGTERM held back meanwhile stops the pool: stop() knows it
         return pid
 
     def be_worker(self, number: int, work: Work, ready: Callable[[], None]) -> None:
