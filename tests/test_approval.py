@@ -7,18 +7,23 @@ idempotency key free: each test that refuses compares every row of both stores b
 """
 
 import contextlib
+import http.client
 import io
 import json
 import os
+import shutil
 import tempfile
 import threading
 import unittest
 from typing import Any, Dict
 
 from osfoundry_tools.content import demo
-from osfoundry_tools.server import approval, methods, routing, stdio, tokens, workspace
+from osfoundry_tools.server import (
+    approval, methods, routing, shown_change, stdio, streamable_http, tokens, workspace,
+)
+from osfoundry_tools.stores import kb_store
 from osfoundry_tools.server.options import parse_options
-from tests.helpers import KB, snapshot, support_store
+from tests.helpers import KB, ManualClock, snapshot, support_store
 from tests.record_helpers import BUGS, bug_store, read
 from tests.test_mcp_sdk_modes import HttpServer
 
@@ -124,8 +129,8 @@ class StatelessEraTest(unittest.TestCase):
         self.assertEqual(request["params"]["requestedSchema"]["properties"]["decision"]["enum"], ["approve", "decline"])
         message = request["params"]["message"]
         self.assertIn('Agent "agent" asks', message)
-        self.assertIn('-> "Reset it"', message)
-        self.assertIn("+Added by the agent.", message)
+        self.assertIn("Title: Reset «a password» -> Reset «it»", message)
+        self.assertIn("«↵Added by the agent.»", message)
         self.assertIn("this one change", message)
 
     def test_an_approval_saves_exactly_that_change_once(self):
@@ -248,7 +253,7 @@ class StatelessEraTest(unittest.TestCase):
     def test_an_item_is_shown_by_its_labels(self):
         first = self.ask(self.space.item_edit(), name="edit_record_item")
         message = first["inputRequests"][approval.INPUT_KEY]["params"]["message"]
-        self.assertIn('Status: "New" -> "In progress"', message)
+        self.assertIn("Status: «New» -> «In progress»", message)
         self.assertIn('"Bug number 1"', message)
 
     def test_a_client_that_cannot_ask_its_user_is_refused_and_nothing_is_written(self):
@@ -269,6 +274,150 @@ class StatelessEraTest(unittest.TestCase):
         self.space.stateless("edit_knowledge_article", arguments, requestState=state, inputResponses=approve())
         replay = self.space.stateless("edit_knowledge_article", arguments)  # the same call again: writes nothing
         self.assertIs(answered(replay)["replay"], True)
+
+
+MALFORMED_STATES = {  # what a client may send in place of a requestState, none of which this server sealed
+    "non-ASCII": "osf2.é.AAAA", "non-ASCII signature": "osf2.e30." + "é" * 43, "emoji": "\U0001f600",
+    "a lone surrogate": "osf2.\ud800.x", "oversized": "osf2." + "A" * 5000 + "." + "A" * 43,
+    "empty": "", "two parts": "osf2.e30", "four parts": "osf2.e30.AAAA.AAAA", "old format": "osf1.e30.AAAA",
+    "an integer": 7, "null": None, "a list": ["osf2"], "an object": {"state": "osf2"}, "true": True,
+    "padding": "osf2.e30=." + "A" * 43,
+}
+
+
+class MalformedStateTest(unittest.TestCase):
+    """Any requestState a client sends is judged without an exception: a plain refusal naming requestState, never
+    -32603, nothing written, the key still free, in the stateless era over HTTP and over stdio."""
+
+    def setUp(self):
+        self.space = Workspace()
+        self.addCleanup(self.space.close)
+
+    def test_the_seal_refuses_each_in_words(self):
+        seal = approval.Seal(KEY)
+        for case, state in MALFORMED_STATES.items():
+            with self.subTest(case=case):
+                reason = seal.refusal(state, "agent", "edit_knowledge_article", {}, "store")
+                self.assertIsInstance(reason, str)
+
+    def test_a_state_signed_under_the_key_but_holding_no_claims_is_refused(self):
+        seal = approval.Seal(KEY)
+        for body in (b"[]", b"7", b"\xff\xfe", b"{"):
+            encoded = approval._encode(body)
+            state = f"{approval.STATE_PREFIX}.{encoded}.{seal._mac(encoded)}"
+            self.assertEqual(seal.refusal(state, "agent", "t", {}, ""), "it is not a requestState this server issued")
+
+    def test_each_is_refused_through_the_server_and_nothing_is_written(self):
+        arguments = self.space.article_edit()
+        before = self.space.rows()
+        for case, state in MALFORMED_STATES.items():
+            with self.subTest(case=case):
+                answer = self.space.server.handle({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+                    "name": "edit_knowledge_article", "arguments": arguments, "_meta": meta(),
+                    "requestState": state, "inputResponses": approve()}})
+                self.assertNotIn("error", answer)
+                refused = answered(answer["result"])
+                self.assertEqual(refused["error"], "invalid_request_state")
+                self.assertIn("requestState", refused["message"])
+        self.assertEqual(self.space.rows(), before)
+        state = self.space.stateless("edit_knowledge_article", arguments)["requestState"]  # the key is still free
+        saved = self.space.stateless("edit_knowledge_article", arguments, requestState=state, inputResponses=approve())
+        self.assertIs(answered(saved)["replay"], False)
+
+    def test_each_is_refused_over_stdio_and_over_http_with_a_result_not_an_error(self):
+        arguments = self.space.article_edit()
+        stdio_client = StdioClient(self.space.server)
+        self.addCleanup(stdio_client.close)
+        http_server = streamable_http.make_server(self.space.server.handle, streamable_http.HttpOptions(
+            "127.0.0.1", 0, None, frozenset()))
+        thread = threading.Thread(target=http_server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
+        self.addCleanup(http_server.server_close)
+        self.addCleanup(http_server.shutdown)
+        before = self.space.rows()
+        for case, state in MALFORMED_STATES.items():
+            message = {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+                "name": "edit_knowledge_article", "arguments": arguments, "_meta": meta(), "requestState": state,
+                "inputResponses": approve()}}
+            stdio_client.send(message)
+            over_stdio = stdio_client.receive()
+            connection = http.client.HTTPConnection("127.0.0.1", http_server.server_address[1], timeout=10)
+            self.addCleanup(connection.close)
+            connection.request("POST", "/mcp", json.dumps(message), {
+                "Content-Type": "application/json", "Accept": "application/json", "MCP-Protocol-Version": "2026-07-28",
+                "Mcp-Method": "tools/call", "Mcp-Name": "edit_knowledge_article"})
+            response = connection.getresponse()
+            over_http = json.loads(response.read())
+            for transport, answer in (("stdio", over_stdio), ("http", over_http)):
+                with self.subTest(case=case, transport=transport):
+                    self.assertNotIn("error", answer, answer)
+                    self.assertEqual(answered(answer["result"])["error"], "invalid_request_state")
+            self.assertEqual(response.status, 200)
+        self.assertEqual(self.space.rows(), before)
+
+
+class StoreBoundStateTest(unittest.TestCase):
+    """A state means one call on one store: a copy of the store's file refuses it, the same file reopened (a
+    restart, another process) takes it."""
+
+    def setUp(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.folder = folder.name
+        self.path = os.path.join(self.folder, "kb.db")
+        kb, _, self.articles = support_store(self.path)
+        kb.close()
+
+    def space_on(self, path):
+        kb, clock, _ = support_store_on(path)
+        records, records_clock, items = bug_store()
+        space = Workspace(stores=((kb, clock, self.articles), (records, records_clock, items)))
+        self.addCleanup(space.close)
+        return space
+
+    def test_the_identity_is_the_file_s_not_its_path(self):
+        copy = os.path.join(self.folder, "copy.db")
+        shutil.copyfile(self.path, copy)
+        link = os.path.join(self.folder, "link.db")
+        os.link(self.path, link)
+        identities = {}
+        for name, path in (("file", self.path), ("again", self.path), ("hard link", link), ("copy", copy)):
+            with kb_store.connect(path) as store:
+                identities[name] = store.database.identity
+                reader = store.database.reader()
+                self.assertEqual(reader.identity, store.database.identity)
+                reader.close()
+        self.assertEqual(identities["file"], identities["again"])
+        self.assertEqual(identities["file"], identities["hard link"])
+        self.assertNotEqual(identities["file"], identities["copy"])
+        with kb_store.connect(":memory:") as one, kb_store.connect(":memory:") as two:
+            self.assertNotEqual(one.database.identity, two.database.identity)
+
+    def test_a_copy_of_the_files_refuses_the_state_and_the_same_file_reopened_takes_it(self):
+        one = self.space_on(self.path)
+        arguments = one.article_edit()
+        state = one.stateless("edit_knowledge_article", arguments)["requestState"]
+        copy = os.path.join(self.folder, "copy.db")
+        with kb_store.connect(copy) as copied:
+            one.kb.database.copy_to(copied.database)
+        other = self.space_on(copy)
+        refused = answered(other.stateless("edit_knowledge_article", arguments, requestState=state,
+                                           inputResponses=approve()))
+        self.assertEqual(refused["error"], "invalid_request_state")
+        self.assertIn("another store", refused["message"])
+        restarted = self.space_on(self.path)
+        saved = restarted.stateless("edit_knowledge_article", arguments, requestState=state,
+                                    inputResponses=approve())
+        self.assertIs(answered(saved)["replay"], False)
+        article = other.kb.call_tool("read_knowledge_article", {"knowledge_base_id": KB,
+                                                                "article_id": self.articles[0]})
+        self.assertFalse(article["content"].endswith("Added by the agent."), "the copy was not written")
+
+
+def support_store_on(path):
+    """The support store's file at `path`, opened as it is."""
+    clock = ManualClock()
+    return kb_store.connect(path, clock=clock), clock, None
 
 
 class TokenHoldsTest(unittest.TestCase):
@@ -419,6 +568,24 @@ class HandshakeOverStdioTest(unittest.TestCase):
         self.assertIn("0.2 seconds", refused["message"])
         self.assertEqual(self.space.rows(), before)
 
+    def test_an_answer_sent_with_the_call_before_the_question_is_never_taken(self):
+        self.connect()
+        arguments = self.space.article_edit()
+        before = self.space.rows()
+        self.client.send(call("edit_knowledge_article", arguments, 1))
+        for guess in ("osfoundry-approval-1", "osfoundry-approval-0", 1):
+            self.client.send({"jsonrpc": "2.0", "id": guess, "result": approve()["approval"]})
+        asked = self.client.receive()
+        self.assertEqual(asked["method"], "elicitation/create")
+        self.assertRegex(asked["id"], r"^osfoundry-approval-[A-Za-z0-9_-]{20,}$")
+        self.assertEqual(self.space.rows(), before, "nothing saved on an answer sent before the question")
+        self.client.send({"jsonrpc": "2.0", "id": asked["id"], "result": decline()["approval"]})
+        self.assertEqual(answered(self.client.receive()["result"])["error"], "declined")
+        again = self.question(arguments, request_id=2)
+        self.assertNotEqual(again["id"], asked["id"])
+        self.client.send({"jsonrpc": "2.0", "id": again["id"], "result": approve()["approval"]})
+        self.assertIs(answered(self.client.receive()["result"])["replay"], False)
+
     def test_a_client_that_did_not_declare_elicitation_is_refused(self):
         self.connect(capabilities={})
         self.client.send(call("edit_knowledge_article", self.space.article_edit()))
@@ -481,28 +648,27 @@ def modern_call(name, arguments, **extra):
 
 
 class RequestMessageTest(unittest.TestCase):
-    """What the person reads stays short whatever the change: the diff bounded, saying how much it left out."""
+    """What the person reads holds every changed line, whatever their number, within the question's bound
+    (tests/test_shown_change.py shows the rest of how a change reads)."""
 
     def article(self, title, lines):
         return {"kind": "article", "id": "art-1", "where": KB, "title": title, "content": "\n".join(lines)}
 
-    def test_a_long_diff_shows_its_first_lines_and_counts_the_rest(self):
+    def test_every_changed_line_is_shown_and_none_is_left_out(self):
         before = self.article("Old", [f"line {n}" for n in range(40)])
         after = self.article("Old", [f"line {n}" for n in range(10)] + [f"new line {n}" for n in range(30)])
         message = approval.request_message("bot", "Edit a knowledge article", before, after, {})
         self.assertIn("Title: unchanged", message)
-        self.assertIn("Content: 30 lines added, 30 removed:", message)
-        self.assertIn(f"... and {60 - approval.DIFF_LINES} more changed lines, not shown", message)
-        self.assertLess(len(message), (approval.DIFF_LINES + 8) * approval.LINE_CHARACTERS)
+        self.assertIn("(10 unchanged lines)", message)
+        self.assertEqual(message.count("\n+ «new␣»line"), 30)
+        self.assertNotIn("more changed lines", message)
+        self.assertLessEqual(len(message), shown_change.QUESTION_CHARACTERS)
 
     def test_a_line_that_starts_with_dashes_is_a_change_like_any_other(self):
-        changed = approval.changed_lines(["--- a rule", "kept"], ["kept", "+++ added"])
-        self.assertEqual(changed, ["---- a rule", "++++ added"])
-
-    def test_control_characters_in_a_title_reach_the_person_as_spaces(self):
-        before = self.article("Old\x1b[2J title", ["a"])
-        message = approval.request_message("bot", "Edit", before, dict(before, content="b"), {})
-        self.assertNotIn("\x1b", message)
+        before, after = self.article("T", ["--- a rule", "kept"]), self.article("T", ["kept", "+++ added"])
+        message = approval.request_message("bot", "Edit", before, after, {})
+        self.assertIn("\n- «--- a rule»\n", message)
+        self.assertIn("\n+ «+++ added»", message)
 
     def test_nobody_is_held_without_the_flag_or_a_token_that_says_so(self):
         approvals = approval.Approvals(approval.Seal(KEY), every_caller=False)

@@ -229,5 +229,65 @@ class ApprovalRacingASaveTest(unittest.TestCase):
         self.assertEqual(content, "A colleague saved first.")
 
 
+@unittest.skipIf(SDK_MISSING and os.environ.get("MCP_SDK_REQUIRED") != "1", SDK_MISSING or "")
+class ApprovingADeepChangeTest(unittest.TestCase):
+    """The person approves a change made deep inside a line of 10,000 characters and sees it: the changed words
+    in their context in the question the SDK's elicitation_callback receives, over HTTP (2026-07-28) and over
+    stdio (the handshake era's elicitation/create), and then exactly that change saved."""
+
+    def setUp(self):
+        require_sdk()
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.path = os.path.join(folder.name, "kb.db")
+        sentences = ["Your reset link works once and expires after 60 minutes.", "Ask an administrator for help.",
+                     "Sign-in codes arrive by text message.", "Workspaces keep their records."]
+        self.line = " ".join(sentences[n % 3 + (n % 7 == 0)] for n in range(260))
+        self.at = self.line.index("60 minutes", 7_000)
+        server = HttpServer("--approve-writes", "--kb-db", self.path)  # writes the demo, then the long line
+        self.addCleanup(server.stop)
+        with kb_store.connect(self.path) as kb:
+            kb.save_article(KB, ARTICLE, content="Intro.\n" + self.line + "\nThe end.")
+        self.server = server
+
+    def changed(self) -> str:
+        return "Intro.\n" + self.line[:self.at] + "6 days" + self.line[self.at + len("60 minutes"):] + "\nThe end."
+
+    async def work(self, client, person):
+        person.script = ["approve"]
+        arguments = dict(edit_arguments(await version_of(client), "deep"), content=self.changed())
+        answer = await client.call_tool("edit_knowledge_article", arguments)
+        read = await client.call_tool("read_knowledge_article", {"knowledge_base_id": KB, "article_id": ARTICLE})
+        return answer, read.structured_content["content"], person.read
+
+    def check(self, answer, content, read):
+        self.assertFalse(answer.is_error, text(answer))
+        self.assertEqual(content, self.changed())
+        self.assertEqual(len(read), 1)
+        question = read[0]
+        self.assertIn("«60 minutes»", question)
+        self.assertIn("«6 days»", question)
+        context = self.line[self.at - 20:self.at]
+        self.assertIn(context + "«6 days»", question)
+        self.assertRegex(question, r"unchanged characters")
+        self.assertLess(len(question), 2_000)
+
+    def test_over_http_in_the_stateless_era(self):
+        self.check(*run_http(self.server.url, MODERN, self.work))
+
+    def test_over_stdio_in_the_handshake_era(self):
+        self.server.stop()
+
+        async def run(errlog):
+            parameters = StdioServerParameters(command=sys.executable, args=[
+                SERVER, "--approve-writes", "--kb-db", self.path], cwd=ROOT)
+            person = Person()
+            async with Client(stdio_client(parameters, errlog=errlog), mode="legacy", elicitation_callback=person,
+                              client_info=Implementation(name="approval-deep", version="1")) as client:
+                return await self.work(client, person)
+        with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
+            self.check(*asyncio.run(run(errlog)))
+
+
 if __name__ == "__main__":
     unittest.main()

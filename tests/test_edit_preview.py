@@ -75,7 +75,7 @@ class ItemPreviewTest(unittest.TestCase):
         self.assertEqual(snapshot(self.store), before)
         was, now = dict(preview.before["fields"]), dict(preview.after["fields"])
         self.assertEqual((was["Status"], now["Status"]), ("New", "In progress"))
-        self.assertEqual((was["Owner"], now["Owner"]), ("(empty)", "Ren"))
+        self.assertEqual((was["Owner"], now["Owner"]), (None, "Ren"))
         self.assertEqual(preview.before["title"], "Bug number 1")  # the field named title, not the first text
         self.assertEqual(preview.answer["version"], self.arguments["expected_version"] + 1)
 

@@ -274,7 +274,7 @@ class HoldingHandler(FakeHandler):
 
 
 class BodyBudgetTest(ServerCase, Refusals):
-    limits = Limits(max_body=1000, body_budget=1000, request_seconds=0.5)
+    limits = Limits(max_body=20_000, body_budget=30_000, request_seconds=0.5)
     handler: HoldingHandler
 
     @classmethod
@@ -282,27 +282,135 @@ class BodyBudgetTest(ServerCase, Refusals):
         return HoldingHandler()
 
     def test_a_body_waits_for_room_in_the_budget_and_is_answered_503_when_none_comes_in_time(self):
-        held = request("hold") + b" " * (600 - len(request("hold")))
+        """Each body's first 4 KiB are its connection's own; the budget counts the rest as it arrives."""
+        held = request("hold") + b" " * (20_000 - len(request("hold")))
         holder = threading.Thread(target=self.raw, args=(post_bytes(held),))
         holder.start()
         self.addCleanup(holder.join, TIMEOUT)
         self.addCleanup(self.handler.let_go.set)
         self.assertTrue(self.handler.entered.wait(TIMEOUT))
-        small = self.raw(post_bytes(request(request_id=2) + b" " * 300))  # 600 + 3xx fit in 1000
+        small = self.raw(post_bytes(request(request_id=2) + b" " * 17_000))  # 15,904 + 12,9xx fit in 30,000
         self.assertTrue(small.startswith(b"HTTP/1.1 200 "), small)
-        refused = self.raw(post_bytes(request(request_id=3) + b" " * 500))  # 600 + 5xx do not
+        refused = self.raw(post_bytes(request(request_id=3) + b" " * 19_900))  # 15,904 + 15,8xx do not
         self.assertJsonRefusal(refused, 503)
         self.assertEqual(response_of(refused)[1]["retry-after"], "1")
         self.handler.let_go.set()
         holder.join(TIMEOUT)
-        again = self.raw(post_bytes(request(request_id=4) + b" " * 500))
+        again = self.raw(post_bytes(request(request_id=4) + b" " * 19_900))
         self.assertTrue(again.startswith(b"HTTP/1.1 200 "), again)
         with self.handler.lock:
             self.assertEqual(sorted(call[0]["id"] for call in self.handler.calls), [1, 2, 4])
         self.assertEqual(self.server.bodies.held, 0)  # type: ignore[attr-defined]
 
     def test_a_body_over_the_body_limit_is_413(self):
-        self.assertJsonRefusal(self.raw(post_bytes(b" " * 1001)), 413)
+        self.assertJsonRefusal(self.raw(post_bytes(b" " * 20_001)), 413)
+
+
+class SlowSenders:
+    """Connections that each announce a body of `length` bytes, send `first` of them at once, then a byte every
+    half second until closed: the clients that once stalled every POST by reserving what they announced."""
+
+    def __init__(self, port: int, count: int, length: int, first: int = 1) -> None:
+        self.clients = [socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) for _ in range(count)]
+        head = post_bytes(b" " * length)[:-length]
+        for client in self.clients:
+            client.sendall(head + b" " * first)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.trickle, daemon=True)
+        self.thread.start()
+
+    def trickle(self) -> None:
+        while not self.stop.wait(0.5):
+            for client in self.clients:
+                try:
+                    client.send(b" ")
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(TIMEOUT)
+        for client in self.clients:
+            client.close()
+
+
+class FairBodiesTest(ServerCase):
+    """Bytes are reserved as they arrive: no number of slow senders keeps a small request waiting. Every socket
+    has a generous timeout; the only time asserted is a bound far above what an answer takes (2 s)."""
+
+    limits = Limits(request_seconds=20)
+
+    def timed_post(self, body: bytes) -> Tuple[int, float]:
+        started = time.monotonic()
+        with socket.create_connection(("127.0.0.1", self.port), timeout=TIMEOUT) as client:
+            client.sendall(post_bytes(body))
+            status = response_of(read_response(client))[0]
+        return status, time.monotonic() - started
+
+    def senders(self, count: int, length: int, first: int = 1) -> SlowSenders:
+        senders = SlowSenders(self.port, count, length, first)
+        self.addCleanup(senders.close)
+        return senders
+
+    def test_slow_senders_announcing_the_largest_bodies_do_not_delay_a_ping(self):
+        self.senders(4, Limits().max_body)
+        for number in range(5):
+            status, took = self.timed_post(request("ping", request_id=number))
+            self.assertEqual(status, 200)
+            self.assertLess(took, 2.0, "a ping waited behind bodies announced but not sent")
+        self.assertLess(self.server.bodies.held, 64 * 1024)  # type: ignore[attr-defined]
+
+    def test_bodies_sent_nearly_whole_then_stalled_leave_room_for_a_tool_call(self):
+        self.senders(2, Limits().max_body, first=Limits().max_body - 1000)
+        bodies = self.server.bodies  # type: ignore[attr-defined]
+        full, deadline = bodies.capacity - bodies.share - 64 * 1024, time.monotonic() + TIMEOUT
+        while bodies.held_large < full and time.monotonic() < deadline:  # the room for large bodies taken
+            time.sleep(0.05)
+        self.assertGreaterEqual(bodies.held_large, full)
+        status, took = self.timed_post(request("tools/call", name="edit") + b" " * 30_000)  # beyond the free 4 KiB
+        self.assertEqual(status, 200)
+        self.assertLess(took, 2.0, "a small body waited behind large ones: the share kept for small ones is gone")
+
+
+class BudgetUnitTest(unittest.TestCase):
+    """BodyBudget alone: what bodies hold, the share kept for small ones, who gives up when all wait."""
+
+    def test_a_body_holds_what_arrived_beyond_its_free_bytes_and_gives_it_back(self):
+        budget = http_front.BodyBudget(100_000, share=10_000)
+        hold = budget.hold(90_000, time.monotonic() + TIMEOUT)
+        self.assertTrue(hold.take(http_front.FREE_BODY))
+        self.assertEqual(budget.held, 0)
+        self.assertTrue(hold.take(5_000))
+        self.assertEqual((budget.held, budget.held_large), (5_000, 5_000))
+        hold.release()
+        self.assertEqual((budget.held, budget.held_large), (0, 0))
+
+    def test_large_bodies_never_take_the_share_kept_for_small_ones(self):
+        budget = http_front.BodyBudget(100_000, share=10_000)
+        past = time.monotonic() - 1
+        large = budget.hold(200_000, past)
+        self.assertTrue(large.take(http_front.FREE_BODY + 90_000))
+        self.assertFalse(budget.hold(200_000, past).take(http_front.FREE_BODY + 1))
+        small = budget.hold(http_front.SMALL_BODY, past)
+        self.assertTrue(small.take(http_front.FREE_BODY + 10_000))
+        self.assertFalse(budget.hold(100, past).take(http_front.FREE_BODY + 1))
+
+    def test_a_younger_body_waiting_with_bytes_gives_up_while_an_older_one_waits(self):
+        budget = http_front.BodyBudget(20_000)
+        now = time.monotonic()
+        older, younger = budget.hold(200_000, now + TIMEOUT), budget.hold(200_000, now + TIMEOUT + 1)
+        self.assertTrue(older.take(http_front.FREE_BODY + 10_000))
+        self.assertTrue(younger.take(http_front.FREE_BODY + 10_000))
+        outcomes: Dict[str, bool] = {}
+        waiting = threading.Thread(target=lambda: outcomes.update(older=older.take(5_000)))
+        waiting.start()
+        while not budget.waiting:
+            time.sleep(0.01)
+        self.assertFalse(younger.take(5_000), "the younger gives up at once")
+        younger.release()
+        waiting.join(TIMEOUT)
+        self.assertEqual(outcomes, {"older": True})
+        self.assertEqual(budget.held, 15_000)
 
 
 class ExpectContinueTest(ServerCase):
@@ -415,11 +523,12 @@ class GiveBackTest(unittest.TestCase):
 
 class LimitsTest(unittest.TestCase):
     def test_the_memory_bound_is_the_arithmetic_the_readme_states(self):
-        per_connection = (8 + 16) * 1024 + 100 * http_front.FIELD_BYTES + http_front.CHUNK + http_front.THREAD_BYTES
+        per_connection = (8 + 16) * 1024 + 100 * http_front.FIELD_BYTES + http_front.CHUNK + http_front.FREE_BODY \
+            + http_front.THREAD_BYTES
         self.assertEqual(Limits().memory(), 1024 * per_connection + 8 * 1024 * 1024)
-        self.assertIn("connections and requests hold at most 87.5 MiB", Limits().describe())
+        self.assertIn("connections and requests hold at most 91.5 MiB", Limits().describe())
         self.assertEqual(Limits(max_connections=2, max_headers=1).memory(),
-                         2 * ((8 + 16 + 4 + 32) * 1024 + http_front.FIELD_BYTES) + 8 * 1024 * 1024)
+                         2 * ((8 + 16 + 4 + 4 + 32) * 1024 + http_front.FIELD_BYTES) + 8 * 1024 * 1024)
 
     def test_sizes_are_read_with_their_unit_and_refused_beyond_1_gib(self):
         self.assertEqual([http_front.parse_size(text) for text in ("1", "16KiB", "16K", "4 MiB", "1024M")],
@@ -447,7 +556,12 @@ class OptionsTest(unittest.TestCase):
             ("--demo", "--http", "0", "--http-idle-seconds", "-1"): "positive number of seconds",
             ("--demo", "--http", "0", "--http-request-seconds", "100000"): "up to 86400",
             ("--demo", "--http", "0", "--http-body-budget", "1MiB"): "cannot hold one body of 4 MiB",
+            ("--demo", "--http-grace-seconds", "2"): "--http-grace-seconds acts on the HTTP transport",
+            ("--demo", "--http", "0", "--http-grace-seconds", "-1"): "from 0 to 3600",
+            ("--demo", "--http", "0", "--http-grace-seconds", "soon"): "from 0 to 3600",
         })
+        self.assertEqual(parse_options(["--demo", "--http", "0"]).http_grace_seconds, 5.0)
+        self.assertEqual(parse_options(["--demo", "--http", "0", "--http-grace-seconds", "0"]).http_grace_seconds, 0)
 
     def test_the_http_page_states_each_limit_with_its_default_and_option(self):
         with open(os.path.join(ROOT, "docs", "http.md"), encoding="utf-8") as page:

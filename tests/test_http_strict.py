@@ -91,7 +91,7 @@ class StrictHeadersTest(ServerCase):
                      b"Cookie: session=cookie-secret\r\n\r\n")
         logged = "\n".join(logs.output)
         self.assertIn('"POST /mcp HTTP/1.1" 200', logged)
-        self.assertIn('"GET /other HTTP/1.1" 404', logged)
+        self.assertIn('"GET /other HTTP/1.1" 400', logged)  # a target naming a user is refused
         for secret in ("visible-only-here", "hunter2", "cookie-secret", TOKEN):
             self.assertNotIn(secret, logged)
 
@@ -143,6 +143,40 @@ class MalformedInputTest(ServerCase, Refusals):
         self.assertJsonRefusal(written, 400)
         self.assertIn(b"Bad Request: Bad request syntax", written)
         self.assertTrue(handler.close_connection)
+
+
+class AbsoluteTargetTest(ServerCase, Refusals):
+    """An absolute-form target (POST http://HOST/mcp) names a host as Host does, and is checked as Host is: on a
+    loopback server only a loopback host is answered (421 otherwise), and a malformed one is refused (400)."""
+
+    def status_of(self, target: str, host: str = "127.0.0.1") -> bytes:
+        body = request()
+        head = (f"POST {target} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
+        return self.raw(head + body)
+
+    def test_a_target_naming_another_host_is_misdirected_whatever_the_host_header_says(self):
+        for target in ("http://attacker.example/mcp", "HTTP://attacker.example:80/mcp",
+                       "http://localhost.attacker.example/mcp", "https://10.0.0.1/mcp?x=1"):
+            with self.subTest(target=target):
+                body = self.assertJsonRefusal(self.status_of(target), 421)
+                self.assertIn("loopback", body["error"]["message"])
+        self.assertEqual(self.handler.calls, [])
+
+    def test_a_target_naming_this_machine_is_served(self):
+        for target in (f"http://127.0.0.1:{self.port}/mcp", "http://localhost/mcp", "http://[::1]:1/mcp"):
+            with self.subTest(target=target):
+                self.assertTrue(self.status_of(target).startswith(b"HTTP/1.1 200 "), target)
+
+    def test_a_malformed_target_or_one_with_a_user_is_400(self):
+        for target in ("http://127.0.0.1@attacker.example/mcp", "http://attacker.example@127.0.0.1/mcp",
+                       "ftp://127.0.0.1/mcp", "http://127.0.0.1:port/mcp", "http:///mcp", "http://[x/mcp"):
+            with self.subTest(target=target):
+                self.assertJsonRefusal(self.status_of(target), 400)
+        self.assertEqual(self.handler.calls, [])
+
+    def test_a_path_that_starts_with_two_slashes_is_a_path_not_a_host(self):
+        self.assertTrue(self.status_of("//attacker.example/mcp").startswith(b"HTTP/1.1 404 "))
 
 
 class LoggedMessageTest(unittest.TestCase):

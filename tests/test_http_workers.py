@@ -1,7 +1,8 @@
 """mcp_server.py --http --workers N: N processes sharing one port, each with its own connections to the databases.
 Both workers answer; agents whose calls land on either keep one chain of versions and a gap-free log (the checks
-of two servers behind a load balancer, on one port); SIGTERM stops every worker; a worker that dies stops the
-server in one line; what cannot be served by several processes is refused before anything is written."""
+of two servers behind a load balancer, on one port); SIGTERM stops every worker; a worker that dies is replaced
+and the service goes on, while workers that keep dying stop the server in one line; what cannot be served by
+several processes is refused before anything is written."""
 
 import os
 import signal
@@ -158,14 +159,27 @@ class WorkersTest(unittest.TestCase):
         listener = http_workers.listen("127.0.0.1", server.port, 8)  # OSError if a worker still held it
         listener.close()
 
-    def test_a_worker_killed_stops_the_others_and_the_server_in_one_line(self):
+    def test_a_worker_killed_is_replaced_and_the_service_goes_on(self):
         server = served(self)
         first, second = workers_of(server.process.pid)
         os.kill(second, signal.SIGKILL)
-        self.assertEqual(server.process.wait(timeout=STOP_SECONDS), 1)
-        self.assertTrue(gone(first))
-        self.assertRegex(server.text(), rf"\nmcp_server: worker [12] \(pid {second}\) was killed by signal 9: the "
-                         r"server stops\n")
+        self.assertTrue(until(lambda: len(set(workers_of(server.process.pid)) - {first}) == 1, 20))
+        replacement = (set(workers_of(server.process.pid)) - {first}).pop()
+        self.assertNotEqual(replacement, second)
+        self.addCleanup(kill_left, [replacement])
+        self.assertIsNone(server.process.poll(), "the server goes on")
+        self.assertRegex(server.text(), rf"\nmcp_server: worker ([12]) \(pid {second}\) was killed by signal 9; a new "
+                         rf"worker \1 \(pid {replacement}\) serves in its place\n")
+        for _ in range(20):  # new connections, either worker: every one answered
+            agent = Agent(server.port)
+            try:
+                self.assertIn("results", agent.call("search_knowledge_base", {"knowledge_base_id": "kb-support",
+                                                                              "query": "password"}))
+            finally:
+                agent.close()
+        server.process.send_signal(signal.SIGTERM)
+        self.assertEqual(server.process.wait(timeout=STOP_SECONDS), 0)
+        self.assertTrue(until(lambda: gone(first) and gone(replacement), 10))
 
     def test_the_port_is_free_again_once_the_server_stopped(self):
         server = served(self)
@@ -268,6 +282,31 @@ class WorkersUnitTest(unittest.TestCase):
                 pool.wait_ready()
         finally:
             pool.stop()
+        self.assertEqual(pool.numbers, {})
+
+    def test_workers_that_keep_ending_are_replaced_until_the_sixth_within_a_minute_stops_the_server(self):
+        listener = http_workers.listen("127.0.0.1", 0, 8)
+        pool = http_workers.Workers(listener, 2, stop_seconds=10)
+
+        def work(number, ready):
+            ready()
+            if number == 2:
+                return 4
+            time.sleep(STOP_SECONDS)
+            return 0
+
+        told = []
+        pool.start(work)
+        try:
+            pool.wait_ready()
+            with self.assertRaisesRegex(http_workers.WorkerEnded, r"^worker 2 \(pid \d+\) ended with status 4, the "
+                                        r"6th worker to end within 60 s: the server stops$"):
+                pool.supervise(work, told.append)
+        finally:
+            pool.stop()
+        self.assertEqual(len(told), 5)
+        self.assertRegex(told[0], r"^worker 2 \(pid \d+\) ended with status 4; a new worker 2 \(pid \d+\) serves in "
+                         r"its place$")
         self.assertEqual(pool.numbers, {})
 
 

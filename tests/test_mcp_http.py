@@ -501,7 +501,7 @@ class LifetimeTest(unittest.TestCase):
         self.assertFalse(thread.is_alive())
         self.assertClosed(port)
 
-    def test_serve_http_reports_its_address_and_stops_on_keyboard_interrupt(self) -> None:
+    def test_serve_http_reports_its_address_and_stops_on_keyboard_interrupt_then_raises_it(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             self.skipTest("a KeyboardInterrupt reaches only the main thread")
         addresses: List[Tuple[str, int]] = []
@@ -525,7 +525,8 @@ class LifetimeTest(unittest.TestCase):
 
         thread = threading.Thread(target=client)
         thread.start()
-        streamable_http.serve_http(FakeHandler(), self.options(), ready)  # returns on the interrupt
+        with self.assertRaises(KeyboardInterrupt):  # raised on once the server has stopped, for the exit status
+            streamable_http.serve_http(FakeHandler(), self.options(), ready)
         thread.join(5)
         self.assertEqual(addresses[0][0], "127.0.0.1")
         self.assertEqual(statuses, [200])

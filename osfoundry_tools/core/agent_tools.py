@@ -18,7 +18,7 @@ from osfoundry_tools.core.rejections import Forbidden, Rejection, UnknownTool, l
 from osfoundry_tools.core.tools import DEFAULT_CALLER, WRITE_SCOPE, Tool
 
 log = logging.getLogger("osfoundry")
-EMPTY_VALUE = "(empty)"  # how a Preview's subject shows a field that holds nothing
+EMPTY_VALUE = "(empty)"  # how a person asked to approve a change is shown a field that holds nothing
 
 
 # ---------------------------------------------------------------------------
@@ -190,7 +190,8 @@ class Preview(NamedTuple):
 
     A subject is a dict: "kind" ("article" or "item"), "id", "where" (its knowledge base or channel), "title",
     and either "content" (an article's text) or "fields" (an item's [label, value as shown] pairs, in schema
-    order)."""
+    order, None as the value of a field that holds nothing). Two subjects that differ never read the same: what
+    a person approves is what they were shown."""
 
     answer: Dict[str, Any]
     before: Optional[Dict[str, Any]]

@@ -28,11 +28,15 @@ Glossary:
   reader        another connection to a store's file, for reads only (Database.reader): each read on it is a
                 transaction of its own, which sees every transaction committed before it began, whichever
                 connection or process wrote it (WAL), and runs beside the writer's transactions
+  identity      what tells a store's data from a copy of it (Database.identity): a file's device and inode, not
+                its path, so a copy differs while a restart or another process on the same file matches; a
+                private memory has a random one of its own. An approval sealed for one store is refused by another
 """
 
 import copy
 import dataclasses
 import os
+import secrets
 import sqlite3
 import threading
 import time
@@ -139,6 +143,7 @@ class Database:
     stores do differently on each engine is the connection's dialect.Dialect."""
 
     ENGINE_ERROR: Type[Exception] = sqlite3.DatabaseError  # engine: the driver's errors
+    identity: str  # engine: what tells this store's data from a copy of it (the module's docstring)
     BEGIN = {True: "BEGIN IMMEDIATE", False: "BEGIN"}  # engine: how a write and a read begin
     reads_only = False  # a reader's (see reader()): a write on it is a bug, refused
     READERS = 1  # engine: the readers a server opens beside this connection. A sqlite read is this process's own
@@ -174,6 +179,7 @@ class Database:
                 self.connection.execute(f"PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}")
             if not self.read_only:
                 self._make()
+            self.identity = identity_of(path)
         except BaseException:
             self.connection.close()
             raise
@@ -478,6 +484,16 @@ def shown_location(location: str) -> str:
         return location
     host = parts.netloc.rsplit("@", 1)[1]
     return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+def identity_of(path: str) -> str:
+    """The identity of a store's data (Database.identity): a file's device and inode, which its copies do not
+    share and a restart or another process on the same file does; a private memory's, a random token of its own.
+    OSError if the file cannot be looked at."""
+    if path in MEMORY:
+        return "memory:" + secrets.token_hex(16)
+    status = os.stat(path)
+    return f"sqlite:{status.st_dev}:{status.st_ino}"
 
 
 def _marks(connection: sqlite3.Connection) -> Tuple[int, int, Set[str]]:

@@ -255,6 +255,7 @@ class PostgresDatabase(Database):
         self.connection = self._connect()
         try:
             self._make()
+            self.identity = self._identity()
         except (psycopg.Error, Rejection) as error:  # no right to create the schema, a server going away ...
             self.connection.close()
             raise UnusableFile(f"{shown_location(url)} cannot be opened as a {layout.name} store: "
@@ -266,6 +267,22 @@ class PostgresDatabase(Database):
     def _start_afresh(self) -> None:
         super()._start_afresh()
         self._derived_undone: Optional[int] = None  # _undone when _derived was last valid
+
+    def _identity(self) -> str:
+        """What tells this store's data from a copy of it, from what any user may read: the cluster's system
+        identifier where this user may read it (pg_control_system), the server's port, and the OIDs of the
+        database and of the store's schema, which a copy made by pg_dump or CREATE DATABASE ... TEMPLATE does not
+        keep."""
+        with self.read() as connection:
+            row = connection.execute(
+                "SELECT coalesce(inet_server_port(), 0), d.oid, n.oid FROM pg_database d, pg_namespace n "
+                "WHERE d.datname = current_database() AND n.nspname = ?", (self.schema,)).fetchone()
+        try:
+            with self.read() as connection:
+                cluster = connection.execute("SELECT system_identifier FROM pg_control_system()").fetchone()[0]
+        except (Rejection, self.ENGINE_ERROR):  # not granted to this user (superusers and pg_monitor are): the rest do
+            cluster = "?"
+        return f"postgresql:{cluster}:{row[0]}:{row[1]}:{row[2]}"
 
     def _reader_connection(self) -> PostgresConnection:
         """A reader's connection: its reads begin REPEATABLE READ, READ ONLY, as every read here does."""

@@ -9,17 +9,24 @@ and the stores' previews (agent_tools.AgentTools.preview), not the stores themse
 Glossary:
   approval       a person's answer to one request: approve or decline (with an optional reason); there is no
                  "approve all" and nothing is remembered, so every write is asked again
-  request        what the person reads: who asks, which article or item (by title), what would change (an
-                 article's title before and after and a short line diff, an item's fields by label), and that
-                 approving saves this one change only
+  request        what the person reads: who asks, which article or item (by title), what would change, and
+                 that approving saves this one change only. Every character that changes is shown, in context
+                 (shown_change.py): each changed line, title or field as a "- " and a "+ " line with the
+                 changed words between « and », whitespace and line ends that change marked, unchanged text
+                 and lines counted where they are left out. A change that cannot be shown whole within
+                 shown_change.QUESTION_CHARACTERS (SPAN_CHARACTERS in one place) is refused with
+                 change_too_large_to_approve, nobody asked: the agent is told to split it into smaller edits
   preview        the call run in a transaction that is rolled back: the answer it would get now, and its
                  subject before and after. A call whose preview is a rejection (a version already stale, a bad
                  value) or a replay (it would write nothing) is answered at once, nobody asked
   commit         an approved call run as any call runs, its compare-and-swap checked then: a person's save that
                  came while the approval waited makes it a version_conflict saying so
   requestState   the stateless era's memory of a question, held by the client between the two rounds: sealed
-                 with HMAC-SHA256 under the server's key, bound to the caller, the tool, the exact arguments and
-                 an expiry; servers given one key accept each other's
+                 with HMAC-SHA256 under the server's key, bound to the caller, the tool, the exact arguments, the
+                 store's identity (its file's device and inode, not its path: a copy of the files refuses it) and
+                 an expiry; servers given one key and serving the same store accept each other's. Whatever a
+                 client sends in its place (not a string, over STATE_CHARACTERS, not ASCII, of another shape) is
+                 refused with invalid_request_state, in words that name requestState
   bound          how long a person may take: APPROVAL_SECONDS unless --approval-timeout says otherwise; past it,
                  the call is answered as unanswered (handshake era) or its requestState as expired
 
@@ -30,27 +37,30 @@ agent may send the same call, with the same key, again.
 import base64
 import binascii
 import collections
-import difflib
 import hashlib
 import hmac
 import json
 import logging
+import re
 import secrets
 import threading
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Mapping, Optional
 
-from osfoundry_tools.core.agent_tools import EMPTY_VALUE
 from osfoundry_tools.core.idempotency import fingerprint
 from osfoundry_tools.core.rejections import Rejection, quote
+from osfoundry_tools.server.shown_change import (
+    QUESTION_CHARACTERS, article_change, item_change, too_large, visible,
+)
 
 log = logging.getLogger("osfoundry.mcp")
 
 APPROVAL_SECONDS = 600.0  # how long a person may take to answer before the request lapses (--approval-timeout)
-DIFF_LINES = 24  # changed lines of an article's content shown to the person; the rest are counted, not shown
-LINE_CHARACTERS = 160  # a shown line or field value is cut here
+LINE_CHARACTERS = 160  # of a subject's title where the question's opening sentence names it, and of a client's name
 KEY_BYTES = 32  # a server's own sealing key, when no --approval-key-file gives one
-STATE_PREFIX = "osf1"  # the first part of every requestState this server seals: its format's version
+STATE_PREFIX = "osf2"  # the first part of every requestState this server seals: its format's version (2: the store)
+STATE_CHARACTERS = 4096  # a requestState longer than this is refused unread; one this server seals takes about 250
+STATE_SHAPE = re.compile(STATE_PREFIX + r"\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}")  # prefix.claims.HMAC, base64url
 INPUT_KEY = "approval"  # the key of the one input request in an InputRequiredResult
 REASON_CHARACTERS = 500  # a reason given with a decline, at most
 ELICIT = "elicitation/create"
@@ -94,56 +104,31 @@ class InvalidRequestState(Rejection):
 def request_message(caller: str, tool_title: str, before: Optional[Mapping[str, Any]],
                     after: Optional[Mapping[str, Any]], arguments: Mapping[str, Any]) -> str:
     """What the person is asked: who, what, the change, and that approving saves this one change only (for a
-    store that shows no subject, the call's arguments)."""
+    store that shows no subject, the call's arguments). Every changed character is in it, with some context
+    (shown_change.py says how it reads); ChangeTooLarge, nobody asked, for a change that cannot be shown whole
+    within QUESTION_CHARACTERS."""
     if before is None or after is None:
-        lines = [f"Agent {quote(caller)} asks to save a change ({tool_title}) with these arguments:",
-                 cut(json.dumps(arguments, ensure_ascii=False), 20 * LINE_CHARACTERS)]
+        shown = visible(json.dumps(arguments, ensure_ascii=False))
+        lines = [f"Agent {quote(caller)} asks to save a change ({tool_title}) with these arguments:", shown]
     else:
-        what = f'the {before["kind"]} "{cut(before["title"])}" ({before["where"]}/{before["id"]})'
+        what = f'the {before["kind"]} "{named(before["title"])}" ({visible(before["where"])}/{visible(before["id"])})'
         lines = [f"Agent {quote(caller)} asks to save a change ({tool_title}) to {what}.", ""]
         lines += article_change(before, after) if before["kind"] == "article" else item_change(before, after)
-    lines += ["", "Approving saves this one change, once; the agent's next change is asked again."]
-    return "\n".join(lines)
+    lines += ["", CLOSING]
+    message = "\n".join(lines)
+    if len(message) > QUESTION_CHARACTERS:
+        raise too_large(f"shown whole, with the context of each change, it takes {len(message):,} characters, and "
+                        f"a person is asked in {QUESTION_CHARACTERS:,} at most")
+    return message
 
 
-def article_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str]:
-    """An article's title before and after, and its content as a line diff of DIFF_LINES changed lines at most."""
-    lines = ([f'Title: "{cut(before["title"])}" -> "{cut(after["title"])}"'] if before["title"] != after["title"]
-             else ["Title: unchanged"])
-    changed = changed_lines(before["content"].splitlines(), after["content"].splitlines())
-    if not changed:
-        return lines + ["Content: unchanged"]
-    added = sum(1 for line in changed if line.startswith("+"))
-    lines.append(f"Content: {added} line{'s' * (added != 1)} added, {len(changed) - added} removed:")
-    lines += [cut(line) for line in changed[:DIFF_LINES]]
-    if len(changed) > DIFF_LINES:
-        lines.append(f"... and {len(changed) - DIFF_LINES} more changed lines, not shown")
-    return lines
+CLOSING = "Approving saves this one change, once; the agent's next change is asked again."
 
 
-def changed_lines(old: Sequence[str], new: Sequence[str]) -> List[str]:
-    """The lines removed ("-" first) and added ("+" first), in order, without context.
-
-    >>> changed_lines(["a", "-- b", "c"], ["a", "c", "d"])
-    ['--- b', '+d']
-    """
-    changed: List[str] = []
-    for tag, old_from, old_to, new_from, new_to in difflib.SequenceMatcher(None, old, new).get_opcodes():
-        if tag != "equal":
-            changed += ["-" + line for line in old[old_from:old_to]] + ["+" + line for line in new[new_from:new_to]]
-    return changed
-
-
-def item_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str]:
-    """Each field of an item whose value would change, by label, before and after (fields in schema order)."""
-    changed = [f"{label}: {shown(was)} -> {shown(value)}"
-               for (label, was), (_, value) in zip(before["fields"], after["fields"]) if was != value]
-    return changed or ["No field's value changes"]
-
-
-def shown(value: str) -> str:
-    """A field's value in quotes, cut to one line; an empty one as agent_tools.EMPTY_VALUE, unquoted."""
-    return EMPTY_VALUE if value == EMPTY_VALUE else f'"{cut(value)}"'
+def named(title: str) -> str:
+    """A title as the opening sentence names its subject: visible, cut to LINE_CHARACTERS (the change itself is
+    shown whole below it)."""
+    return visible(title) if len(title) <= LINE_CHARACTERS else visible(title[:LINE_CHARACTERS - 1]) + "…"
 
 
 def cut(text: str, limit: int = LINE_CHARACTERS) -> str:
@@ -232,7 +217,8 @@ def _decode(text: str) -> bytes:
 
 class Seal:
     """Seals and opens requestState: HMAC-SHA256 under `key` of the caller, the tool, the arguments' fingerprint,
-    an expiry and a nonce. The state is signed, not encrypted: it holds nothing the client does not know."""
+    the store's identity (engines' Database.identity), an expiry and a nonce. The state is signed, not encrypted:
+    it holds nothing the client does not know."""
 
     def __init__(self, key: bytes, clock: Callable[[], float] = time.time,
                  nonce: Callable[[], str] = lambda: secrets.token_hex(8)) -> None:
@@ -242,27 +228,42 @@ class Seal:
         self.clock = clock
         self.nonce = nonce
 
-    def issue(self, caller: str, tool: str, arguments: Mapping[str, Any], seconds: float) -> str:
-        """A requestState for this call, good for `seconds`."""
-        claims = {"c": caller, "t": tool, "a": fingerprint(arguments), "x": round(self.clock() + seconds, 3),
-                  "n": self.nonce()}
+    def issue(self, caller: str, tool: str, arguments: Mapping[str, Any], seconds: float, store: str = "") -> str:
+        """A requestState for this call on this `store` (its identity), good for `seconds`."""
+        claims = {"c": caller, "t": tool, "a": fingerprint(arguments), "s": store,
+                  "x": round(self.clock() + seconds, 3), "n": self.nonce()}
         body = _encode(json.dumps(claims, sort_keys=True, separators=(",", ":")).encode("utf-8"))
         return f"{STATE_PREFIX}.{body}.{self._mac(body)}"
 
-    def refusal(self, state: Any, caller: str, tool: str, arguments: Mapping[str, Any]) -> Optional[str]:
-        """None if `state` is one this key sealed for this very call and it has not expired; else why not."""
-        parts = state.split(".") if isinstance(state, str) else []
-        if len(parts) != 3 or parts[0] != STATE_PREFIX:
+    def refusal(self, state: Any, caller: str, tool: str, arguments: Mapping[str, Any],
+                store: str = "") -> Optional[str]:
+        """None if `state` is one this key sealed for this very call on this very store and it has not expired;
+        else why not, in words for the agent. Whatever `state` is (any JSON value, of any length, in any
+        characters), the answer is one of these, never an exception."""
+        if not isinstance(state, str):
+            return f"it is a JSON {type(state).__name__ if state is not None else 'null'}, and a requestState is the " \
+                   "string this server sent, unchanged"
+        if len(state) > STATE_CHARACTERS:
+            return (f"it holds {len(state):,} characters, more than any requestState this server issues "
+                    f"({STATE_CHARACTERS:,})")
+        if not state.isascii() or not STATE_SHAPE.fullmatch(state):
             return "it is not a requestState this server issued"
-        if not hmac.compare_digest(self._mac(parts[1]), parts[2]):
+        _, body, mac = state.split(".")
+        if not hmac.compare_digest(self._mac(body), mac):
             return "its signature does not match: it was altered, or sealed under another key"
         try:
-            claims = json.loads(_decode(parts[1]))
-        except (ValueError, binascii.Error):
+            claims = json.loads(_decode(body))
+        except (ValueError, binascii.Error):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            claims = None
+        if not isinstance(claims, dict):
             return "it is not a requestState this server issued"
         if claims.get("c") != caller or claims.get("t") != tool or claims.get("a") != fingerprint(arguments):
             return "it was issued for another call (another caller, tool or arguments)"
-        if not isinstance(claims.get("x"), (int, float)) or self.clock() > claims["x"]:
+        if claims.get("s") != store:
+            return ("it was issued on another store: a copy of this one's data, or another database; a state means "
+                    "one call on one store")
+        expiry = claims.get("x")
+        if isinstance(expiry, bool) or not isinstance(expiry, (int, float)) or self.clock() > expiry:
             return "it has expired: the person's answer came after the bound"
         return None
 
@@ -286,7 +287,7 @@ class Tally:
     """How approvals went since the server started, counted as they happen (thread-safe)."""
 
     KINDS = ("asked", "approved and saved", "approved, then changed meanwhile", "approved, then failed", "declined",
-             "cancelled", "unanswered", "version_conflict before asking")
+             "cancelled", "unanswered", "version_conflict before asking", "too large to show")
 
     def __init__(self) -> None:
         self.counts: Dict[str, int] = collections.Counter()

@@ -119,7 +119,7 @@ def serve_over_http(server: Server, options: argparse.Namespace, workspace: Work
     several (`worker`), without the startup line: the parent says when all serve."""
     host, port = options.http
     http_options = streamable_http.HttpOptions(host, port, options.tokens, frozenset(options.allow_origin or ()),
-                                        options.http_limits)
+                                               options.http_limits, options.http_grace_seconds)
 
     def ready(address: Tuple[str, int]) -> None:
         if worker:
@@ -141,21 +141,23 @@ def serve_over_http(server: Server, options: argparse.Namespace, workspace: Work
 def serve_in_workers(options: argparse.Namespace, workspace: Workspace, listener: socket.socket, description: str,
                      started: float) -> int:
     """Serve Streamable HTTP on `listener` from options.workers processes (http_workers) until Ctrl-C or SIGTERM
-    (0), or until a worker ends by itself (EXIT_FAILED, the others stopped). `workspace`, opened to check and fill
-    the databases once, is closed before the fork: each worker opens its own, the demo's colleague in the first
-    alone."""
+    (0), each worker that ends by itself replaced, until too many have (EXIT_FAILED, the others stopped).
+    `workspace`, opened to check and fill the databases once, is closed before the fork: each worker opens its
+    own, the demo's colleague in the first alone."""
     tool_count = len(workspace.tools().listing())
     workspace.close()
     address = listener.getsockname()
-    pool = http_workers.Workers(listener, options.workers)
+    pool = http_workers.Workers(listener, options.workers,
+                                stop_seconds=options.http_grace_seconds + http_workers.STOP_MARGIN_SECONDS)
     signal.signal(signal.SIGTERM, stop_on_sigterm)
+    work = functools.partial(serve_as_worker, options, description, listener)
     try:
-        pool.start(functools.partial(serve_as_worker, options, description, listener))
+        pool.start(work)
         pool.wait_ready()
         log.info("serving %d tools over Streamable HTTP at http://%s/mcp, %s; %d worker processes, each with "
                  "these limits: %s; ready in %.2f s", tool_count, shown_address(*address[:2]), description,
                  options.workers, options.http_limits.describe(), time.perf_counter() - started)
-        pool.supervise()
+        pool.supervise(work, lambda line: log.warning("%s", line))
     except http_workers.WorkerEnded as ended:
         log.error("%s", ended)
         return EXIT_FAILED
@@ -202,15 +204,17 @@ def handle_logged(server: Server, message: Any, grant: Optional[tokens.Grant] = 
 
 
 def stop_on_sigterm(number: int, frame: Any) -> None:
-    """SIGTERM ends the HTTP server as EOF ends the stdio one: one line, status 0."""
+    """SIGTERM ends the HTTP server as EOF ends the stdio one: one line, then the graceful stop (the requests
+    under way answered within the grace), status 0. The SIGTERMs that follow the first are ignored (a service
+    manager's to the whole group of processes, then a worker's parent's), so that none cuts the grace short:
+    Ctrl-C or SIGKILL does."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     log.info("SIGTERM: stopping")
     raise SystemExit(EXIT_OK)
 
 
 def stop_worker_on_sigterm(number: int, frame: Any) -> None:
-    """A worker's stop_on_sigterm, deaf to the SIGTERMs that follow the first (a service manager's to the whole
-    group of processes, then the parent's): the requests under way are answered before the worker ends."""
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    """A worker's stop_on_sigterm: the same."""
     stop_on_sigterm(number, frame)
 
 

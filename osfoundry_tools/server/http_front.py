@@ -13,18 +13,26 @@ Glossary:
   idle           a connection waiting for a request's first byte: closed, without a reply, after idle_seconds
   deadline       when a request must be complete, head and body: its first byte's time + request_seconds (408)
   slot           one of max_connections: held from accept to close; a connection beyond them is refused (503)
-  body budget    the bytes of request bodies held at once, over all connections: a body waits for room until
-                 its request's deadline (then 503), so that many large bodies never arrive together
+  body budget    the bytes of request bodies held at once, over all connections, reserved as they arrive (never
+                 as announced): each body's first FREE_BODY bytes are its connection's own, and a share of the
+                 budget (Limits.small_share) is kept for bodies announced at most SMALL_BODY, so a ping or a tool
+                 call never waits behind large bodies, however many trickle in (BodyBudget says the rest)
   unreadable     input that breaks a limit or is no HTTP/1.x request: answered 400, 408, 414 or 431, then closed
   give back      once many connections have closed, the memory they used is returned to the system: see below
 
+A client that announces a large body and stalls holds only the bytes it has sent, and is answered 408 and closed at
+its request's deadline (request_seconds from its first byte). A body that finds the budget full waits for room
+until that deadline, then is answered 503 with Retry-After and closed; one that waits while an older body also
+waits for room, holding bytes itself, is answered so at once.
+
 Memory: whatever clients send, what connections and requests hold stays below
-    max_connections x (max_request_line + max_header_bytes + max_headers x FIELD_BYTES + CHUNK + THREAD_BYTES)
+    max_connections x (max_request_line + max_header_bytes + max_headers x FIELD_BYTES + CHUNK + FREE_BODY
+                       + THREAD_BYTES)
     + body_budget
-(1024 x 79.5 KiB + 8 MiB, about 88 MiB, with the defaults): a head is read line by line, each line at most what is
-left of its bound, its fields made only once it is whole, and a body is read only once its bytes are reserved.
-A body's parsed JSON may take more than its bytes (about 20 times, for a body of nothing but tiny values), but
-only after its token was accepted.
+(1024 x 83.5 KiB + 8 MiB, about 91.5 MiB, with the defaults): a head is read line by line, each line at most what
+is left of its bound, its fields made only once it is whole, and a body is read a chunk at a time, each chunk kept
+only once its bytes are reserved. A body's parsed JSON may take more than its bytes (about 20 times, for a body of
+nothing but tiny values), but only after its token was accepted.
 
 Giving memory back: objects freed are not memory returned. Python keeps its small objects in arenas (1 MiB each
 since 3.10) and returns one only once every object in it is freed, and its free lists (tuples, lists, dicts and
@@ -51,6 +59,8 @@ MAX_SIZE = 1024 * MIB  # the largest size a limit may be given
 CHUNK = 4 * KIB  # the most bytes asked of the socket at a time while reading a head
 FIELD_BYTES = 200  # what a header field costs beside its text: its name's and value's string objects, a tuple
 THREAD_BYTES = 32 * KIB  # a connection's thread, socket and handler (about 26 KiB, measured on Linux)
+FREE_BODY = 4 * KIB  # of each body, its connection's own: never waits for the budget (a ping, most tool calls)
+SMALL_BODY = 64 * KIB  # a body announced at most this large may use the budget's share kept for small ones
 GIVE_BACK_FROM = 64  # connections open at once, after which their closing gives memory back (see above)
 LINGER_SECONDS = 1.0  # how long a connection refused mid-request still drops what arrives before it closes
 FILES_BESIDE_CONNECTIONS = 64  # open files kept free for the databases, logs and the listening socket
@@ -86,8 +96,16 @@ class Limits(NamedTuple):
     def memory(self) -> int:
         """The most bytes connections and requests hold at once, whatever clients send (the module's docstring
         says why)."""
-        per_connection = self.max_request_line + self.max_header_bytes + self.max_headers * FIELD_BYTES + CHUNK
+        per_connection = (self.max_request_line + self.max_header_bytes + self.max_headers * FIELD_BYTES + CHUNK
+                          + FREE_BODY)
         return self.max_connections * (per_connection + THREAD_BYTES) + self.body_budget
+
+    def small_share(self) -> int:
+        """The bytes of the body budget kept for small bodies (BodyBudget): an eighth of it, as far as one body of
+        max_body still fits beside them; none where no body can be large."""
+        if self.max_body <= SMALL_BODY:
+            return 0
+        return max(0, min(self.body_budget // 8, self.body_budget - self.max_body))
 
     def describe(self) -> str:
         """The limits in one phrase, as the startup line states them."""
@@ -107,10 +125,14 @@ LIMITS_EXPLAINED = {  # each limit's unit and meaning, as the command line's hel
     "max_header_bytes": ("BYTES", "bytes of a request's header lines together; more are answered 431"),
     "max_headers": ("N", "header fields of a request; more are answered 431"),
     "max_body": ("BYTES", "bytes of one request's body; a larger one is answered 413 without being read"),
-    "body_budget": ("BYTES", "bytes of request bodies read or handled at once, over all connections; a body "
-                    "waits for room until its request's deadline, then is answered 503 with Retry-After"),
+    "body_budget": ("BYTES", "bytes of request bodies read or handled at once, over all connections, counted as "
+                    "they arrive, not as announced: each body's first 4 KiB are its connection's own, and an eighth "
+                    "is kept for bodies of 64 KiB or less, so a ping or a tool call never waits behind large "
+                    "bodies; a body that finds no room waits until its request's deadline, then is answered 503 "
+                    "with Retry-After"),
     "request_seconds": ("SECONDS", "time from a request's first byte until its last, headers and body; a "
-                        "request still arriving is answered 408 and its connection closed"),
+                        "request still arriving is answered 408 and its connection closed (a client that announces "
+                        "a large body and stalls holds only what it sent, until then)"),
     "idle_seconds": ("SECONDS", "time a kept-alive connection waits for its next request before it is closed"),
 }
 
@@ -148,6 +170,10 @@ class Unreadable(Exception):
 
 class Ended(Exception):
     """The client closed or reset its connection in the middle of a head: nobody is left to answer."""
+
+
+class NoRoom(Exception):
+    """The body budget made no room for a body's next bytes before its request's deadline (BodyBudget)."""
 
 
 # ---------------------------------------------------------------------------
@@ -266,25 +292,31 @@ class RequestReader:
             raise Unreadable(400, "Bad Request: the connection ended in the middle of a request's headers")
         self.buffer += chunk
 
-    def body(self, length: int) -> bytearray:
+    def body(self, length: int, hold: "Hold") -> bytearray:
         """The request's body: `length` bytes, or fewer if the client stops sending; Unreadable (408) past the
-        deadline. The caller reserves `length` bytes of the body budget first."""
-        body = bytearray(length)
-        received = min(length, len(self.buffer))
-        body[:received] = self.buffer[:received]
-        del self.buffer[:received]
-        view = memoryview(body)
-        while received < length:
+        deadline, NoRoom when the body budget makes no room for what arrived. Each chunk is taken into `hold` as
+        it arrives (at most CHUNK at a time, held meanwhile in the room the head's reading used), so a body
+        announced large and sent slowly holds only what was sent."""
+        body = bytearray()
+        early = min(length, len(self.buffer))  # what came with the head
+        if early:
+            if not hold.take(early):
+                raise NoRoom()
+            body += self.buffer[:early]
+            del self.buffer[:early]
+        while len(body) < length:
             self.connection.settimeout(self.time_left())
             try:
-                count = self.connection.recv_into(view[received:])
+                chunk = self.connection.recv(min(CHUNK, length - len(body)))
             except socket.timeout:
                 raise self.late() from None
             except OSError:
-                count = 0
-            if count == 0:
-                return body[:received]
-            received += count
+                chunk = b""
+            if not chunk:
+                return body
+            if not hold.take(len(chunk)):
+                raise NoRoom()
+            body += chunk
         return body
 
     def drain(self) -> None:
@@ -385,11 +417,17 @@ class Fields:
 
 class Slots:
     """The connections open at once, at most `capacity`: each holds a slot from accept to close. `peak` is the most
-    open at once since memory was last given back."""
+    open at once since memory was last given back.
+
+    Each connection also says when it waits for a request (idle) and when one came, so that a stop (stop()) ends
+    the idle ones at once and lets the others finish the request they are reading or answering."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self.open: Set[socket.socket] = set()
+        self.idle: Set[socket.socket] = set()  # waiting for a request's first byte
+        self.cut: Set[socket.socket] = set()  # idle when the stop came, and ended by it
+        self.stopping = False
         self.changed = threading.Condition()
         self.peak = 0
         self.follow_up = False  # memory was given back with connections still open: again once all have closed
@@ -409,6 +447,8 @@ class Slots:
         still are, or the last of those still open then has closed."""
         with self.changed:
             self.open.discard(connection)
+            self.idle.discard(connection)
+            self.cut.discard(connection)
             self.changed.notify_all()
             left = len(self.open)
             if self.peak >= GIVE_BACK_FROM and left <= self.peak // 8:
@@ -423,16 +463,54 @@ class Slots:
         with self.changed:
             return len(self.open)
 
-    def close_all(self, wait_seconds: float) -> None:
-        """Stop reading every open connection (an idle one ends at once, a request in progress is answered),
-        then wait up to `wait_seconds` for all of them to close."""
+    def waits(self, connection: socket.socket) -> bool:
+        """`connection` is about to wait for its next request: False once the server is stopping (close it)."""
         with self.changed:
+            if self.stopping:
+                return False
+            self.idle.add(connection)
+            return True
+
+    def came(self, connection: socket.socket) -> bool:
+        """`connection` has stopped waiting (a request's first byte came, or none will): False if the stop ended it
+        meanwhile, so that a request arriving at that very moment is answered as one arriving during the stop."""
+        with self.changed:
+            self.idle.discard(connection)
+            if connection in self.cut:
+                self.cut.discard(connection)
+                return False
+            return True
+
+    def stop(self) -> None:
+        """The server stops: no connection waits for another request, the idle ones end now (their reading ends),
+        and those reading or answering a request go on."""
+        with self.changed:
+            self.stopping = True
+            for connection in self.idle:
+                self.cut.add(connection)
+                shut(connection, socket.SHUT_RD)
+            self.idle.clear()
+
+    def cut_all(self, wait_seconds: float) -> None:
+        """End every connection still open (its reading and writing), then wait up to `wait_seconds` for their
+        threads to close them."""
+        with self.changed:
+            self.stopping = True
             for connection in self.open:
-                try:
-                    connection.shutdown(socket.SHUT_RD)
-                except OSError:  # closed meanwhile
-                    pass
+                shut(connection, socket.SHUT_RDWR)
             self.changed.wait_for(lambda: not self.open, wait_seconds)
+
+    def wait_closed(self, seconds: float) -> bool:
+        """Wait up to `seconds` for every connection to close; whether they all did."""
+        with self.changed:
+            return self.changed.wait_for(lambda: not self.open, seconds)
+
+
+def shut(connection: socket.socket, how: int) -> None:
+    try:
+        connection.shutdown(how)
+    except OSError:  # closed meanwhile
+        pass
 
 
 def give_back_memory() -> None:
@@ -459,29 +537,88 @@ MALLOC_TRIM = find_malloc_trim()
 
 
 class BodyBudget:
-    """The bytes of request bodies held at once, over all connections, at most `capacity`."""
+    """The bytes of request bodies held at once, over all connections, at most `capacity`, reserved as they arrive
+    (Hold.take), never as announced, so that a client that announces a large body and sends little holds little.
 
-    def __init__(self, capacity: int, clock: Clock = time.monotonic) -> None:
+    A body's first FREE_BODY bytes are its connection's own (the memory bound counts them with each connection),
+    so a small request, a ping or most tool calls, never waits for the budget at all. Of the rest, `share` bytes
+    are kept for small bodies (announced at most SMALL_BODY): large ones together hold at most capacity - share,
+    so that bodies trickling in, or stalled, cannot leave a small request without room.
+
+    A body that finds no room for its next bytes waits until its request's deadline (then its Hold.take says
+    False: 503). While it waits, any younger body that also waits and already holds bytes gives up at once (503),
+    so that bodies read side by side, each waiting for the others to finish, never all wait out their deadlines:
+    the oldest is served."""
+
+    def __init__(self, capacity: int, clock: Clock = time.monotonic, share: int = 0) -> None:
         self.capacity = capacity
+        self.share = share
         self.clock = clock
-        self.held = 0
+        self.held = 0  # bytes held by all bodies
+        self.held_large = 0  # of which by bodies announced larger than SMALL_BODY
+        self.waiting: List["Hold"] = []  # the bodies waiting for room, each until its deadline
         self.room = threading.Condition()
 
-    def reserve(self, length: int, deadline: float) -> bool:
-        """Hold `length` bytes, waiting for room until `deadline` (a clock() time); False if none was made."""
+    def hold(self, length: int, deadline: float) -> "Hold":
+        """The budget of one body announced as `length` bytes, to be read by `deadline` (a clock() time)."""
+        return Hold(self, length <= SMALL_BODY, deadline)
+
+    def reserve(self, hold: "Hold", count: int) -> bool:
+        """Hold `count` more bytes for `hold`, waiting for room until its deadline; False if none was made (the
+        deadline passed, or an older body waits for room while this one holds some)."""
         with self.room:
-            while self.held + length > self.capacity:
-                left = deadline - self.clock()
-                if left <= 0:
-                    return False
-                self.room.wait(left)
-            self.held += length
+            waits = False
+            try:
+                while not self.fits(count, hold.small):
+                    left = hold.deadline - self.clock()
+                    if left <= 0 or (hold.held and any(other.deadline < hold.deadline for other in self.waiting)):
+                        return False
+                    if not waits:
+                        waits = True
+                        self.waiting.append(hold)
+                        self.room.notify_all()  # the younger bodies waiting with bytes give up (above)
+                    self.room.wait(left)
+            finally:
+                if waits:
+                    self.waiting.remove(hold)
+            self.held += count
+            self.held_large += 0 if hold.small else count
+            hold.held += count
             return True
 
-    def release(self, length: int) -> None:
+    def fits(self, count: int, small: bool) -> bool:
+        if self.held + count > self.capacity:
+            return False
+        return small or self.held_large + count <= self.capacity - self.share
+
+    def release(self, hold: "Hold") -> None:
+        """Give back every byte `hold` holds."""
         with self.room:
-            self.held -= length
+            self.held -= hold.held
+            self.held_large -= 0 if hold.small else hold.held
+            hold.held = 0
             self.room.notify_all()
+
+
+class Hold:
+    """One body's part of the budget: its first FREE_BODY bytes free, the rest reserved as it arrives."""
+
+    __slots__ = ("budget", "small", "deadline", "held", "free")
+
+    def __init__(self, budget: BodyBudget, small: bool, deadline: float) -> None:
+        self.budget, self.small, self.deadline = budget, small, deadline
+        self.held = 0  # bytes reserved in the budget
+        self.free = FREE_BODY  # bytes still to come before the budget counts them
+
+    def take(self, count: int) -> bool:
+        """Room for `count` more bytes of the body; False if the budget made none in time."""
+        free = min(count, self.free)
+        self.free -= free
+        return count == free or self.budget.reserve(self, count - free)
+
+    def release(self) -> None:
+        if self.held:
+            self.budget.release(self)
 
 
 def connections_that_fit(wanted: int) -> int:

@@ -1,5 +1,5 @@
 """Several processes serving one port: the parent binds the listening socket, forks the workers, waits until
-each says it is ready, and stops them together.
+each says it is ready, replaces one that dies, and stops them together.
 
 One process runs Python one thread at a time, and nearly all of an HTTP read's time is Python's: more clients
 of one process take turns. Workers are whole processes, each with its own interpreter and its own connections
@@ -14,10 +14,18 @@ Glossary:
   ready      a byte each worker writes on a pipe the parent reads; the parent says it serves once all have
   lifeline   a pipe the parent holds open and never writes: a worker reading its end of file knows the parent is
              gone (killed with SIGKILL, say) and stops itself, rather than serving the port on, unsupervised
-  stop       SIGTERM to every worker still running, then each waited for (SIGKILL after STOP_SECONDS); a worker
-             is deaf to Ctrl-C, which reaches its parent, and the parent stops it so
+  heal       a worker that ends by itself (killed, crashed) is replaced at once by a new one of its number,
+             which opens its own workspace as the first did, from the listener the parent keeps; the service
+             goes on answering meanwhile from the others. Once more than MAX_ENDS have ended within ENDS_SECONDS,
+             serving is plainly failing (a database gone, a bug at start): the server stops, in one line naming
+             the last worker's end, with exit status 1
+  stop       SIGTERM to every worker still running, then each waited for (SIGKILL after its grace and
+             STOP_MARGIN_SECONDS); each stops as one process does (streamable_http's stop: requests in progress
+             finish within the grace); a worker is deaf to Ctrl-C, which reaches its parent, and the parent
+             stops it so
 """
 
+import collections
 import contextlib
 import os
 import signal
@@ -26,17 +34,21 @@ import sys
 import threading
 import time
 import traceback
-from typing import Callable, Dict, Iterator, Optional
+from typing import Callable, Deque, Dict, Iterator, Optional
 
 from osfoundry_tools import cli
 
 MAX_WORKERS = 64  # more processes than this would only take turns for the cores and the databases' locks
 STOP_SECONDS = 60.0  # how long a stopped worker may take to answer the requests under way before it is killed
+STOP_MARGIN_SECONDS = 15.0  # beyond a worker's grace: its databases closed, the calls still running answered
+MAX_ENDS = 5  # workers that may end by themselves within ENDS_SECONDS, each replaced; one more stops the server
+ENDS_SECONDS = 60.0
 Work = Callable[[int, Callable[[], None]], int]
 
 
 class WorkerEnded(Exception):
-    """A worker ended before the server was stopped: which, and how (its message is the one line to show)."""
+    """Workers ended before the server was stopped, so that it stops: which, and how (its message is the one line
+    to show)."""
 
 
 def can_fork() -> bool:
@@ -53,34 +65,42 @@ def listen(host: str, port: int, backlog: int) -> socket.socket:
 
 
 class Workers:
-    """The workers of one listener: started with start(), announced by wait_ready(), watched by supervise()."""
+    """The workers of one listener: started with start(), announced by wait_ready(), watched and replaced by
+    supervise(), stopped with stop()."""
 
-    def __init__(self, listener: socket.socket, count: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, listener: socket.socket, count: int, clock: Callable[[], float] = time.monotonic,
+                 stop_seconds: float = STOP_SECONDS) -> None:
         self.listener = listener
         self.count = count
         self.clock = clock
+        self.stop_seconds = stop_seconds
         self.numbers: Dict[int, int] = {}  # pid -> the worker's number, 1 to count, while it runs
+        self.ended_at: Deque[float] = collections.deque()  # when workers ended by themselves, within ENDS_SECONDS
         self.ready_read, self.ready_write = os.pipe()
         self.lifeline_read, self.lifeline_write = os.pipe()
 
     def start(self, work: Work) -> None:
-        """Fork each worker, born deaf to Ctrl-C and with SIGTERM held back until it has set its own handling, so
-        that no signal runs the parent's handlers in a child (cli.deaf_children: a Ctrl-C to the parent meanwhile
-        is not lost either); then close the parent's copies of the listener, of the ready pipe's writing end and
-        of the lifeline's reading end."""
+        """Fork each worker, then close the parent's copy of the ready pipe's writing end. The parent keeps the
+        listener and the lifeline's reading end, which a worker started in place of one that ended inherits."""
         for stream in (sys.stdout, sys.stderr):  # what is buffered is written once, not once by each worker too
             stream.flush()
         for number in range(1, self.count + 1):
-            with cli.deaf_children(), held_back(signal.SIGTERM):
-                pid = os.fork()
-                if pid == 0:
-                    self.be_worker(number, work)  # never returns
-            self.numbers[pid] = number
-        self.listener.close()
+            self.fork(number, work, self.ready)
         os.close(self.ready_write)
-        os.close(self.lifeline_read)
+        self.ready_write = -1
 
-    def be_worker(self, number: int, work: Work) -> None:
+    def fork(self, number: int, work: Work, ready: Callable[[], None]) -> int:
+        """Fork worker `number`, born deaf to Ctrl-C and with SIGTERM held back until it has set its own handling,
+        so that no signal runs the parent's handlers in a child (cli.deaf_children: a Ctrl-C to the parent
+        meanwhile is not lost either); its pid."""
+        with cli.deaf_children(), held_back(signal.SIGTERM):
+            pid = os.fork()
+            if pid == 0:
+                self.be_worker(number, work, ready)  # never returns
+            self.numbers[pid] = number  # before a SIGTERM held back meanwhile stops the pool: stop() knows it
+        return pid
+
+    def be_worker(self, number: int, work: Work, ready: Callable[[], None]) -> None:
         """In the child: run `work` and leave with its status, never returning into the parent's code (no exit
         handler of the parent's runs twice). Ctrl-C stays ignored (the parent, which hears it, stops the workers);
         SIGTERM ends the worker until `work` sets its own handling."""
@@ -88,10 +108,11 @@ class Workers:
         try:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-            os.close(self.ready_read)
-            os.close(self.lifeline_write)
+            for descriptor in (self.ready_read, self.lifeline_write):
+                if descriptor >= 0:
+                    os.close(descriptor)
             threading.Thread(target=stop_when_gone, args=(self.lifeline_read,), name="lifeline", daemon=True).start()
-            status = work(number, self.ready)
+            status = work(number, ready)
         except SystemExit as leaving:
             status = leaving.code if isinstance(leaving.code, int) else (0 if leaving.code is None else 1)
         except BaseException:
@@ -105,7 +126,7 @@ class Workers:
             os._exit(status)
 
     def ready(self) -> None:
-        """In a worker: tell the parent it can answer."""
+        """In a worker of the first start: tell the parent it can answer."""
         os.write(self.ready_write, b".")
         os.close(self.ready_write)
 
@@ -120,28 +141,50 @@ class Workers:
                 said += len(chunk)
         finally:
             os.close(self.ready_read)
+            self.ready_read = -1
         if said < self.count:
-            raise self.ended(*os.waitpid(-1, 0))
+            pid, status = os.waitpid(-1, 0)
+            raise WorkerEnded(f"{self.ended(pid, status)}: the server stops")
 
-    def supervise(self) -> None:
-        """Until a worker ends, which raises WorkerEnded; the caller stops the others (stop()). A SIGTERM or
-        Ctrl-C to the parent interrupts this with its exception."""
-        pid, status = os.waitpid(-1, 0)
-        raise self.ended(pid, status)
+    def supervise(self, work: Work, told: Callable[[str], None]) -> None:
+        """Replace each worker that ends by itself with a new one of its number (it opens its own workspace as
+        every worker does), `told` one line about it; WorkerEnded once more than MAX_ENDS have ended within
+        ENDS_SECONDS, when serving is plainly failing (the caller stops the others: stop()). A SIGTERM or Ctrl-C
+        to the parent interrupts this with its exception."""
+        while True:
+            pid, status = os.waitpid(-1, 0)
+            if pid not in self.numbers:
+                continue
+            number = self.numbers[pid]
+            how = self.ended(pid, status)
+            now = self.clock()
+            self.ended_at.append(now)
+            while self.ended_at and self.ended_at[0] < now - ENDS_SECONDS:
+                self.ended_at.popleft()
+            if len(self.ended_at) > MAX_ENDS:
+                raise WorkerEnded(f"{how}, the {count_of(len(self.ended_at))} worker to end within "
+                                  f"{ENDS_SECONDS:g} s: the server stops")
+            new = self.fork(number, work, lambda: None)
+            told(f"{how}; a new worker {number} (pid {new}) serves in its place")
 
-    def ended(self, pid: int, status: int) -> WorkerEnded:
-        """The WorkerEnded of a worker that ended by itself, `status` as waitpid gives it."""
+    def ended(self, pid: int, status: int) -> str:
+        """How a worker ended by itself, `status` as waitpid gives it (it is no longer counted as running)."""
         number = self.numbers.pop(pid, 0)
         code = os.waitstatus_to_exitcode(status)
         how = f"was killed by signal {-code}" if code < 0 else f"ended with status {code}"
-        return WorkerEnded(f"worker {number} (pid {pid}) {how}: the server stops")
+        return f"worker {number} (pid {pid}) {how}"
 
     def stop(self) -> None:
-        """SIGTERM to every worker still running, and each waited for; SIGKILL for one still there after
-        STOP_SECONDS. Then the lifeline is let go: no worker is left to hold to it."""
+        """Let the listener go, then SIGTERM to every worker still running, and each waited for; SIGKILL for one
+        still there after stop_seconds. Then the lifeline is let go: no worker is left to hold to it."""
+        for descriptor in ("ready_write", "lifeline_read"):
+            if getattr(self, descriptor) >= 0:
+                os.close(getattr(self, descriptor))
+                setattr(self, descriptor, -1)
+        self.listener.close()
         for pid in self.numbers:
             send(pid, signal.SIGTERM)
-        deadline = self.clock() + STOP_SECONDS
+        deadline = self.clock() + self.stop_seconds
         while True:
             for pid in [pid for pid in self.numbers if reaped(pid)]:
                 del self.numbers[pid]
@@ -155,6 +198,12 @@ class Workers:
         if self.lifeline_write >= 0:
             os.close(self.lifeline_write)
             self.lifeline_write = -1
+
+
+def count_of(number: int) -> str:
+    """An ordinal in words where short: 6 -> "6th"."""
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
 
 
 @contextlib.contextmanager

@@ -246,7 +246,8 @@ class Server:
         if isinstance(question, dict):
             return tool_result(question)
         approvals.tally.add("asked")
-        state = approvals.seal.issue(self.tools.caller(name, exchange.grant), name, arguments, approvals.bound)
+        state = approvals.seal.issue(self.tools.caller(name, exchange.grant), name, arguments, approvals.bound,
+                                     self.tools.store_identity(name))
         return {"resultType": "input_required", "requestState": state,
                 "inputRequests": {approval.INPUT_KEY: {"method": approval.ELICIT,
                                                        "params": approval.elicitation(question)}}}
@@ -255,7 +256,8 @@ class Server:
                            exchange: Exchange) -> Dict[str, Any]:
         """The stateless era's retry: its requestState checked against the seal, then the person's answer."""
         approvals, grant, meta = cast(approval.Approvals, self.approvals), exchange.grant, exchange.meta or {}
-        refusal = approvals.seal.refusal(params["requestState"], self.tools.caller(name, grant), name, arguments)
+        refusal = approvals.seal.refusal(params["requestState"], self.tools.caller(name, grant), name, arguments,
+                                         self.tools.store_identity(name))
         if refusal is not None:
             return tool_result(approval.state_refused(refusal))
         answer = approval.Answer.of(approval.answers_of(params.get("inputResponses")))
@@ -275,5 +277,9 @@ class Server:
         if at_once is not None:
             return at_once
         title = self.tools.definitions[name].get("title", name)
-        return approval.request_message(self.tools.caller(name, grant), title, preview.before, preview.after,
-                                        arguments)
+        try:
+            return approval.request_message(self.tools.caller(name, grant), title, preview.before, preview.after,
+                                            arguments)
+        except rejections.Rejection as refused:  # a change too large to show a person whole: nobody is asked
+            cast(approval.Approvals, self.approvals).tally.add("too large to show")
+            return refused.as_result()

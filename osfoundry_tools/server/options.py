@@ -16,7 +16,7 @@ from osfoundry_tools.content import demo, own_content
 from osfoundry_tools.core import checks
 from osfoundry_tools.core.tools import DEFAULT_CALLER
 from osfoundry_tools.engines import database
-from osfoundry_tools.server import approval, http_front, http_workers, streamable_http, tokens
+from osfoundry_tools.server import approval, http_front, http_workers, shown_change, streamable_http, tokens
 from osfoundry_tools.server.workspace import SERVED
 from osfoundry_tools.stores import record_fields, record_store
 
@@ -119,9 +119,14 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         "process runs Python one thread at a time: more workers serve more calls at once, up to the cores"))
     p.add_argument("--approve-writes", action="store_true", help=(
         "put every agent write (edit_knowledge_article, edit_record_item) to a person before it is saved, through "
-        "MCP elicitation: the request shows the change, the person approves or declines, and nothing is saved "
-        "without an approval of that exact change. A client that cannot ask its user gets every write refused. "
-        "With --tokens, a token's \"approve_writes\": true holds that token's agent alone"))
+        "MCP elicitation: the request shows every character the change would make, each changed line, title or "
+        "field as - old and + new lines with the changed words between « and » in their context, whitespace, "
+        "line ends and look-alike letters that change marked; the person approves or declines, and nothing is "
+        "saved without an approval of that exact change. A change that cannot be shown whole (more than "
+        f"{shown_change.SPAN_CHARACTERS} characters changed in one place, or a request over "
+        f"{shown_change.QUESTION_CHARACTERS}) is refused, change_too_large_to_approve, nobody asked. A client "
+        "that cannot ask its user gets every write refused. With --tokens, a token's \"approve_writes\": true "
+        "holds that token's agent alone"))
     p.add_argument("--approval-timeout", metavar="SECONDS", type=approval_seconds, default=approval.APPROVAL_SECONDS,
                    help=f"how long a person may take to answer an approval request, up to a day (default "
                    f"{approval.APPROVAL_SECONDS:g}); past it the write is answered declined (no answer) and nothing "
@@ -130,6 +135,12 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         "a private file (chmod 600) holding the key, 16 bytes or more, that seals approval requests "
         "(MCP 2026-07-28's requestState): servers given the same file accept each other's, so several "
         "machines can serve one workspace. Default: a random key per server start, which its --workers share"))
+    p.add_argument("--http-grace-seconds", metavar="SECONDS", type=grace_seconds, help=(
+        "with --http: on SIGTERM or Ctrl-C, how long the requests in progress may take to finish (default "
+        f"{streamable_http.GRACE_SECONDS:g}; 0 cuts them at once). Meanwhile idle connections are closed, new "
+        "connections and requests are answered 503 with Retry-After, and at its end connections still open "
+        "are cut; the server then exits 0 after SIGTERM, 130 after Ctrl-C, with one line. With --workers, "
+        "each worker stops so"))
     p.add_argument("--verbose", action="store_true", help="log every message received on stderr")
     limits = p.add_argument_group("limits of the HTTP server", "with --http: what clients, authenticated or not, "
                                   "can make the server hold; BYTES as 4096, 16KiB or 4MiB")
@@ -139,6 +150,17 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         limits.add_argument(limit_flag(field), metavar=unit, type=functools.partial(limit_value, unit),
                             help=f"{meaning} (default {shown})")
     return p
+
+
+def grace_seconds(text: str) -> float:
+    """--http-grace-seconds: a number of seconds from 0 to an hour."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to 3600")
+    return value
 
 
 def approval_seconds(text: str) -> float:
@@ -245,11 +267,15 @@ def check_http(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
               if getattr(options, f"http_{field}") is not None}
     if options.http is None:
         for flag, given in (("--tokens", options.tokens), ("--allow-origin", options.allow_origin),
-                            ("--workers", options.workers != 1), *((limit_flag(field), True) for field in limits)):
+                            ("--workers", options.workers != 1), ("--http-grace-seconds",
+                                                                   options.http_grace_seconds is not None),
+                            *((limit_flag(field), True) for field in limits)):
             if given:
                 p.error(f"{flag} acts on the HTTP transport: add --http [HOST:]PORT")
         return
     options.http_limits = http_front.Limits(**limits)
+    if options.http_grace_seconds is None:
+        options.http_grace_seconds = streamable_http.GRACE_SECONDS
     check_workers(p, options)
     problem = options.http_limits.problem()
     if problem is not None:

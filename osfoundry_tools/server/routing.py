@@ -186,6 +186,11 @@ class Tools:
         with self.lock:
             return self.as_caller(self.route[name], grant).preview(name, arguments)
 
+    def store_identity(self, name: str) -> str:
+        """The identity of the data the tool `name` writes (its store's Database.identity): what an approval's
+        sealed state is bound to, so that a copy of the store refuses it."""
+        return str(self.route[name].database.identity)
+
     def caller(self, name: str, grant: Optional[tokens.Grant] = None) -> str:
         """Who a call of `name` is answered as: the token's caller, else the store's own."""
         return grant.caller if grant is not None else self.route[name].caller

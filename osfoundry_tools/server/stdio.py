@@ -9,6 +9,7 @@ import functools
 import logging
 import os
 import queue
+import secrets
 import threading
 import time
 from typing import Any, BinaryIO, Callable, Deque, Dict, Iterator, Optional
@@ -91,6 +92,7 @@ def write_message(stream: BinaryIO, message: Dict[str, Any]) -> None:
 END = object()  # what the inbox holds once stdin has closed
 INBOX_LINES = 64  # lines read ahead of the one being answered; the reader waits while the inbox is full
 DEFERRED_LINES = 1000  # requests held back while a person is asked; past this the question goes unanswered
+QUESTION_ID_BYTES = 16  # of randomness in the id of each question put to the client's user
 
 
 def read_in_background(stdin: BinaryIO, limit: int) -> "queue.Queue[Any]":
@@ -144,9 +146,13 @@ class Peer:
     def ask(self, method: str, params: Dict[str, Any], seconds: float, call_id: Any) -> Any:
         """Send the client our request and wait at most `seconds` for its result; None if none came (no answer in
         time, an error, stdin closed, too many messages held back). CallCancelled if the client cancels the call
-        `call_id` meanwhile."""
+        `call_id` meanwhile.
+
+        The request's id is drawn at random as it is sent, so only a client that has read the question can answer
+        it: a response sent along with the call, before the question, names an id that cannot be the question's
+        and is dropped, as any response to no question of ours is."""
         self.asked += 1
-        asked_id = f"osfoundry-approval-{self.asked}"
+        asked_id = f"osfoundry-approval-{secrets.token_urlsafe(QUESTION_ID_BYTES)}"  # a response sent early never fits
         write_message(self.stdout, {"jsonrpc": "2.0", "id": asked_id, "method": method, "params": params})
         deadline = self.clock() + seconds
         while len(self.deferred) < DEFERRED_LINES:

@@ -8,10 +8,19 @@ Glossary (the MCP specification's transports page and security section, revision
   endpoint        the one path, /mcp, that takes a POST holding one JSON-RPC message
   answer          what `handle` returns: a JSON-RPC response, or None (a notification or a client's response)
   origin          a browser's Origin header; one that is not allowed is refused (403) against DNS rebinding
-  host            the Host header; on a server bound to a loopback address it must name a loopback host (421)
+  host            the Host header, and the host of an absolute-form target (POST http://HOST/mcp), which must
+                  be well formed (400); on a server bound to a loopback address each must name a loopback host
+                  (421), so that no name a DNS rebinding points here reaches the tools
   bearer token    the secret after "Authorization: Bearer "; Tokens turns it into a grant or refuses it (401)
   grant           what a token allows (tokens.Grant), passed to `handle` with each message
   metadata        the RFC 9728 protected-resource document that tells a client how to authenticate
+  stop            on SIGTERM or Ctrl-C (or shutdown()): the server stops waiting for new requests, lets each
+                  request whose first byte has come finish within the grace (--http-grace-seconds, default
+                  GRACE_SECONDS) and closes its connection after the answer; idle connections end at once; a new
+                  connection, or a request that arrives on one as the stop ends it, is answered 503 with
+                  Retry-After; at the end of the grace, connections still open (a client that does not read, a
+                  call still running) are cut. The command then exits 0 after SIGTERM, 130 after Ctrl-C, with one
+                  line, in one process as with --workers
 
 Before any of that, http_front.py reads each request within its limits (connections, head and body sizes, a
 deadline per request), and every header that decides who asks or what is asked must come once: two Origin,
@@ -33,6 +42,7 @@ import ipaddress
 import json
 import logging
 import re
+import select
 import socket
 import sys
 import threading
@@ -71,7 +81,9 @@ DECIMAL = re.compile(r"[0-9]{1,20}")  # a Content-Length
 REFUSED_QUALITY = re.compile(r"q=0(?:\.0{0,3})?")  # an Accept media range's q=0: that type is refused
 CREDENTIAL_NAME = re.compile(r"token|secret|passw|bearer|^auth$|authoriz|api[-_]?key|^key$|jwt|credential|session|"
                              r"cookie", re.IGNORECASE)  # a query parameter or a message's key that may hold one
-RETRY_SECONDS = 1  # the Retry-After of a 503: the connections or the body budget were full
+RETRY_SECONDS = 1  # the Retry-After of a 503: the connections or the body budget were full, or the server stops
+GRACE_SECONDS = 5.0  # on SIGTERM or Ctrl-C, how long requests in progress may take to finish (--http-grace-seconds)
+CUT_SECONDS = 1.0  # once the grace is over, how long the connections cut are given to close
 WARN_EVERY_SECONDS = 60.0  # the same warning (all connections in use, out of descriptors) once a minute at most
 REFUSED_LINGERING = 32  # connections refused for want of a slot that wait a moment before they are closed
 UNREAD_LINE = "(no request line read)"  # the log's name for a request refused before its request line was read
@@ -86,6 +98,7 @@ class HttpOptions(NamedTuple):
     tokens: Optional[Tokens]  # None: no authentication (grant=None is passed to handle)
     allowed_origins: FrozenSet[str]  # besides http(s)://localhost|127.0.0.1|[::1] on any port, always allowed
     limits: Limits = Limits()  # what clients can make the server hold: connections, sizes, deadlines
+    grace_seconds: float = GRACE_SECONDS  # on a stop, how long requests in progress may take to finish
 
 
 class Refusal(Exception):
@@ -145,6 +158,22 @@ def host_name(host_header: str) -> Optional[str]:
     if host_header.startswith("["):
         return host_header[1:host_header.index("]")]
     return host_header.rsplit(":", 1)[0] if ":" in host_header else host_header
+
+
+def target_authority(target: str) -> Optional[str]:
+    """The host[:port] of an absolute-form request target (http://127.0.0.1:8765/mcp), to be checked as a Host
+    header is; None for the usual origin-form (/mcp). Refusal (400) for one that is malformed (its host not as a
+    Host header's, a port that is no number), names a user, or has a scheme other than http or https."""
+    if target.startswith("/") or target == "*":
+        return None
+    scheme, colon, rest = target.partition(":")
+    if not colon or not rest.startswith("//"):
+        return None  # no absolute URL: the path check answers 404
+    authority = rest[2:].split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    if scheme.lower() not in ("http", "https") or "@" in authority or host_name(authority) is None:
+        raise Refusal(http.HTTPStatus.BAD_REQUEST, "Invalid Request: an absolute request target must be "
+                      "http://HOST[:PORT]/mcp, its host as a Host header names it, without a user")
+    return authority
 
 
 def accepts_json(accept: Optional[str]) -> bool:
@@ -264,7 +293,9 @@ def credential_in_query(target: str) -> Optional[str]:
 
 def path_of(target: str) -> str:
     """A request target's path: without its query string (which the log never shows) or a URL's scheme, user
-    and host."""
+    and host. A target that starts with "/" is all path (//host/mcp is the path //host/mcp, not /mcp)."""
+    if target.startswith("/"):
+        return target.split("?", 1)[0].split("#", 1)[0]
     try:
         return urllib.parse.urlsplit(target).path
     except ValueError:  # a malformed URL such as http://[x/mcp, which may hold a user and password
@@ -316,10 +347,13 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
         self.clock = clock
         self.request_queue_size = options.limits.backlog  # listen()'s: a burst of connects waits there, not in retries
         self.slots = http_front.Slots(options.limits.max_connections)
-        self.bodies = http_front.BodyBudget(options.limits.body_budget, clock)
+        self.bodies = http_front.BodyBudget(options.limits.body_budget, clock, options.limits.small_share())
         self.busy = response_bytes(http.HTTPStatus.SERVICE_UNAVAILABLE, f"Service Unavailable: this server holds "
                                    f"{options.limits.max_connections} connections at once, all open; connect again "
                                    f"in {RETRY_SECONDS} s", {"Retry-After": str(RETRY_SECONDS)})
+        self.stopping_reply = response_bytes(http.HTTPStatus.SERVICE_UNAVAILABLE, "Service Unavailable: this server "
+                                             f"is stopping; send again in {RETRY_SECONDS} s, to it or to another",
+                                             {"Retry-After": str(RETRY_SECONDS)})
         self.warned: Dict[str, float] = {}  # each warning's text: when it was last logged
         self.dated: Tuple[int, str] = (-1, "")  # the second of the Date last written, and its text
         self.closing: Deque[Tuple[float, socket.socket]] = collections.deque()  # refused: (when to close, which)
@@ -345,9 +379,13 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
         the client reads the 503 (at most REFUSED_LINGERING wait so, the oldest closed at once beyond them)."""
         self.warning("all %d connections are open: new ones are refused (503) until one closes; "
                      "--http-max-connections raises the cap", self.limits.max_connections)
+        self.refuse(connection, self.busy)
+
+    def refuse(self, connection: socket.socket, reply: bytes) -> None:
+        """Write a whole 503 `reply` without waiting, and close the connection LINGER_SECONDS later."""
         try:
             connection.setblocking(False)
-            connection.send(self.busy)
+            connection.send(reply)
             connection.shutdown(socket.SHUT_WR)
         except OSError:  # the client is gone already
             pass
@@ -388,11 +426,41 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
             log.warning(text, *args)
 
     def server_close(self) -> None:
-        """Stop listening, end every idle connection, and give requests in progress until their deadline."""
-        super().server_close()
-        while self.closing:
-            self.closing.popleft()[1].close()
-        self.slots.close_all(self.limits.request_seconds)
+        """Stop at once: stop listening, end every connection (stop_gracefully(0))."""
+        self.stop_gracefully(0)
+
+    def stop_gracefully(self, grace: float) -> None:
+        """Stop within `grace` seconds (once serve_forever has returned): every idle connection ends now; the
+        requests in progress, those whose first byte has come, are read, answered and their connections closed;
+        what arrives meanwhile, a new connection or a request on one the stop ended, is answered 503 with
+        Retry-After. At the end of the grace, every connection still open is cut (a client that does not read
+        its answer, a call still running), then the listener is closed."""
+        self.slots.stop()
+        end = self.clock() + grace
+        try:
+            while self.slots.count() and self.clock() < end:
+                self.refuse_arrivals(min(0.05, max(0.0, end - self.clock())))
+        finally:
+            self.slots.cut_all(CUT_SECONDS)
+            super().server_close()
+            while self.closing:
+                self.closing.popleft()[1].close()
+
+    def refuse_arrivals(self, seconds: float) -> None:
+        """During a stop's grace: wait up to `seconds` for a new connection and answer it 503 (as refuse_busy
+        does), and close the refused connections whose time has come."""
+        self.service_actions()
+        try:
+            ready, _, _ = select.select([self.socket], [], [], seconds)
+            if not ready:
+                return
+            connection, _ = self.socket.accept()
+        except (BlockingIOError, InterruptedError):  # another worker took it
+            return
+        except OSError:  # out of descriptors, or the listener is gone: the stop goes on
+            time.sleep(seconds)
+            return
+        self.refuse(connection, self.stopping_reply)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A connection that failed outside `handle` (the client went away, or a bug): logged, not on stderr."""
@@ -432,6 +500,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # headers and body leave at once, not 40 ms apart on a kept-alive connection
     body_read = False  # whether this request's body has been read, so the connection can serve another
     unread = False  # whether the connection closes with part of a request unread (then drained a moment first)
+    requests_read = 0  # requests whose first byte this connection has read
     reader: http_front.RequestReader
     headers: Any  # an http_front.Fields, looked up as http.server's HTTPMessage is (get, get_all, in, keys)
 
@@ -445,13 +514,25 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
 
     def handle_one_request(self) -> None:
         """Wait for a request, read its head and serve it. The connection closes when none comes in time, when the
-        client leaves, and after what is no request (answered 400, 408, 414 or 431 first)."""
+        client leaves, after what is no request (answered 400, 408, 414 or 431 first), and once the server
+        stops (a request that comes as it stops answered 503, with Retry-After)."""
         self.close_connection = True
         self.command, self.path, self.request_version, self.requestline = "", "", "HTTP/1.1", UNREAD_LINE
         self.headers = NO_FIELDS
         self.body_read = False
-        if not self.reader.next_request():
+        if not self.mcp.slots.waits(self.connection):  # the server is stopping: no further request here
+            if not self.requests_read:  # accepted as the stop began: what it sends is answered as arrivals are
+                self.unread = True
+                self.write(self.mcp.stopping_reply)
             return
+        came = self.reader.next_request()
+        if not self.mcp.slots.came(self.connection):
+            if came:  # it came as the stop ended the connection: answered as what arrives during a stop
+                self.write(self.mcp.stopping_reply)
+            return
+        if not came:
+            return
+        self.requests_read += 1
         try:
             self.read_head()
         except http_front.Unreadable as problem:
@@ -502,15 +583,12 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             raise Refusal(http.HTTPStatus.LENGTH_REQUIRED, "Length Required: send the message with a "
                           "Content-Length header (a chunked body is not accepted)")
         length = body_length(self.headers.get_all("Content-Length"), self.mcp.limits.max_body)
-        if not self.mcp.bodies.reserve(length, self.reader.deadline):
-            raise Refusal(http.HTTPStatus.SERVICE_UNAVAILABLE, "Service Unavailable: the server holds as many "
-                          f"request bodies as it may at once; send again in {RETRY_SECONDS} s",
-                          {"Retry-After": str(RETRY_SECONDS)})
+        hold = self.mcp.bodies.hold(length, self.reader.deadline)
         try:
-            message = parsed(self.read_body(length))
+            message = parsed(self.read_body(length, hold))
             self.answer(message, grant, self.headers.get("MCP-Protocol-Version"))
         finally:
-            self.mcp.bodies.release(length)
+            hold.release()
 
     def get(self) -> None:
         """The metadata document when tokens are configured; the endpoint refuses GET (no event stream)."""
@@ -556,12 +634,19 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
                           "allowed; loopback origins are, and the server's --allow-origin option adds one")
 
     def check_host(self) -> None:
-        """421 for a Host that is not a loopback name on a server bound to a loopback address."""
+        """421 for a Host, or an absolute-form target's host (http://HOST/mcp, which a server must read in place
+        of Host), that is not a loopback name on a server bound to a loopback address; 400 for an absolute-form
+        target that is malformed, names a user, or is not http(s)."""
         host = self.headers.get("Host")
-        if self.mcp.loopback and host is not None and (host_name(host) or "").lower() not in LOOPBACK_HOSTS:
-            raise Refusal(http.HTTPStatus.MISDIRECTED_REQUEST, f"Misdirected Request: this server listens on "
-                          f"a loopback address and answers only Host localhost, 127.0.0.1 or [::1], not "
-                          f"{rejections.quote(host)}")
+        named = [host] if host is not None else []
+        authority = target_authority(self.path)
+        if authority is not None:
+            named.append(authority)
+        for name in named if self.mcp.loopback else ():
+            if (host_name(name) or "").lower() not in LOOPBACK_HOSTS:
+                raise Refusal(http.HTTPStatus.MISDIRECTED_REQUEST, f"Misdirected Request: this server listens on "
+                              f"a loopback address and answers only Host localhost, 127.0.0.1 or [::1], not "
+                              f"{rejections.quote(name)}")
 
     def authenticate(self) -> Optional[Grant]:
         """The grant of the request's bearer token; None without tokens configured; Refusal (401) otherwise."""
@@ -595,15 +680,20 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         return {"resource": f"{self.base_url()}{ENDPOINT}", "bearer_methods_supported": ["header"],
                 "scopes_supported": [WRITE_SCOPE], "authorization_servers": []}
 
-    def read_body(self, length: int) -> bytearray:
-        """Exactly `length` bytes of body, after a 100 Continue if the client waits for one; Refusal (400) when
-        the client sends fewer and stops, (408) when they arrive after the request's deadline."""
+    def read_body(self, length: int, hold: http_front.Hold) -> bytearray:
+        """Exactly `length` bytes of body, after a 100 Continue if the client waits for one, each chunk reserved in
+        the body budget (`hold`) as it arrives; Refusal (400) when the client sends fewer and stops, (408) when
+        they arrive after the request's deadline, (503) when the budget has no room for them in time."""
         if self.request_version == "HTTP/1.1" and (self.headers.get("Expect") or "").lower() == "100-continue":
             self.write(b"HTTP/1.1 100 Continue\r\n\r\n")
         try:
-            body = self.reader.body(length)
+            body = self.reader.body(length, hold)
         except http_front.Unreadable as late:
             raise Refusal(late.status, late.message) from None
+        except http_front.NoRoom:
+            raise Refusal(http.HTTPStatus.SERVICE_UNAVAILABLE, "Service Unavailable: the server holds as many "
+                          f"request bodies as it may at once; send again in {RETRY_SECONDS} s",
+                          {"Retry-After": str(RETRY_SECONDS)}) from None
         if len(body) < length:
             raise Refusal(http.HTTPStatus.BAD_REQUEST, f"Invalid Request: the body ended after {len(body)} of the "
                           f"{length} bytes its Content-Length announced")
@@ -644,6 +734,8 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         the connection is closed after it when a request body was left unread."""
         if not self.body_read and self.announces_body():
             self.close_connection = self.unread = True
+        if self.mcp.slots.stopping:  # the last answer on this connection: the server stops
+            self.close_connection = True
         self.log_request(status)
         fields = [("Server", self.version_string()), ("Date", self.date_time_string()), *(headers or {}).items()]
         if body is not None:
@@ -692,7 +784,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
 
 
 def make_server(handle: Handle, options: HttpOptions,
-                listener: Optional[socket.socket] = None) -> http.server.ThreadingHTTPServer:
+                listener: Optional[socket.socket] = None) -> McpHttpServer:
     """A server bound to options.host and options.port, or serving `listener` (bound there already), and ready to
     serve (server_address gives the port)."""
     host = options.host[1:-1] if options.host.startswith("[") and options.host.endswith("]") else options.host
@@ -708,9 +800,11 @@ def bound_address(server: http.server.HTTPServer) -> Tuple[str, int]:
 
 def serve_http(handle: Handle, options: HttpOptions, ready: Callable[[Tuple[str, int]], None],
                listener: Optional[socket.socket] = None) -> None:
-    """Serve until shutdown() or KeyboardInterrupt, calling ready(address) once bound (or on `listener`, bound
-    already: a worker's); the socket always closes. The open-file limit is raised to fit max_connections, or the
-    connections lowered to fit it (with a warning)."""
+    """Serve until shutdown(), an exception (SIGTERM's SystemExit, Ctrl-C's KeyboardInterrupt, raised on again
+    once stopped) or the like, calling ready(address) once bound (or on `listener`, bound already: a worker's),
+    then stop gracefully within options.grace_seconds (McpHttpServer.stop_gracefully); the socket always
+    closes. The open-file limit is raised to fit max_connections, or the connections lowered to fit it (with a
+    warning)."""
     wanted = options.limits.max_connections
     fitting = http_front.connections_that_fit(wanted)
     if fitting < wanted:
@@ -721,7 +815,5 @@ def serve_http(handle: Handle, options: HttpOptions, ready: Callable[[Tuple[str,
     try:
         ready(bound_address(server))
         server.serve_forever()
-    except KeyboardInterrupt:
-        log.info("interrupted: the HTTP server stops")
-    finally:
-        server.server_close()
+    finally:  # shutdown(), or SIGTERM's SystemExit, or Ctrl-C's KeyboardInterrupt, which go on once stopped
+        server.stop_gracefully(options.grace_seconds)

@@ -33,7 +33,6 @@ import re
 import urllib.parse
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from osfoundry_tools.core.agent_tools import EMPTY_VALUE
 from osfoundry_tools.core.checks import ID_CHARACTERS, NAME_CHARACTERS, checked_id, checked_text
 from osfoundry_tools.core.rejections import quote, show
 
@@ -486,19 +485,38 @@ def _is_url(value: Any) -> bool:
 # Formulas: computed on every read from the item's times and the store's clock.
 
 
-def as_people_read(field: Field, value: Any) -> str:
+def as_people_read(field: Field, value: Any) -> Optional[str]:
     """A stored value as a person reads it where a change is put to them: options by their labels, a boolean as
-    yes or no, nothing as EMPTY_VALUE, anything else as its JSON."""
+    yes or no, anything else as its JSON; None for nothing. Two values that differ never read the same: a
+    label that several options share is followed by its option's value, a value that is no option says so,
+    and a multi_select whose labels could run together (one holds ", ") is a JSON list.
+
+    >>> tag = Field.from_definition({"key": "tag", "label": "Tag", "type": "multi_select", "options": [
+    ...     {"value": "a", "label": "Bug"}, {"value": "b", "label": "Bug"}, {"value": "c", "label": "UI"}]})
+    >>> as_people_read(tag, ["a", "c"]), as_people_read(tag, ["x"]), as_people_read(tag, [])
+    ('Bug (a), UI', 'x (not an option)', None)
+    """
     if value is None or value == [] or value == "":
-        return EMPTY_VALUE
-    labels = option_labels(field)
+        return None
     if field.type == "select":
-        return str(labels.get(value, value))
+        return option_read(field, value)
     if field.type == "multi_select" and isinstance(value, list):
-        return ", ".join(str(labels.get(item, item)) for item in value)
+        labels = [option_read(field, item) for item in value]
+        return json.dumps(labels, ensure_ascii=False) if any(", " in label for label in labels) else ", ".join(labels)
     if field.type == "boolean":
         return "yes" if value else "no"
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def option_read(field: Field, value: Any) -> str:
+    """One option as a person reads it: its label, followed by its value where another option has that label
+    too; a stored value that is no option, as itself and saying so."""
+    labels = option_labels(field)
+    if value not in labels:
+        return f"{value} (not an option)"
+    label = str(labels[value])
+    shared = sum(1 for other in labels.values() if str(other) == label) > 1
+    return f"{label} ({value})" if shared else label
 
 
 def formula_parts(field: Field) -> Tuple[str, str]:
