@@ -32,7 +32,7 @@ CLIENT = {"name": "test-client", "version": "1"}
 VERSION_KEY, CAPABILITIES_KEY = "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"
 KEY = b"a shared sealing key of 32 bytes"
 KINDS = tokens.grant_keys(workspace.SERVED)
-HELD = tokens.Grant.of("held-bot", {"knowledge_base": None, "record": None}, frozenset({tokens.WRITE_SCOPE}), approve_writes=True)
+HELD = tokens.Grant.of("held-bot", {"knowledge_base": None, "record": None}, {tokens.WRITE_SCOPE}, approve_writes=True)
 FREE = tokens.Grant.of("free-bot", {"knowledge_base": None, "record": None}, frozenset({tokens.WRITE_SCOPE}))
 
 

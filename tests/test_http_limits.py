@@ -28,6 +28,7 @@ from tests.helpers import ROOT, assert_server_refuses
 from tests.test_mcp_http import FakeHandler, ServerCase, request
 
 TIMEOUT = 10  # seconds, on every socket of these tests
+LOOPBACK = streamable_http.HttpOptions("127.0.0.1", 0, None, frozenset())  # any free port, no token
 
 
 def response_of(data: bytes) -> Tuple[int, Dict[str, str], Any]:
@@ -74,15 +75,14 @@ class BacklogTest(unittest.TestCase):
     def test_the_backlog_option_is_what_listen_is_given(self):
         for limits, backlog in ((Limits(), 1024), (Limits(backlog=77), 77)):
             with self.subTest(backlog=backlog), mock.patch.object(socket.socket, "listen", autospec=True) as listen:
-                server = streamable_http.make_server(FakeHandler(), streamable_http.HttpOptions("127.0.0.1", 0, None, frozenset(),
-                                                                                  limits))
+                server = streamable_http.make_server(FakeHandler(), LOOPBACK._replace(limits=limits))
                 server.server_close()
                 self.assertEqual(listen.call_args[0][-1], backlog)
 
     def test_64_simultaneous_connects_complete_before_any_accept_and_are_all_answered(self):
         """With the stdlib's backlog of 5, most of these connects would wait for the kernel to retry, and here,
         with nothing accepting, never complete at all."""
-        server = streamable_http.make_server(FakeHandler(), streamable_http.HttpOptions("127.0.0.1", 0, None, frozenset()))
+        server = streamable_http.make_server(FakeHandler(), LOOPBACK)
         self.addCleanup(server.server_close)
         clients = [socket.socket() for _ in range(64)]
         for client in clients:
@@ -431,7 +431,7 @@ class ExpectContinueTest(ServerCase):
 
 class StopTest(unittest.TestCase):
     def test_closing_the_server_ends_its_idle_kept_alive_connections_at_once(self):
-        server = streamable_http.make_server(FakeHandler(), streamable_http.HttpOptions("127.0.0.1", 0, None, frozenset()))
+        server = streamable_http.make_server(FakeHandler(), LOOPBACK)
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
         thread.start()
         with socket.create_connection(server.server_address, timeout=TIMEOUT) as client:
@@ -500,7 +500,7 @@ class GiveBackTest(unittest.TestCase):
         self.assertIn(http_front.MALLOC_TRIM(0), (0, 1))  # type: ignore[misc]
 
     def test_the_server_gives_memory_back_after_a_crowd_of_connections_closes(self):
-        server = streamable_http.make_server(FakeHandler(), streamable_http.HttpOptions("127.0.0.1", 0, None, frozenset()))
+        server = streamable_http.make_server(FakeHandler(), LOOPBACK)
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
         thread.start()
         self.addCleanup(thread.join, TIMEOUT)

@@ -129,7 +129,7 @@ class MalformedInputTest(ServerCase, Refusals):
         self.assertEqual(self.post(request()).status, 200)
 
     def test_what_http_server_itself_would_refuse_in_html_is_refused_in_json(self):
-        handler = streamable_http.RequestHandler.__new__(streamable_http.RequestHandler)  # one that serves no connection
+        handler = streamable_http.RequestHandler.__new__(streamable_http.RequestHandler)  # serving no connection
         near, far = socket.socketpair()
         self.addCleanup(near.close)
         self.addCleanup(far.close)
@@ -184,8 +184,9 @@ class LoggedMessageTest(unittest.TestCase):
         message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "search_knowledge_base", "arguments": {"query": "reset password", "api_key": "k-123-secret"},
             "_meta": {"authorization": "Bearer meta-secret", "progressToken": 7}, "access_token": "top-secret"}}
-        self.assertEqual(streamable_http.redacted(message), {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-            "name": "search_knowledge_base", "arguments": {"query": "reset password", "api_key": "[redacted]"},
+        self.assertEqual(streamable_http.redacted(message), {
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "search_knowledge_base", "arguments": {"query": "reset password", "api_key": "[redacted]"},
             "_meta": {"authorization": "[redacted]", "progressToken": "[redacted]"}, "access_token": "[redacted]"}})
         self.assertEqual(streamable_http.redacted({"a": {"b": {"c": {"token": "deeper"}}}}),
                          {"a": {"b": {"c": {"token": "deeper"}}}}, "three objects deep at most")

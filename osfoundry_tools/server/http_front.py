@@ -2,8 +2,8 @@
 looks at it.
 
 Layer: server, below streamable_http.py, standard library only; it knows HTTP/1.x syntax and the limits, nothing
-of MCP. The transport's server takes a slot for each connection it accepts, and its handler reads each request's head and
-body through a RequestReader; whatever breaks a limit or is no HTTP/1.0 or 1.1 request becomes Unreadable,
+of MCP. The transport's server takes a slot for each connection it accepts, and its handler reads each request's
+head and body through a RequestReader; whatever breaks a limit or is no HTTP/1.0 or 1.1 request becomes Unreadable,
 which the handler answers (with a status and a JSON body) before closing the connection.
 
 Glossary:
