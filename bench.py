@@ -37,7 +37,9 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from benchmark import engines, fixtures, growth, guards, http_load, memory, report, round_trips, search_quality, writers
+from benchmark import (
+    cores, engines, fixtures, growth, guards, http_load, memory, report, round_trips, search_quality, writers,
+)
 from lab.knowledge_base import day, seed_profile
 from lab.knowledge_base.models import models_of
 from lab.knowledge_base.scenario import DAY_AS_STATED, MAIN_SEEDS, MODELS
@@ -47,6 +49,7 @@ from osfoundry_tools.cli import (
     EXIT_OK, Destination, FileRefused, OneLineParser, duration, output_folder, read_file, removed_unless_written,
     run_deaf, run_main, shown, write_files,
 )
+from lab import seed_pool
 from lab.experiments import RESULTS, RUNS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -104,7 +107,7 @@ QUICK = Sizes(repetitions=2, calls=30, articles=60, items=60, growth_seconds=0.1
               engine_items=20, engine_repetitions=1, round_trips=20, clients=(1, 4, 16), client_calls=5,
               load_clients=(1, 16), load_seconds=0.1, load_repetitions=1, bursts=(64, 250),
               flood_connections=24, flood_lines=20, held_heads=100, hold_seconds=0.3,
-              sim_arguments=("--seeds", "1", "--ranges", "0", "--jobs", "1"), profiled_edits=200)
+              sim_arguments=("--seeds", "1", "--ranges", "0"), profiled_edits=200)
 GROWTH_MIN = 5
 KEPT_ARTICLES = 50  # articles whose words the timed searches use
 # Measured in this order: builds and the sim.py runs start while this process is small (on systems where a
@@ -127,6 +130,8 @@ GOALS = {
     "listing_over_floor": 10.0,  # a page of list_record_items within 10x the floor, in memory
     "main_job_seconds": 30.0,  # python3 sim.py --seeds 1-5 (the README's main job) on two idle cores
     "main_seeds_seconds": 1.0,  # python3 sim.py --seeds 1-5 --ranges 0: the main seeds alone
+    "two_processes_speedup": 1.7,  # issue 44: seed days per second on 2 processes at least this many times on 1
+    "seed_day_over_sqlite": 1.5,  # issue 44: a seed day within this many times its own sqlite statements
     # issue 30, our HTTP server under load:
     "connect_retry_seconds": 0.5,  # no connect of a burst of 64 this long: a dropped SYN is sent again after ~1 s
     "flood_over_idle_mib": 100.0,  # resident memory during any flood within this much above idle
@@ -398,20 +403,31 @@ def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
 
 
 def measure_job(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
-    """The main seeds alone (sim.py with no range groups) timed as a command, and where a seed's time goes
-    (lab/knowledge_base/seed_profile.py, seed 1 of the default model, in this process). The whole main job is the memory
-    section's run."""
-    log("job: sim.py with the main seeds alone, then one seed on stopwatches")
+    """What --jobs buys: seed days per second on 1, 2 and every usable core (benchmark/cores.py), and the main job
+    timed whole with --jobs 1 (the memory section times it with the default, every core); the main seeds alone
+    (sim.py with no range groups) timed as a command; and where a seed's time goes (lab/knowledge_base/
+    seed_profile.py, seed 1 of the default model, in this process)."""
+    cores_facts = cores.seed_days_per_second(sizes.repetitions, log)
+    one_arguments = [*(sizes.sim_arguments or ("--seeds", MAIN_SEEDS)), "--jobs", "1"]  # the memory run's, on one
+    one_process = timed_sim(directory, one_arguments, "sim-one-process", log)
     arguments = sizes.sim_arguments[:2] or ("--seeds", MAIN_SEEDS)
+    main_seeds = timed_sim(directory, [*arguments, "--ranges", "0"], "sim-main-seeds", log)
+    log("job: one seed on stopwatches")
+    _, parts = seed_profile.timed_seed(1, models_of(DAY_AS_STATED)[MODELS[0]])
+    return {"main_seeds": {"arguments": [*arguments, "--ranges", "0"], "seconds": main_seeds},
+            "one_process": {"arguments": one_arguments, "seconds": one_process},
+            "seed_parts": parts, "processes": seed_pool.usable_cores(), "cores": cores_facts}
+
+
+def timed_sim(directory: str, arguments: Sequence[str], out: str, log: Callable[[str], None]) -> float:
+    """sim.py with `arguments`, its results into a scratch folder, timed whole from starting Python to its end."""
+    log(f"job: sim.py {' '.join(arguments)}")
     started = time.perf_counter()
-    run = run_deaf([sys.executable, os.path.join(HERE, "sim.py"), *arguments, "--ranges", "0",
-                    "--out", os.path.join(directory, "sim-main-seeds")])
+    run = run_deaf([sys.executable, os.path.join(HERE, "sim.py"), *arguments, "--out", os.path.join(directory, out)])
     seconds = time.perf_counter() - started
     if run.returncode != 0:
         raise RuntimeError(f"sim.py failed: {run.stderr.strip()[-500:]}")
-    _, parts = seed_profile.timed_seed(1, models_of(DAY_AS_STATED)[MODELS[0]])
-    return {"main_seeds": {"arguments": [*arguments, "--ranges", "0"], "seconds": seconds}, "seed_parts": parts,
-            "processes": os.cpu_count() or 1}
+    return seconds
 
 
 # ---------------------------------------------------------------------------

@@ -17,7 +17,6 @@ import argparse
 import dataclasses
 import decimal
 import json
-import multiprocessing
 import os
 import platform
 import shlex
@@ -28,8 +27,9 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from lab import seed_pool
 from osfoundry_tools.cli import (
-    EXIT_OK, Progress, changed_settings, deaf_children, ignore_interrupts, non_negative, output_folder, parse_seeds,
+    EXIT_OK, Progress, changed_settings, non_negative, output_folder, parse_seeds,
     positive, removed_unless_written, shown, write_files,
 )
 
@@ -79,7 +79,10 @@ def run_command(command: Command, argv: Optional[Sequence[str]]) -> int:
         print(f"{command.prog}: {destination.note}", file=sys.stderr, flush=True)
     made_by = provenance(command, options, sys.argv[1:] if argv is None else argv)
     with removed_unless_written(destination):
-        files, seconds = command.measure(options, made_by)
+        try:
+            files, seconds = command.measure(options, made_by)
+        except seed_pool.WorkerDied as died:  # one line (cli.run_main), and the run's folder as it was
+            raise seed_pool.WorkerDied(f"{died}; nothing was written") from None
         made = write_files(destination.folder, files) or destination.reserved
     print(f"{command.prog}: wrote {shown(destination.folder)}/{' and '.join(files)} in {seconds:.1f} s"
           + (" (a new folder)" if made else ""), file=sys.stderr)
@@ -141,8 +144,9 @@ def seed_options(p: argparse.ArgumentParser, main_seeds: str, range_groups: int,
     p.add_argument("--ranges", type=non_negative, default=range_groups, metavar="N",
                    help=f"groups of {GROUP_SIZE} further seeds, after the largest of --seeds, for {ranges_for}; "
                    f"0 skips them (default {range_groups})")
-    p.add_argument("--jobs", type=positive, default=os.cpu_count() or 1, metavar="N",
-                   help="processes to run seeds in; results do not depend on it (default: the CPU count)")
+    p.add_argument("--jobs", type=positive, default=seed_pool.usable_cores(), metavar="N",
+                   help="worker processes to run seed days in; the page does not depend on it (default: the cores "
+                   f"this process may use, {seed_pool.usable_cores()} here)")
     p.add_argument("--out", metavar="DIR", help=f"where to write {written}, made if missing (default: results/ "
                    "for a run with the committed page's settings, --jobs aside; a new folder under runs/ for "
                    "any other, so that no try overwrites the committed results)")
@@ -178,52 +182,49 @@ def total_of(results: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
     return total
 
 
+def seed_of(job: Any) -> str:
+    """A job's name in an error: 'seed 17', from a job whose first part is its seed."""
+    return f"seed {job[0]}"
+
+
 def run_seeds(run_one: Callable[[Any], Dict[str, Any]], jobs: Sequence[Any], processes: int,
-              progress: Callable[[int], None]) -> List[Dict[str, Any]]:
-    """run_one(job) for each job, in the order of `jobs` whatever the processes' timing.
+              finished: Callable[[int], None], name_of: Callable[[Any], str] = seed_of) -> List[Dict[str, Any]]:
+    """run_one(job) for each job on `processes` worker processes (seed_pool.py), in the order of `jobs` whatever
+    the processes' timing; finished(index) as each job ends. A worker that dies raises seed_pool.WorkerDied,
+    whose one line names its job by name_of(job).
 
     run_one must be a module-level function (the processes import it by name).
     """
-    if processes <= 1 or len(jobs) == 1:
-        results = []
-        for job in jobs:
-            results.append(run_one(job))
-            progress(len(results))
-        return results
-    with deaf_children():  # Ctrl-C reaches the workers too: they ignore it, and leaving the block ends them
-        pool = multiprocessing.get_context().Pool(processes, initializer=ignore_interrupts)
-    with pool:
-        results = []
-        # One job at a time: a seed takes far longer than sending it, and the main seeds, which come first,
-        # are then shared by every process instead of filling one process's first chunk.
-        for result in pool.imap(run_one, jobs):
-            results.append(result)
-            progress(len(results))
-        return results
+    return seed_pool.run_jobs(run_one, jobs, processes, finished, name_of)
 
 
 def run_main_and_ranges(prog: str, run_one: Callable[[Any], Dict[str, Any]], main_jobs: Sequence[Any],
-                        range_jobs: Sequence[Any], processes: int) -> Tuple[List[Dict[str, Any]],
-                                                                            List[List[Dict[str, Any]]], float]:
-    """Run the main seeds' jobs, then the range groups', in one pool, with progress on stderr.
+                        range_jobs: Sequence[Any], processes: int, name_of: Callable[[Any], str] = seed_of,
+                        ) -> Tuple[List[Dict[str, Any]], List[List[Dict[str, Any]]], float]:
+    """Run the main seeds' jobs, then the range groups', on one set of worker processes, with progress on stderr
+    counting every worker's seed days as they end.
 
     Returns the main results, the range results in groups of GROUP_SIZE, and the seconds until the
-    main seeds' results were all in (they come first, so that is their own run time, give or take).
+    main seeds' results were all in (they are dealt first, so that is their own run time, give or take).
     """
     started = time.perf_counter()
-    main_done = []
+    main_left, main_seconds = [len(main_jobs)], [0.0]
+    ended = [0]
     shown_progress = Progress(prog, len(main_jobs) + len(range_jobs), "seed runs")
     shown_progress.update(0)
 
-    def progress(done: int) -> None:
-        shown_progress.update(done)
-        if done == len(main_jobs):
-            main_done.append(time.perf_counter() - started)
+    def finished(index: int) -> None:
+        ended[0] += 1
+        shown_progress.update(ended[0])
+        if index < len(main_jobs):
+            main_left[0] -= 1
+            if not main_left[0]:
+                main_seconds[0] = time.perf_counter() - started
 
-    results = run_seeds(run_one, list(main_jobs) + list(range_jobs), processes, progress)
+    results = run_seeds(run_one, list(main_jobs) + list(range_jobs), processes, finished, name_of)
     extra = results[len(main_jobs):]
     groups = [extra[i:i + GROUP_SIZE] for i in range(0, len(extra), GROUP_SIZE)]
-    return results[:len(main_jobs)], groups, main_done[0]
+    return results[:len(main_jobs)], groups, main_seconds[0]
 
 
 def range_groups(main: Sequence[int], groups: int) -> List[List[int]]:

@@ -302,9 +302,13 @@ def write_files(folder: str, files: Dict[str, str]) -> bool:
     return made
 
 
-class CannotWrite(Exception):
-    """A run's files that the disk refused after the run: one line saying why and what was written; run_main
-    ends the command with it and EXIT_FAILED."""
+class RunFailed(Exception):
+    """A run that could not finish for a reason outside its code: one line saying why and what was written;
+    run_main ends the command with it and EXIT_FAILED."""
+
+
+class CannotWrite(RunFailed):
+    """A run's files that the disk refused after the run."""
 
 
 # ---------------------------------------------------------------------------
@@ -456,11 +460,12 @@ def run_deaf(argv: Sequence[str], **options: Any) -> "subprocess.CompletedProces
 
 def run_main(prog: str, main: Callable[[Optional[Sequence[str]]], int], argv: Optional[Sequence[str]] = None,
              interrupted: str = "interrupted; nothing was written") -> int:
-    """main(argv), except that Ctrl-C ends it with one line on stderr and EXIT_INTERRUPTED, and files the disk
-    refused after the work (CannotWrite) with one line and EXIT_FAILED: no traceback."""
+    """main(argv), except that Ctrl-C ends it with one line on stderr and EXIT_INTERRUPTED, and a run that could
+    not finish (RunFailed: files the disk refused, a worker process that died) with one line and EXIT_FAILED: no
+    traceback."""
     try:
         return main(argv)
-    except CannotWrite as refused:
+    except RunFailed as refused:
         print(f"{prog}: error: {refused}", file=sys.stderr, flush=True)
         return EXIT_FAILED
     except KeyboardInterrupt:

@@ -397,6 +397,55 @@ class InterruptTest(unittest.TestCase):
                          ["mcp_server.py: interrupted; stopped"])
 
 
+def children_of(pid):
+    """The process IDs of pid's children, as Linux lists them under /proc."""
+    found = []
+    for children in glob.glob(f"/proc/{pid}/task/*/children"):
+        with open(children) as listed:
+            found += [int(word) for word in listed.read().split()]
+    return found
+
+
+@unittest.skipUnless(os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), "lists children from /proc")
+class DeadWorkerTest(unittest.TestCase):
+    """A worker process killed in the middle of a seed day (out of memory, a user's kill): the command ends with
+    one line naming that seed, exit 1, and nothing written; no worker outlives it."""
+
+    def kill_a_worker(self, argv, out):
+        process = subprocess.Popen([sys.executable, *argv, "--out", out], cwd=ROOT, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            line = process.stderr.readline()
+            self.assertIn("seed runs", line)
+            workers, deadline = [], time.monotonic() + WAIT
+            while not workers and time.monotonic() < deadline:
+                workers = children_of(process.pid)
+                time.sleep(0.02)
+            self.assertTrue(workers, "the command started no worker")
+            os.kill(workers[0], signal.SIGKILL)
+            _, said = process.communicate(timeout=WAIT)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+        self.assertEqual(process.returncode, cli.EXIT_FAILED, said)
+        self.assertNotIn("Traceback", said)
+        self.assertEqual(files_under(out), [])
+        self.assertFalse(InterruptTest.group_alive(process.pid), "a worker outlived the command")
+        return said.splitlines()[-1]
+
+    def test_sim_py_names_the_seed_whose_worker_died(self):
+        with tempfile.TemporaryDirectory() as out:
+            last = self.kill_a_worker(["sim.py", "--seeds", "1-5", "--ranges", "4", "--jobs", "2"], out)
+        self.assertRegex(last, r"^sim\.py: error: seed \d+ of the model '[^']+': its worker process died "
+                               r"\(killed by SIGKILL\); nothing was written$")
+
+    def test_triage_py_names_the_seed_whose_worker_died(self):
+        with tempfile.TemporaryDirectory() as out:
+            last = self.kill_a_worker(["triage.py", "--seeds", "1-5", "--ranges", "4", "--jobs", "2"], out)
+        self.assertRegex(last, r"^triage\.py: error: seed \d+: its worker process died \(killed by SIGKILL\); "
+                               r"nothing was written$")
+
+
 @unittest.skipUnless(hasattr(signal, "pthread_sigmask"), "needs signal masks")
 class DeafChildrenTest(unittest.TestCase):
     """Starting a child deaf to Ctrl-C loses no Ctrl-C of the parent's: one that comes meanwhile arrives after."""

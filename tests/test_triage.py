@@ -32,6 +32,17 @@ def run(*argv):
         return triage.main(list(argv))
 
 
+class DeterminismTest(unittest.TestCase):
+    def test_the_same_seeds_give_the_same_page_on_one_process_or_three_except_timing_lines(self):
+        small = ["--seeds", "1-2", "--ranges", "2", "--items", "30", "--timed-runs", "0"]
+        with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as three:
+            self.assertEqual(run(*small, "--jobs", "1", "--out", one), 0)
+            self.assertEqual(run(*small, "--jobs", "3", "--out", three), 0)
+            page = without_timing(os.path.join(one, "record_channels.md"))
+            self.assertEqual(page, without_timing(os.path.join(three, "record_channels.md")))
+            self.assertTrue(any("| R1" in line or "R1" in line for line in page))
+
+
 class R3Test(unittest.TestCase):
     """Pagination while the channel changes: pure counting, so every figure must match exactly."""
 

@@ -12,7 +12,7 @@ Glossary (sim.py has the others):
 """
 
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from lab.experiments import GROUP_SIZE, Provenance, Written, measure, run_main_and_ranges, total_of
 from lab.knowledge_base import approval, day, report as main_page, seed_profile, sensitivity as sensitivity_page
@@ -62,7 +62,7 @@ def run_models(prog: str, scenarios: Dict[str, Scenario], seeds: Sequence[int],
     approval_jobs = ([(seed, s, approvals) for s in scenarios.values() for seed in seeds]
                      if approvals is not None else [])
     main_results, later, main_seconds = run_main_and_ranges(prog, run_one, main_jobs, range_jobs + approval_jobs,
-                                                            jobs)
+                                                            jobs, job_namer(scenarios))
     group_results, approval_results = regrouped(later, len(range_jobs))
     parts = main_results[0].pop(SEED_PARTS, None)
     measured = {}
@@ -74,6 +74,16 @@ def run_models(prog: str, scenarios: Dict[str, Scenario], seeds: Sequence[int],
         replicas = [r["approvals"] for r in approval_results[n * len(seeds):(n + 1) * len(seeds)]]
         measured[name] = ModelRun(scenario, main, mine, rows, replicas if approvals is not None else None)
     return measured, main_seconds, parts
+
+
+def job_namer(scenarios: Dict[str, Scenario]) -> Callable[[Tuple[int, Scenario, Any]], str]:
+    """A job's name in an error: "seed 17 of the model 'popular search'", and whether it ran approval replicas."""
+    def name_of(job: Tuple[int, Scenario, Any]) -> str:
+        seed, scenario, kind = job
+        model = next((name for name, s in scenarios.items() if s is scenario), "?")
+        replicas = " (its approval replicas)" if isinstance(kind, approval.Approval) else ""
+        return f"seed {seed} of the model '{model}'{replicas}"
+    return name_of
 
 
 def regrouped(later: Sequence[Sequence[Dict[str, Any]]], ranged: int) -> Tuple[List[List[Dict[str, Any]]],

@@ -1,0 +1,182 @@
+"""Seed days in worker processes: results in the order of the jobs, progress as each job ends, a worker that dies
+named by the job it held, and Ctrl-C ending every worker at once.
+
+Layer: below experiments.py (run_seeds) and the benchmark's job section, on the standard library's multiprocessing
+and on cli.py's deaf_children. Why not multiprocessing.Pool: a worker killed in the middle of a job leaves Pool's
+imap waiting forever, and concurrent.futures' pool breaks whole without saying which job its dead worker held.
+Here each worker holds one job at a time on a pipe of its own, so the job of a worker whose process ends without
+answering is known, and the run stops with one line that names it.
+
+Glossary:
+  job      one seed day's arguments, pickled to a worker; run_one(job) is its result, pickled back
+  worker   a process that runs one job at a time, deaf to Ctrl-C: its parent stops it (terminate, then kill)
+  cores    the processors this process may run on (its affinity where the system keeps one), not the machine's
+"""
+
+import dataclasses
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import traceback
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from osfoundry_tools.cli import RunFailed, deaf_children
+
+STOP_GRACE = 0.5  # seconds a worker sent SIGTERM may take before it is killed
+
+
+class WorkerDied(RunFailed):
+    """A worker's process ended before answering its job: str() is one line naming the job and how it ended."""
+
+
+class JobFailed(Exception):
+    """run_one raised inside a worker: the job's name, then the worker's traceback."""
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the system keeps one (a container or `taskset`
+    may allow fewer than the machine has), else the machine's count."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # macOS and Windows keep no affinity mask
+        return os.cpu_count() or 1
+
+
+@dataclasses.dataclass
+class Worker:
+    """One worker process, its end of the pipe, and the index of the job it holds (None while idle)."""
+
+    process: Any  # multiprocessing's BaseProcess
+    pipe: multiprocessing.connection.Connection
+    held: Optional[int] = None
+
+
+def serve(run_one: Callable[[Any], Any], pipe: multiprocessing.connection.Connection) -> None:
+    """A worker's life: take a job, answer (True, result) or (False, traceback), until None or a closed pipe."""
+    while True:
+        try:
+            job = pipe.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        try:
+            answer: Tuple[bool, Any] = (True, run_one(job))
+        except BaseException:  # noqa: BLE001  (a bug in the job: its traceback goes to the parent, which raises)
+            answer = (False, traceback.format_exc())
+        pipe.send(answer)
+
+
+def run_jobs(run_one: Callable[[Any], Any], jobs: Sequence[Any], processes: int,
+             finished: Callable[[int], None], name_of: Callable[[Any], str]) -> List[Any]:
+    """run_one(job) for every job, on `processes` workers; the results in the order of `jobs`, whatever order
+    they end in. finished(index) is called as each job ends. A worker that dies raises WorkerDied, a job that
+    raises JobFailed; either way, and on Ctrl-C, every worker is stopped before this returns or raises.
+
+    run_one must be a module-level function (under the spawn start method the workers import it by name)."""
+    if processes <= 1 or len(jobs) <= 1:
+        return [run_here(run_one, index, job, finished) for index, job in enumerate(jobs)]
+    workers = start_workers(run_one, min(processes, len(jobs)))
+    try:
+        return deal(workers, jobs, finished, name_of)
+    finally:
+        stop_workers(workers)
+
+
+def run_here(run_one: Callable[[Any], Any], index: int, job: Any, finished: Callable[[int], None]) -> Any:
+    """One job in this process."""
+    result = run_one(job)
+    finished(index)
+    return result
+
+
+def start_workers(run_one: Callable[[Any], Any], count: int) -> List[Worker]:
+    """`count` workers, born deaf to Ctrl-C (deaf_children: the terminal's SIGINT reaches them too, and their
+    parent stops them itself)."""
+    context = multiprocessing.get_context()
+    workers = []
+    with deaf_children():
+        for _ in range(count):
+            ours, theirs = context.Pipe()
+            process = context.Process(target=serve, args=(run_one, theirs), daemon=True)
+            process.start()
+            theirs.close()
+            workers.append(Worker(process, ours))
+    return workers
+
+
+def deal(workers: List[Worker], jobs: Sequence[Any], finished: Callable[[int], None],
+         name_of: Callable[[Any], str]) -> List[Any]:
+    """Give each idle worker the next job, in the order of `jobs`, until every answer is in."""
+    results: Dict[int, Any] = {}
+    waiting = iter(range(len(jobs)))
+    for worker in workers:
+        give(worker, next(waiting, None), jobs)
+    while len(results) < len(jobs):
+        busy = [worker for worker in workers if worker.held is not None]
+        ready = multiprocessing.connection.wait([w.pipe for w in busy] + [w.process.sentinel for w in busy])
+        for worker in busy:
+            if worker.pipe in ready or worker.process.sentinel in ready:
+                index = worker.held
+                assert index is not None
+                results[index] = answer_of(worker, name_of(jobs[index]))
+                finished(index)
+                give(worker, next(waiting, None), jobs)
+    return [results[index] for index in range(len(jobs))]
+
+
+def give(worker: Worker, index: Optional[int], jobs: Sequence[Any]) -> None:
+    """Send job `index` to `worker` (None: nothing left, the worker stays idle)."""
+    worker.held = index
+    if index is not None:
+        worker.pipe.send(jobs[index])
+
+
+def answer_of(worker: Worker, name: str) -> Any:
+    """The result `worker` sent for the job called `name`; WorkerDied if its process ended without one."""
+    try:
+        if worker.pipe.poll():
+            ok, value = worker.pipe.recv()
+            if not ok:
+                raise JobFailed(f"{name} failed in its worker process:\n{value}")
+            return value
+    except (EOFError, OSError):
+        pass
+    worker.process.join(STOP_GRACE)
+    raise WorkerDied(f"{name}: its worker process died ({how_it_ended(worker.process.exitcode)})")
+
+
+def how_it_ended(exitcode: Optional[int]) -> str:
+    """'killed by SIGKILL', 'exit status 3', or 'still running' for a worker whose pipe closed first.
+
+    >>> how_it_ended(-9), how_it_ended(3)
+    ('killed by SIGKILL', 'exit status 3')
+    """
+    if exitcode is None:
+        return "its pipe closed while it still ran"
+    if exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit status {exitcode}"
+
+
+def stop_workers(workers: Sequence[Worker]) -> None:
+    """Stop every worker: an idle one is asked to leave; a busy one (Ctrl-C, or another worker's failure) is sent
+    SIGTERM; any still alive after STOP_GRACE is killed. Nothing outlives the call."""
+    for worker in workers:
+        try:
+            if worker.held is None and worker.process.is_alive():
+                worker.pipe.send(None)
+            else:
+                worker.process.terminate()
+        except (OSError, ValueError):
+            worker.process.terminate()
+    for worker in workers:
+        worker.process.join(STOP_GRACE)
+        if worker.process.is_alive():
+            worker.process.kill()
+            worker.process.join()
+        worker.pipe.close()
