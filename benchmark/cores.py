@@ -52,5 +52,5 @@ def seed_days_per_second(repetitions: int, log: Callable[[str], None], cores: in
 def timed_days(jobs: Sequence[Any], processes: int) -> float:
     """Seconds to run `jobs` on `processes`, from starting the workers to the last result in."""
     started = time.perf_counter()
-    seed_pool.run_jobs(rerun.run_one, jobs, processes, lambda index: None, seed_of)
+    seed_pool.run_jobs(rerun.run_one, jobs, processes, lambda index, result: None, seed_of)
     return time.perf_counter() - started

@@ -188,9 +188,9 @@ def seed_of(job: Any) -> str:
 
 
 def run_seeds(run_one: Callable[[Any], Dict[str, Any]], jobs: Sequence[Any], processes: int,
-              finished: Callable[[int], None], name_of: Callable[[Any], str] = seed_of) -> List[Dict[str, Any]]:
+              finished: seed_pool.Finished, name_of: Callable[[Any], str] = seed_of) -> List[Dict[str, Any]]:
     """run_one(job) for each job on `processes` worker processes (seed_pool.py), in the order of `jobs` whatever
-    the processes' timing; finished(index) as each job ends. A worker that dies raises seed_pool.WorkerDied,
+    the processes' timing; finished(index, result) as each job ends. A worker that dies raises seed_pool.WorkerDied,
     whose one line names its job by name_of(job).
 
     run_one must be a module-level function (the processes import it by name).
@@ -213,7 +213,7 @@ def run_main_and_ranges(prog: str, run_one: Callable[[Any], Dict[str, Any]], mai
     shown_progress = Progress(prog, len(main_jobs) + len(range_jobs), "seed runs")
     shown_progress.update(0)
 
-    def finished(index: int) -> None:
+    def finished(index: int, result: Any) -> None:
         ended[0] += 1
         shown_progress.update(ended[0])
         if index < len(main_jobs):

@@ -13,6 +13,7 @@ Glossary:
   cores    the processors this process may run on (its affinity where the system keeps one), not the machine's
 """
 
+import contextlib
 import dataclasses
 import multiprocessing
 import multiprocessing.connection
@@ -68,46 +69,51 @@ def serve(run_one: Callable[[Any], Any], pipe: multiprocessing.connection.Connec
         pipe.send(answer)
 
 
-def run_jobs(run_one: Callable[[Any], Any], jobs: Sequence[Any], processes: int,
-             finished: Callable[[int], None], name_of: Callable[[Any], str]) -> List[Any]:
-    """run_one(job) for every job, on `processes` workers; the results in the order of `jobs`, whatever order
-    they end in. finished(index) is called as each job ends. A worker that dies raises WorkerDied, a job that
-    raises JobFailed; either way, and on Ctrl-C, every worker is stopped before this returns or raises.
+Finished = Callable[[int, Any], None]  # finished(index, result), called as each job ends
 
-    run_one must be a module-level function (under the spawn start method the workers import it by name)."""
+
+def run_jobs(run_one: Callable[[Any], Any], jobs: Sequence[Any], processes: int, finished: Finished,
+             name_of: Callable[[Any], str], deaf: bool = True) -> List[Any]:
+    """run_one(job) for every job, on `processes` workers; the results in the order of `jobs`, whatever order
+    they end in. finished(index, result) is called as each job ends. A worker that dies raises WorkerDied, a job
+    that raises JobFailed; either way, and on Ctrl-C, every worker is stopped before this returns or raises.
+
+    Workers are `deaf` to Ctrl-C unless told otherwise (a test runner's workers must not be: an ignored SIGINT
+    is inherited by every process they start). run_one must be a module-level function (under the spawn start
+    method the workers import it by name)."""
     if processes <= 1 or len(jobs) <= 1:
         return [run_here(run_one, index, job, finished) for index, job in enumerate(jobs)]
-    workers = start_workers(run_one, min(processes, len(jobs)))
+    workers = start_workers(run_one, min(processes, len(jobs)), deaf)
     try:
         return deal(workers, jobs, finished, name_of)
     finally:
         stop_workers(workers)
 
 
-def run_here(run_one: Callable[[Any], Any], index: int, job: Any, finished: Callable[[int], None]) -> Any:
+def run_here(run_one: Callable[[Any], Any], index: int, job: Any, finished: Finished) -> Any:
     """One job in this process."""
     result = run_one(job)
-    finished(index)
+    finished(index, result)
     return result
 
 
-def start_workers(run_one: Callable[[Any], Any], count: int) -> List[Worker]:
-    """`count` workers, born deaf to Ctrl-C (deaf_children: the terminal's SIGINT reaches them too, and their
-    parent stops them itself)."""
+def start_workers(run_one: Callable[[Any], Any], count: int, deaf: bool) -> List[Worker]:
+    """`count` workers, born deaf to Ctrl-C if `deaf` (deaf_children: the terminal's SIGINT reaches them too, and
+    their parent stops them itself). They are not daemonic, so that a job may start processes of its own; every
+    path out of run_jobs stops them."""
     context = multiprocessing.get_context()
     workers = []
-    with deaf_children():
+    with deaf_children() if deaf else contextlib.nullcontext():
         for _ in range(count):
             ours, theirs = context.Pipe()
-            process = context.Process(target=serve, args=(run_one, theirs), daemon=True)
+            process = context.Process(target=serve, args=(run_one, theirs))
             process.start()
             theirs.close()
             workers.append(Worker(process, ours))
     return workers
 
 
-def deal(workers: List[Worker], jobs: Sequence[Any], finished: Callable[[int], None],
-         name_of: Callable[[Any], str]) -> List[Any]:
+def deal(workers: List[Worker], jobs: Sequence[Any], finished: Finished, name_of: Callable[[Any], str]) -> List[Any]:
     """Give each idle worker the next job, in the order of `jobs`, until every answer is in."""
     results: Dict[int, Any] = {}
     waiting = iter(range(len(jobs)))
@@ -121,7 +127,7 @@ def deal(workers: List[Worker], jobs: Sequence[Any], finished: Callable[[int], N
                 index = worker.held
                 assert index is not None
                 results[index] = answer_of(worker, name_of(jobs[index]))
-                finished(index)
+                finished(index, results[index])
                 give(worker, next(waiting, None), jobs)
     return [results[index] for index in range(len(jobs))]
 

@@ -60,10 +60,32 @@ class SkipReasonsTest(unittest.TestCase):
         printed, progress = io.StringIO(), io.StringIO()
         with mock.patch.object(unittest.defaultTestLoader, "discover", return_value=suite), \
                 contextlib.redirect_stdout(printed), contextlib.redirect_stderr(progress):
-            status = run.main()
+            status = run.main(jobs=1)
         self.assertEqual(status, 0)
         self.assertEqual(printed.getvalue().splitlines()[-2:],
                          ["skipped 1: needs a printer", "1 passed, 0 failed, 1 skipped"])
+
+
+class DealtTest(unittest.TestCase):
+    """Modules dealt to worker processes come to the same closing line as one process running them all."""
+
+    MODULES = ["tests.test_clock", "tests.runner_examples"]
+
+    def closing_lines(self, jobs):
+        suite = unittest.defaultTestLoader.loadTestsFromNames(self.MODULES)
+        printed, progress = io.StringIO(), io.StringIO()
+        with mock.patch.object(unittest.defaultTestLoader, "discover", return_value=suite), \
+                contextlib.redirect_stdout(printed), contextlib.redirect_stderr(progress):
+            status = run.main(jobs=jobs)
+        return status, printed.getvalue().splitlines(), progress.getvalue()
+
+    def test_two_processes_count_what_one_counts_and_print_every_failure(self):
+        one, two = self.closing_lines(1), self.closing_lines(2)
+        self.assertEqual(one[:2], two[:2])
+        self.assertEqual(two[0], 1)
+        self.assertRegex(two[1][-1], r"^\d+ passed, 1 failed, 1 skipped$")
+        self.assertIn("FAIL: tests.runner_examples.Examples.test_that_fails", two[2])
+        self.assertIn("on 2 processes", two[2])
 
 
 if __name__ == "__main__":

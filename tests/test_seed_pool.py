@@ -41,29 +41,30 @@ class RunJobsTest(unittest.TestCase):
     def test_results_come_in_the_order_of_the_jobs_and_each_end_is_reported_as_it_happens(self):
         jobs = [(1, 0.8), (2, 0.0), (3, 0.0), (4, 0.0)]
         ended = []
-        results = seed_pool.run_jobs(square_slowly, jobs, 2, ended.append, named)
+        results = seed_pool.run_jobs(square_slowly, jobs, 2, lambda index, result: ended.append(index), named)
         self.assertEqual(results, [1, 4, 9, 16])
         self.assertEqual(sorted(ended), [0, 1, 2, 3])
         self.assertNotEqual(ended[0], 0, "the slow first job was reported before the quick ones that ended first")
 
     def test_one_process_runs_the_jobs_here_in_order(self):
         ended = []
-        self.assertEqual(seed_pool.run_jobs(square_slowly, [(2, 0), (3, 0)], 1, ended.append, named), [4, 9])
+        results = seed_pool.run_jobs(square_slowly, [(2, 0), (3, 0)], 1, lambda index, result: ended.append(index), named)
+        self.assertEqual(results, [4, 9])
         self.assertEqual(ended, [0, 1])
 
     def test_a_worker_that_dies_is_one_line_naming_the_job_it_held(self):
         with self.assertRaises(seed_pool.WorkerDied) as caught:
-            seed_pool.run_jobs(die_on_three, [(n,) for n in range(1, 9)], 2, lambda index: None, named)
+            seed_pool.run_jobs(die_on_three, [(n,) for n in range(1, 9)], 2, lambda index, result: None, named)
         self.assertEqual(str(caught.exception), "seed 3: its worker process died (killed by SIGKILL)")
 
     def test_a_job_that_raises_carries_its_name_and_the_workers_traceback(self):
         with self.assertRaises(seed_pool.JobFailed) as caught:
-            seed_pool.run_jobs(raise_on_two, [(n,) for n in range(1, 5)], 2, lambda index: None, named)
+            seed_pool.run_jobs(raise_on_two, [(n,) for n in range(1, 5)], 2, lambda index, result: None, named)
         self.assertIn("seed 2 failed in its worker process", str(caught.exception))
         self.assertIn("ValueError: a bug in the model", str(caught.exception))
 
     def test_an_interrupt_in_the_parent_stops_every_worker(self):
-        def interrupted(index):
+        def interrupted(index, result):
             raise KeyboardInterrupt
         with self.assertRaises(KeyboardInterrupt):
             seed_pool.run_jobs(square_slowly, [(1, 0.0), (2, 30.0), (3, 30.0)], 2, interrupted, named)
