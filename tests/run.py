@@ -64,9 +64,9 @@ class Outcome:
         problems = ([("FAIL", test_id(test), text) for test, text in result.failures]
                     + [("ERROR", test_id(test), text) for test, text in result.errors]
                     + [("UNEXPECTED SUCCESS", test_id(test), "") for test in result.unexpectedSuccesses])
-        return cls(result.testsRun, problems, {test.id() for test, _ in result.errors if isinstance(test, _ErrorHolder)},
-                   [(test_id(test), str(reason)) for test, reason in result.skipped], len(result.expectedFailures),
-                   printed)
+        not_run = {test.id() for test, _ in result.errors if isinstance(test, _ErrorHolder)}
+        skipped = [(test_id(test), str(reason)) for test, reason in result.skipped]
+        return cls(result.testsRun, problems, not_run, skipped, len(result.expectedFailures), printed)
 
     def add(self, other: "Outcome") -> None:
         self.run += other.run

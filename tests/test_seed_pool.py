@@ -48,7 +48,7 @@ class RunJobsTest(unittest.TestCase):
 
     def test_one_process_runs_the_jobs_here_in_order(self):
         ended = []
-        results = seed_pool.run_jobs(square_slowly, [(2, 0), (3, 0)], 1, lambda index, result: ended.append(index), named)
+        results = seed_pool.run_jobs(square_slowly, [(2, 0), (3, 0)], 1, lambda index, _: ended.append(index), named)
         self.assertEqual(results, [4, 9])
         self.assertEqual(ended, [0, 1])
 
