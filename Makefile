@@ -5,7 +5,7 @@ VENV ?= .venv
 PSYCOPG = 'psycopg[binary]==3.2.13'  # the last psycopg 3 that installs on Python 3.9 (3.3 needs 3.10)
 
 .PHONY: test help results results-check sensitivity-check bench conformance postgres lint venv
-test:  ## run the whole unittest suite; the last line reads "N passed, N failed, N skipped"
+test:  ## run the whole unittest suite, its modules dealt to one process per core; the last line reads "N passed, N failed, N skipped"
 	$(PYTHON) tests/run.py
 
 help:  ## list these targets, each with what it does (test, the first, is what `make` alone runs)
