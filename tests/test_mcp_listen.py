@@ -58,13 +58,12 @@ class ListenTest(unittest.TestCase):
         self.assertEqual(self.sequences(one, 1), [first])
         self.assertEqual(self.sequences(both, 2), [first, second])
 
-    def test_a_notification_names_the_article_its_log_and_the_subscription(self):
+    def test_a_notification_names_the_article_its_version_and_the_subscription(self):
         stream = self.listen(LOG, request_id="listen-9")
         self.save(self.articles[2])
         params = stream.next(WAIT)["params"]
         self.assertEqual(params["uri"], LOG + f"/articles/{self.articles[2]}")
         self.assertEqual(params["_meta"]["io.modelcontextprotocol/subscriptionId"], "listen-9")
-        self.assertEqual(params["_meta"]["io.osfoundry/log"], LOG)
         self.assertEqual(params["_meta"]["io.osfoundry/version"], read(self.kb, self.articles[2])["updated_at"])
 
     def test_a_resumed_stream_gets_exactly_what_it_missed_then_goes_on(self):

@@ -244,17 +244,25 @@ class Hub:
             kind = watch.target.kind
             subject = str(event.get(kind.subject_key))
             if watch.wants(subject) and id(stream) not in sent:
-                message = {"jsonrpc": "2.0", "method": UPDATED, "params": {
-                    "uri": resources.resource_uri(kind, watch.target.log_id, subject),
-                    "_meta": {**stream.meta(), resources.META_SEQUENCE: sequence,
-                              resources.META_LOG: watch.target.log_uri, resources.META_EVENT: event["type"],
-                              resources.META_VERSION: event.get(kind.version_key)}}}
+                message = notification(stream.meta(), watch.target, subject, event)
                 sent[id(stream)] = stream.put(message)
                 if not sent[id(stream)]:
                     stream.fall_behind(watch.target.log_uri, watch.cursor)
                     continue
             if sent.get(id(stream), True):
                 watch.cursor = sequence
+
+
+def notification(meta: Dict[str, Any], target: resources.Target, subject: str,
+                 event: Dict[str, Any]) -> Dict[str, Any]:
+    """What a stream is sent for one event of the log `target` watches: the article's or item's URI, and in
+    _meta the event's sequence in its log (what a listen resumes from; the log is the URI's knowledge base or
+    channel), its type and the version it made."""
+    kind = target.kind
+    return {"jsonrpc": "2.0", "method": UPDATED, "params": {
+        "uri": resources.resource_uri(kind, target.log_id, subject),
+        "_meta": {**meta, resources.META_SEQUENCE: event["sequence"], resources.META_EVENT: event["type"],
+                  resources.META_VERSION: event.get(kind.version_key)}}}
 
 
 def writer_thread(stream: Stream, write: Callable[[Dict[str, Any]], None], on_end: Callable[[], None]) -> None:

@@ -82,7 +82,10 @@ class Server:
         }
         self.stateless_methods: Dict[str, Method] = {
             "server/discover": self.discover, "tools/list": self.list_cached_tools, "tools/call": self.call_tool,
-            **shared, "subscriptions/listen": self.listen,
+            "resources/list": self.uncached(self.list_resources), "resources/read": self.uncached(self.read_resource),
+            "resources/templates/list": lambda params, exchange: dict(
+                self.list_templates(params, exchange), ttlMs=TOOLS_TTL_MS, cacheScope="public"),
+            "subscriptions/listen": self.listen,
         }
 
     def handle(self, message: Any, grant: Optional[tokens.Grant] = None,
@@ -224,6 +227,12 @@ class Server:
         return answer
 
     # -- resources and listening ----------------------------------------------
+
+    @staticmethod
+    def uncached(method: Method) -> Method:
+        """The stateless era's form of a resources method: its result may not be kept (a save can change it at any
+        moment, and what it holds depends on the caller's grant)."""
+        return lambda params, exchange: dict(method(params, exchange), ttlMs=0, cacheScope="private")
 
     def list_resources(self, params: Dict[str, Any], exchange: Exchange = NO_EXCHANGE) -> Dict[str, Any]:
         """resources/list: the caller's published articles and live items, a page at a time."""
