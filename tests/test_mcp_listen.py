@@ -2,9 +2,14 @@
 a stream resumes from a sequence with no gap and no duplicate; the caps, the slow listener's resync notice, and a
 listen for what the caller may not see."""
 
+import json
+import socket
+import threading
+import time
 import unittest
+from unittest import mock
 
-from osfoundry_tools.server import listening, tokens
+from osfoundry_tools.server import listening, streamable_http, tokens
 from tests.helpers import KB, OTHER_KB, edit, read
 from tests.test_mcp_eras import WRITER, request, server_of
 
@@ -113,6 +118,19 @@ class ListenTest(unittest.TestCase):
         mine[0].release()
         self.listen(LOG, grant=WRITER, request_id=3)
 
+    def test_thousands_of_listeners_meet_the_cap_and_leave_nothing_behind(self):
+        hub = self.server.hub
+        hub.autostart = False  # no watcher: only the opening is measured
+        answers = [self.server.handle(listen_request(LOG, request_id=n), grant=tokens.Grant.of(
+            f"agent-{n}", {"knowledge_base": None}, frozenset())) for n in range(listening.MAX_STREAMS + 500)]
+        opened = [answer for answer in answers if isinstance(answer, listening.Stream)]
+        refused = [answer["error"]["code"] for answer in answers if not isinstance(answer, listening.Stream)]
+        self.assertEqual((len(opened), refused), (listening.MAX_STREAMS, [-32000] * 500))
+        for stream in opened:
+            stream.release()
+        self.assertEqual(hub.streams, [])
+        self.listen(LOG)
+
     def test_a_listener_that_never_reads_gets_one_resync_notice_then_its_stream_ends(self):
         self.server.hub.outbox, self.server.hub.autostart = 3, False  # the test ticks
         stream = self.server.handle(listen_request(LOG))
@@ -150,3 +168,96 @@ class ListenTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HttpStreamTest(unittest.TestCase):
+    """A listen stream over Streamable HTTP, on a server in this process: keep-alives, a listener that never reads,
+    and the stop."""
+
+    def setUp(self):
+        self.server, self.articles, _, (self.kb, records) = server_of()
+        self.addCleanup(self.kb.close)
+        self.addCleanup(records.close)
+        self.addCleanup(self.server.hub.stop)
+        limits = streamable_http.Limits(request_seconds=0.5)
+        self.http = streamable_http.make_server(self.server.handle, streamable_http.HttpOptions(
+            "127.0.0.1", 0, None, frozenset(), limits, 2.0))
+        self.thread = threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.05})
+        self.thread.start()
+        self.addCleanup(self.stop)
+        self.stopped = False
+
+    def stop(self):
+        if not self.stopped:
+            self.stopped = True
+            self.http.shutdown()
+            self.http.stop_gracefully(2.0)
+            self.thread.join(5)
+
+    def listen(self, receive_buffer=None):
+        body = json.dumps(listen_request(LOG, request_id="http-1")).encode()
+        connection = socket.socket()
+        if receive_buffer:
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        connection.connect(self.http.server_address)
+        self.addCleanup(connection.close)
+        connection.settimeout(WAIT)
+        connection.sendall(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                           b"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                           b"Mcp-Method: subscriptions/listen\r\nContent-Length: " + str(len(body)).encode()
+                           + b"\r\n\r\n" + body)
+        return connection
+
+    def read_until(self, connection, marker):
+        seen = b""
+        while marker not in seen:
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            seen += chunk
+        return seen
+
+    def test_an_idle_stream_gets_keep_alives(self):
+        with mock.patch.object(streamable_http, "KEEPALIVE_SECONDS", 0.2), \
+                mock.patch.object(streamable_http, "STREAM_WAKE_SECONDS", 0.05):
+            connection = self.listen()
+            seen = self.read_until(connection, b": keep-alive\n\n")
+        self.assertIn(b"text/event-stream", seen)
+        self.assertIn(b"acknowledged", seen)
+        self.assertIn(b": keep-alive\n\n", seen)
+
+    def test_the_stop_ends_each_stream_with_its_result(self):
+        connection = self.listen()
+        self.read_until(connection, b"acknowledged")
+        self.save_many(1)
+        self.read_until(connection, b"resources/updated")
+        self.stop()
+        rest = self.read_until(connection, b"never comes")
+        last = json.loads(rest.strip().split(b"data: ")[-1])
+        self.assertEqual(last["id"], "http-1")
+        self.assertEqual(last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "http-1")
+        self.assertEqual(self.server.hub.streams, [])
+
+    def test_a_listener_that_never_reads_is_cut_and_its_stream_released(self):
+        self.server.hub.outbox = 16
+        deadline = time.monotonic() + WAIT
+        with mock.patch.object(streamable_http, "STREAM_SEND_BUFFER", 4096):
+            self.listen(receive_buffer=2048)
+            while (not self.server.hub.streams or self.server.hub.streams[0].outbox) and \
+                    time.monotonic() < deadline:  # until its ack is written, the send buffer set before it
+                time.sleep(0.01)
+        self.assertEqual(len(self.server.hub.streams), 1)
+        self.save_many(300)  # far more than the socket buffers and the outbox hold
+        while self.server.hub.streams and time.monotonic() < deadline + WAIT:
+            time.sleep(0.05)
+        self.assertEqual(self.server.hub.streams, [])
+
+    def save_many(self, count):
+        tools = self.server.tools
+        for number in range(count):
+            article = self.articles[number % len(self.articles)]
+            version = read(self.kb, article)["updated_at"]
+            self.assertNotIn("error", tools.call("edit_knowledge_article", {
+                "knowledge_base_id": KB, "article_id": article, "content": f"Text {number}.",
+                "expected_version": version, "idempotency_key": f"many-{number}"}))
+            self.server.hub.wake()

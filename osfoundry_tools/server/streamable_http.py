@@ -336,6 +336,7 @@ def parsed(body: Union[bytes, bytearray]) -> Any:
 
 KEEPALIVE_SECONDS = 15.0  # of quiet on a listen stream before a comment line keeps it open
 STREAM_WAKE_SECONDS = 0.5  # how often a quiet listen stream looks whether the server is stopping
+STREAM_SEND_BUFFER = 64 * 1024  # bytes the kernel holds for one listen stream's client (not the default megabytes)
 
 
 class McpHttpServer(http.server.ThreadingHTTPServer):
@@ -728,14 +729,16 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
     def write_stream(self, stream: listening.Stream) -> None:
         """A listen stream as server-sent events: the ack, each notification as it comes, a comment every
         KEEPALIVE_SECONDS of quiet (so that proxies and clients keep an idle stream open), and the listen's result
-        once the stream ends or the server stops; the connection closes after it. A client that does not read
-        is cut after request_seconds of a blocked write, and its stream released."""
+        once the stream ends or the server stops; the connection closes after it. The kernel holds at most
+        STREAM_SEND_BUFFER bytes for the client, the stream's outbox the rest (listening.OUTBOX messages); a client
+        that does not read is cut after request_seconds of a blocked write, and its stream released."""
         self.close_connection = True
         self.log_request(200)
         fields = [("Server", self.version_string()), ("Date", self.date_time_string()),
                   ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("Connection", "close")]
         quiet = 0.0
         try:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, STREAM_SEND_BUFFER)
             self.write(response_head(200, fields))
             while True:
                 if self.mcp.slots.stopping:
