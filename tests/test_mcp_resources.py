@@ -63,7 +63,8 @@ class ResourcesTest(unittest.TestCase):
         self.assertEqual(json.loads(item["result"]["contents"][0]["text"])["item_id"], self.items[0])
 
     def test_ungranted_unpublished_draft_and_missing_read_alike(self):
-        cases = {"ungranted": (article_uri("refund-1", OTHER_KB), KB_ONLY), "unpublished": (article_uri("gone-1"), None),
+        cases = {"ungranted": (article_uri("refund-1", OTHER_KB), KB_ONLY),
+                 "unpublished": (article_uri("gone-1"), None),
                  "draft": (article_uri("draft-1"), None), "missing": (article_uri("nope"), None),
                  "a log": (f"osfoundry://knowledge_base/{KB}", None), "not ours": ("https://example.com/x", None),
                  "a query": (article_uri(self.articles[0]) + "?after_sequence=1", None)}

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from tests.helpers import ROOT
 from tests.test_mcp_sdk_modes import SDK_MISSING, HttpServer, require_sdk
@@ -36,6 +36,10 @@ if not SDK_MISSING:
 
 from osfoundry_tools.content import demo
 
+if TYPE_CHECKING:  # a mixin: only its subclasses, TestCases too, run as tests
+    _TestCase = unittest.TestCase
+else:
+    _TestCase = object
 SERVER = os.path.join(ROOT, "mcp_server.py")
 KB = demo.KNOWLEDGE_BASE
 LOG = f"osfoundry://knowledge_base/{KB}"
@@ -56,7 +60,7 @@ def save_elsewhere(kb_db: str, article_id: str, text: str) -> None:
 async def tapped(transport, frames: List[Dict[str, Any]]):
     """The transport, each message it delivers to the client also kept in `frames` as JSON."""
     async with transport as (read, write):
-        send, receive = anyio.create_memory_object_stream(1000)
+        send, receive = anyio.create_memory_object_stream[Any](1000)
 
         async def pump():
             async with send:
@@ -89,7 +93,7 @@ async def until(frames: List[Dict[str, Any]], count: int) -> List[int]:
     return updates(frames)
 
 
-class ListenCase:
+class ListenCase(_TestCase):
     """One transport's scenario in both modes; a subclass, a TestCase too, says how to connect."""
 
     @classmethod

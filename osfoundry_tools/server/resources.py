@@ -60,10 +60,12 @@ _PAGE_SQL = ("SELECT {log} AS log_id, id, {name} AS name, number FROM {table} WH
              "({log} > ? OR ({log} = ? AND number > ?)) {granted} ORDER BY {log}, number LIMIT ?")
 KINDS = (
     Kind("knowledge_base", "articles", "read_knowledge_article", "knowledge_base_id", "article_id", "updated_at",
-         "An article of a granted knowledge base", "knowledge_base_id", _PAGE_SQL.format(log="knowledge_base_id", name="title", table="articles", live="status = 'published'",
+         "An article of a granted knowledge base", "knowledge_base_id",
+         _PAGE_SQL.format(log="knowledge_base_id", name="title", table="articles", live="status = 'published'",
                           granted="{granted}")),
     Kind("record", "items", "read_record_item", "record_channel_id", "item_id", "version",
-         "An item of a granted record channel", "channel_id", _PAGE_SQL.format(log="channel_id", name="id", table="items", live="deleted_at IS NULL",
+         "An item of a granted record channel", "channel_id",
+         _PAGE_SQL.format(log="channel_id", name="id", table="items", live="deleted_at IS NULL",
                           granted="{granted}")),
 )
 BY_TYPE = {kind.resource_type: kind for kind in KINDS}
