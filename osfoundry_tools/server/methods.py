@@ -1,5 +1,6 @@
-"""The MCP methods both eras answer (initialize, ping, server/discover, tools/list, tools/call), one parsed message
-in, at most one message out, and a write held for a person's approval.
+"""The MCP methods both eras answer (initialize, ping, server/discover, tools/list, tools/call, the resources/
+methods, subscriptions/listen), one parsed message in, at most one message out (or a listen stream, which the
+transport writes), and a write held for a person's approval.
 
 Layer: server, above the routing and the approval, below the transports, which hand it one message at a time.
 """
@@ -61,8 +62,9 @@ class Server:
     """JSON-RPC 2.0 in both of MCP's eras, chosen per request: a request whose params' _meta names a protocol
     version is served statelessly (2026-07-28: server/discover, tools/list, tools/call, each result marked
     complete and stamped with the server's identity); any other is served in the handshake era (initialize, ping,
-    tools/list, tools/call), as every client before 2026-07-28 speaks. Notifications are never answered. Nothing
-    is kept between requests, so one Server answers every stdio line and every HTTP request alike."""
+    tools/list, tools/call), as every client before 2026-07-28 speaks; both read resources (resources.py).
+    Notifications are never answered. Nothing is kept between requests but the open listen streams (self.hub,
+    listening.py), so one Server answers every stdio line and every HTTP request alike."""
 
     def __init__(self, tools: Tools, instructions: str = INSTRUCTIONS,
                  approvals: Optional[approval.Approvals] = None) -> None:
