@@ -3,14 +3,20 @@ a stream resumes from a sequence with no gap and no duplicate; the caps, the slo
 listen for what the caller may not see."""
 
 import json
+import os
+import queue
 import socket
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 import unittest
 from unittest import mock
 
 from osfoundry_tools.server import listening, streamable_http, tokens
-from tests.helpers import KB, OTHER_KB, edit, read
+from osfoundry_tools.stores import kb_store
+from tests.helpers import KB, OTHER_KB, ROOT, edit, read
 from tests.test_mcp_eras import WRITER, request, server_of
 
 LOG = f"osfoundry://knowledge_base/{KB}"
@@ -261,3 +267,72 @@ class HttpStreamTest(unittest.TestCase):
                 "knowledge_base_id": KB, "article_id": article, "content": f"Text {number}.",
                 "expected_version": version, "idempotency_key": f"many-{number}"}))
             self.server.hub.wake()
+
+
+class StdioStreamTest(unittest.TestCase):
+    """mcp_server.py over real pipes, on a database file that this test process saves into (another process than
+    the server): a modern listen beside other calls, a legacy subscribe and unsubscribe, the exit at EOF."""
+
+    def setUp(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.kb_db = os.path.join(folder.name, "kb.db")
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.join(ROOT, "mcp_server.py"), "--demo", "--kb-db", self.kb_db, "--records-db",
+             os.path.join(folder.name, "records.db")], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL)
+        self.addCleanup(self.end)
+        self.lines: "queue.Queue[dict]" = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(json.loads(line)) for line in self.process.stdout],
+                         daemon=True).start()
+        self.saves = 0
+
+    def end(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+
+    def send(self, message):
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def next(self, timeout=WAIT):
+        return self.lines.get(timeout=timeout)
+
+    def save(self):
+        self.saves += 1
+        with kb_store.connect(self.kb_db, granted=None) as store:
+            store.save_article("kb-support", f"art-0000{self.saves}", content=f"Saved elsewhere {self.saves}.")
+
+    def test_a_modern_listen_streams_beside_other_calls_and_ends_with_stdin(self):
+        self.send(listen_request("osfoundry://knowledge_base/kb-support", request_id="s-1"))
+        self.assertEqual(self.next()["method"], "notifications/subscriptions/acknowledged")
+        self.send(request("resources/templates/list", request_id=2))
+        self.assertEqual(self.next()["id"], 2)  # answered while the stream is open
+        self.save()
+        update = self.next()["params"]
+        self.assertEqual(update["uri"], "osfoundry://knowledge_base/kb-support/articles/art-00001")
+        self.assertEqual(update["_meta"]["io.modelcontextprotocol/subscriptionId"], "s-1")
+        self.process.stdin.close()
+        self.assertEqual(self.process.wait(WAIT), 0)
+
+    def test_legacy_subscribe_notifies_until_unsubscribe(self):
+        self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        self.assertTrue(self.next()["result"]["capabilities"]["resources"]["subscribe"])
+        uri = "osfoundry://knowledge_base/kb-support/articles/art-00001"
+        self.send({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": uri}})
+        self.assertEqual(self.next(), {"jsonrpc": "2.0", "id": 2, "result": {}})
+        self.save()
+        note = self.next()
+        self.assertEqual((note["method"], note["params"]["uri"]), ("notifications/resources/updated", uri))
+        self.assertNotIn("io.modelcontextprotocol/subscriptionId", note["params"]["_meta"])
+        self.send({"jsonrpc": "2.0", "id": 3, "method": "resources/unsubscribe", "params": {"uri": uri}})
+        self.assertEqual(self.next()["id"], 3)
+        self.saves = 0
+        self.save()  # art-00001 again: nobody listens to it now
+        self.send({"jsonrpc": "2.0", "id": 4, "method": "ping"})
+        time.sleep(0.3)  # several ticks of the watcher
+        self.assertEqual(self.next(), {"jsonrpc": "2.0", "id": 4, "result": {}})
+        self.assertTrue(self.lines.empty())
