@@ -2,6 +2,7 @@
 a stream resumes from a sequence with no gap and no duplicate; the caps, the slow listener's resync notice, and a
 listen for what the caller may not see."""
 
+import http.client
 import json
 import os
 import queue
@@ -176,9 +177,10 @@ if __name__ == "__main__":
     unittest.main()
 
 
-class HttpStreamTest(unittest.TestCase):
-    """A listen stream over Streamable HTTP, on a server in this process: keep-alives, a listener that never reads,
-    and the stop."""
+class HttpServerCase(unittest.TestCase):
+    """A server over Streamable HTTP in this process, for the classes below."""
+
+    tokens = None
 
     def setUp(self):
         self.server, self.articles, _, (self.kb, records) = server_of()
@@ -187,7 +189,7 @@ class HttpStreamTest(unittest.TestCase):
         self.addCleanup(self.server.hub.stop)
         limits = streamable_http.Limits(request_seconds=0.5)
         self.http = streamable_http.make_server(self.server.handle, streamable_http.HttpOptions(
-            "127.0.0.1", 0, None, frozenset(), limits, 2.0))
+            "127.0.0.1", 0, self.tokens, frozenset(), limits, 2.0))
         self.thread = threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.05})
         self.thread.start()
         self.addCleanup(self.stop)
@@ -200,16 +202,18 @@ class HttpStreamTest(unittest.TestCase):
             self.http.stop_gracefully(2.0)
             self.thread.join(5)
 
-    def listen(self, receive_buffer=None):
-        body = json.dumps(listen_request(LOG, request_id="http-1")).encode()
+    def listen(self, receive_buffer=None, uri=LOG, token=None):
+        body = json.dumps(listen_request(uri, request_id="http-1")).encode()
         connection = socket.socket()
         if receive_buffer:
             connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
         connection.connect(self.http.server_address)
         self.addCleanup(connection.close)
         connection.settimeout(WAIT)
+        authorization = f"Authorization: Bearer {token}\r\n".encode() if token else b""
         connection.sendall(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                           b"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                           + authorization + b"Accept: application/json, text/event-stream\r\n"
+                           b"MCP-Protocol-Version: 2026-07-28\r\n"
                            b"Mcp-Method: subscriptions/listen\r\nContent-Length: " + str(len(body)).encode()
                            + b"\r\n\r\n" + body)
         return connection
@@ -222,6 +226,20 @@ class HttpStreamTest(unittest.TestCase):
                 break
             seen += chunk
         return seen
+
+    def save_many(self, count):
+        tools = self.server.tools
+        for number in range(count):
+            article = self.articles[number % len(self.articles)]
+            version = read(self.kb, article)["updated_at"]
+            self.assertNotIn("error", tools.call("edit_knowledge_article", {
+                "knowledge_base_id": KB, "article_id": article, "content": f"Text {number}.",
+                "expected_version": version, "idempotency_key": f"many-{number}"}))
+            self.server.hub.wake()
+
+
+class HttpStreamTest(HttpServerCase):
+    """A listen stream over Streamable HTTP: keep-alives, a listener that never reads, and the stop."""
 
     def test_an_idle_stream_gets_keep_alives(self):
         with mock.patch.object(streamable_http, "KEEPALIVE_SECONDS", 0.2), \
@@ -258,15 +276,34 @@ class HttpStreamTest(unittest.TestCase):
             time.sleep(0.05)
         self.assertEqual(self.server.hub.streams, [])
 
-    def save_many(self, count):
-        tools = self.server.tools
-        for number in range(count):
-            article = self.articles[number % len(self.articles)]
-            version = read(self.kb, article)["updated_at"]
-            self.assertNotIn("error", tools.call("edit_knowledge_article", {
-                "knowledge_base_id": KB, "article_id": article, "content": f"Text {number}.",
-                "expected_version": version, "idempotency_key": f"many-{number}"}))
-            self.server.hub.wake()
+
+class HttpTokensTest(HttpServerCase):
+    """Over HTTP with bearer tokens: a token's grant decides what it lists, reads and listens to."""
+
+    KB_TOKEN = "listen-kb-only-token-0123456789"
+    tokens = tokens.Tokens({KB_TOKEN: KB_ONLY})
+
+    def post(self, message):
+        connection = http.client.HTTPConnection(*self.http.server_address, timeout=WAIT)
+        self.addCleanup(connection.close)
+        uri = message["params"].get("uri")
+        connection.request("POST", "/mcp", json.dumps(message), {
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {self.KB_TOKEN}", "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": message["method"], **({"Mcp-Name": uri} if uri else {})})
+        return json.loads(connection.getresponse().read())
+
+    def test_a_token_lists_reads_and_listens_to_its_grant_only(self):
+        listed = self.post(request("resources/list"))["result"]["resources"]
+        self.assertEqual({entry["uri"].split("/")[3] for entry in listed}, {KB})
+        other = f"osfoundry://knowledge_base/{OTHER_KB}"
+        for method, params in (("resources/read", {"uri": other + "/articles/refund-1"}),
+                               ("subscriptions/listen", {"notifications": {"resourceSubscriptions": [other]}})):
+            with self.subTest(method=method):
+                self.assertEqual(self.post(request(method, params))["error"]["code"], -32002)
+        connection = self.listen(token=self.KB_TOKEN)
+        self.assertIn(b"acknowledged", self.read_until(connection, b"acknowledged"))
+        self.assertEqual([stream.caller for stream in self.server.hub.streams], ["kb-only"])
 
 
 class StdioStreamTest(unittest.TestCase):
