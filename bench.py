@@ -10,8 +10,8 @@ command line and the order of the sections; in benchmark/, timing.py times and
 summarises, tools.py and growth.py make the calls, writers.py runs the concurrent
 writers, engines.py runs them on sqlite and on PostgreSQL (the server named by
 OSFOUNDRY_TEST_POSTGRES, if any), round_trips.py the round trips, http_load.py
-the HTTP server under load (its clients in processes of load_clients.py), and
-report.py writes the page.
+the HTTP server under load (its clients in processes of load_clients.py), push.py
+listen streams beside polling (our extension), and report.py writes the page.
 
 Every latency is the median over REPETITIONS of each repetition's own median (or
 99th percentile), with the smallest and largest repetition beside it. Within a
@@ -93,6 +93,7 @@ class Sizes:
     profiled_edits: int
     push_listeners: int = 100  # listen streams on one server while saves are timed to their notifications
     push_saves: int = 100  # saves per repetition of the push section
+    push_idle_seconds: float = 2.0  # the listeners idle this long while the server's CPU is measured
 
 
 FULL = Sizes(repetitions=5, calls=500, articles=400, items=200, growth_seconds=1.0, growth_calls=200,
@@ -109,7 +110,7 @@ QUICK = Sizes(repetitions=2, calls=30, articles=60, items=60, growth_seconds=0.1
               load_clients=(1, 16), load_seconds=0.1, load_repetitions=1, bursts=(64, 250),
               flood_connections=24, flood_lines=20, held_heads=100, hold_seconds=0.3,
               sim_arguments=("--seeds", "1", "--ranges", "0", "--jobs", "1"), profiled_edits=200,
-              push_listeners=20, push_saves=10)
+              push_listeners=20, push_saves=10, push_idle_seconds=0.2)
 GROWTH_MIN = 5
 KEPT_ARTICLES = 50  # articles whose words the timed searches use
 # Measured in this order: builds and the sim.py runs start while this process is small (on systems where a
@@ -396,7 +397,7 @@ def measure_push(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Di
     for repetition in range(sizes.repetitions):
         log(f"push: repetition {repetition + 1} of {sizes.repetitions}, {sizes.push_listeners} listeners")
         with tempfile.TemporaryDirectory(dir=directory) as folder:
-            runs.append(push.delays(folder, sizes.push_listeners, sizes.push_saves))
+            runs.append(push.delays(folder, sizes.push_listeners, sizes.push_saves, sizes.push_idle_seconds))
     return {"day": seed_day, "runs": runs}
 
 

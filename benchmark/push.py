@@ -172,9 +172,10 @@ def receive(connections: List[socket.socket], arrivals: List[Tuple[int, int, flo
     chooser.close()
 
 
-def delays(directory: str, listeners: int, saves: int) -> Dict[str, Any]:
+def delays(directory: str, listeners: int, saves: int, idle_seconds: float = 2.0) -> Dict[str, Any]:
     """`listeners` streams on one server, `saves` saves from this process (another than the server's) at random
-    spacings: each notification's delay from its save, and the server's CPU idle and during the saves."""
+    spacings: each notification's delay from its save, and the server's CPU idle (for `idle_seconds`) and during
+    the saves."""
     server = Server(directory, listeners)
     connections: List[socket.socket] = []
     try:
@@ -184,10 +185,11 @@ def delays(directory: str, listeners: int, saves: int) -> Dict[str, Any]:
         reader = threading.Thread(target=receive, args=(connections, arrivals, stop), daemon=True)
         reader.start()
         idle_start, idle_cpu = time.monotonic(), server.cpu_seconds()
-        time.sleep(2.0)
-        idle = cpu_share(idle_cpu, server.cpu_seconds(), time.monotonic() - idle_start)
+        time.sleep(idle_seconds)
+        before = server.cpu_seconds()
+        idle = cpu_share(idle_cpu, before, time.monotonic() - idle_start)
         saved = save_at_random(server.kb_db, saves)
-        busy = cpu_share(idle_cpu, server.cpu_seconds(), 0.0)
+        busy = cpu_share(before, server.cpu_seconds(), 0.0)
         deadline = time.monotonic() + 10
         while len(arrivals) < listeners * saves and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -89,6 +89,24 @@ class ListenTest(unittest.TestCase):
         self.save(self.articles[2])
         self.assertEqual(self.sequences(resumed, 3), [seen + 1, seen + 2, seen + 3])
 
+    def test_a_replay_longer_than_the_outbox_arrives_whole_at_the_pace_of_its_reader(self):
+        self.server.hub.outbox = 4
+        first = self.listen(LOG)
+        self.save(self.articles[0])
+        (seen,) = self.sequences(first, 1)
+        for number in range(30):
+            self.save(self.articles[number % 3])
+        resumed = self.listen(f"{LOG}?after_sequence={seen}", request_id=2)
+        got = []
+        while len(got) < 30:
+            time.sleep(0.01)  # a slow reader
+            message = resumed.next(WAIT)
+            self.assertIsNotNone(message)
+            got.append(message["params"]["_meta"]["io.osfoundry/sequence"])
+        self.assertEqual(got, list(range(seen + 1, seen + 31)))
+        self.save(self.articles[1])
+        self.assertEqual(self.sequences(resumed, 1), [seen + 31])
+
     def test_a_forged_or_malformed_sequence_is_refused(self):
         for query, code in (("after_sequence=99999", -32602), ("after_sequence=-1", -32602),
                             ("after_sequence=x", -32602), ("from=1", -32602),
@@ -139,11 +157,15 @@ class ListenTest(unittest.TestCase):
         self.listen(LOG)
 
     def test_a_listener_that_never_reads_gets_one_resync_notice_then_its_stream_ends(self):
-        self.server.hub.outbox, self.server.hub.autostart = 3, False  # the test ticks
+        hub, now = self.server.hub, [0.0]
+        hub.outbox, hub.autostart, hub.clock = 3, False, lambda: now[0]  # the test ticks, and moves the clock
         stream = self.server.handle(listen_request(LOG))
         for number in range(6):
             self.save(self.articles[number % 3])
-        self.server.hub.tick()
+        hub.tick()  # the outbox fills: the stream waits
+        self.assertEqual((len(stream.outbox), stream.behind), (3, {}))
+        now[0] = hub.slow_seconds
+        hub.tick()  # still full that much later: it cannot keep up
         taken = []
         for _ in range(10):
             try:
@@ -263,7 +285,7 @@ class HttpStreamTest(HttpServerCase):
         self.assertEqual(self.server.hub.streams, [])
 
     def test_a_listener_that_never_reads_is_cut_and_its_stream_released(self):
-        self.server.hub.outbox = 16
+        self.server.hub.outbox, self.server.hub.slow_seconds = 16, 0.2
         deadline = time.monotonic() + WAIT
         with mock.patch.object(streamable_http, "STREAM_SEND_BUFFER", 4096):
             self.listen(receive_buffer=2048)

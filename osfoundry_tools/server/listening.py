@@ -13,24 +13,30 @@ from an older sequence is first replayed what the log holds after it, by the sam
 duplicate.
 
 Bounds: at most max_streams streams in all and max_per_caller for one caller (a -32000 error beyond, before any
-ack); at most OUTBOX messages waiting for one stream: a stream that falls behind gets, instead of more, one notice
-per log naming the sequence to resume from (resyncFrom) and is then ended.
+ack); at most OUTBOX messages waiting for one stream. A full outbox holds the stream's cursors where they are (the
+log keeps the rest, read again at the next tick: a long replay goes at the pace the client reads); a stream whose
+outbox stays full for SLOW_SECONDS cannot keep up, and gets, instead of more, one notice per log naming the
+sequence to resume from (resyncFrom), and is then ended.
 """
 
 import collections
+import logging
 import threading
-from typing import Any, Callable, Deque, Dict, List, Optional, Tuple
+import time
+from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
 
 from osfoundry_tools.server import resources
 from osfoundry_tools.server.protocol import ProtocolError
 from osfoundry_tools.server.routing import POLL, Tools
 
 WATCH_SECONDS = 0.05  # how often the logs are read while a stream is open
-OUTBOX = 256  # notifications waiting for one stream before it is told to resync
+OUTBOX = 256  # notifications waiting for one stream; past them its cursors wait
+SLOW_SECONDS = 5.0  # a stream whose outbox stays full this long is told to resync, and ended
 MAX_STREAMS, MAX_PER_CALLER = 1000, 32
 EVENTS_PER_READ = 100  # the poll's own limit
 READS_PER_TICK = 20  # of one log: a long replay goes on at the next tick
 TOO_MANY = -32000
+log = logging.getLogger("osfoundry.mcp")
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 UPDATED = "notifications/resources/updated"
 
@@ -74,6 +80,7 @@ class Stream:
         self.ended = False
         self.closing: Optional[Dict[str, Any]] = None  # the listen request's result, written once the stream ends
         self.hub: Optional["Hub"] = None  # that opened it
+        self.full_since: Optional[float] = None  # when the hub last found its outbox full, if it still is
 
     def meta(self) -> Dict[str, Any]:
         return {} if self.subscription_id is None else {SUBSCRIPTION_ID: self.subscription_id}
@@ -133,8 +140,11 @@ class Hub:
     """Every open stream of this process, and the thread that feeds them from the logs."""
 
     def __init__(self, tools: Tools, max_streams: int = MAX_STREAMS, max_per_caller: int = MAX_PER_CALLER,
-                 interval: float = WATCH_SECONDS, outbox: int = OUTBOX) -> None:
+                 interval: float = WATCH_SECONDS, outbox: int = OUTBOX,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.tools = tools
+        self.clock = clock
+        self.slow_seconds = SLOW_SECONDS
         self.max_streams, self.max_per_caller, self.interval, self.outbox = (max_streams, max_per_caller, interval,
                                                                               outbox)
         self.streams: List[Stream] = []
@@ -142,7 +152,6 @@ class Hub:
         self.woken = threading.Event()
         self.thread: Optional[threading.Thread] = None
         self.stopped = False
-        self.reads = 0  # log reads made, for the benchmark
         self.autostart = True  # False: no watcher thread, the caller ticks (a test that must decide when)
 
     def open(self, caller: str, subscription_id: Any, watches: List[Watch],
@@ -197,8 +206,7 @@ class Hub:
                 if self.tick():
                     self.woken.set()  # a log had more than one tick's reads: go on at once
             except Exception:  # a log that cannot be read now (a busy database): the next tick tries again
-                import logging
-                logging.getLogger("osfoundry.mcp").exception("reading the event logs for listeners failed")
+                log.exception("reading the event logs for listeners failed")
 
     def watched(self) -> Dict[Tuple[str, str], List[Tuple[Stream, Watch]]]:
         with self.guard:
@@ -220,37 +228,44 @@ class Hub:
 
     def feed(self, kind: str, log_id: str, watchers: List[Tuple[Stream, Watch]]) -> bool:
         after = min(watch.cursor for _, watch in watchers)
+        blocked: Set[int] = set()  # the streams whose outbox is full: nothing more for them this tick
         for _ in range(READS_PER_TICK):
-            self.reads += 1
             polled = self.tools.call(POLL, {"resource_type": kind, "resource_id": log_id, "after_sequence": after,
                                             "limit": EVENTS_PER_READ})
             if "error" in polled:
                 return False
             for event in polled["events"]:
-                self.hand_out(event, watchers)
+                self.hand_out(event, watchers, blocked)
             after = polled["last_sequence"]
-            if not polled["has_more"]:
+            if not polled["has_more"] or len(blocked) == len({id(stream) for stream, _ in watchers}):
                 return False
         return True
 
-    def hand_out(self, event: Dict[str, Any], watchers: List[Tuple[Stream, Watch]]) -> None:
+    def hand_out(self, event: Dict[str, Any], watchers: List[Tuple[Stream, Watch]], blocked: Set[int]) -> None:
         """One event to each stream that watches it and has not had it: once per stream however many of its
-        watches it matches."""
+        watches it matches. A stream whose outbox is full keeps its cursors, so the event comes again."""
         sequence = event["sequence"]
-        sent: Dict[int, bool] = {}
+        sent: Set[int] = set()
         for stream, watch in watchers:
-            if watch.cursor >= sequence or stream.behind:
+            if watch.cursor >= sequence or stream.behind or id(stream) in blocked:
                 continue
-            kind = watch.target.kind
-            subject = str(event.get(kind.subject_key))
+            subject = str(event.get(watch.target.kind.subject_key))
             if watch.wants(subject) and id(stream) not in sent:
-                message = notification(stream.meta(), watch.target, subject, event)
-                sent[id(stream)] = stream.put(message)
-                if not sent[id(stream)]:
-                    stream.fall_behind(watch.target.log_uri, watch.cursor)
+                if not stream.put(notification(stream.meta(), watch.target, subject, event)):
+                    blocked.add(id(stream))
+                    self.outbox_full(stream, watch)
                     continue
-            if sent.get(id(stream), True):
-                watch.cursor = sequence
+                stream.full_since = None
+                sent.add(id(stream))
+            watch.cursor = sequence
+
+    def outbox_full(self, stream: Stream, watch: Watch) -> None:
+        """A stream's outbox was full: noted, and once it has stayed full SLOW_SECONDS, the stream falls behind."""
+        now = self.clock()
+        if stream.full_since is None:
+            stream.full_since = now
+        elif now - stream.full_since >= self.slow_seconds:
+            stream.fall_behind(watch.target.log_uri, watch.cursor)
 
 
 def notification(meta: Dict[str, Any], target: resources.Target, subject: str,
