@@ -13,6 +13,7 @@ import tempfile
 import threading
 import time
 import unittest
+from typing import Optional
 from unittest import mock
 
 from osfoundry_tools.server import listening, streamable_http, tokens
@@ -202,7 +203,7 @@ if __name__ == "__main__":
 class HttpServerCase(unittest.TestCase):
     """A server over Streamable HTTP in this process, for the classes below."""
 
-    tokens = None
+    bearer_tokens: Optional[tokens.Tokens] = None
 
     def setUp(self):
         self.server, self.articles, _, (self.kb, records) = server_of()
@@ -211,7 +212,7 @@ class HttpServerCase(unittest.TestCase):
         self.addCleanup(self.server.hub.stop)
         limits = streamable_http.Limits(request_seconds=0.5)
         self.http = streamable_http.make_server(self.server.handle, streamable_http.HttpOptions(
-            "127.0.0.1", 0, self.tokens, frozenset(), limits, 2.0))
+            "127.0.0.1", 0, self.bearer_tokens, frozenset(), limits, 2.0))
         self.thread = threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.05})
         self.thread.start()
         self.addCleanup(self.stop)
@@ -303,7 +304,7 @@ class HttpTokensTest(HttpServerCase):
     """Over HTTP with bearer tokens: a token's grant decides what it lists, reads and listens to."""
 
     KB_TOKEN = "listen-kb-only-token-0123456789"
-    tokens = tokens.Tokens({KB_TOKEN: KB_ONLY})
+    bearer_tokens = tokens.Tokens({KB_TOKEN: KB_ONLY})
 
     def post(self, message):
         connection = http.client.HTTPConnection(*self.http.server_address, timeout=WAIT)

@@ -592,7 +592,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         hold = self.mcp.bodies.hold(length, self.reader.deadline)
         try:
             message = parsed(self.read_body(length, hold))
-            self.answer(message, grant, self.headers.get("MCP-Protocol-Version"))
+            self.answer(message, grant, self.headers.get("MCP-Protocol-Version"), hold)
         finally:
             hold.release()
 
@@ -706,9 +706,11 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         self.body_read = True
         return body
 
-    def answer(self, message: Any, grant: Optional[Grant], protocol_version: Optional[str]) -> None:
+    def answer(self, message: Any, grant: Optional[Grant], protocol_version: Optional[str],
+               hold: Optional[http_front.Hold] = None) -> None:
         """Hand the message to the handler and send its answer with the status that fits it (a stateless request
-        whose routing headers do not name what its body does is refused first: 400, -32020)."""
+        whose routing headers do not name what its body does is refused first: 400, -32020); a listen stream's
+        body is given back to the budget (`hold`) before the stream is written, for as long as it stays open."""
         mismatch = routing_mismatch(message, self.headers) if protocol_version == STATELESS_VERSION else None
         if mismatch is not None:
             self.send_json(http.HTTPStatus.BAD_REQUEST, error_message(request_id(message), HEADER_MISMATCH, mismatch))
@@ -716,6 +718,8 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         try:
             answer = self.mcp.handle_message(message, grant=grant, protocol_version=protocol_version)
             if isinstance(answer, listening.Stream):
+                if hold is not None:
+                    hold.release()
                 self.write_stream(answer)
                 return
             body = None if answer is None else encoded(answer)
