@@ -4,7 +4,8 @@ resources/subscribe in the handshake era), gets a notification for a save made b
 and reconnects with the last sequence it saw: it gets exactly the saves it missed, then the next live one.
 
 Over stdio each connection starts its own server, so the reconnection is a server restart too; over HTTP the server
-runs two --workers processes, so a reconnection may meet the other one. The SDK hands a listener each notification's
+runs two --workers processes, one of which is killed between the two listens (and replaced), so the reconnection
+follows a worker's restart and may meet either worker. The SDK hands a listener each notification's
 URI only; the sequence in its _meta is read from the frames the transport carried (a tap on the client's read
 stream), as a client that resumes would read it.
 
@@ -18,9 +19,11 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
@@ -91,6 +94,20 @@ async def until(frames: List[Dict[str, Any]], count: int) -> List[int]:
             await anyio.sleep(0.02)
     await anyio.sleep(0.5)
     return updates(frames)
+
+
+def workers_of(parent: int) -> List[int]:
+    """The live child processes of `parent`, from Linux's /proc (none elsewhere)."""
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.isdigit() and int(fields[1]) == parent and fields[0] != "Z":
+            found.append(int(entry))
+    return sorted(found)
 
 
 class ListenCase(_TestCase):
@@ -166,10 +183,14 @@ class ListenCase(_TestCase):
         first: List[Dict[str, Any]] = []
         (seen,) = asyncio.run(listen(first, LOG, ["art-00001"], 1))
         self.save("art-00002")  # while nobody listens
+        self.restart()
         self.save("art-00003")
         again: List[Dict[str, Any]] = []
         resumed = asyncio.run(listen(again, f"{LOG}?after_sequence={seen}", ["art-00004"], 3))
         self.assertEqual(resumed, [seen + 1, seen + 2, seen + 3])
+
+    def restart(self) -> None:
+        """Between the two listens: over stdio each connection starts a server of its own anyway."""
 
     def test_modern(self):
         self.scenario("2026-07-28")
@@ -194,6 +215,23 @@ class HttpListenTest(ListenCase, unittest.TestCase):
 
     def transport(self):
         return streamable_http_client(self.server.url)
+
+    def restart(self) -> None:
+        """Kill one of the two workers and wait for the one that replaces it (Linux's /proc names them; elsewhere
+        the workers are left as they are)."""
+        assert self.server is not None
+        before = workers_of(self.server.process.pid)
+        if len(before) != 2:
+            return
+        os.kill(before[0], signal.SIGKILL)
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            now = workers_of(self.server.process.pid)
+            if len(now) == 2 and before[0] not in now:
+                time.sleep(0.5)  # the new worker opens its databases and starts serving
+                return
+            time.sleep(0.05)
+        self.fail(f"no worker replaced the one killed: {workers_of(self.server.process.pid)}")
 
     def test_legacy_lists_and_reads_and_is_told_to_listen_instead_of_subscribing(self):
         async def run():
