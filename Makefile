@@ -37,7 +37,8 @@ venv:  ## make .venv, where the targets that need packages install them
 # test is a failure here.
 conformance: venv  ## the official SDK client, the Inspector's CLI, pip install . and uvx against our server
 	$(VENV)/bin/python -m pip install -q mcp==2.3.0 uv
-	MCP_SDK_REQUIRED=1 $(VENV)/bin/python -m unittest -v tests.test_mcp_sdk tests.test_mcp_sdk_modes tests.test_approval_sdk
+	MCP_SDK_REQUIRED=1 $(VENV)/bin/python -m unittest -v tests.test_mcp_sdk tests.test_mcp_sdk_modes tests.test_approval_sdk \
+		tests.test_mcp_sdk_listen
 	MCP_INSPECTOR=1 $(PYTHON) -m unittest -v tests.test_inspector
 	PACKAGE_INSTALL=1 UVX="$(abspath $(VENV))/bin/uvx" $(PYTHON) -m unittest -v tests.test_package
 

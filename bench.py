@@ -10,8 +10,8 @@ command line and the order of the sections; in benchmark/, timing.py times and
 summarises, tools.py and growth.py make the calls, writers.py runs the concurrent
 writers, engines.py runs them on sqlite and on PostgreSQL (the server named by
 OSFOUNDRY_TEST_POSTGRES, if any), round_trips.py the round trips, http_load.py
-the HTTP server under load (its clients in processes of load_clients.py), and
-report.py writes the page.
+the HTTP server under load (its clients in processes of load_clients.py), push.py
+listen streams beside polling (our extension), and report.py writes the page.
 
 Every latency is the median over REPETITIONS of each repetition's own median (or
 99th percentile), with the smallest and largest repetition beside it. Within a
@@ -38,7 +38,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from benchmark import (
-    cores, engines, fixtures, growth, guards, http_load, memory, report, round_trips, search_quality, writers,
+    cores, engines, fixtures, growth, guards, http_load, memory, push, report, round_trips, search_quality, writers,
 )
 from lab.knowledge_base import day, seed_profile
 from lab.knowledge_base.models import models_of
@@ -92,6 +92,9 @@ class Sizes:
     hold_seconds: float  # how long the held floods stay open
     sim_arguments: Tuple[str, ...]  # the sim.py run whose peak memory is reported
     profiled_edits: int
+    push_listeners: int = 100  # listen streams on one server while saves are timed to their notifications
+    push_saves: int = 100  # saves per repetition of the push section
+    push_idle_seconds: float = 2.0  # the listeners idle this long while the server's CPU is measured
 
 
 FULL = Sizes(repetitions=5, calls=500, articles=400, items=200, growth_seconds=1.0, growth_calls=200,
@@ -107,12 +110,14 @@ QUICK = Sizes(repetitions=2, calls=30, articles=60, items=60, growth_seconds=0.1
               engine_items=20, engine_repetitions=1, round_trips=20, clients=(1, 4, 16), client_calls=5,
               load_clients=(1, 16), load_seconds=0.1, load_repetitions=1, bursts=(64, 250),
               flood_connections=24, flood_lines=20, held_heads=100, hold_seconds=0.3,
-              sim_arguments=("--seeds", "1", "--ranges", "0"), profiled_edits=200)
+              sim_arguments=("--seeds", "1", "--ranges", "0"), profiled_edits=200,
+              push_listeners=20, push_saves=10, push_idle_seconds=0.2)
 GROWTH_MIN = 5
 KEPT_ARTICLES = 50  # articles whose words the timed searches use
 # Measured in this order: builds and the sim.py runs start while this process is small (on systems where a
 # child's peak memory includes its parent's).
-SECTIONS = ("memory", "job", "growth", "quality", "tools", "guards", "day", "writers", "engines", "mcp", "http")
+SECTIONS = ("memory", "job", "growth", "quality", "tools", "guards", "day", "writers", "engines", "mcp", "http",
+            "push")
 
 # The goals, from the issue: what a design that holds at scale should show.
 GOALS = {
@@ -386,6 +391,19 @@ def measure_http(directory: str, sizes: Sizes, run: Dict[str, str], log: Callabl
                                  "seconds": time.perf_counter() - started})
 
 
+def measure_push(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
+    """Our extension: the seed day with one listen stream instead of hourly polls (counted), and the delay from a
+    save by another process to its notification on each of push_listeners streams (timed, once a repetition)."""
+    log("push: the seed day with a listener")
+    seed_day = push.seed_day()
+    runs = []
+    for repetition in range(sizes.repetitions):
+        log(f"push: repetition {repetition + 1} of {sizes.repetitions}, {sizes.push_listeners} listeners")
+        with tempfile.TemporaryDirectory(dir=directory) as folder:
+            runs.append(push.delays(folder, sizes.push_listeners, sizes.push_saves, sizes.push_idle_seconds))
+    return {"day": seed_day, "runs": runs}
+
+
 def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Optional[Dict[str, Any]]:
     """Peak memory of a sim.py run (its results go to a scratch folder); None where it cannot be read."""
     if memory.peak_rss_mib() is None:
@@ -534,6 +552,7 @@ def measure(options: argparse.Namespace, command: Sequence[str], log: Callable[[
                     "engines": lambda: measure_engines(directory, sizes, facts["machine"], said),
                     "mcp": lambda: measure_mcp(sizes, facts["machine"], said),
                     "http": lambda: measure_http(directory, sizes, facts["machine"], said),
+                    "push": lambda: measure_push(directory, sizes, said),
                     "memory": lambda: measure_memory(directory, sizes, said),
                     "job": lambda: measure_job(directory, sizes, said)}
         for section in chosen:

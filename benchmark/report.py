@@ -17,6 +17,7 @@ from osfoundry_tools.stores.kb_sections import NEAR_READ, NEAR_WORDS, SECTION_RE
 from osfoundry_tools.stores.kb_search import RANKED_MATCHES, WEIGHED_MATCHES, WORD_SAMPLE
 from benchmark import search_quality
 from benchmark.round_trips import HTTP_SERVER, OURS, STATELESS, THE_SDKS, WARM_UP
+from benchmark.push import SPACING_SECONDS
 from benchmark.http_load import BURST_SECONDS, OUR_PAIR, OUR_WORKERS, WORKLOADS
 from benchmark.load_clients import MIX, READS
 from benchmark.timing import Summary, ratios, summarise
@@ -51,7 +52,7 @@ def markdown(facts: Dict[str, Any]) -> str:
         ("tools", tools_section), ("guards", guards_section), ("growth", growth_section),
         ("quality", quality_section), ("day", day_section),
         ("writers", writers_section), ("engines", engines_section), ("mcp", mcp_section), ("http", http_section),
-        ("memory", memory_section), ("job", job_section))
+        ("push", push_section), ("memory", memory_section), ("job", job_section))
     for key, write in writers:
         if key in facts:
             lines += [""] + write(facts[key], facts)
@@ -587,6 +588,51 @@ def day_section(rows: List[Dict[str, Any]], facts: Dict[str, Any]) -> List[str]:
         lines += ["", f"From ×{first['scale']} to ×{last['scale']}: citations grew {citations:.0f}×, "
                   f"re-reading's calls {growth['reread']:.0f}×, searching by title {growth['title']:.0f}×, "
                   f"polling's {growth['poll']:.0f}×, and the events polled {events:.0f}×."]
+    return lines
+
+
+def push_section(push: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
+    """Our extension: listen streams beside the articles' polling (not a figure of the articles)."""
+    day, runs = push["day"], push["runs"]
+    poll_calls, poll_bytes = day["poll"]
+    push_calls, push_bytes = day["push"]
+    lines = ["## Changes pushed instead of polled (our extension, not the articles')", "",
+             f"sim.py's day (seed {day['seed']}, as stated: {day['saves']} people's saves) for one agent that keeps "
+             f"its citations in view. Polled: `poll_resource_events` from its cursor at each of the {day['hours']} "
+             "hourly checks, as in the day section. Pushed: one `subscriptions/listen` stream on the knowledge base "
+             "all day, one `notifications/resources/updated` per event of its log (the whole JSON-RPC message, "
+             "with the event's sequence, type and version in `_meta`), plus the request, the ack and the closing "
+             "result. Counted, not timed.", ""]
+    lines += table(["agent's day", "calls", "KiB", "events", "a change waits for the agent"], [
+        ["polled hourly", number(poll_calls, 0), number(poll_bytes / 1024, 1), number(day["events_polled"], 0),
+         "until the next hourly check"],
+        ["pushed", number(push_calls, 0), number(push_bytes / 1024, 1), number(day["events_pushed"], 0),
+         "the delay below"]])
+    more = push_bytes / poll_bytes if poll_bytes else 0.0
+    per_push = (push_bytes - day["push_framing"]) / max(1, day["events_pushed"])
+    per_poll = poll_bytes / max(1, day["events_polled"])
+    lines += ["", f"Pushing takes {number(poll_calls / push_calls, 0)}× fewer calls but {number(more, 1)}× the "
+              f"bytes: each notification is a message of its own with its URI and _meta, {number(per_push, 0)} "
+              f"bytes an event, where a poll returns a batch of compact events, {number(per_poll, 0)} bytes an "
+              "event with the poll's own share.", ""]
+    rows = []
+    for run in runs:
+        rows.append({"median": run["delays_ms"]["median"] or 0.0, "p99": run["delays_ms"]["p99"] or 0.0,
+                     "max": run["delays_ms"]["max"] or 0.0, "idle": 100 * (run["idle_cpu_share"] or 0.0)})
+    first = runs[0]
+    complete = all(run["distinct"] == run["expected"] == run["notifications"] for run in runs)
+    lines += [f"The delay from a save to its notification, with {first['listeners']} listen streams (one agent "
+              f"each, bearer tokens) on one server over Streamable HTTP, the saves made by another process on the "
+              f"same sqlite file, {first['saves']} saves a repetition at random spacings (0 to "
+              f"{2 * SPACING_SECONDS:.1f} s). The server reads each watched log every "
+              f"{first['watch_seconds'] * 1000:.0f} ms (sqlite has no LISTEN/NOTIFY; a save made through the server "
+              "itself wakes it at once), so the delay is about half that interval plus the fan-out. In ms:", ""]
+    lines += table(["median", "99th percentile", "largest", f"server CPU while idle, {first['listeners']} listeners"],
+                   [[spread(summarise(rows, "median")), spread(summarise(rows, "p99")),
+                     spread(summarise(rows, "max")), spread(summarise(rows, "idle"), 1, " %")]])
+    lines += ["", "Every listener received every save exactly once in every repetition." if complete else
+              "**Some listener missed a save or received one twice**: " + ", ".join(
+                  f"{run['distinct']} of {run['expected']} ({run['notifications']} received)" for run in runs)]
     return lines
 
 

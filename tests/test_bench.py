@@ -53,6 +53,12 @@ class QuickRunTest(unittest.TestCase):
         self.assertIn("A `--quick` smoke run", self.page)
         self.assertIn("--quick", self.page.split("## ")[0])
 
+    def test_the_push_section_is_labelled_ours_and_every_listener_got_every_save_once(self):
+        section = self.page.split("## Changes pushed instead of polled (our extension, not the articles')")[1]
+        section = section.split("\n## ")[0]
+        self.assertIn("| pushed | 1 |", section)
+        self.assertIn("Every listener received every save exactly once in every repetition.", section)
+
     def test_the_header_names_machine_python_and_sqlite(self):
         head = self.page.split("## ")[0]
         self.assertIn(f"sqlite {bench.sqlite3.sqlite_version}", head)

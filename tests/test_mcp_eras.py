@@ -43,7 +43,7 @@ class StatelessEraTest(unittest.TestCase):
         result = self.server.handle(request("server/discover"))["result"]
         self.assertEqual(result["supportedVersions"][0], "2026-07-28")
         self.assertIn("2024-11-05", result["supportedVersions"])
-        self.assertEqual(result["capabilities"], {"tools": {}})
+        self.assertEqual(result["capabilities"], {"tools": {}, "resources": {"subscribe": True, "listChanged": False}})
         self.assertEqual(result["resultType"], "complete")
         self.assertEqual(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
                          protocol.SERVER_INFO["name"])
@@ -82,7 +82,7 @@ class StatelessEraTest(unittest.TestCase):
         self.assertEqual(self.server.handle(request("tools/list", meta=meta))["error"]["code"], -32602)
 
     def test_ping_and_methods_the_revision_removed_are_unknown_there(self):
-        for method in ("ping", "logging/setLevel", "resources/list"):
+        for method in ("ping", "logging/setLevel", "resources/subscribe", "prompts/list"):
             with self.subTest(method=method):
                 self.assertEqual(self.server.handle(request(method))["error"]["code"], -32601)
 

@@ -257,7 +257,7 @@ class ProtocolTest(unittest.TestCase):
     # -- 6. unknown methods ----------------------------------------------------------
 
     def test_unknown_methods_and_server_discover_get_method_not_found_at_once(self):
-        for method in ("server/discover", "resources/list", "prompts/list", "tools/delete", ""):
+        for method in ("server/discover", "resources/delete", "prompts/list", "tools/delete", ""):
             with self.subTest(method=method):
                 started = time.monotonic()
                 answer = self.server.request(method, {})

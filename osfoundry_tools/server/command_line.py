@@ -94,6 +94,7 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
         os.dup2(os.open(os.devnull, os.O_WRONLY), protocol_out.fileno())  # so the exit's flush cannot fail
         log.info("stdout closed: stopping")
     finally:
+        server.hub.stop()
         log_approvals(server)
         workspace.close()
     return EXIT_OK
@@ -133,6 +134,7 @@ def serve_over_http(server: Server, options: argparse.Namespace, workspace: Work
         streamable_http.serve_http(functools.partial(handle_logged, server), http_options, ready, listener)
         log.info("stopping")
     finally:
+        server.hub.stop()
         log_approvals(server)
         workspace.close()
     return EXIT_OK

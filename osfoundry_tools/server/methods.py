@@ -1,5 +1,6 @@
-"""The MCP methods both eras answer (initialize, ping, server/discover, tools/list, tools/call), one parsed message
-in, at most one message out, and a write held for a person's approval.
+"""The MCP methods both eras answer (initialize, ping, server/discover, tools/list, tools/call, the resources/
+methods, subscriptions/listen), one parsed message in, at most one message out (or a listen stream, which the
+transport writes), and a write held for a person's approval.
 
 Layer: server, above the routing and the approval, below the transports, which hand it one message at a time.
 """
@@ -8,7 +9,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable, Dict, NamedTuple, Optional, Union, cast
 
 from osfoundry_tools.core import rejections
-from osfoundry_tools.server import approval, tokens
+from osfoundry_tools.server import approval, listening, resources, tokens
 from osfoundry_tools.server.protocol import (
     CAPABILITIES_KEY, CLIENT_INFO_KEY, DISCOVER_NEEDS_META, HANDSHAKE_OVER_HTTP, HEADER_MISMATCH, INTERNAL_ERROR,
     INVALID_PARAMS, INVALID_REQUEST, LATEST_VERSION, METHOD_NOT_FOUND, PROTOCOL_VERSIONS, SERVER_INFO, SERVER_INFO_KEY,
@@ -51,6 +52,8 @@ class Exchange(NamedTuple):
     request_id: Any = None
 
 
+CAPABILITIES = {"tools": {}, "resources": {"subscribe": True, "listChanged": False}}
+MAX_LISTENED_URIS = 100  # per listen request
 NO_EXCHANGE = Exchange()  # a request with no token, no stdio connection and no _meta
 Method = Callable[[Dict[str, Any], Exchange], Dict[str, Any]]
 
@@ -59,8 +62,9 @@ class Server:
     """JSON-RPC 2.0 in both of MCP's eras, chosen per request: a request whose params' _meta names a protocol
     version is served statelessly (2026-07-28: server/discover, tools/list, tools/call, each result marked
     complete and stamped with the server's identity); any other is served in the handshake era (initialize, ping,
-    tools/list, tools/call), as every client before 2026-07-28 speaks. Notifications are never answered. Nothing
-    is kept between requests, so one Server answers every stdio line and every HTTP request alike."""
+    tools/list, tools/call), as every client before 2026-07-28 speaks; both read resources (resources.py).
+    Notifications are never answered. Nothing is kept between requests but the open listen streams (self.hub,
+    listening.py), so one Server answers every stdio line and every HTTP request alike."""
 
     def __init__(self, tools: Tools, instructions: str = INSTRUCTIONS,
                  approvals: Optional[approval.Approvals] = None) -> None:
@@ -68,12 +72,22 @@ class Server:
         self.tools = tools
         self.instructions = instructions
         self.approvals = approvals
+        self.hub = listening.Hub(tools)
+        shared: Dict[str, Method] = {
+            "resources/list": self.list_resources, "resources/templates/list": self.list_templates,
+            "resources/read": self.read_resource,
+        }
         self.methods: Dict[str, Method] = {
             "initialize": self.initialize, "ping": lambda params, exchange: {},
-            "tools/list": self.list_tools, "tools/call": self.call_tool,
+            "tools/list": self.list_tools, "tools/call": self.call_tool, **shared,
+            "resources/subscribe": self.subscribe, "resources/unsubscribe": self.unsubscribe,
         }
         self.stateless_methods: Dict[str, Method] = {
             "server/discover": self.discover, "tools/list": self.list_cached_tools, "tools/call": self.call_tool,
+            "resources/list": self.uncached(self.list_resources), "resources/read": self.uncached(self.read_resource),
+            "resources/templates/list": lambda params, exchange: dict(
+                self.list_templates(params, exchange), ttlMs=TOOLS_TTL_MS, cacheScope="public"),
+            "subscriptions/listen": self.listen,
         }
 
     def handle(self, message: Any, grant: Optional[tokens.Grant] = None,
@@ -100,6 +114,8 @@ class Server:
             return {"jsonrpc": "2.0", "id": request_id, "result": self.request(message, exchange, protocol_version)}
         except CallCancelled:  # the client cancelled the call while its user was asked: nothing may be answered
             return None
+        except listening.Opened as opened:  # a listen stream: the transport writes it, and its result at its end
+            return cast(Dict[str, Any], opened.stream)
         except ProtocolError as error:
             return error_message(request_id, error.code, error.message, error.data)
         except Exception as error:  # a bug must reach the client as an error, and the server must go on
@@ -149,7 +165,7 @@ class Server:
 
     def discover(self, params: Dict[str, Any], exchange: Exchange) -> Dict[str, Any]:
         """server/discover: the versions served, the capabilities, the instructions."""
-        return {"supportedVersions": list(SUPPORTED_VERSIONS), "capabilities": {"tools": {}},
+        return {"supportedVersions": list(SUPPORTED_VERSIONS), "capabilities": dict(CAPABILITIES),
                 "instructions": self.instructions, "ttlMs": TOOLS_TTL_MS, "cacheScope": "public"}
 
     def list_cached_tools(self, params: Dict[str, Any], exchange: Exchange) -> Dict[str, Any]:
@@ -183,7 +199,7 @@ class Server:
             exchange.peer.met(params.get("capabilities"), client)
         log.info("client %s (version %s) asked for MCP %s; speaking %s", rejections.loggable(client.get("name", "?")),
                  rejections.loggable(client.get("version", "?")), rejections.loggable(asked), version)
-        return {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": dict(SERVER_INFO),
+        return {"protocolVersion": version, "capabilities": dict(CAPABILITIES), "serverInfo": dict(SERVER_INFO),
                 "instructions": self.instructions}
 
     def list_tools(self, params: Dict[str, Any], exchange: Exchange = NO_EXCHANGE) -> Dict[str, Any]:
@@ -207,7 +223,93 @@ class Server:
         if self.approvals is not None and self.approvals.holds(name not in self.tools.reads, exchange.grant):
             held = self.held_call_stateless if exchange.meta is not None else self.held_call
             return held(name, arguments, params, exchange)
-        return tool_result(self.tools.call(name, arguments, exchange.grant))
+        answer = tool_result(self.tools.call(name, arguments, exchange.grant))
+        if name not in self.tools.reads:
+            self.hub.wake()
+        return answer
+
+    # -- resources and listening ----------------------------------------------
+
+    @staticmethod
+    def uncached(method: Method) -> Method:
+        """The stateless era's form of a resources method: its result may not be kept (a save can change it at any
+        moment, and what it holds depends on the caller's grant)."""
+        return lambda params, exchange: dict(method(params, exchange), ttlMs=0, cacheScope="private")
+
+    def list_resources(self, params: Dict[str, Any], exchange: Exchange = NO_EXCHANGE) -> Dict[str, Any]:
+        """resources/list: the caller's published articles and live items, a page at a time."""
+        return resources.listing(self.tools, exchange.grant, params.get("cursor"))
+
+    def list_templates(self, params: Dict[str, Any], exchange: Exchange = NO_EXCHANGE) -> Dict[str, Any]:
+        if params.get("cursor") is not None:
+            raise ProtocolError(INVALID_PARAMS, "Invalid params: unknown cursor; resources/templates/list has one "
+                                "page, ask without a cursor")
+        return resources.templates()
+
+    def read_resource(self, params: Dict[str, Any], exchange: Exchange = NO_EXCHANGE) -> Dict[str, Any]:
+        return resources.read(self.tools, exchange.grant, params.get("uri"))
+
+    def watch(self, uri: Any, exchange: Exchange) -> listening.Watch:
+        """A URI to watch, checked against the caller's grant, its cursor at its after_sequence or the log's head;
+        a sequence past the head was never sent and is refused."""
+        target = resources.parse(uri, resume=True)
+        head = resources.head_of(self.tools, exchange.grant, target)
+        if target.after is not None and target.after > head:
+            raise ProtocolError(INVALID_PARAMS, f"Invalid params: {resources.AFTER}={target.after} in "
+                                f"{rejections.quote(target.uri[:300])} is past the last sequence of its log "
+                                f"{target.log_uri}, {head}: no notification carried it. Resume from the "
+                                f"{resources.META_SEQUENCE} of the last notification you received, or leave "
+                                f"{resources.AFTER} out to start from now")
+        return listening.Watch(target, head if target.after is None else target.after)
+
+    def caller_of(self, exchange: Exchange) -> str:
+        return exchange.grant.caller if exchange.grant is not None else "(this server's own caller)"
+
+    def listen(self, params: Dict[str, Any], exchange: Exchange) -> Dict[str, Any]:
+        """subscriptions/listen (2026-07-28): acknowledge the URIs honoured, then stream their changes (the
+        transport writes the stream; listening.Opened carries it there)."""
+        wanted = params.get("notifications")
+        if not isinstance(wanted, dict):
+            raise ProtocolError(INVALID_PARAMS, 'Invalid params: subscriptions/listen needs "notifications", an '
+                                'object such as {"resourceSubscriptions": ["osfoundry://knowledge_base/<id>"]}')
+        uris = wanted.get("resourceSubscriptions") or []
+        if not isinstance(uris, list) or len(uris) > MAX_LISTENED_URIS:
+            raise ProtocolError(INVALID_PARAMS, f'Invalid params: "resourceSubscriptions" is a list of at most '
+                                f"{MAX_LISTENED_URIS} URIs from resources/list or its templates")
+        watches = [self.watch(uri, exchange) for uri in dict.fromkeys(uris)]
+        honored = {"resourceSubscriptions": [watch.target.uri for watch in watches]} if watches else {}
+        subscription = {listening.SUBSCRIPTION_ID: exchange.request_id}
+        ack = {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+               "params": {"notifications": honored, "_meta": subscription}}
+        stream = self.hub.open(self.caller_of(exchange), exchange.request_id, watches, ack)
+        stream.closing = {"jsonrpc": "2.0", "id": exchange.request_id, "result": {
+            "resultType": "complete", "_meta": {**subscription, SERVER_INFO_KEY: dict(SERVER_INFO)}}}
+        raise listening.Opened(stream)
+
+    def subscribe(self, params: Dict[str, Any], exchange: Exchange) -> Dict[str, Any]:
+        """resources/subscribe (the handshake era, over stdio): the connection's stream watches one URI more."""
+        if exchange.peer is None:
+            raise ProtocolError(INVALID_REQUEST, "resources/subscribe came over HTTP in the handshake era, where "
+                                "this server keeps no session to send notifications on: listen with "
+                                f"subscriptions/listen (MCP {STATELESS_VERSIONS[0]}), or subscribe over stdio")
+        watch = self.watch(params.get("uri"), exchange)
+        peer = exchange.peer
+        if peer.subscriptions is None or peer.subscriptions.ended:
+            peer.subscriptions = self.hub.open(self.caller_of(exchange), None, [])
+            peer.stream(peer.subscriptions, self.hub)
+        peer.subscriptions.drop(watch.target.uri)
+        peer.subscriptions.add(watch)
+        self.hub.wake()
+        return {}
+
+    def unsubscribe(self, params: Dict[str, Any], exchange: Exchange) -> Dict[str, Any]:
+        """resources/unsubscribe: the URI as it was subscribed; unknown ones change nothing."""
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise ProtocolError(INVALID_PARAMS, 'Invalid params: "uri" must be the string you subscribed')
+        if exchange.peer is not None and exchange.peer.subscriptions is not None:
+            exchange.peer.subscriptions.drop(uri)
+        return {}
 
     # -- a write a person must approve ----------------------------------------
 

@@ -12,9 +12,10 @@ import queue
 import secrets
 import threading
 import time
-from typing import Any, BinaryIO, Callable, Deque, Dict, Iterator, Optional
+from typing import Any, BinaryIO, Callable, Deque, Dict, Iterator, List, Optional
 
 from osfoundry_tools.core import checks, rejections
+from osfoundry_tools.server import listening
 from osfoundry_tools.server.methods import Server
 from osfoundry_tools.server.protocol import (
     INTERNAL_ERROR, LOGGED_CHARACTERS, PARSE_ERROR, CallCancelled, encoded, error_message, too_long,
@@ -130,6 +131,31 @@ class Peer:
         self.capabilities: Any = None
         self.client: Dict[str, Any] = {}
         self.asked = 0
+        self.writing = threading.Lock()  # the answers and the listen streams' notifications share stdout
+        self.subscriptions: Optional[listening.Stream] = None  # resources/subscribe's, in the handshake era
+        self.streams: List[listening.Stream] = []
+
+    def send(self, message: Dict[str, Any]) -> None:
+        """One message on stdout, whole, whichever thread sends it."""
+        with self.writing:
+            write_message(self.stdout, message)
+
+    def stream(self, stream: listening.Stream, hub: listening.Hub) -> None:
+        """Write a listen stream's messages as they come, then its closing result; ended when stdin closes."""
+        self.streams.append(stream)
+
+        def ended() -> None:
+            hub.close(stream)
+            if stream.closing is not None:
+                self.send(stream.closing)
+
+        listening.writer_thread(stream, self.send, ended)
+
+    def hang_up(self, hub: listening.Hub) -> None:
+        """stdin closed: every stream of this connection ends, unwritten (nobody is left to read it)."""
+        for stream in self.streams:
+            stream.closing = None
+            hub.close(stream)
 
     def met(self, capabilities: Any, client: Dict[str, Any]) -> None:
         """What initialize said of the client."""
@@ -153,7 +179,7 @@ class Peer:
         and is dropped, as any response to no question of ours is."""
         self.asked += 1
         asked_id = f"osfoundry-approval-{secrets.token_urlsafe(QUESTION_ID_BYTES)}"  # a response sent early never fits
-        write_message(self.stdout, {"jsonrpc": "2.0", "id": asked_id, "method": method, "params": params})
+        self.send({"jsonrpc": "2.0", "id": asked_id, "method": method, "params": params})
         deadline = self.clock() + seconds
         while len(self.deferred) < DEFERRED_LINES:
             try:
@@ -184,7 +210,7 @@ class Peer:
                 params.get("requestId") == call_id:
             raise CallCancelled()
         if method == "ping" and "id" in message:
-            write_message(self.stdout, {"jsonrpc": "2.0", "id": message["id"], "result": {}})
+            self.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
         elif "method" in message:
             self.deferred.append(line)
         return message
@@ -207,12 +233,20 @@ def answer_line(server: Server, line: bytes, peer: Optional["Peer"] = None) -> O
 def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO, limit: int = MAX_LINE_BYTES) -> None:
     """Answer every line of stdin on stdout until EOF."""
     peer = Peer(read_in_background(stdin, limit), stdout)
-    for line in peer.lines():
-        answer = too_long(limit) if line is None else answer_line(server, line, peer)
-        if answer is None:
-            continue
-        try:
-            write_message(stdout, answer)
-        except (TypeError, ValueError) as error:  # a bug: an answer that is not JSON must not end the server
-            log.exception("the answer to request %s is not JSON", rejections.loggable(answer.get("id")))
-            write_message(stdout, error_message(answer.get("id"), INTERNAL_ERROR, f"Internal error: {error}"))
+    try:
+        for line in peer.lines():
+            answer = too_long(limit) if line is None else answer_line(server, line, peer)
+            if isinstance(answer, listening.Stream):
+                peer.stream(answer, server.hub)
+            elif answer is not None:
+                send_answer(peer, answer)
+    finally:
+        peer.hang_up(server.hub)
+
+
+def send_answer(peer: Peer, answer: Dict[str, Any]) -> None:
+    try:
+        peer.send(answer)
+    except (TypeError, ValueError) as error:  # a bug: an answer that is not JSON must not end the server
+        log.exception("the answer to request %s is not JSON", rejections.loggable(answer.get("id")))
+        peer.send(error_message(answer.get("id"), INTERNAL_ERROR, f"Internal error: {error}"))

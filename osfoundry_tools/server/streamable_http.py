@@ -28,7 +28,8 @@ Host, Authorization, Content-Length or Mcp-* headers are refused (400), as a tok
 Every error this server writes is a JSON-RPC error body with an HTTP status line, never an HTML page; the
 log names each request by its method and path, never its query string or a header.
 
-Left out on purpose: server-sent events (every answer is one JSON body, which the specification allows),
+Server-sent events carry only a subscriptions/listen stream (write_stream); every other answer is one JSON body,
+which the specification allows. Left out on purpose:
 sessions (no Mcp-Session-Id is ever sent; GET and DELETE are refused with 405), resumability, and TLS
 (bind to a loopback address, or put a TLS proxy in front).
 """
@@ -51,7 +52,7 @@ import urllib.parse
 from typing import Any, Callable, Deque, Dict, FrozenSet, List, NamedTuple, Optional, Tuple, Union, cast
 
 from osfoundry_tools.core import checks, rejections
-from osfoundry_tools.server import http_front
+from osfoundry_tools.server import http_front, listening
 from osfoundry_tools.server.http_front import Limits
 from osfoundry_tools.server.protocol import (
     HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, STATELESS_VERSIONS,
@@ -333,6 +334,11 @@ def parsed(body: Union[bytes, bytearray]) -> Any:
 # The server and its request handler.
 
 
+KEEPALIVE_SECONDS = 15.0  # of quiet on a listen stream before a comment line keeps it open
+STREAM_WAKE_SECONDS = 0.5  # how often a quiet listen stream looks whether the server is stopping
+STREAM_SEND_BUFFER = 64 * 1024  # bytes the kernel holds for one listen stream's client (not the default megabytes)
+
+
 class McpHttpServer(http.server.ThreadingHTTPServer):
     """A threaded HTTP server holding what its requests need: the message handler, the options, and what the limits
     share between connections (the slots and the body budget)."""
@@ -586,7 +592,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         hold = self.mcp.bodies.hold(length, self.reader.deadline)
         try:
             message = parsed(self.read_body(length, hold))
-            self.answer(message, grant, self.headers.get("MCP-Protocol-Version"))
+            self.answer(message, grant, self.headers.get("MCP-Protocol-Version"), hold)
         finally:
             hold.release()
 
@@ -700,15 +706,22 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         self.body_read = True
         return body
 
-    def answer(self, message: Any, grant: Optional[Grant], protocol_version: Optional[str]) -> None:
+    def answer(self, message: Any, grant: Optional[Grant], protocol_version: Optional[str],
+               hold: Optional[http_front.Hold] = None) -> None:
         """Hand the message to the handler and send its answer with the status that fits it (a stateless request
-        whose routing headers do not name what its body does is refused first: 400, -32020)."""
+        whose routing headers do not name what its body does is refused first: 400, -32020); a listen stream's
+        body is given back to the budget (`hold`) before the stream is written, for as long as it stays open."""
         mismatch = routing_mismatch(message, self.headers) if protocol_version == STATELESS_VERSION else None
         if mismatch is not None:
             self.send_json(http.HTTPStatus.BAD_REQUEST, error_message(request_id(message), HEADER_MISMATCH, mismatch))
             return
         try:
             answer = self.mcp.handle_message(message, grant=grant, protocol_version=protocol_version)
+            if isinstance(answer, listening.Stream):
+                if hold is not None:
+                    hold.release()
+                self.write_stream(answer)
+                return
             body = None if answer is None else encoded(answer)
         except Exception as error:  # a bug: the client gets an error and the server goes on
             log.exception("the answer to a message over HTTP failed")
@@ -716,6 +729,42 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
                 request_id(message), INTERNAL_ERROR, f"Internal error: {type(error).__name__}: {error}"))
             return
         self.send(status_for(answer, protocol_version), body)
+
+    def write_stream(self, stream: listening.Stream) -> None:
+        """A listen stream as server-sent events: the ack, each notification as it comes, a comment every
+        KEEPALIVE_SECONDS of quiet (so that proxies and clients keep an idle stream open), and the listen's result
+        once the stream ends or the server stops; the connection closes after it. The kernel holds at most
+        STREAM_SEND_BUFFER bytes for the client, the stream's outbox the rest (listening.OUTBOX messages); a client
+        that does not read is cut after request_seconds of a blocked write, and its stream released."""
+        self.close_connection = True
+        self.log_request(200)
+        fields = [("Server", self.version_string()), ("Date", self.date_time_string()),
+                  ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("Connection", "close")]
+        quiet = 0.0
+        try:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, STREAM_SEND_BUFFER)
+            self.write(response_head(200, fields))
+            while True:
+                if self.mcp.slots.stopping:
+                    stream.end()
+                try:
+                    message = stream.next(STREAM_WAKE_SECONDS)
+                except listening.Closed:
+                    break
+                if message is None:
+                    quiet += STREAM_WAKE_SECONDS
+                    if quiet >= KEEPALIVE_SECONDS:
+                        self.write(b": keep-alive\n\n")
+                        quiet = 0.0
+                    continue
+                quiet = 0.0
+                self.write(b"event: message\ndata: " + encoded(message) + b"\n\n")
+            if stream.closing is not None:
+                self.write(b"event: message\ndata: " + encoded(stream.closing) + b"\n\n")
+        except (OSError, ValueError):  # the client went away or stopped reading
+            log.debug("a listen stream's client went away")
+        finally:
+            stream.release()
 
     def send_error(self, code: int, message: Optional[str] = None, explain: Optional[str] = None) -> None:
         """What http.server itself would refuse with its HTML page: a JSON error instead, and the connection closed."""

@@ -1,0 +1,230 @@
+"""Articles and items as MCP resources: their URIs, the two templates, a page of resources/list and resources/read,
+each through the caller's grant and the read tools, so that an ungranted or unpublished resource reads as a missing
+one.
+
+Layer: server, beside the methods; a client of the stores' read tools, and of their tables for the listing.
+
+Glossary:
+  resource URI   osfoundry://knowledge_base/<kb>/articles/<article> or osfoundry://record/<channel>/items/<item>,
+                 each ID percent-encoded
+  log URI        osfoundry://knowledge_base/<kb> or osfoundry://record/<channel>: the knowledge base or channel
+                 whose event log numbers every change of its articles or items
+  after_sequence a listen's or a subscription's resume point, in the URI's query (?after_sequence=N): the last
+                 sequence of that log the client saw
+"""
+
+import base64
+import binascii
+import dataclasses
+import json
+import urllib.parse
+from typing import Any, Dict, List, Optional, Tuple
+
+from osfoundry_tools.core import rejections
+from osfoundry_tools.server import tokens
+from osfoundry_tools.server.protocol import INVALID_PARAMS, ProtocolError
+from osfoundry_tools.server.routing import POLL, Tools
+
+SCHEME = "osfoundry://"
+RESOURCE_NOT_FOUND = -32002  # MCP's code for a resource that cannot be read
+PAGE = 100  # resources per resources/list page
+MIME = "application/json"
+META_SEQUENCE, META_LOG, META_EVENT, META_RESYNC = ("io.osfoundry/sequence", "io.osfoundry/log", "io.osfoundry/event",
+                                                    "io.osfoundry/resyncFrom")
+META_VERSION, META_CITATION = "io.osfoundry/version", "io.osfoundry/citation"
+AFTER = "after_sequence"
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    """How one store's resources read as URIs and through its tools."""
+
+    resource_type: str  # the store's RESOURCE_TYPE, the URI's first part
+    collection: str  # the URI's word for its resources: articles, items
+    read_tool: str
+    log_key: str  # the read tool's argument naming the knowledge base or channel
+    subject_key: str  # the read tool's argument, and the events' key, naming the article or item
+    version_key: str  # the events' and the read's key of the version
+    title: str  # the template's
+    log_column: str  # the column of the knowledge base or channel in its table
+    listing: str  # the SQL of one page: (log ID, resource ID, name, number) after a (log ID, number)
+
+    def template(self) -> Dict[str, Any]:
+        return {"uriTemplate": f"{SCHEME}{self.resource_type}/{{{self.log_key}}}/{self.collection}/"
+                               f"{{{self.subject_key}}}",
+                "name": f"{self.resource_type}-{self.collection}", "title": self.title, "mimeType": MIME,
+                "description": f"What {self.read_tool} answers, with its version and citation in _meta."}
+
+
+_PAGE_SQL = ("SELECT {log} AS log_id, id, {name} AS name, number FROM {table} WHERE {live} AND "
+             "({log} > ? OR ({log} = ? AND number > ?)) {granted} ORDER BY {log}, number LIMIT ?")
+KINDS = (
+    Kind("knowledge_base", "articles", "read_knowledge_article", "knowledge_base_id", "article_id", "updated_at",
+         "An article of a granted knowledge base", "knowledge_base_id",
+         _PAGE_SQL.format(log="knowledge_base_id", name="title", table="articles", live="status = 'published'",
+                          granted="{granted}")),
+    Kind("record", "items", "read_record_item", "record_channel_id", "item_id", "version",
+         "An item of a granted record channel", "channel_id",
+         _PAGE_SQL.format(log="channel_id", name="id", table="items", live="deleted_at IS NULL",
+                          granted="{granted}")),
+)
+BY_TYPE = {kind.resource_type: kind for kind in KINDS}
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """What one URI names: a log (subject None) or one resource in it, and the resume point it gives, if any."""
+
+    uri: str  # as the client wrote it
+    kind: Kind
+    log_id: str
+    subject: Optional[str]
+    after: Optional[int]
+
+    @property
+    def log_uri(self) -> str:
+        return log_uri(self.kind, self.log_id)
+
+
+def quoted(value: str) -> str:
+    return urllib.parse.quote(value, safe="")
+
+
+def log_uri(kind: Kind, log_id: str) -> str:
+    return f"{SCHEME}{kind.resource_type}/{quoted(log_id)}"
+
+
+def resource_uri(kind: Kind, log_id: str, subject: str) -> str:
+    return f"{log_uri(kind, log_id)}/{kind.collection}/{quoted(subject)}"
+
+
+def not_found(uri: Any) -> ProtocolError:
+    """The one answer for a URI that names nothing this caller may read: missing, ungranted or unpublished alike."""
+    return ProtocolError(RESOURCE_NOT_FOUND, f"Resource not found: {rejections.quote(str(uri)[:300])}; "
+                         "resources/list names every article and item you may read", {"uri": str(uri)[:300]})
+
+
+def parse(uri: Any, resume: bool = False) -> Target:
+    """The target of a URI; ProtocolError (-32602) for one that is no URI of ours, or a bad after_sequence."""
+    if not isinstance(uri, str):
+        raise ProtocolError(INVALID_PARAMS, 'Invalid params: "uri" must be a string such as '
+                            f'"{SCHEME}knowledge_base/<id>/articles/<id>"')
+    path, _, query = uri.partition("?")
+    parts = path[len(SCHEME):].split("/") if path.startswith(SCHEME) else []
+    kind = BY_TYPE.get(parts[0]) if parts else None
+    if kind is None or len(parts) not in (2, 4) or (len(parts) == 4 and parts[2] != kind.collection) or \
+            not all(parts[1:]):
+        raise not_found(uri)
+    after = parse_after(uri, query) if resume else None
+    if query and not resume:
+        raise not_found(uri)
+    ids = [urllib.parse.unquote(part) for part in parts[1:]]
+    return Target(uri, kind, ids[0], ids[2] if len(ids) == 3 else None, after)
+
+
+def parse_after(uri: str, query: str) -> Optional[int]:
+    """The after_sequence of a URI's query (None without one); ProtocolError for anything else in it."""
+    if not query:
+        return None
+    pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+    if len(pairs) != 1 or pairs[0][0] != AFTER or not pairs[0][1].isdigit() or len(pairs[0][1]) > 18:
+        raise ProtocolError(INVALID_PARAMS, f"Invalid params: the query of {rejections.quote(uri[:300])} may hold "
+                            f"only {AFTER}=N, N the last sequence you saw (0 to 999999999999999999); "
+                            "leave it out to start from now")
+    return int(pairs[0][1])
+
+
+def granted_ids(tools: Tools, kind: Kind, grant: Optional[tokens.Grant]) -> Optional[frozenset]:
+    """The IDs of this kind the caller may use (None: every one)."""
+    store = tools.stores.get(kind.resource_type)
+    if store is None:
+        return frozenset()
+    return tools.as_caller(store, grant).granted
+
+
+def templates() -> Dict[str, Any]:
+    return {"resourceTemplates": [kind.template() for kind in KINDS]}
+
+
+def encode_cursor(position: Tuple[int, str, int]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(position).encode()).decode()
+
+
+def decode_cursor(cursor: Any) -> Tuple[int, str, int]:
+    """A cursor of ours back to (kind's index, log ID, number); ProtocolError for any other."""
+    if cursor is None:
+        return (0, "", 0)
+    try:
+        kind, log_id, number = json.loads(base64.urlsafe_b64decode(str(cursor).encode()))
+        if isinstance(kind, int) and 0 <= kind < len(KINDS) and isinstance(log_id, str) and isinstance(number, int):
+            return (kind, log_id, number)
+    except (ValueError, TypeError, binascii.Error):
+        pass
+    raise ProtocolError(INVALID_PARAMS, "Invalid params: unknown cursor; pass the nextCursor of the previous "
+                        "resources/list page, or no cursor for the first")
+
+
+def listing(tools: Tools, grant: Optional[tokens.Grant], cursor: Any) -> Dict[str, Any]:
+    """One page of the caller's resources: published articles, then live items, each by its log and creation."""
+    index, log_id, number = decode_cursor(cursor)
+    found: List[Dict[str, Any]] = []
+    for at in range(index, len(KINDS)):
+        kind = KINDS[at]
+        granted = granted_ids(tools, kind, grant)
+        room = PAGE - len(found)
+        if kind.resource_type in tools.stores and (granted is None or granted):
+            if room == 0:  # the page is full at the start of this kind: the next page starts it
+                return {"resources": found, "nextCursor": encode_cursor((at, "", 0))}
+            rows = page_rows(tools, kind, granted, log_id, number, room + 1)
+            found += [{"uri": resource_uri(kind, row[0], row[1]), "name": str(row[2]), "mimeType": MIME,
+                       "description": f"{kind.collection[:-1]} {row[1]} of {kind.resource_type} {row[0]}"}
+                      for row in rows[:room]]
+            if len(rows) > room:
+                last = rows[room - 1]
+                return {"resources": found, "nextCursor": encode_cursor((at, last[0], last[3]))}
+        log_id, number = "", 0
+    return {"resources": found}
+
+
+def page_rows(tools: Tools, kind: Kind, granted: Optional[frozenset], log_id: str, number: int,
+              limit: int) -> List[Tuple[Any, ...]]:
+    """Up to `limit` rows of the kind's listing after (log_id, number), within the grant, under the workspace
+    lock (the store's own connection: a listing is rare, and it leaves the readers to the tools)."""
+    ids = sorted(granted) if granted is not None else []
+    clause = f"AND {kind.log_column} IN ({', '.join('?' * len(ids))})" if granted is not None else ""
+    sql = kind.listing.format(granted=clause)
+    with tools.lock, tools.stores[kind.resource_type].database.read() as connection:
+        return [tuple(row) for row in connection.execute(sql, (log_id, log_id, number, *ids, limit)).fetchall()]
+
+
+def read(tools: Tools, grant: Optional[tokens.Grant], uri: Any) -> Dict[str, Any]:
+    """resources/read: what the read tool answers as JSON text, its version and citation in _meta; a URI that
+    names no readable article or item (a log's included) answers -32002."""
+    target = parse(uri)
+    if target.subject is None or target.kind.resource_type not in tools.stores:
+        raise not_found(uri)
+    answer = tools.call(target.kind.read_tool, {target.kind.log_key: target.log_id,
+                                                target.kind.subject_key: target.subject}, grant)
+    if "error" in answer:
+        if answer["error"] in ("storage_error", "busy"):
+            raise ProtocolError(-32603, f"Internal error: {answer.get('message')}", {"error": answer["error"]})
+        raise not_found(uri)
+    meta = {META_VERSION: answer.get(target.kind.version_key)}
+    if "citation" in answer:
+        meta[META_CITATION] = answer["citation"]
+    return {"contents": [{"uri": target.uri, "mimeType": MIME, "text": json.dumps(answer, ensure_ascii=False),
+                          "_meta": meta}]}
+
+
+def head_of(tools: Tools, grant: Optional[tokens.Grant], target: Target) -> int:
+    """The last sequence of the target's log, as the caller may see it; -32002 if the caller may not watch the
+    target (its log or resource missing, ungranted, or the resource unpublished now)."""
+    if target.kind.resource_type not in tools.stores:
+        raise not_found(target.uri)
+    if target.subject is not None:
+        read(tools, grant, target.uri.partition("?")[0])
+    polled = tools.call(POLL, {"resource_type": target.kind.resource_type, "resource_id": target.log_id,
+                               "after_sequence": 2 ** 62, "limit": 1}, grant)
+    if "error" in polled:
+        raise not_found(target.uri)
+    return int(polled["last_sequence"])
