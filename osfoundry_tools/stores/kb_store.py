@@ -363,8 +363,8 @@ class KnowledgeBaseStore(AgentTools):
         kb = arguments["knowledge_base_id"]
         return self.keyed_edit(EDIT_KNOWLEDGE_ARTICLE, kb, arguments,
                                lambda connection: self._require_granted(connection, kb),
-                               lambda connection, kb_number, now: self._compare_and_swap(connection, arguments, now,
-                                                                                         kb_number))
+                               lambda connection, kb_number, now, stamp: self._compare_and_swap(
+                                   connection, arguments, now, kb_number))
 
     def _compare_and_swap(self, connection: sqlite3.Connection, arguments: Dict[str, Any],
                           now: Any, kb_number: int) -> Dict[str, Any]:
