@@ -47,7 +47,7 @@ class KeyScope(NamedTuple):
 _CANONICAL = encoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 # json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":")), without building an encoder on
 # every call: the same text, so fingerprints stored by earlier versions still match
-_RESULT = encoder()  # json.dumps(result)
+result_text = encoder()  # json.dumps(result): a first result as the table keeps it
 
 
 def fingerprint(arguments: Mapping[str, Any]) -> str:
@@ -74,7 +74,7 @@ def idempotent(connection: sqlite3.Connection, scope: KeyScope, arguments: Mappi
                 idempotency_key=show(key))
         return dict(json.loads(row["result"]), replay=True)
     result = dict(write(), replay=False)
-    dialect.keep_key(connection, scope, key, digest, _RESULT(result), created_at)
+    dialect.keep_key(connection, scope, key, digest, result_text(result), created_at)
     return result
 
 
