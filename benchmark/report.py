@@ -601,8 +601,10 @@ def list_growth(growth: Dict[str, Any], goals: Dict[str, float]) -> List[str]:
 # The day scaled, writers, MCP, memory.
 
 
-def day_section(day: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
-    rows = day["scales"]
+def day_section(day: Any, facts: Dict[str, Any]) -> List[str]:
+    """The day at each scale, then the first seed's parts (facts of a run before the parts were measured here hold
+    the scales' rows alone)."""
+    rows = day["scales"] if isinstance(day, dict) else day
     lines = ["## The knowledge-base day, scaled", "",
              "sim.py's day for seed 1 with articles, questions, saves and vocabulary multiplied by the scale. "
              "The agent checks all its citations at the end of each hour by the three strategies of table K3; "
@@ -628,7 +630,7 @@ def day_section(day: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
         lines += ["", f"From ×{first['scale']} to ×{last['scale']}: citations grew {citations:.0f}×, "
                   f"re-reading's calls {growth['reread']:.0f}×, searching by title {growth['title']:.0f}×, "
                   f"polling's {growth['poll']:.0f}×, and the events polled {events:.0f}×."]
-    return lines + [""] + seed_parts_part(day["seeds"], facts)
+    return lines + ([""] + seed_parts_part(day["seeds"], facts) if isinstance(day, dict) else [])
 
 
 def seed_parts_part(seeds: List[Dict[str, float]], facts: Dict[str, Any]) -> List[str]:
