@@ -645,7 +645,8 @@ def seed_parts_part(seeds: List[Dict[str, float]], facts: Dict[str, Any]) -> Lis
     header = ["part of the seed", "seconds", "share"]
     rows = [[part, spread(took, 3), f"{100 * took.median / whole.median:.0f}%"]
             for part, took in sorted(parts.items(), key=lambda part: -part[1].median)]
-    rows += [["**the whole seed**", spread(whole, 3), ""], ["**the seed × its sqlite part**", spread(over, 2, "×"), ""]]
+    rows += [["**the whole seed**", spread(whole, 3), ""],
+             ["**the seed × its sqlite part**", spread(over, 2, "×"), ""]]
     if before is not None:
         kept = before["seed_parts"]
         seconds = sum(kept.values())
@@ -660,8 +661,8 @@ def seed_parts_part(seeds: List[Dict[str, float]], facts: Dict[str, Any]) -> Lis
              + (f" Before: the same seed in bench.py's run of {before['date']} at commit {before['commit'][:7]}, "
                 "once, the last before issue 44's speed-up (`benchmark/before_issue_44.json`)." if before else ""), ""]
     lines += table(header, rows)
-    lines += ["", f"| goal | measured | verdict |", "|---|---|---|",
-              f"| a seed day within {goal:g}× its own sqlite part | {spread(over, 2, '×')} | {meets(over.median <= goal)} |"]
+    lines += [""] + table(["goal", "measured", "verdict"], [[f"a seed day within {goal:g}× its own sqlite part",
+                                                              spread(over, 2, "×"), meets(over.median <= goal)]])
     return lines
 
 

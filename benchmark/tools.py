@@ -191,7 +191,7 @@ def edit_parts(work: Workload) -> Dict[str, Callable[[int], Any]]:
                                                               agent=True),
         "the six values applied and encoded": lambda n: found.changed(SIX_FIELDS),
         "the item's text joined and its size bounded": lambda n: store._agent_text(channel, saved),
-        "the preview kept for listings": lambda n: saved.preview(channel.fields),
+        "the preview kept for listings": lambda n: saved.preview(channel.preview_slots),
         "the clock read and formatted": lambda n: clock.format_time(store.clock()),
         "the result encoded for the idempotency table": lambda n: idempotency.result_text(result),
     }

@@ -20,7 +20,8 @@ Glossary:
 import functools
 import json
 import threading
-from typing import Any, Dict, Mapping, NamedTuple, Sequence
+from json.encoder import encode_basestring, encode_basestring_ascii
+from typing import Any, Dict, Mapping, NamedTuple, Sequence, Tuple
 
 from osfoundry_tools.core.json_text import encoder
 
@@ -54,6 +55,10 @@ class ItemValues(NamedTuple):
                 values.pop(key, None)
                 texts.pop(key, None)
                 previews.pop(key, None)
+            elif type(value) is str and len(value) <= PREVIEW_CHARACTERS:  # most values: short text, no cut
+                values[key] = value
+                texts[key] = text = _named(key) + encode_basestring(value)
+                previews[key] = text if text.isascii() else _named(key) + encode_basestring_ascii(value)
             else:
                 values[key] = value
                 texts[key] = text = _named(key) + as_text(value)
@@ -64,11 +69,16 @@ class ItemValues(NamedTuple):
         """The values as the row stores them: json.dumps(values, ensure_ascii=False)."""
         return "{" + ", ".join(self.texts.values()) + "}"
 
-    def preview(self, fields: Sequence[Any]) -> str:
-        """The preview a listing shows of the item, for a channel of these fields (record_fields.Field)."""
+    def preview(self, slots: Sequence[Tuple[str, str]]) -> str:
+        """The preview a listing shows of the item, in a channel's preview slots (preview_slots)."""
         previews = self.previews
-        return "{" + ", ".join(_named(f.key) + "null" if f.type == "formula" or f.key not in previews
-                               else previews[f.key] for f in fields) + "}"
+        return "{" + ", ".join([previews.get(key) or null for key, null in slots]) + "}"
+
+
+def preview_slots(fields: Sequence[Any]) -> Tuple[Tuple[str, str], ...]:
+    """A channel's preview, field by field (record_fields.Field), in schema order: the key whose piece it shows ("" for
+    a formula: never stored, so always null there) and the piece of its null."""
+    return tuple(("" if field.type == "formula" else field.key, _named(field.key) + "null") for field in fields)
 
 
 _NONE = ItemValues({}, {}, {})

@@ -60,7 +60,9 @@ from osfoundry_tools.stores.record_fields import (
     formula_parts, formula_value, missing_relations, not_unique, parse_schema, rejection, ungranted_relation,
     unknown_field,
 )
-from osfoundry_tools.stores.item_values import CUT_MARK, KEPT, PREVIEW_CHARACTERS, ItemValues, as_text, cut
+from osfoundry_tools.stores.item_values import (
+    CUT_MARK, KEPT, PREVIEW_CHARACTERS, ItemValues, as_text, cut, preview_slots,
+)
 from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 
 PAGE_LIMIT_DEFAULT = 50
@@ -243,6 +245,7 @@ class Channel(NamedTuple):
     relations: Tuple[Field, ...] = ()  # the relation fields: the only ones a grant can hide
     unique: Tuple[Field, ...] = ()  # the unique fields: a save that changes one re-indexes the item
     formulas: Tuple[Field, ...] = ()  # the formula fields: computed when an item is shown
+    preview_slots: Tuple[Tuple[str, str], ...] = ()  # its items' previews, field by field (item_values.py)
 
     @classmethod
     def of(cls, row: sqlite3.Row) -> "Channel":
@@ -250,7 +253,7 @@ class Channel(NamedTuple):
         fields = _fields(row["fields"])
         return cls(row["id"], row["name"], fields, _fields_by_key(row["fields"]),
                    tuple(f for f in fields if f.type == "relation"), tuple(f for f in fields if f.is_unique),
-                   tuple(f for f in fields if f.type == "formula"))
+                   tuple(f for f in fields if f.type == "formula"), preview_slots(fields))
 
     def field(self, key: str) -> Optional[Field]:
         return self.by_key.get(key)
@@ -527,6 +530,8 @@ class RecordStore(AgentTools):
 
     def _hidden_fields(self, channel: Channel) -> List[Field]:
         """The channel's relations this caller may not see, in schema order."""
+        if self.granted is None:
+            return []
         return [field for field in channel.relations if not self.is_granted(field.config["related_channel_id"])]
 
     def _agent_text(self, channel: Channel, saved: ItemValues) -> str:
@@ -648,8 +653,8 @@ class RecordStore(AgentTools):
             saved = ItemValues.of(values)
             connection.execute("INSERT INTO items (number, channel_id, id, version, preview, fields, created_at, "
                                "updated_at) VALUES (?, ?, ?, 1, ?, ?, ?, ?)",
-                               (number, channel_id, item_id, saved.preview(channel.fields), _people_text(saved), now,
-                                now))
+                               (number, channel_id, item_id, saved.preview(channel.preview_slots), _people_text(saved),
+                                now, now))
             self._index_unique(connection, channel, number, saved.values)
             self.EVENTS.append(connection, channel_id, "created", item_id, 1)
         return {"item_id": item_id, "version": 1}
@@ -721,8 +726,8 @@ class RecordStore(AgentTools):
         `text`, and their preview), re-index its unique values if `changed` names one, log `updated`; the values
         kept by their text for the item's next save."""
         version = row["version"] + 1
-        swapped = connection.execute(UPDATE_ITEM, (text, saved.preview(channel.fields), version, now, row["number"],
-                                                   row["version"])).rowcount
+        swapped = connection.execute(UPDATE_ITEM, (text, saved.preview(channel.preview_slots), version, now,
+                                                   row["number"], row["version"])).rowcount
         if swapped != 1:
             raise EDITED.conflict(row["id"], row["version"])
         if any(f.key in changed for f in channel.unique):
@@ -796,7 +801,7 @@ def preview_text(channel: Channel, stored: Mapping[str, Any]) -> str:
     >>> text.isascii(), len(shown["title"]), shown["title"][:6], shown["title"][-2:], shown["note"]
     (True, 120, 'Café x', 'x…', None)
     """
-    return ItemValues.of(stored).preview(channel.fields)  # in ASCII: a page of them is fetched and decoded faster so
+    return ItemValues.of(stored).preview(channel.preview_slots)  # in ASCII: a page of them is decoded faster so
 
 
 @functools.lru_cache(maxsize=4096)
