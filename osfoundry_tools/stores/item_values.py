@@ -111,9 +111,11 @@ def cut(value: Any, characters: int) -> Any:
 
 
 class Kept:
-    """The ItemValues of the texts the latest saves wrote, by text, the oldest forgotten past KEPT_CHARACTERS."""
+    """The ItemValues of the texts the latest saves wrote, by text: at most `item_characters` of text each, the
+    oldest forgotten past `characters` in all."""
 
-    def __init__(self) -> None:
+    def __init__(self, characters: int = KEPT_CHARACTERS, item_characters: int = KEPT_ITEM_CHARACTERS) -> None:
+        self.characters, self.item_characters = characters, item_characters
         self._lock = threading.Lock()
         self._by_text: Dict[str, ItemValues] = {}
         self._characters = 0
@@ -125,14 +127,14 @@ class Kept:
 
     def keep(self, text: str, values: ItemValues) -> None:
         """Keep the values a save wrote as `text`, for the next save of the same item."""
-        if len(text) > KEPT_ITEM_CHARACTERS:
+        if len(text) > self.item_characters or text in self._by_text:
             return
         with self._lock:
             if text in self._by_text:
                 return
             self._by_text[text] = values
             self._characters += len(text)
-            while self._characters > KEPT_CHARACTERS:
+            while self._characters > self.characters:
                 oldest = next(iter(self._by_text))
                 del self._by_text[oldest]
                 self._characters -= len(oldest)
