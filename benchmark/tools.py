@@ -180,9 +180,12 @@ def edit_parts(work: Workload) -> Dict[str, Callable[[int], Any]]:
     saved = found.changed(SIX_FIELDS)
     result = {"item_id": item_id, "version": row["version"] + 1, "replay": False}
     tool = record_store.EDIT_RECORD_ITEM
+
+    def screened_and_tested(n: int) -> bool:  # as call_tool does, before the full check it needs only on a refusal
+        checks.screen(arguments)
+        return tool.accepts(arguments)
     return {
-        "the arguments screened and tested against the inputSchema": lambda n: (checks.screen(arguments),
-                                                                               tool.accepts(arguments)),
+        "the arguments screened and tested against the inputSchema": screened_and_tested,
         "the idempotency fingerprint (canonical JSON, SHA-256)": lambda n: idempotency.fingerprint(arguments),
         "the channel's schema (kept while the file is unchanged)": lambda n: store._granted_channel(connection,
                                                                                                     CHANNEL),
