@@ -5,6 +5,7 @@ them from the measured facts, and never measures anything itself. Every figure i
 a median over repetitions, shown as "median (min–max)".
 """
 
+import statistics
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from benchmark.fixtures import VOCABULARY_PER_ARTICLE
@@ -26,7 +27,6 @@ from osfoundry_tools.engines.database import CHECKPOINT_PAGES
 from osfoundry_tools.stores.kb_search import MERGE_PAGES
 from osfoundry_tools.stores.record_store import PAGE_LIMIT_DEFAULT
 from lab.experiments import number, table
-from lab.knowledge_base import seed_profile
 from lab.knowledge_base.scenario import MAIN_SEEDS, RANGE_GROUPS
 from lab.record_channels.scenario import PUBLISHED_R6
 from osfoundry_tools.content.workload import DESCRIPTION_CHARACTERS as DESCRIPTION
@@ -337,31 +337,72 @@ def validation_section(tools: Dict[str, Any], facts: Dict[str, Any]) -> List[str
 
 
 def edit_parts_section(tools: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
-    """The in-memory edit taken apart, each part timed alone, against the gap between the edit and the floor."""
+    """The in-memory edit taken apart, each part timed alone, against the gap between the edit and the floor; beside
+    each, the same part before issue 44's speed-up (facts["before"], where the run kept them)."""
     runs, parts = tools["runs"][MEMORY], tools["parts"]
+    before = facts.get("before")
     timed = {name: summarise(reps, "median") for name, reps in parts.items()}
     total = Summary.of([sum(reps[i]["median"] for reps in parts.values()) for i in range(len(runs["floor"]))])
     gap = Summary.of([e["median"] - f["median"] for e, f in zip(runs["edit_record_item"], runs["floor"])])
+    over = ratios(runs["edit_record_item"], runs["floor"])
     rows = [[name, spread(summary, 1)] for name, summary in sorted(timed.items(), key=lambda p: -p[1].median)]
-    rows += [["**the parts together**", spread(total, 1)], ["**the edit minus the floor, measured**", spread(gap, 1)]]
+    rows += [["**the parts together**", spread(total, 1)], ["**the edit minus the floor, measured**", spread(gap, 1)],
+             ["**the edit × the floor**", spread(over, 1, "×")]]
+    header = ["part of edit_record_item", "µs"]
+    if before is not None:
+        rows, header = _with_before(rows, _edit_before(before)), ["part of edit_record_item", "before, µs", "now, µs"]
     largest = sorted(timed.items(), key=lambda p: -p[1].median)[:3]
     named = "; ".join(f"{name}, {summary.median:.1f} µs" for name, summary in largest)
-    over = ratios(runs["edit_record_item"], runs["floor"]).median
     rest = gap.median - total.median
-    lines = ["What an in-memory edit adds to the floor, part by part: each part is the store's own code, timed "
-             f"alone {facts['sizes']['calls']} times per repetition on the same item.", ""]
-    lines += table(["part of edit_record_item", "µs"], rows)
-    if over > facts["goals"]["edit_over_floor"]:
-        lines += ["", f"**Why the edit stays at {over:.1f}× the floor.** The three largest parts: {named}. Each is a "
-                  "promise of the design rather than waste: every call is checked against the inputSchema the "
-                  "client was shown; the idempotency key is bound to a fingerprint of the whole call, so a reused "
-                  "key with other arguments is refused; an item's values live in one JSON column (a channel's "
-                  "fields are defined by people, not by the table), so a save decodes and re-encodes the item, "
-                  f"long description included. The floor pays none of these. The other {rest:.0f} µs of the gap "
-                  "are the glue between the parts (dispatch, the transaction helper, rows and dictionaries) and "
-                  f"sqlite's own work on {_unlike_the_floor(runs)}. On a WAL file, "
-                  "where the floor includes writing the log, the same Python weighs less (see the table above)."]
+    lines = ["What an in-memory edit adds to the floor, part by part: each part is the store's own code as the edit "
+             f"calls it, timed alone {facts['sizes']['calls']} times per repetition on the same item."
+             + (" " + _before_words(before) if before is not None else ""), ""]
+    lines += table(header, rows)
+    if over.median > facts["goals"]["edit_over_floor"]:
+        lines += ["", f"**Why the edit stays at {over.median:.1f}× the floor.** The three largest parts: {named}. "
+                  "Each is a promise of the design rather than waste: every call is checked against the inputSchema "
+                  "the client was shown; the idempotency key is bound to a fingerprint of the whole call, so a "
+                  "reused key with other arguments is refused; an item's values live in one JSON column (a "
+                  "channel's fields are defined by people, not by the table), so a save writes the whole item "
+                  "again, long description included (only the values it changes are encoded anew). The floor pays "
+                  f"none of these. The other {rest:.0f} µs of the gap are the glue between the parts (dispatch, the "
+                  "transaction helper, rows and dictionaries) and sqlite's own work on "
+                  f"{_unlike_the_floor(runs)}. On a WAL file, where the floor includes writing the log, the same "
+                  "Python weighs less (see the table above)."]
     return lines
+
+
+def _edit_before(before: Dict[str, Any]) -> Dict[str, str]:
+    """The cells of the edit's parts as the run before the speed-up measured them, by the row they belong to."""
+    parts = before["edit_parts"]
+    cells = {name: spread(summarise(reps, "median"), 1) for name, reps in parts.items()}
+    runs = len(before["floor"])
+    cells["**the parts together**"] = spread(Summary.of([sum(reps[i]["median"] for reps in parts.values())
+                                                         for i in range(runs)]), 1)
+    cells["**the edit minus the floor, measured**"] = spread(Summary.of(
+        [e["median"] - f["median"] for e, f in zip(before["edit_record_item"], before["floor"])]), 1)
+    cells["**the edit × the floor**"] = spread(ratios(before["edit_record_item"], before["floor"]), 1, "×")
+    return cells
+
+
+def _with_before(rows: List[List[str]], before: Dict[str, str]) -> List[List[str]]:
+    """Rows of (name, now) as (name, before, now): a part timed only before gets a row of its own, above the
+    totals, and a part new since then "—" before."""
+    named = {row[0] for row in rows}
+    parts = [row for row in rows if not row[0].startswith("**")]
+    gone = [[name, cell, "—"] for name, cell in before.items() if name not in named]
+    return ([[name, before.get(name, "—"), now] for name, now in parts] + gone
+            + [[name, before.get(name, "—"), now] for name, now in rows if name.startswith("**")])
+
+
+def _before_words(before: Dict[str, Any]) -> str:
+    """Where the 'before' figures come from, and how to read them beside this run's."""
+    return (f"Before: the same figures from bench.py's run of {before['date']} at commit {before['commit'][:7]}, the "
+            "last before issue 44's speed-up (`benchmark/before_issue_44.json`, taken unchanged from that commit's "
+            "`results/performance.json`). They were measured on another day of a shared machine, so compare the "
+            "ratios. A part with no figure now was timed under that name then: the edit now does its work "
+            "otherwise (the stored values found kept rather than decoded, encoded value by value rather than "
+            "whole), or it timed the full check, which the edit runs only when the quicker test refuses.")
 
 
 # ---------------------------------------------------------------------------
@@ -562,7 +603,10 @@ def list_growth(growth: Dict[str, Any], goals: Dict[str, float]) -> List[str]:
 # The day scaled, writers, MCP, memory.
 
 
-def day_section(rows: List[Dict[str, Any]], facts: Dict[str, Any]) -> List[str]:
+def day_section(day: Any, facts: Dict[str, Any]) -> List[str]:
+    """The day at each scale, then the first seed's parts (facts of a run before the parts were measured here hold
+    the scales' rows alone)."""
+    rows = day["scales"] if isinstance(day, dict) else day
     lines = ["## The knowledge-base day, scaled", "",
              "sim.py's day for seed 1 with articles, questions, saves and vocabulary multiplied by the scale. "
              "The agent checks all its citations at the end of each hour by the three strategies of table K3; "
@@ -588,6 +632,39 @@ def day_section(rows: List[Dict[str, Any]], facts: Dict[str, Any]) -> List[str]:
         lines += ["", f"From ×{first['scale']} to ×{last['scale']}: citations grew {citations:.0f}×, "
                   f"re-reading's calls {growth['reread']:.0f}×, searching by title {growth['title']:.0f}×, "
                   f"polling's {growth['poll']:.0f}×, and the events polled {events:.0f}×."]
+    return lines + ([""] + seed_parts_part(day["seeds"], facts) if isinstance(day, dict) else [])
+
+
+def seed_parts_part(seeds: List[Dict[str, float]], facts: Dict[str, Any]) -> List[str]:
+    """Where the time of sim.py's first seed goes, each part on its own stopwatch, once per repetition; the seed
+    over its sqlite part against the goal; beside them, the same seed before issue 44's speed-up."""
+    parts = {part: Summary.of([seed[part] for seed in seeds]) for part in seeds[0]}
+    sqlite = next(part for part in parts if part.startswith("sqlite"))
+    over = Summary.of([sum(seed.values()) / seed[sqlite] for seed in seeds])
+    whole = Summary.of([sum(seed.values()) for seed in seeds])
+    goal = facts["goals"]["seed_over_sqlite"]
+    before = facts.get("before")
+    header = ["part of the seed", "seconds", "share"]
+    rows = [[part, spread(took, 3), f"{100 * took.median / whole.median:.0f}%"]
+            for part, took in sorted(parts.items(), key=lambda part: -part[1].median)]
+    rows += [["**the whole seed**", spread(whole, 3), ""],
+             ["**the seed × its sqlite part**", spread(over, 2, "×"), ""]]
+    if before is not None:
+        kept = before["seed_parts"]
+        seconds = sum(kept.values())
+        then = {part: [f"{took:.3f}", f"{100 * took / seconds:.0f}%"] for part, took in kept.items()}
+        then["**the whole seed**"] = [f"{seconds:.3f}", ""]
+        then["**the seed × its sqlite part**"] = [f"{seconds / kept[sqlite]:.2f}×", ""]
+        rows = [[row[0], *then.get(row[0], ["—", ""]), *row[1:]] for row in rows]
+        header = ["part of the seed", "before, seconds", "before, share", "now, seconds", "now, share"]
+    lines = ["Where the time of sim.py's first seed goes (seed 1 of the default model), each kind of work on its "
+             f"own stopwatch (`lab/knowledge_base/seed_profile.py`), {len(seeds)} times in this process. Goal: the "
+             f"whole seed within {goal:g}× its sqlite part."
+             + (f" Before: the same seed in bench.py's run of {before['date']} at commit {before['commit'][:7]}, "
+                "once, the last before issue 44's speed-up (`benchmark/before_issue_44.json`)." if before else ""), ""]
+    lines += table(header, rows)
+    lines += [""] + table(["goal", "measured", "verdict"], [[f"a seed day within {goal:g}× its own sqlite part",
+                                                              spread(over, 2, "×"), meets(over.median <= goal)]])
     return lines
 
 
@@ -1300,30 +1377,27 @@ def memory_section(memory: Optional[Dict[str, Any]], facts: Dict[str, Any]) -> L
 
 def job_section(job: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     """The README's main job whole, with every core and with one; seed days per second on 1, 2 and every core; the
-    main seeds alone; where a seed's time goes; each against its goal."""
+    main seeds alone; each against its goal (where a seed's time goes is the day section's)."""
     goals = facts["goals"]
+    processes = job["processes"]
     lines = ["## The main job", "", "Each command timed whole, from starting Python to its last line, on this "
-             f"machine's {job['processes']} usable cores (sim.py runs one worker process per usable core unless "
-             "`--jobs` says otherwise).", ""]
+             f"machine's {processes} usable cores (sim.py runs one worker process per usable core unless `--jobs` "
+             "says otherwise).", ""]
     lines += table(["run", "seconds", "goal", "verdict"], job_rows(job, facts))
     if "cores" in job:
         lines += [""] + cores_lines(job["cores"], goals["two_processes_speedup"])
-    parts = job["seed_parts"]
-    seed = sum(parts.values())
-    over_sqlite = seed / parts[seed_profile.SQLITE]
-    lines += ["", f"Where a seed's time goes: seed 1 of the default model on stopwatches "
-              f"(`lab/knowledge_base/seed_profile.py`), {seed:.2f} s in this process. sim.py's page shows the same "
-              "for its own run.", ""]
-    lines += table(["part of the seed", "seconds", "share"],
-                   [[part, f"{took:.3f}", f"{100 * took / seed:.0f}%"]
-                    for part, took in sorted(parts.items(), key=lambda part: -part[1])])
-    bound = goals.get("seed_day_over_sqlite")  # facts of a run before the goal was set have none
-    if bound is not None:
-        lines += ["", f"The seed day takes {over_sqlite:.2f}× the time of its own sqlite work (the goal: within "
-                  f"{bound:g}×): {meets(over_sqlite <= bound)}."]
-    if any("misses" in row[3] for row in job_rows(job, facts)):
-        lines += ["", job_miss_cause(parts, job["processes"])]
+    seed = seed_seconds(job, facts)
+    if seed is not None and any("misses" in row[3] for row in job_rows(job, facts)):
+        lines += ["", job_miss_cause(seed, processes)]
     return lines
+
+
+def seed_seconds(job: Dict[str, Any], facts: Dict[str, Any]) -> Optional[float]:
+    """A seed day's seconds: the median of the day section's stopwatch runs, or the job's own of an older run."""
+    day = facts.get("day")
+    if isinstance(day, dict) and day.get("seeds"):
+        return statistics.median(sum(seed.values()) for seed in day["seeds"])
+    return sum(job["seed_parts"].values()) if "seed_parts" in job else None
 
 
 def job_rows(job: Dict[str, Any], facts: Dict[str, Any]) -> List[List[str]]:
@@ -1366,13 +1440,11 @@ def cores_lines(cores: Dict[str, Any], goal: float) -> List[str]:
     return lines
 
 
-def job_miss_cause(parts: Dict[str, float], processes: int) -> str:
-    """Why a run of sim.py misses its time: its seed days, shared among the processes, and what a seed day does."""
-    seed, days = sum(parts.values()), 2 * 5 * (1 + RANGE_GROUPS)  # both models, the main seeds and the groups'
-    shares = sorted(parts.items(), key=lambda part: -part[1])
-    spent = " and ".join(f"{100 * took / seed:.0f}% {part.split(':')[0]}" for part, took in shares[:2])
+def job_miss_cause(seed: float, processes: int) -> str:
+    """Why a run of sim.py misses its time: its seed days, shared among the processes."""
+    days = 2 * 5 * (1 + RANGE_GROUPS)  # both models, the main seeds and the groups'
     return (f"**Why a goal is missed.** A run is its seed days shared among the processes: the main job runs {days} "
-            f"and the main seeds alone 10, at about {seed:.2f} s each here, so on {processes} processes the job "
-            f"needs about {days * seed / processes:.0f} s and the main seeds {10 * seed / processes:.1f} s before "
-            f"Python and its processes start. A seed day is {spent}: the time goes to what the tools do per "
-            "call, not to running the experiment around them.")
+            f"and the main seeds alone 10, at about {seed:.2f} s each here (the day section's seed on stopwatches), "
+            f"so on {processes} processes the job needs about {days * seed / processes:.0f} s and the main seeds "
+            f"{10 * seed / processes:.1f} s before Python and its processes start; the day section shows where a "
+            "seed day's time goes.")

@@ -17,6 +17,7 @@ from osfoundry_tools.stores import kb_store
 from osfoundry_tools.core import checks
 from osfoundry_tools.core import clock
 from osfoundry_tools.core import idempotency
+from osfoundry_tools.stores import item_values
 from osfoundry_tools.stores import record_store
 from lab.experiments import bytes_of
 from lab.record_channels.runs import UnvalidatedStore
@@ -165,7 +166,9 @@ def unvalidated(records: record_store.RecordStore) -> record_store.RecordStore:
 def edit_parts(work: Workload) -> Dict[str, Callable[[int], Any]]:
     """edit_record_item taken apart: each piece of Python it adds to the floor, as a call to time alone.
 
-    Every piece is the store's own code, called on an item of the workload's channel, outside any transaction.
+    Every piece is the store's own code, as the edit calls it, on an item of the workload's channel, outside any
+    transaction. The item's values are found as an edit finds them: kept from the save that wrote its text, once
+    the workload's edits have saved it (bench.py times the parts after the tools), decoded otherwise.
     """
     store, item_id = work.records, work.item_ids[0]
     connection = store.database.connection
@@ -173,18 +176,25 @@ def edit_parts(work: Workload) -> Dict[str, Callable[[int], Any]]:
                  "idempotency_key": "bench-parts"}
     row = connection.execute(record_store.SELECT_ITEM, (CHANNEL, item_id)).fetchone()
     channel = store._granted_channel(connection, CHANNEL)
-    merged = record_store._merge(json.loads(row["fields"]), SIX_FIELDS)
+    found = item_values.KEPT.values_of(row["fields"])
+    saved = found.changed(SIX_FIELDS)
     result = {"item_id": item_id, "version": row["version"] + 1, "replay": False}
-    schema = record_store.EDIT_RECORD_ITEM.input_schema
+    tool = record_store.EDIT_RECORD_ITEM
+
+    def screened_and_tested(n: int) -> bool:  # as call_tool does, before the full check it needs only on a refusal
+        checks.screen(arguments)
+        return tool.accepts(arguments)
     return {
-        "the arguments checked against the inputSchema": lambda n: checks.check(schema, arguments),
+        "the arguments screened and tested against the inputSchema": screened_and_tested,
         "the idempotency fingerprint (canonical JSON, SHA-256)": lambda n: idempotency.fingerprint(arguments),
         "the channel's schema (kept while the file is unchanged)": lambda n: store._granted_channel(connection,
                                                                                                     CHANNEL),
-        "the item's stored values decoded": lambda n: json.loads(row["fields"]),
-        "the six values validated": lambda n: store._validate(connection, channel, SIX_FIELDS, row["number"]),
-        "the merged values encoded": lambda n: json.dumps(merged, ensure_ascii=False),
-        "the preview kept for listings": lambda n: record_store.preview_text(channel, merged),
+        "the item's stored values found (kept by their text)": lambda n: item_values.KEPT.values_of(row["fields"]),
+        "the six values validated": lambda n: store._validate(connection, channel, SIX_FIELDS, row["number"],
+                                                              agent=True),
+        "the six values applied and encoded": lambda n: found.changed(SIX_FIELDS),
+        "the item's text joined and its size bounded": lambda n: store._agent_text(channel, saved),
+        "the preview kept for listings": lambda n: saved.preview(channel.preview_slots),
         "the clock read and formatted": lambda n: clock.format_time(store.clock()),
-        "the result encoded for the idempotency table": lambda n: json.dumps(result),
+        "the result encoded for the idempotency table": lambda n: idempotency.result_text(result),
     }

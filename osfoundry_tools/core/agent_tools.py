@@ -130,18 +130,20 @@ class AgentTools:
             return _internal_error(name, error)
 
     def keyed_edit(self, tool: Tool, resource_id: str, arguments: Dict[str, Any], granted: Callable[[Any], Any],
-                   swap: Callable[[Any, Any, Any], Dict[str, Any]], digest: Optional[str] = None) -> Dict[str, Any]:
+                   swap: Callable[[Any, Any, Any, str], Dict[str, Any]],
+                   digest: Optional[str] = None) -> Dict[str, Any]:
         """One agent's edit, the same in every store: the write scope, then in one write transaction the store's
         grant check (`granted(connection)`: what the edit needs of the resource, or NotFound), the idempotency key
         (the first result again, on a replay), and the store's compare-and-swap (`swap(connection, granted,
-        now)`). A rejection anywhere rolls it all back and leaves the key free. `digest`: the arguments'
-        fingerprint, where the store took it already."""
+        now, stamp)`: the clock's moment, and the same as format_time writes it). A rejection anywhere rolls it all
+        back and leaves the key free. `digest`: the arguments' fingerprint, where the store took it already."""
         self.require_scope(tool.name)
         with self.database.write() as connection:
             resource = granted(connection)
             now = self.clock()
-            return idempotent(connection, KeyScope(self.caller, tool.name, resource_id), arguments, format_time(now),
-                              lambda: swap(connection, resource, now), digest)
+            stamp = format_time(now)
+            return idempotent(connection, KeyScope(self.caller, tool.name, resource_id), arguments, stamp,
+                              lambda: swap(connection, resource, now, stamp), digest)
 
     def preview(self, name: str, arguments: Any) -> "Preview":
         """What one call would answer and change if it ran now, found by running it in a write transaction that is

@@ -11,6 +11,7 @@ import sqlite3
 from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional
 
 from osfoundry_tools.core.dialect import dialect_of
+from osfoundry_tools.core.json_text import encoder
 from osfoundry_tools.core.rejections import IdempotencyKeyReused, quote, show
 from osfoundry_tools.core.tools import DEFAULT_CALLER, string
 
@@ -43,9 +44,10 @@ class KeyScope(NamedTuple):
     resource_id: str
 
 
-_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+_CANONICAL = encoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 # json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":")), without building an encoder on
 # every call: the same text, so fingerprints stored by earlier versions still match
+result_text = encoder()  # json.dumps(result): a first result as the table keeps it
 
 
 def fingerprint(arguments: Mapping[str, Any]) -> str:
@@ -72,7 +74,7 @@ def idempotent(connection: sqlite3.Connection, scope: KeyScope, arguments: Mappi
                 idempotency_key=show(key))
         return dict(json.loads(row["result"]), replay=True)
     result = dict(write(), replay=False)
-    dialect.keep_key(connection, scope, key, digest, json.dumps(result), created_at)
+    dialect.keep_key(connection, scope, key, digest, result_text(result), created_at)
     return result
 
 

@@ -363,8 +363,8 @@ class KnowledgeBaseStore(AgentTools):
         kb = arguments["knowledge_base_id"]
         return self.keyed_edit(EDIT_KNOWLEDGE_ARTICLE, kb, arguments,
                                lambda connection: self._require_granted(connection, kb),
-                               lambda connection, kb_number, now: self._compare_and_swap(connection, arguments, now,
-                                                                                         kb_number))
+                               lambda connection, kb_number, now, stamp: self._compare_and_swap(
+                                   connection, arguments, now, kb_number))
 
     def _compare_and_swap(self, connection: sqlite3.Connection, arguments: Dict[str, Any],
                           now: Any, kb_number: int) -> Dict[str, Any]:
@@ -396,10 +396,23 @@ class KnowledgeBaseStore(AgentTools):
 
     def _require_granted(self, connection: sqlite3.Connection, kb: str) -> int:
         """The knowledge base's number; NotFound unless it exists and is granted, both failures read the same."""
-        number = _number_of(connection, kb) if self.is_granted(kb) else None
+        number = self._known_number(connection, kb) if self.is_granted(kb) else None
         if number is None:
             raise NotFound(f"knowledge base {quote(kb, ascii_only=True)} was not found among the knowledge bases "
                            "granted to you. Check the knowledge_base_id; IDs are case-sensitive.")
+        return number
+
+    def _known_number(self, connection: sqlite3.Connection, kb: str) -> Optional[int]:
+        """The number of a knowledge base (its search index's), or None if there is none by this ID. A knowledge
+        base's row never changes once written, so its number is read once and kept in the database's derived()
+        dict, which forgets it whenever the file may have changed under it; a knowledge base not found is read
+        again each time, since another connection may create it."""
+        kept = self.database.derived()
+        number = kept.get(("knowledge base", kb))
+        if number is None:
+            number = _number_of(connection, kb)
+            if number is not None:
+                kept[("knowledge base", kb)] = number
         return number
 
     @staticmethod
@@ -420,7 +433,7 @@ class KnowledgeBaseStore(AgentTools):
         name = checked_text(knowledge_base_id if name is None else name, "a knowledge base's name", NAME_CHARACTERS)
         with self.database.write() as connection:
             dialect_of(connection).serialize_creation(connection)
-            if _number_of(connection, knowledge_base_id) is not None:
+            if self._known_number(connection, knowledge_base_id) is not None:
                 raise IdTaken(f"knowledge base {knowledge_base_id!r} already exists")
             number = dialect_of(connection).next_number(connection, "knowledge_bases")
             connection.execute("INSERT INTO knowledge_bases (id, name, number) VALUES (?, ?, ?)",
@@ -439,7 +452,7 @@ class KnowledgeBaseStore(AgentTools):
         _check_text(title=title, content=content)
         with self.database.write() as connection:
             dialect_of(connection).serialize_creation(connection)
-            kb_number = _number_of(connection, checked_id(knowledge_base_id, "a knowledge base ID"))
+            kb_number = self._known_number(connection, checked_id(knowledge_base_id, "a knowledge base ID"))
             if kb_number is None:
                 raise NotFound(f"knowledge base {knowledge_base_id!r} does not exist")
             taken = article_id is not None and connection.execute(SELECT_ARTICLE, (knowledge_base_id, article_id))
@@ -492,7 +505,7 @@ class KnowledgeBaseStore(AgentTools):
     def has_knowledge_base(self, knowledge_base_id: str) -> bool:
         """Whether a knowledge base of this ID exists, granted or not (people see every one); reads only."""
         with self.database.read() as connection:
-            return _number_of(connection, knowledge_base_id) is not None
+            return self._known_number(connection, knowledge_base_id) is not None
 
     def article(self, knowledge_base_id: str, article_id: str) -> Dict[str, Any]:
         """The stored article whatever its status: the ground truth simulations check against."""
@@ -538,7 +551,8 @@ class KnowledgeBaseStore(AgentTools):
         if swapped != 1:
             raise EDITED.conflict(row["id"], row["updated_at"])
         if kb_number is None:
-            kb_number = _existing_number(connection, row["knowledge_base_id"])
+            kb = row["knowledge_base_id"]
+            kb_number = self._known_number(connection, kb) or _existing_number(connection, kb)  # numbers start at 1
         self._index(connection, kb_number, row["number"], title, content, status)
         self._log(connection, row["knowledge_base_id"], row["id"],
                   event_for(row["status"], status, title != row["title"]), version)

@@ -319,14 +319,18 @@ def _text(field: Field, value: Any) -> Optional[Failure]:
 
 def _number(field: Field, value: Any) -> Optional[Failure]:
     low, high = field.bounds()
-    allowed: Dict[str, Any] = {name: bound for name, bound in (("min", low), ("max", high)) if bound is not None}
     if not _is_number(value):
-        return _fail(field, "must be a number" + _range_words(low, high, " "), value, **allowed)
+        return _fail(field, "must be a number" + _range_words(low, high, " "), value, **_allowed(low, high))
     if (low is not None and value < low) or (high is not None and value > high):
-        return _fail(field, "must be" + _range_words(low, high, " "), value, **allowed)
+        return _fail(field, "must be" + _range_words(low, high, " "), value, **_allowed(low, high))
     if field.type == "currency" and round(value, 2) != value:
         return _fail(field, "must be an amount with at most 2 decimal places", value)
     return None
+
+
+def _allowed(low: Optional[float], high: Optional[float]) -> Dict[str, Any]:
+    """What a rejection of a number says it allows: min and max, where the field has them."""
+    return {name: bound for name, bound in (("min", low), ("max", high)) if bound is not None}
 
 
 def _rating(field: Field, value: Any) -> Optional[Failure]:

@@ -60,14 +60,14 @@ from osfoundry_tools.stores.record_fields import (
     formula_parts, formula_value, missing_relations, not_unique, parse_schema, rejection, ungranted_relation,
     unknown_field,
 )
+from osfoundry_tools.stores.item_values import (
+    CUT_MARK, KEPT, PREVIEW_CHARACTERS, ItemValues, as_text, cut, preview_slots,
+)
 from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 
 PAGE_LIMIT_DEFAULT = 50
-PREVIEW_CHARACTERS = 120
 ITEM_MAX_CHARACTERS = 200_000  # an item's stored values, as JSON: what one read of it can weigh
 HIDDEN_RELATION_CHARACTERS = 20 + RELATIONS_MAX * (ID_CHARACTERS + 4)  # a relation at its largest, as JSON
-CUT_MARK = "…"
-_as_text = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(value, ensure_ascii=False), the encoder made once
 
 # ---------------------------------------------------------------------------
 # The tools, as data: listed as is and enforced on every call.
@@ -245,6 +245,7 @@ class Channel(NamedTuple):
     relations: Tuple[Field, ...] = ()  # the relation fields: the only ones a grant can hide
     unique: Tuple[Field, ...] = ()  # the unique fields: a save that changes one re-indexes the item
     formulas: Tuple[Field, ...] = ()  # the formula fields: computed when an item is shown
+    preview_slots: Tuple[Tuple[str, str], ...] = ()  # its items' previews, field by field (item_values.py)
 
     @classmethod
     def of(cls, row: sqlite3.Row) -> "Channel":
@@ -252,7 +253,7 @@ class Channel(NamedTuple):
         fields = _fields(row["fields"])
         return cls(row["id"], row["name"], fields, _fields_by_key(row["fields"]),
                    tuple(f for f in fields if f.type == "relation"), tuple(f for f in fields if f.is_unique),
-                   tuple(f for f in fields if f.type == "formula"))
+                   tuple(f for f in fields if f.type == "formula"), preview_slots(fields))
 
     def field(self, key: str) -> Optional[Field]:
         return self.by_key.get(key)
@@ -394,8 +395,9 @@ class RecordStore(AgentTools):
         digest = _fingerprint_with_values(arguments)
         return self.keyed_edit(EDIT_RECORD_ITEM, arguments["record_channel_id"], arguments,
                                lambda connection: self._editable_channel(connection, arguments),
-                               lambda connection, channel, now: self._compare_and_swap(connection, channel, arguments,
-                                                                                       format_time(now)), digest)
+                               lambda connection, channel, now, stamp: self._compare_and_swap(connection, channel,
+                                                                                              arguments, stamp),
+                               digest)
 
     def _editable_channel(self, connection: sqlite3.Connection, arguments: Dict[str, Any]) -> Channel:
         """The channel an edit names, if granted, and no value sent for a relation this caller may not see: refused
@@ -415,8 +417,8 @@ class RecordStore(AgentTools):
         if failures:
             raise ValidationFailed(failures, self.rejection_detail)
         values = arguments["values"]
-        stored = _merge(json.loads(row["fields"]), values)
-        version = self._save(connection, channel, row, stored, self._agent_text(channel, stored), now, values)
+        saved = KEPT.values_of(row["fields"]).changed(values)
+        version = self._save(connection, channel, row, saved, self._agent_text(channel, saved), now, values)
         return {"item_id": row["id"], "version": version}
 
     def _as_people_see(self, name: str, arguments: Any) -> Optional[Dict[str, Any]]:
@@ -503,7 +505,7 @@ class RecordStore(AgentTools):
                 value = formula_value(field, stored, times, now)
             else:
                 value = stored.get(field.key)
-            values[field.key] = _cut(value, self.preview_characters) if preview else value
+            values[field.key] = cut(value, self.preview_characters) if preview else value
         return {"item_id": row["id"], "version": row["version"], "values": values}
 
     def _previews(self, channel: Channel, rows: Sequence[Tuple[Any, ...]], now: Any) -> List[Dict[str, Any]]:
@@ -528,16 +530,18 @@ class RecordStore(AgentTools):
 
     def _hidden_fields(self, channel: Channel) -> List[Field]:
         """The channel's relations this caller may not see, in schema order."""
+        if self.granted is None:
+            return []
         return [field for field in channel.relations if not self.is_granted(field.config["related_channel_id"])]
 
-    def _agent_text(self, channel: Channel, stored: Mapping[str, Any]) -> str:
+    def _agent_text(self, channel: Channel, saved: ItemValues) -> str:
         """An item's values as stored for an agent's save, within ITEM_MAX_CHARACTERS counted as this caller may:
         a hidden relation at its largest, whatever it holds. Encoded once, for the bound and the row."""
-        text = _as_text(stored)
+        text = saved.text()
         hidden = [field.key for field in self._hidden_fields(channel)]
         visible = text
         if hidden:
-            visible = _as_text({key: value for key, value in stored.items() if key not in hidden})
+            visible = as_text({key: value for key, value in saved.values.items() if key not in hidden})
         if len(visible) + len(hidden) * HIDDEN_RELATION_CHARACTERS > ITEM_MAX_CHARACTERS:
             raise InvalidArguments(
                 f'argument "values" would make the item hold more than {ITEM_MAX_CHARACTERS:,} characters of values '
@@ -646,12 +650,12 @@ class RecordStore(AgentTools):
             number = dialect_of(connection).next_number(connection, "items")
             item_id = item_id or next_id(connection, ITEMS_COUNTED, channel.id, "itm", SELECT_ITEM)
             now = format_time(self.clock())
-            stored = _merge({}, values)
+            saved = ItemValues.of(values)
             connection.execute("INSERT INTO items (number, channel_id, id, version, preview, fields, created_at, "
                                "updated_at) VALUES (?, ?, ?, 1, ?, ?, ?, ?)",
-                               (number, channel_id, item_id, preview_text(channel, stored), _people_text(stored), now,
-                                now))
-            self._index_unique(connection, channel, number, stored)
+                               (number, channel_id, item_id, saved.preview(channel.preview_slots), _people_text(saved),
+                                now, now))
+            self._index_unique(connection, channel, number, saved.values)
             self.EVENTS.append(connection, channel_id, "created", item_id, 1)
         return {"item_id": item_id, "version": 1}
 
@@ -664,8 +668,8 @@ class RecordStore(AgentTools):
             failures = self._validate(connection, channel, values, row["number"])
             if failures:
                 raise InvalidValues(failures)
-            stored = _merge(json.loads(row["fields"]), values)
-            return self._save(connection, channel, row, stored, _people_text(stored), format_time(self.clock()),
+            saved = KEPT.values_of(row["fields"]).changed(values)
+            return self._save(connection, channel, row, saved, _people_text(saved), format_time(self.clock()),
                               values)
 
     def delete_item(self, channel_id: str, item_id: str) -> int:
@@ -717,17 +721,19 @@ class RecordStore(AgentTools):
     # -- one save, whoever makes it --------------------------------------------
 
     def _save(self, connection: sqlite3.Connection, channel: Channel, row: sqlite3.Row,
-              stored: Dict[str, Any], text: str, now: str, changed: Mapping[str, Any]) -> int:
-        """Inside a write: compare-and-swap the row to version + 1 at time `now` (its values `stored`, encoded as
-        `text`, and their preview), re-index its unique values if `changed` names one, log `updated`."""
+              saved: ItemValues, text: str, now: str, changed: Mapping[str, Any]) -> int:
+        """Inside a write: compare-and-swap the row to version + 1 at time `now` (its values `saved`, encoded as
+        `text`, and their preview), re-index its unique values if `changed` names one, log `updated`; the values
+        kept by their text for the item's next save."""
         version = row["version"] + 1
-        swapped = connection.execute(UPDATE_ITEM, (text, preview_text(channel, stored), version, now, row["number"],
-                                                   row["version"])).rowcount
+        swapped = connection.execute(UPDATE_ITEM, (text, saved.preview(channel.preview_slots), version, now,
+                                                   row["number"], row["version"])).rowcount
         if swapped != 1:
             raise EDITED.conflict(row["id"], row["version"])
         if any(f.key in changed for f in channel.unique):
-            self._index_unique(connection, channel, row["number"], stored)
+            self._index_unique(connection, channel, row["number"], saved.values)
         self.EVENTS.append(connection, channel.id, "updated", row["id"], version)
+        KEPT.keep(text, saved)
         return version
 
     @staticmethod
@@ -767,24 +773,13 @@ def _people_values(values: Any, *, empty: bool) -> None:
         raise InvalidValues([Failure("values", refused.message)]) from None
 
 
-def _people_text(stored: Mapping[str, Any]) -> str:
+def _people_text(saved: ItemValues) -> str:
     """An item's values as stored for a person's save; InvalidValues past ITEM_MAX_CHARACTERS."""
-    text = _as_text(stored)
+    text = saved.text()
     if len(text) > ITEM_MAX_CHARACTERS:
         raise InvalidValues([Failure("values", f"the item would hold {len(text):,} characters of values, more than "
                                                f"{ITEM_MAX_CHARACTERS:,}")])
     return text
-
-
-def _merge(stored: Mapping[str, Any], values: Mapping[str, Any]) -> Dict[str, Any]:
-    """Stored values with `values` applied: null, "" and [] clear a field."""
-    merged = dict(stored)
-    for key, value in values.items():
-        if value is None or value == "" or value == []:
-            merged.pop(key, None)
-        else:
-            merged[key] = value
-    return merged
 
 
 def _canonical(value: Any) -> str:
@@ -806,11 +801,7 @@ def preview_text(channel: Channel, stored: Mapping[str, Any]) -> str:
     >>> text.isascii(), len(shown["title"]), shown["title"][:6], shown["title"][-2:], shown["note"]
     (True, 120, 'Café x', 'x…', None)
     """
-    previewed = {}
-    for field in channel.fields:
-        value = None if field.type == "formula" else stored.get(field.key)
-        previewed[field.key] = _cut(value, PREVIEW_CHARACTERS) if isinstance(value, (str, list, dict)) else value
-    return json.dumps(previewed)  # in ASCII, escapes and all: a page of them is fetched and decoded faster so
+    return ItemValues.of(stored).preview(channel.preview_slots)  # in ASCII: a page of them is decoded faster so
 
 
 @functools.lru_cache(maxsize=4096)
@@ -829,13 +820,3 @@ def _tuples(connection: sqlite3.Connection) -> sqlite3.Cursor:
 def _times(row: sqlite3.Row) -> Dict[str, datetime.datetime]:
     """An item's times, as its formulas read them."""
     return {"created_at": _stored_time(row["created_at"]), "updated_at": _stored_time(row["updated_at"])}
-
-
-def _cut(value: Any, characters: int) -> Any:
-    """A value as a preview shows it: text (or the JSON of a list or object) cut at `characters`."""
-    text = value if isinstance(value, str) else None
-    if isinstance(value, (list, dict)):
-        text = _as_text(value)
-    if text is None or len(text) <= characters:
-        return value
-    return text[:characters - len(CUT_MARK)] + CUT_MARK

@@ -1,0 +1,143 @@
+"""An item's stored values with each value's JSON kept beside it: a save encodes only the values it changes, and
+the values an item's last save left are found again by their text, not decoded.
+
+Layer: a store's helper, record_store.py's. A row holds its values as json.dumps(values, ensure_ascii=False)
+and its preview as json.dumps(previewed) in ASCII; ItemValues builds both from pieces, one per value
+('"key": value'), joined as json.dumps joins them, so the text is byte for byte what json.dumps writes.
+
+Glossary:
+  piece     one value as its item's text holds it: '"status": "triaged"'
+  preview   every field of the channel in schema order, unset ones and formulas null, text (or the JSON of a
+            list or object) cut at PREVIEW_CHARACTERS, in ASCII: what a listing shows of an item
+  kept      the ItemValues of the texts the latest saves wrote, looked up by the text a row holds: safe
+            whoever wrote the row and whatever rolled back, since a text always decodes to the same values
+
+    >>> saved = ItemValues.of({"title": "Login fails", "points": 3}).changed({"points": None, "owner": "aiko"})
+    >>> saved.text()
+    '{"title": "Login fails", "owner": "aiko"}'
+"""
+
+import functools
+import json
+import threading
+from json.encoder import encode_basestring, encode_basestring_ascii
+from typing import Any, Dict, Mapping, NamedTuple, Sequence, Tuple
+
+from osfoundry_tools.core.json_text import encoder
+
+PREVIEW_CHARACTERS = 120
+CUT_MARK = "…"
+KEPT_CHARACTERS = 4_000_000  # the texts kept, counted together: about as many items of the bug tracker's size
+KEPT_ITEM_CHARACTERS = 20_000  # a longer item's text is decoded on every save: keeping it would crowd the others out
+
+as_text = encoder(ensure_ascii=False)  # json.dumps(value, ensure_ascii=False)
+_as_ascii = encoder()  # json.dumps(value)
+
+
+class ItemValues(NamedTuple):
+    """An item's set values, and each one's piece in its text and in its preview (in the values' order). Never
+    changed once made: a save makes new ItemValues (changed), which the kept ones may be shared with."""
+
+    values: Dict[str, Any]
+    texts: Dict[str, str]
+    previews: Dict[str, str]
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> "ItemValues":
+        """The ItemValues of a mapping of values, encoded now."""
+        return _NONE.changed(values)
+
+    def changed(self, changes: Mapping[str, Any]) -> "ItemValues":
+        """These values with `changes` applied (null, "" and [] clear a field), only the changed ones encoded."""
+        values, texts, previews = dict(self.values), dict(self.texts), dict(self.previews)
+        for key, value in changes.items():
+            if value is None or value == "" or value == []:
+                values.pop(key, None)
+                texts.pop(key, None)
+                previews.pop(key, None)
+            elif type(value) is str and len(value) <= PREVIEW_CHARACTERS:  # most values: short text, no cut
+                values[key] = value
+                texts[key] = text = _named(key) + encode_basestring(value)
+                previews[key] = text if text.isascii() else _named(key) + encode_basestring_ascii(value)
+            else:
+                values[key] = value
+                texts[key] = text = _named(key) + as_text(value)
+                previews[key] = _previewed(key, value, text)
+        return ItemValues(values, texts, previews)
+
+    def text(self) -> str:
+        """The values as the row stores them: json.dumps(values, ensure_ascii=False)."""
+        return "{" + ", ".join(self.texts.values()) + "}"
+
+    def preview(self, slots: Sequence[Tuple[str, str]]) -> str:
+        """The preview a listing shows of the item, in a channel's preview slots (preview_slots)."""
+        previews = self.previews
+        return "{" + ", ".join([previews.get(key) or null for key, null in slots]) + "}"
+
+
+def preview_slots(fields: Sequence[Any]) -> Tuple[Tuple[str, str], ...]:
+    """A channel's preview, field by field (record_fields.Field), in schema order: the key whose piece it shows ("" for
+    a formula: never stored, so always null there) and the piece of its null."""
+    return tuple(("" if field.type == "formula" else field.key, _named(field.key) + "null") for field in fields)
+
+
+_NONE = ItemValues({}, {}, {})
+
+
+@functools.lru_cache(maxsize=1024)
+def _named(key: str) -> str:
+    """A piece's start: the key as JSON, then ': ' (in ASCII: a field key is one, record_fields._KEY)."""
+    return _as_ascii(key) + ": "
+
+
+def _previewed(key: str, value: Any, text: str) -> str:
+    """A value's piece in a preview, from its piece in the text when that is already ASCII and needs no cut."""
+    if isinstance(value, (str, list, dict)):
+        shown = cut(value, PREVIEW_CHARACTERS)
+        if shown is not value:
+            return _named(key) + _as_ascii(shown)
+    return text if text.isascii() else _named(key) + _as_ascii(value)
+
+
+def cut(value: Any, characters: int) -> Any:
+    """A value as a preview shows it: text (or the JSON of a list or object) cut at `characters`; the value
+    itself when it needs no cut."""
+    text = value if isinstance(value, str) else None
+    if isinstance(value, (list, dict)):
+        text = as_text(value)
+    if text is None or len(text) <= characters:
+        return value
+    return text[:characters - len(CUT_MARK)] + CUT_MARK
+
+
+class Kept:
+    """The ItemValues of the texts the latest saves wrote, by text: at most `item_characters` of text each, the
+    oldest forgotten past `characters` in all."""
+
+    def __init__(self, characters: int = KEPT_CHARACTERS, item_characters: int = KEPT_ITEM_CHARACTERS) -> None:
+        self.characters, self.item_characters = characters, item_characters
+        self._lock = threading.Lock()
+        self._by_text: Dict[str, ItemValues] = {}
+        self._characters = 0
+
+    def values_of(self, text: str) -> ItemValues:
+        """The values a row's text holds: kept from the save that wrote it, or decoded now."""
+        found = self._by_text.get(text)
+        return found if found is not None else ItemValues.of(json.loads(text))
+
+    def keep(self, text: str, values: ItemValues) -> None:
+        """Keep the values a save wrote as `text`, for the next save of the same item."""
+        if len(text) > self.item_characters or text in self._by_text:
+            return
+        with self._lock:
+            if text in self._by_text:
+                return
+            self._by_text[text] = values
+            self._characters += len(text)
+            while self._characters > self.characters:
+                oldest = next(iter(self._by_text))
+                del self._by_text[oldest]
+                self._characters -= len(oldest)
+
+
+KEPT = Kept()  # one for the process: a text means the same values in every store and file
