@@ -35,7 +35,7 @@ import sqlite3
 import sys
 import tempfile
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
 from benchmark import (
     cores, engines, fixtures, growth, guards, http_load, memory, push, report, round_trips, search_quality, writers,
@@ -482,6 +482,10 @@ def parser() -> OneLineParser:
                    help="measure only this section (repeatable); the others are left out of the page")
     p.add_argument("--render", metavar="FACTS.json",
                    help="measure nothing: write performance.md again from the facts of an earlier run")
+    p.add_argument("--into", metavar="FACTS.json",
+                   help="with --only: measure those sections and merge them into the facts of an earlier full run, "
+                   "each merged section saying when and by what it was measured; the page and the facts go where "
+                   "--render would put them (results/ for the committed facts)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
 
@@ -578,11 +582,10 @@ def measure(options: argparse.Namespace, command: Sequence[str], log: Callable[[
 def destination(p: argparse.ArgumentParser, options: argparse.Namespace) -> Destination:
     """Where the page goes, checked before any work: results/ only for a full run of every section or a render
     of the committed facts (or an explicit --out); a folder of its own under runs/ otherwise."""
-    if options.render:
-        committed = os.path.join(RESULTS, FACTS)
-        canonical = os.path.exists(options.render) and os.path.exists(committed) and \
-            os.path.samefile(options.render, committed)
-        changed = [] if canonical else ["--render"]
+    if options.render or options.into:
+        committed, given = os.path.join(RESULTS, FACTS), options.render or options.into
+        canonical = os.path.exists(given) and os.path.exists(committed) and os.path.samefile(given, committed)
+        changed = [] if canonical else ["--into" if options.into else "--render"]
     else:
         changed = [flag for flag, given in (("--quick", options.quick), ("--only", options.only)) if given]
     chosen = output_folder(p, options.out, changed, RESULTS, RUNS, "bench")
@@ -595,6 +598,11 @@ def rendered(p: argparse.ArgumentParser, path: str) -> str:
     """The page of the facts an earlier run kept, for --render; a one-line error for a file that holds no such
     facts, or is no regular file (a FIFO is refused, never waited on) or larger than FACTS_BYTES (nothing is
     written then)."""
+    return report.markdown(facts_of(p, path))
+
+
+def facts_of(p: argparse.ArgumentParser, path: str) -> Dict[str, Any]:
+    """The facts an earlier run kept in `path`, checked by rendering them; a one-line error as rendered() says."""
     try:
         facts = json.loads(read_file(path, FACTS_BYTES).decode("utf-8"))
     except FileRefused as refused:
@@ -602,9 +610,29 @@ def rendered(p: argparse.ArgumentParser, path: str) -> str:
     except (OSError, ValueError) as error:  # UnicodeDecodeError too
         p.error(f"cannot read the facts in {path}: {error}")
     try:
-        return report.markdown(facts)
+        report.markdown(facts)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         p.error(f"{path} holds no facts of a bench.py run ({type(error).__name__}: {error})")
+    if facts.get("quick"):
+        p.error(f"{path} holds the facts of a --quick run: merge only into a full run's")
+    return cast(Dict[str, Any], facts)
+
+
+def merged_into(earlier: Dict[str, Any], fresh: Dict[str, Any]) -> Dict[str, Any]:
+    """The earlier run's facts with each section of `fresh` in place of its own, stamped with when, by what
+    command and on which Python it was measured (a section that stamps itself keeps its stamp); the goals are
+    this code's."""
+    merged = json.loads(json.dumps(earlier))
+    merged["goals"] = fresh["goals"]
+    run = fresh["machine"]
+    for section, seconds in fresh["section_seconds"].items():
+        measured = fresh[section]
+        if isinstance(measured, dict) and "measured" not in measured:
+            measured = dict(measured, measured={"date": run["date"], "command": run["command"],
+                                                "python": python_shown(), "seconds": seconds})
+        merged[section] = measured
+        merged["section_seconds"][section] = seconds
+    return merged
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -613,13 +641,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = p.parse_args(argv)
     command = sys.argv[1:] if argv is None else list(argv)
     log = (lambda line: None) if options.quiet else (lambda line: print(f"bench.py: {line}", file=sys.stderr))
-    if options.render and (options.quick or options.only):
-        p.error("--render measures nothing: give it without --quick or --only")
+    if options.render and (options.quick or options.only or options.into):
+        p.error("--render measures nothing: give it without --quick, --only or --into")
+    if options.into and (options.quick or not options.only):
+        p.error("--into merges the sections --only names into a full run's facts: give --only, and not --quick")
     page = rendered(p, options.render) if options.render else None
+    earlier = facts_of(p, options.into) if options.into else None
     chosen = destination(p, options)
     with removed_unless_written(chosen):
         if page is None:
             facts = json.loads(json.dumps(measure(options, command, log)))  # as the .json keeps them: one rendering
+            facts = merged_into(earlier, facts) if earlier is not None else facts
             files = {PAGE: report.markdown(facts), FACTS: json.dumps(facts, indent=1) + "\n"}
         else:
             files = {PAGE: page}

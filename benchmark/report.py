@@ -55,8 +55,17 @@ def markdown(facts: Dict[str, Any]) -> str:
         ("push", push_section), ("memory", memory_section), ("job", job_section))
     for key, write in writers:
         if key in facts:
-            lines += [""] + write(facts[key], facts)
+            section = write(facts[key], facts)
+            if measured_apart(facts, key) and key not in OWN_STAMP:
+                section[1:1] = ["", apart_line(facts[key]["measured"])]
+            lines += [""] + section
     return "\n".join(lines) + "\n"
+
+
+def apart_line(measured: Dict[str, Any]) -> str:
+    """What a section merged in from a run of its own (bench.py --into) says of that run."""
+    return (f"*Measured apart from the rest of this page: on {measured['date']}, by `{measured['command']}` with "
+            f"`{measured['python']}`, in {measured['seconds']:.0f} s.*")
 
 
 def measured_apart(facts: Dict[str, Any], section: str) -> bool:
@@ -66,10 +75,15 @@ def measured_apart(facts: Dict[str, Any], section: str) -> bool:
     return measured is not None and (measured["date"], measured["command"]) != (machine["date"], machine["command"])
 
 
-# Sections a run of their own may measure.
+# Sections a run of their own may measure (bench.py --into merges any section), by the title the header gives them.
 SECTION_TITLES = {"engines": '"sqlite and PostgreSQL, side by side"',
                   "mcp": '"The MCP server over stdio and Streamable HTTP"',
-                  "http": '"The MCP server over HTTP under load"'}
+                  "http": '"The MCP server over HTTP under load"',
+                  "tools": '"The floor and the seven tools" (with the edits and validation)',
+                  "guards": '"What the guards cost"', "growth": '"Growth"', "day": '"The knowledge-base day, scaled"',
+                  "quality": '"Search quality on real content"', "writers": '"Writers on one WAL file"',
+                  "memory": '"Peak memory"', "job": '"The main job"', "push": '"Changes pushed instead of polled"'}
+OWN_STAMP = ("engines", "mcp", "http")  # sections that say when they were measured in their own words
 
 
 def _apart_note(facts: Dict[str, Any]) -> str:

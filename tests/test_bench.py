@@ -623,6 +623,43 @@ class PeakMemoryTest(unittest.TestCase):
         self.assertIsNone(peaks)
 
 
+class IntoTest(unittest.TestCase):
+    """bench.py --into: sections measured now merged into an earlier full run's facts, each saying when."""
+
+    def committed_facts(self):
+        with open(os.path.join(ROOT, "results", "performance.json"), encoding="utf-8") as facts:
+            return json.load(facts)
+
+    def test_a_merged_section_replaces_the_earlier_one_and_says_when_and_how_it_was_measured(self):
+        earlier = self.committed_facts()
+        fresh = {"goals": dict(earlier["goals"], new_goal=1.0), "section_seconds": {"memory": 12.5},
+                 "machine": dict(earlier["machine"], date="2030-01-02", command="python3 bench.py --only memory"),
+                 "memory": dict(earlier["memory"], seconds=99.0)}
+        merged = bench.merged_into(earlier, fresh)
+        self.assertEqual(merged["memory"]["seconds"], 99.0)
+        self.assertEqual(merged["memory"]["measured"]["date"], "2030-01-02")
+        self.assertEqual(merged["section_seconds"]["memory"], 12.5)
+        self.assertEqual(merged["goals"]["new_goal"], 1.0)
+        self.assertEqual(merged["tools"], earlier["tools"])
+        self.assertNotIn("measured", self.committed_facts()["memory"], "the earlier facts were changed in place")
+        page = report.markdown(merged)
+        self.assertIn('except "Peak memory", which says when it was measured', page)
+        self.assertIn("*Measured apart from the rest of this page: on 2030-01-02, by `python3 bench.py --only memory`",
+                      page)
+
+    def test_into_is_refused_without_only_or_with_quick_or_render_and_nothing_is_written(self):
+        committed = os.path.join(ROOT, "results", "performance.json")
+        for argv in (["--into", committed], ["--into", committed, "--only", "job", "--quick"],
+                     ["--render", committed, "--into", committed]):
+            with self.subTest(argv=argv), tempfile.TemporaryDirectory() as out:
+                stderr = io.StringIO()
+                with contextlib.redirect_stderr(stderr), self.assertRaises(SystemExit) as exit:
+                    bench.main([*argv, "--out", out])
+                self.assertEqual(exit.exception.code, 2)
+                self.assertEqual(len(stderr.getvalue().strip().splitlines()), 1, stderr.getvalue())
+                self.assertEqual(os.listdir(out), [])
+
+
 class CommandLineTest(unittest.TestCase):
     def run_growth(self, *argv):
         return subprocess.run([sys.executable, "-m", "benchmark.growth", *argv], cwd=ROOT, capture_output=True,
