@@ -26,6 +26,7 @@ import array
 import bisect
 import collections
 import itertools
+import math
 import operator
 import re
 from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
@@ -35,6 +36,7 @@ from osfoundry_tools.stores.word_stems import stem
 SECTION_READ = 32_000  # characters of a content split into sections: a search's work stays bounded per article
 HEADING_COUNT = 2.0  # a word in a section's heading counts as this many in its text
 K1, B = 1.2, 0.75  # bm25's saturation of a word's count and its normalisation by length: the usual values
+WHOLE_B = 0.75  # the same normalisation of a whole text's score by its length
 NEAR = 5  # words apart at most for two query words to count as near (nearness)
 NEAR_READ = 512  # the places where query words stand that nearness reads of an article, the first of each word,
 # shared evenly among them: its work stays bounded however often a text repeats them
@@ -68,6 +70,7 @@ class ArticleText(NamedTuple):
     whole: Section
     vocabulary: Tuple[str, ...]
     places: Dict[str, "array.array[int]"]
+    read: str  # the text as read (indexed_text), where a code-like token of the query is looked for as typed
 
 
 def markdown_headings(lines: Sequence[str]) -> Iterator[Tuple[int, int, str]]:
@@ -126,7 +129,8 @@ def article_text(content: str) -> ArticleText:
             sections.append(Section(heading_words, text_words, sum(heading_words.values()) + sum(text_words.values())))
     places = word_places("\n".join(lines))  # its headings' words among them
     whole = {word: len(at) for word, at in places.items()}
-    return ArticleText(tuple(sections), Section({}, whole, sum(whole.values())), tuple(sorted(whole)), places)
+    return ArticleText(tuple(sections), Section({}, whole, sum(whole.values())), tuple(sorted(whole)), places,
+                       "\n".join(lines))
 
 
 def word_places(text: str) -> Dict[str, "array.array[int]"]:
@@ -193,7 +197,7 @@ def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float]) -> Dict
     for number, text in read.items():
         found = {word_stem: forms(text.vocabulary, word_stem) for word_stem in stemmed}
         scores[number] = TextScore(
-            section_score(text.whole, stemmed, found, mean_text),
+            section_score(text.whole, stemmed, found, mean_text, WHOLE_B),
             max((section_score(section, stemmed, found, mean_section) for section in text.sections), default=0.0),
             nearness(text.places, stemmed, found))
     return scores
@@ -258,10 +262,11 @@ def apart(own: List[int], others: Set[int], distance: int) -> int:
             + len(others.intersection(map(operator.sub, own, itertools.repeat(distance)))))
 
 
-def section_score(section: Section, weights: Dict[str, float], found: Dict[str, List[str]], mean: float) -> float:
+def section_score(section: Section, weights: Dict[str, float], found: Dict[str, List[str]], mean: float,
+                  b: float = B) -> float:
     """bm25 of one section for the weighted query stems, each counted by the forms `found` of it (see the
-    glossary)."""
-    norm = K1 * (1 - B + B * section.words / (mean or 1.0))
+    glossary), its length normalised by `b`."""
+    norm = K1 * (1 - b + b * section.words / (mean or 1.0))
     total = 0.0
     for word_stem, weight in weights.items():
         count = sum(HEADING_COUNT * section.heading.get(form, 0) + section.text.get(form, 0)
@@ -284,6 +289,77 @@ def indexed_text(content: str) -> str:
     if "](" in content:
         content = _LINK_TARGET.sub("]", content)
     return _ADDRESS.sub(" ", content) if "://" in content else content
+
+
+_CODE_CANDIDATE = re.compile(r"(?<![\w.-])[-\w.]*\w")  # a run of letters, digits, '_', '.' and '-'
+_CAMEL = re.compile(r"[a-z0-9][A-Z]")  # a lower-case letter or digit, then a capital: BaseModel, macOS, PyPI
+_CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def is_code_like(token: str) -> bool:
+    """Whether a token as typed names something in code: an option (--fix, -k), a dotted name (model.dump,
+    pyproject.toml: two parts at least, one longer than a letter), a name with '_' (HATCH_ENV_DIR, model_dump)
+    or in CamelCase (BaseModel).
+
+    >>> [is_code_like(token) for token in ("--fix", "e.g", "Blog.objects", "HATCH_ENV", "TypeAdapter", "many-to")]
+    [True, False, True, True, True, False]
+    """
+    if token.startswith("-"):
+        return token.lstrip("-")[:1].isalpha()
+    if "." in token:
+        return any(len(part) > 1 for part in token.split("."))
+    return "_" in token.strip("_") or bool(_CAMEL.search(token))
+
+
+def code_tokens(query: str) -> List[str]:
+    """The code-like tokens of a query as typed (is_code_like), each once, in order.
+
+    >>> code_tokens("Why does --fix skip model.model_dump() and HATCH_ENV_DIR, e.g. in BaseModel?")
+    ['--fix', 'model.model_dump', 'HATCH_ENV_DIR', 'BaseModel']
+    """
+    return list(dict.fromkeys(token for token in _CODE_CANDIDATE.findall(query) if is_code_like(token)))
+
+
+def code_parts(token: str) -> List[str]:
+    """The lower-case words a code-like token is made of, beyond the words a search reads it as (letters, digits
+    and '_' runs): the parts of a CamelCase name, and of a name joined by '_'.
+
+    >>> code_parts("BaseModel"), code_parts("HATCH_ENV_DIR"), code_parts("--no-deps")
+    (['base', 'model'], ['hatch', 'env', 'dir'], [])
+    """
+    parts: List[str] = []
+    for word in _WORD.findall(token):
+        pieces = [piece for chunk in word.split("_") for piece in
+                  (_CAMEL_PART.findall(chunk) if _CAMEL.search(chunk) else [chunk])]
+        if len(pieces) > 1:
+            parts += [piece.lower() for piece in pieces if piece]
+    return list(dict.fromkeys(parts))
+
+
+def holds_exactly(text: str, token: str) -> bool:
+    """Whether `text` holds the code-like token as typed, whole (no letter, digit, '_' or '-' around it).
+
+    >>> holds_exactly("Run `ruff check --fix`.", "--fix"), holds_exactly("--fixable", "--fix")
+    (True, False)
+    """
+    if token not in text:
+        return False
+    return re.search(r"(?<![\w-])" + re.escape(token) + r"(?![\w-])", text) is not None
+
+
+def exact_scores(texts: Dict[int, str], tokens: Sequence[str]) -> Dict[int, float]:
+    """Each text's exact matches (article number -> its title and text): the summed weights of the code-like
+    tokens it holds as typed, a token's weight how rare it is among these texts (bm25's inverse document
+    frequency in the form that stays above 0).
+
+    >>> scores = exact_scores({1: "use --fix", 2: "a fix", 3: "--fix or FOO_BAR"}, ["--fix", "FOO_BAR"])
+    >>> {number: round(score, 2) for number, score in scores.items()}
+    {1: 0.47, 2: 0, 3: 1.45}
+    """
+    held = {number: [token for token in tokens if holds_exactly(text, token)] for number, text in texts.items()}
+    counts = collections.Counter(token for found in held.values() for token in found)
+    weight = {token: math.log(1 + (len(texts) - count + 0.5) / (count + 0.5)) for token, count in counts.items()}
+    return {number: sum(weight[token] for token in found) for number, found in held.items()}
 
 
 def held_weight(text: str, weights: Dict[str, float]) -> float:

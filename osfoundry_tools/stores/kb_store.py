@@ -60,6 +60,7 @@ from osfoundry_tools.stores.kb_search import (
     search_rows, search_sql, subject_words,
 )
 from osfoundry_tools.stores.kb_sections import indexed_text
+from osfoundry_tools.stores.kb_sections import code_tokens
 from osfoundry_tools.stores.kb_snippets import OPENING, opening_of, snippet_of
 from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 
@@ -343,7 +344,7 @@ class KnowledgeBaseStore(AgentTools):
         with self.database.read() as connection:
             number = self._require_granted(connection, kb)
             rows, used = search_rows(connection, kb, number, words, arguments.get("limit", SEARCH_LIMIT_DEFAULT),
-                                     self.database.derived()) if words else ([], [])
+                                     self.database.derived(), code_tokens(arguments["query"])) if words else ([], [])
         looked_for = " ".join(used)  # a snippet quotes from the first of the words that found the article
         return {"results": [{"article_id": r["id"], "title": r["title"], "updated_at": r["updated_at"],
                              "snippet": snippet_of(r["opening"], len(r["opening"]) + r["cut"], looked_for),
