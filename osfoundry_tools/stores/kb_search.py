@@ -149,26 +149,31 @@ class SearchPlan(NamedTuple):
 
 
 def search_rows(connection: sqlite3.Connection, kb: str, number: int, words: List[str], limit: int,
-                kept: Dict[Any, Any], exact: Sequence[str] = ()) -> Tuple[List[sqlite3.Row], List[str]]:
-    """The rows a search of knowledge base `kb` (of this number) answers with, `limit` at most, and the words that
-    found them: the rarer words ranked, else the common words listed (see WORD_SAMPLE). `kept`: the database's
-    derived dict, where the weighing keeps the texts it read."""
+                kept: Dict[Any, Any], exact: Sequence[str] = ()
+                ) -> Tuple[List[sqlite3.Row], List[str], Dict[int, str]]:
+    """The rows a search of knowledge base `kb` (of this number) answers with, `limit` at most, the words that
+    found them, and the anchor of each weighed row's answering section (article number -> anchor, where that
+    section has a heading): the rarer words ranked, else the common words listed (see WORD_SAMPLE). `kept`: the
+    database's derived dict, where the weighing keeps the texts it read; `exact`: the query's code-like tokens as
+    typed."""
     plan = SearchPlan.read(connection, kb, number, words)
     rarer, common = plan.rarer(), plan.common()
+    anchors: Dict[int, str] = {}
     if rarer:
-        rows = ranked_rows(connection, plan, number, rarer, limit, kb, kept, exact)
+        rows = ranked_rows(connection, plan, number, rarer, limit, kb, kept, exact, anchors)
         if rows or not common:
-            return rows, rarer
-    return listed_rows(connection, plan.has_views, number, common, limit, kb), common
+            return rows, rarer, anchors
+    return listed_rows(connection, plan.has_views, number, common, limit, kb), common, {}
 
 
 def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, words: List[str], limit: int,
-                kb: str, kept: Dict[Any, Any], exact: Sequence[str] = ()) -> List[sqlite3.Row]:
+                kb: str, kept: Dict[Any, Any], exact: Sequence[str] = (),
+                anchors: Optional[Dict[int, str]] = None) -> List[sqlite3.Row]:
     """The rows of the first RANKED_MATCHES articles of knowledge base `kb` (of this number) that hold any of `words`
     in ranking order, `limit` at most: scored in the index, the best WEIGHED_MATCHES weighed by their whole text, best
     section, nearness and title (weighed_scores, which keeps the articles' texts as it read them in `kept`, the
     database's derived dict), then the chosen rows read (each match is joined to its views and ID only where people
-    recorded views)."""
+    recorded views). `anchors`, where given, receives each weighed article's answering section."""
     sql = search_sql(connection)
     statements = sql.statements(number, len(words))
     values = dict(sql.ranking_values(plan, words), words=sql.any_of(words), ranked=RANKED_MATCHES, kb=kb,
@@ -176,12 +181,12 @@ def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, w
     weights = word_weights(plan, words) if plan.outlined else None
     if plan.has_views:
         scored = connection.execute(statements.scored_with_views, values).fetchall()
-        weighed = (weighed_scores(connection, {row[0]: row[1] for row in scored}, weights, kept, exact)
+        weighed = (weighed_scores(connection, {row[0]: row[1] for row in scored}, weights, kept, exact, anchors)
                    if weights else None)
         return rows_in_order(connection, [row[0] for row in best_then_most_viewed(scored, limit, weighed)])
     score = {number: score for number, score in connection.execute(statements.scored, values)}
     if weights:
-        score = weighed_scores(connection, score, weights, kept, exact)
+        score = weighed_scores(connection, score, weights, kept, exact, anchors)
     rows = article_rows(connection, within_best_scores(score, limit))
     return sorted(rows, key=lambda row: (score[row["number"]], row["id"]))[:limit]
 
@@ -233,10 +238,12 @@ def word_weights(plan: SearchPlan, words: Sequence[str]) -> Dict[str, float]:
 
 
 def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weights: Dict[str, float],
-                   kept: Dict[Any, Any], exact: Sequence[str] = ()) -> Dict[int, float]:
+                   kept: Dict[Any, Any], exact: Sequence[str] = (),
+                   anchors: Optional[Dict[int, str]] = None) -> Dict[int, float]:
     """The WEIGHED_MATCHES best of `score` (article number -> engine score, the least best), and any tied with
     the last, each weighed by its whole text, its best section, the nearness of the query words in it, its
-    title and the code-like tokens of the query (`exact`) it holds as typed: negative, the least best."""
+    title and the code-like tokens of the query (`exact`) it holds as typed: negative, the least best. `anchors`,
+    where given, receives the anchor of each one's best section where that section has a heading."""
     chosen = within_best_scores(score, WEIGHED_MATCHES)
     titles, texts = weighing_rows(connection, chosen, kept.setdefault(ARTICLE_TEXTS, kb_sections.ArticleTexts()))
     weights = {word: weight ** RARE_POWER for word, weight in weights.items()}
@@ -249,6 +256,8 @@ def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weig
     exactly = (kb_sections.exact_scores({number: f"{title}\n{texts[number].read}" for number, title in titles.items()},
                                         exact) if exact and EXACT_SHARE else {})
     most_exact = max(exactly.values(), default=0.0) or 1.0
+    if anchors is not None:
+        anchors.update((number, scored[number].anchor) for number in titles if scored[number].anchor)
     return {number: -(TEXT_SHARE * scored[number].whole / best.whole
                       + SECTION_SHARE * scored[number].section / best.section
                       + NEAR_SHARE * scored[number].nearness / best.nearness

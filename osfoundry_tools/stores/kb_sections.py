@@ -71,6 +71,7 @@ class ArticleText(NamedTuple):
     vocabulary: Tuple[str, ...]
     places: Dict[str, "array.array[int]"]
     read: str  # the text as read (indexed_text), where a code-like token of the query is looked for as typed
+    anchors: Tuple[str, ...]  # each section's anchor (section_anchors), "" for the text before the first heading
 
 
 def markdown_headings(lines: Sequence[str]) -> Iterator[Tuple[int, int, str]]:
@@ -122,15 +123,91 @@ def article_text(content: str) -> ArticleText:
     lines = indexed_text(content[:SECTION_READ]).split("\n")
     marks = list(itertools.islice(markdown_headings(lines), SECTIONS_KEPT))
     bounds = [(-1, "")] + [(line, text) for line, _, text in marks] + [(len(lines), "")]
-    sections = []
-    for (start, heading), (end, _) in zip(bounds, bounds[1:]):
+    names = [""] + anchors_of([text for _, _, text in marks])
+    sections, anchors = [], []
+    for (start, heading), (end, _), anchor in zip(bounds, bounds[1:], names):
         heading_words, text_words = word_counts(heading), word_counts("\n".join(lines[start + 1:end]))
         if heading_words or text_words:
             sections.append(Section(heading_words, text_words, sum(heading_words.values()) + sum(text_words.values())))
+            anchors.append(anchor)
     places = word_places("\n".join(lines))  # its headings' words among them
     whole = {word: len(at) for word, at in places.items()}
     return ArticleText(tuple(sections), Section({}, whole, sum(whole.values())), tuple(sorted(whole)), places,
-                       "\n".join(lines))
+                       "\n".join(lines), tuple(anchors))
+
+
+def anchor(heading: str) -> str:
+    """A heading's anchor as documentation sites make it: lower case, every character but letters, digits, '_',
+    '-' and spaces left out, each space a '-'.
+
+    >>> anchor("Using `uv` with Docker: a guide")
+    'using-uv-with-docker-a-guide'
+    """
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors_of(headings: Sequence[str]) -> List[str]:
+    """The anchors of a page's headings in order, a repeated one numbered from its second (install, install-1).
+
+    >>> anchors_of(["Install", "Usage", "Install"])
+    ['install', 'usage', 'install-1']
+    """
+    seen: Dict[str, int] = {}
+    names = []
+    for heading in headings:
+        name = anchor(heading) or "section"
+        count = seen.get(name, 0)
+        seen[name] = count + 1
+        names.append(f"{name}-{count}" if count else name)
+    return names
+
+
+class Part(NamedTuple):
+    """One section of a content as a reader gets it: its anchor, and where it starts and ends (in characters)."""
+
+    anchor: str
+    start: int
+    end: int
+
+
+def content_parts(content: str) -> List[Part]:
+    """Each headed section of `content` (its anchor as a search names it, anchors_of), from its heading
+    line to the next heading of the same or a higher level: the part a reader asks for by anchor.
+
+    >>> text = "Intro\\n# A\\na\\n## B\\nb\\n# C\\nc"
+    >>> [(part.anchor, text[part.start:part.end]) for part in content_parts(text)]
+    [('a', '# A\\na\\n## B\\nb\\n'), ('b', '## B\\nb\\n'), ('c', '# C\\nc')]
+    """
+    lines = content.split("\n")
+    starts = list(itertools.accumulate([0] + [len(line) + 1 for line in lines]))
+    marks = list(markdown_headings(indexed_lines(lines)))
+    names = anchors_of([text for _, _, text in marks])
+    parts = []
+    for index, ((line, level, _), name) in enumerate(zip(marks, names)):
+        end = next((other for other, other_level, _ in marks[index + 1:] if other_level <= level), len(lines))
+        parts.append(Part(name, starts[line], min(starts[end], len(content))))
+    return parts
+
+
+def indexed_lines(lines: Sequence[str]) -> List[str]:
+    """Each line as a search reads it (indexed_text), so headings are named alike in a search and a read."""
+    return [indexed_text(line) for line in lines]
+
+
+def answering_part(content: str, name: str) -> str:
+    """The text of the section a search named `name`, from its heading to the next heading of any level: what a
+    result's snippet quotes. Empty where the content has no such section.
+
+    >>> answering_part("# A\\na\\n## B\\nb\\n# C", "a")
+    '# A\\na\\n'
+    """
+    lines = content.split("\n")
+    marks = list(markdown_headings(indexed_lines(lines)))
+    for index, name_of in enumerate(anchors_of([text for _, _, text in marks])):
+        if name_of == name:
+            end = marks[index + 1][0] if index + 1 < len(marks) else len(lines)
+            return "\n".join(lines[marks[index][0]:end]) + ("\n" if end < len(lines) else "")
+    return ""
 
 
 def word_places(text: str) -> Dict[str, "array.array[int]"]:
@@ -179,6 +256,7 @@ class TextScore(NamedTuple):
     whole: float
     section: float
     nearness: float
+    anchor: str = ""  # the best section's anchor ("" where it has no heading)
 
 
 def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float]) -> Dict[int, TextScore]:
@@ -196,10 +274,10 @@ def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float]) -> Dict
     scores = {}
     for number, text in read.items():
         found = {word_stem: forms(text.vocabulary, word_stem) for word_stem in stemmed}
-        scores[number] = TextScore(
-            section_score(text.whole, stemmed, found, mean_text, WHOLE_B),
-            max((section_score(section, stemmed, found, mean_section) for section in text.sections), default=0.0),
-            nearness(text.places, stemmed, found))
+        section, at = max(((section_score(section, stemmed, found, mean_section), -index)
+                           for index, section in enumerate(text.sections)), default=(0.0, 0))
+        scores[number] = TextScore(section_score(text.whole, stemmed, found, mean_text, WHOLE_B), section,
+                                   nearness(text.places, stemmed, found), text.anchors[-at] if section else "")
     return scores
 
 
@@ -207,12 +285,11 @@ def best_scores(scores: Iterable[TextScore]) -> TextScore:
     """Each score's best among `scores`, or 1.0 where none is above 0 (so a share of it is 0, never a division by
     0).
 
-    >>> best_scores([TextScore(2.0, 0.0, 1.0), TextScore(1.0, 0.0, 3.0)]), best_scores([])
-    (TextScore(whole=2.0, section=1.0, nearness=3.0), TextScore(whole=1.0, section=1.0, nearness=1.0))
+    >>> best_scores([TextScore(2.0, 0.0, 1.0), TextScore(1.0, 0.0, 3.0)])[:3], best_scores([])[:3]
+    ((2.0, 1.0, 3.0), (1.0, 1.0, 1.0))
     """
     listed = list(scores)
-    return TextScore(*(max((score[index] for score in listed), default=0.0) or 1.0
-                       for index in range(len(TextScore._fields))))
+    return TextScore(*(max((score[index] for score in listed), default=0.0) or 1.0 for index in range(3)))
 
 
 def nearness(places: Dict[str, "array.array[int]"], weights: Dict[str, float], found: Dict[str, List[str]]) -> float:
