@@ -24,7 +24,6 @@ import contextlib
 import itertools
 from typing import Any, Callable, Dict, Iterator, List, Sequence, Tuple
 
-from benchmark import search_quality
 from benchmark.search_quality import QuestionSet, question_sets, served
 from osfoundry_tools.server import methods
 from osfoundry_tools.stores import kb_search, kb_sections
@@ -79,7 +78,8 @@ def deep_asker(server: methods.Server) -> Callable[[str, str], List[str]]:
         answer = server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "search_knowledge_base",
             "arguments": {"knowledge_base_id": knowledge_base_id, "query": question, "limit": DEPTH}}})
-        return [found["article_id"] for found in answer["result"]["structuredContent"]["results"]]
+        result = (answer or {}).get("result") or {}
+        return [found["article_id"] for found in result["structuredContent"]["results"]]
     return ask
 
 

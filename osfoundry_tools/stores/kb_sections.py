@@ -289,7 +289,8 @@ def best_scores(scores: Iterable[TextScore]) -> TextScore:
     ((2.0, 1.0, 3.0), (1.0, 1.0, 1.0))
     """
     listed = list(scores)
-    return TextScore(*(max((score[index] for score in listed), default=0.0) or 1.0 for index in range(3)))
+    whole, section, near = (max((float(score[index]) for score in listed), default=0.0) or 1.0 for index in range(3))
+    return TextScore(whole, section, near)
 
 
 def nearness(places: Dict[str, "array.array[int]"], weights: Dict[str, float], found: Dict[str, List[str]]) -> float:
