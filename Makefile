@@ -3,8 +3,9 @@
 PYTHON ?= python3
 VENV ?= .venv
 PSYCOPG = 'psycopg[binary]==3.2.13'  # the last psycopg 3 that installs on Python 3.9 (3.3 needs 3.10)
+SEARCH_LIBRARIES = rank_bm25==0.2.2 bm25s==0.3.16 PyStemmer==3.1.0 tantivy==0.27.0 lunr==0.8.0
 
-.PHONY: test help results results-check sensitivity-check bench conformance postgres lint venv
+.PHONY: test help results results-check sensitivity-check bench conformance postgres lint venv search-libraries
 test:  ## run the whole unittest suite, its modules dealt to one process per core; the last line reads "N passed, N failed, N skipped"
 	$(PYTHON) tests/run.py
 
@@ -23,11 +24,14 @@ results-check:  ## rerun sim.py and triage.py as committed and compare them with
 sensitivity-check:  ## rerun the sensitivity page and compare it with the committed one (its page's last line says how long)
 	SIM_SENSITIVITY=1 $(PYTHON) -m unittest -v tests.test_sim.CommittedSensitivityTest
 
-bench: venv  ## time the tools against the bare sqlite transaction, how cost grows, sqlite beside PostgreSQL, HTTP under load (results/performance.md says how long it took)
+bench: venv search-libraries  ## time the tools against the bare sqlite transaction, how cost grows, sqlite beside PostgreSQL, HTTP under load (results/performance.md says how long it took)
 	$(VENV)/bin/python -m pip install -q $(PSYCOPG)
 	$(VENV)/bin/python -m pip install -q mcp==2.3.0 || echo "bench: the official SDK (mcp, Python 3.10 or newer) is not installed: its rows are left out"
 	if $(PYTHON) tests/postgres_cluster.py --check; then $(PYTHON) tests/postgres_cluster.py --durable -- $(VENV)/bin/python bench.py; \
 	else $(VENV)/bin/python bench.py; fi
+
+search-libraries: venv  ## the field's search libraries the benchmark runs beside ours (rank_bm25, bm25s, tantivy, lunr.py), into .venv
+	$(VENV)/bin/python -m pip install -q $(SEARCH_LIBRARIES) || echo "search-libraries: not all installed: the benchmark leaves out those missing and says which"
 
 venv:  ## make .venv, where the targets that need packages install them
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)

@@ -263,11 +263,12 @@ def timed_for(call: Callable[[int], Any], count: int, seconds: float) -> List[fl
     return first + timed(call, max(0, min(count, affordable) - GROWTH_MIN))
 
 
-def measure_quality(log: Callable[[str], None]) -> Dict[str, Any]:
+def measure_quality(log: Callable[[str], None], quick: bool = False) -> Dict[str, Any]:
     """Search quality on real documentation sets (benchmark/search_quality.py), on sqlite and, where the server
-    OSFOUNDRY_TEST_POSTGRES names can be reached, on PostgreSQL too."""
+    OSFOUNDRY_TEST_POSTGRES names can be reached, on PostgreSQL too; the field's libraries beside ours on every set
+    (on the first only in a quick run)."""
     url, reason = engines.postgres_server()
-    return dict(search_quality.measure_all(url, log), postgres=reason)
+    return dict(search_quality.measure_all(url, log, library_sets=1 if quick else None), postgres=reason)
 
 
 def measure_guards(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
@@ -560,7 +561,7 @@ def measure(options: argparse.Namespace, command: Sequence[str], log: Callable[[
     with tempfile.TemporaryDirectory() as directory:
         measures = {"tools": lambda: measure_tools(directory, sizes, said),
                     "growth": lambda: measure_growth(directory, sizes, said),
-                    "quality": lambda: measure_quality(said),
+                    "quality": lambda: measure_quality(said, options.quick),
                     "guards": lambda: measure_guards(directory, sizes, said),
                     "day": lambda: measure_day(sizes, said),
                     "writers": lambda: measure_writers(directory, sizes, said),

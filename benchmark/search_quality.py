@@ -204,9 +204,11 @@ def misses(result: SetResult) -> List[Tuple[str, Tuple[str, ...], List[str]]]:
 # ---------------------------------------------------------------------------
 # The bench's section: every set on sqlite and, where a server is named, on PostgreSQL; the help centre beside.
 
-def measure_all(postgres_url: Optional[str], log: Callable[[str], None]) -> Dict[str, Any]:
+def measure_all(postgres_url: Optional[str], log: Callable[[str], None],
+                library_sets: Optional[int] = None) -> Dict[str, Any]:
     """The facts of the page's section: per set, each engine's scores both ways, the misses, and how many questions
-    find the same first page on both engines; the help centre's questions the same way."""
+    find the same first page on both engines; the help centre's questions the same way; the field's libraries
+    beside ours (benchmark/search_libraries.py) on every set, or on the first `library_sets`."""
     sets = []
     for question_set in question_sets():
         log(f"quality: {question_set.name}")
@@ -219,7 +221,9 @@ def measure_all(postgres_url: Optional[str], log: Callable[[str], None]) -> Dict
     if postgres_url:
         with engines.scratch_database(postgres_url) as location:
             centre["postgresql"] = help_centre_first(location)
-    return {"sets": sets, "help_centre": centre, "goals": {"first": GOAL_FIRST, "same_first": GOAL_SAME_FIRST}}
+    from benchmark import search_libraries  # it builds on this module
+    return {"sets": sets, "help_centre": centre, "goals": {"first": GOAL_FIRST, "same_first": GOAL_SAME_FIRST},
+            "libraries": search_libraries.measure_libraries(log, question_sets()[:library_sets])}
 
 
 def set_facts(question_set: QuestionSet, results: Dict[str, SetResult]) -> Dict[str, Any]:
@@ -307,7 +311,11 @@ def section(quality: Dict[str, Any]) -> List[str]:
     lines += table(["set", "pages", "engine", "first", "MRR@4", "plain bm25 first", "plain bm25 MRR@4",
                     "subject words first", "subject words MRR@4"], rows)
     lines += ["", "Where each set comes from: " + "; ".join(f"{s['name']}, {s['origin']}" for s in sets) + "."]
-    return lines + [""] + verdicts(quality, engine_names)
+    lines += [""] + verdicts(quality, engine_names)
+    if "libraries" in quality:
+        from benchmark import search_libraries
+        lines += [""] + search_libraries.section(quality["libraries"])
+    return lines
 
 
 def _first_and_rank(got: Dict[str, Any]) -> List[str]:

@@ -89,5 +89,23 @@ class RealContentTest(unittest.TestCase):
                 self.assertGreaterEqual(same, math.ceil(GOAL_SAME_FIRST * asked), differing)
 
 
+class LibrariesTest(unittest.TestCase):
+    """The field's libraries beside ours: the standard library's FTS5 ways always run; the others where installed."""
+
+    def test_one_set_runs_through_ours_and_fts5_and_the_page_shows_each_way_pooled(self):
+        from benchmark import search_libraries
+        httpx = [question_set for question_set in question_sets() if question_set.name == "httpx"]
+        measured = search_libraries.measure_libraries(sets=httpx)
+        ways = measured["ways"]
+        self.assertEqual(ways[:3], ["ours", "sqlite FTS5 bm25", "sqlite FTS5 bm25, title x10"])
+        for way in ways:
+            self.assertEqual(len(measured["sets"]["httpx"][way]["ranks"]), len(httpx[0].questions))
+        ours = search_libraries.figures(measured["sets"]["httpx"]["ours"]["ranks"])
+        self.assertGreaterEqual(ours["first"], FIRST["httpx"])
+        page = "\n".join(search_libraries.section(measured))
+        for way in ways:
+            self.assertIn(f"| {way} |", page)
+
+
 if __name__ == "__main__":
     unittest.main()

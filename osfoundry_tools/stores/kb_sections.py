@@ -26,6 +26,7 @@ import array
 import bisect
 import collections
 import itertools
+import math
 import operator
 import re
 from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
@@ -35,6 +36,7 @@ from osfoundry_tools.stores.word_stems import stem
 SECTION_READ = 32_000  # characters of a content split into sections: a search's work stays bounded per article
 HEADING_COUNT = 2.0  # a word in a section's heading counts as this many in its text
 K1, B = 1.2, 0.75  # bm25's saturation of a word's count and its normalisation by length: the usual values
+WHOLE_B = 0.75  # the same normalisation of a whole text's score by its length
 NEAR = 5  # words apart at most for two query words to count as near (nearness)
 NEAR_READ = 512  # the places where query words stand that nearness reads of an article, the first of each word,
 # shared evenly among them: its work stays bounded however often a text repeats them
@@ -68,6 +70,8 @@ class ArticleText(NamedTuple):
     whole: Section
     vocabulary: Tuple[str, ...]
     places: Dict[str, "array.array[int]"]
+    read: str  # the text as read (indexed_text), where a code-like token of the query is looked for as typed
+    anchors: Tuple[str, ...]  # each section's anchor (section_anchors), "" for the text before the first heading
 
 
 def markdown_headings(lines: Sequence[str]) -> Iterator[Tuple[int, int, str]]:
@@ -119,14 +123,91 @@ def article_text(content: str) -> ArticleText:
     lines = indexed_text(content[:SECTION_READ]).split("\n")
     marks = list(itertools.islice(markdown_headings(lines), SECTIONS_KEPT))
     bounds = [(-1, "")] + [(line, text) for line, _, text in marks] + [(len(lines), "")]
-    sections = []
-    for (start, heading), (end, _) in zip(bounds, bounds[1:]):
+    names = [""] + anchors_of([text for _, _, text in marks])
+    sections, anchors = [], []
+    for (start, heading), (end, _), anchor in zip(bounds, bounds[1:], names):
         heading_words, text_words = word_counts(heading), word_counts("\n".join(lines[start + 1:end]))
         if heading_words or text_words:
             sections.append(Section(heading_words, text_words, sum(heading_words.values()) + sum(text_words.values())))
+            anchors.append(anchor)
     places = word_places("\n".join(lines))  # its headings' words among them
     whole = {word: len(at) for word, at in places.items()}
-    return ArticleText(tuple(sections), Section({}, whole, sum(whole.values())), tuple(sorted(whole)), places)
+    return ArticleText(tuple(sections), Section({}, whole, sum(whole.values())), tuple(sorted(whole)), places,
+                       "\n".join(lines), tuple(anchors))
+
+
+def anchor(heading: str) -> str:
+    """A heading's anchor as documentation sites make it: lower case, every character but letters, digits, '_',
+    '-' and spaces left out, each space a '-'.
+
+    >>> anchor("Using `uv` with Docker: a guide")
+    'using-uv-with-docker-a-guide'
+    """
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors_of(headings: Sequence[str]) -> List[str]:
+    """The anchors of a page's headings in order, a repeated one numbered from its second (install, install-1).
+
+    >>> anchors_of(["Install", "Usage", "Install"])
+    ['install', 'usage', 'install-1']
+    """
+    seen: Dict[str, int] = {}
+    names = []
+    for heading in headings:
+        name = anchor(heading) or "section"
+        count = seen.get(name, 0)
+        seen[name] = count + 1
+        names.append(f"{name}-{count}" if count else name)
+    return names
+
+
+class Part(NamedTuple):
+    """One section of a content as a reader gets it: its anchor, and where it starts and ends (in characters)."""
+
+    anchor: str
+    start: int
+    end: int
+
+
+def content_parts(content: str) -> List[Part]:
+    """Each headed section of `content` (its anchor as a search names it, anchors_of), from its heading
+    line to the next heading of the same or a higher level: the part a reader asks for by anchor.
+
+    >>> text = "Intro\\n# A\\na\\n## B\\nb\\n# C\\nc"
+    >>> [(part.anchor, text[part.start:part.end]) for part in content_parts(text)]
+    [('a', '# A\\na\\n## B\\nb\\n'), ('b', '## B\\nb\\n'), ('c', '# C\\nc')]
+    """
+    lines = content.split("\n")
+    starts = list(itertools.accumulate([0] + [len(line) + 1 for line in lines]))
+    marks = list(markdown_headings(indexed_lines(lines)))
+    names = anchors_of([text for _, _, text in marks])
+    parts = []
+    for index, ((line, level, _), name) in enumerate(zip(marks, names)):
+        end = next((other for other, other_level, _ in marks[index + 1:] if other_level <= level), len(lines))
+        parts.append(Part(name, starts[line], min(starts[end], len(content))))
+    return parts
+
+
+def indexed_lines(lines: Sequence[str]) -> List[str]:
+    """Each line as a search reads it (indexed_text), so headings are named alike in a search and a read."""
+    return [indexed_text(line) for line in lines]
+
+
+def answering_part(content: str, name: str) -> str:
+    """The text of the section a search named `name`, from its heading to the next heading of any level: what a
+    result's snippet quotes. Empty where the content has no such section.
+
+    >>> answering_part("# A\\na\\n## B\\nb\\n# C", "a")
+    '# A\\na\\n'
+    """
+    lines = content.split("\n")
+    marks = list(markdown_headings(indexed_lines(lines)))
+    for index, name_of in enumerate(anchors_of([text for _, _, text in marks])):
+        if name_of == name:
+            end = marks[index + 1][0] if index + 1 < len(marks) else len(lines)
+            return "\n".join(lines[marks[index][0]:end]) + ("\n" if end < len(lines) else "")
+    return ""
 
 
 def word_places(text: str) -> Dict[str, "array.array[int]"]:
@@ -175,6 +256,7 @@ class TextScore(NamedTuple):
     whole: float
     section: float
     nearness: float
+    anchor: str = ""  # the best section's anchor ("" where it has no heading)
 
 
 def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float]) -> Dict[int, TextScore]:
@@ -192,10 +274,10 @@ def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float]) -> Dict
     scores = {}
     for number, text in read.items():
         found = {word_stem: forms(text.vocabulary, word_stem) for word_stem in stemmed}
-        scores[number] = TextScore(
-            section_score(text.whole, stemmed, found, mean_text),
-            max((section_score(section, stemmed, found, mean_section) for section in text.sections), default=0.0),
-            nearness(text.places, stemmed, found))
+        section, at = max(((section_score(section, stemmed, found, mean_section), -index)
+                           for index, section in enumerate(text.sections)), default=(0.0, 0))
+        scores[number] = TextScore(section_score(text.whole, stemmed, found, mean_text, WHOLE_B), section,
+                                   nearness(text.places, stemmed, found), text.anchors[-at] if section else "")
     return scores
 
 
@@ -203,12 +285,12 @@ def best_scores(scores: Iterable[TextScore]) -> TextScore:
     """Each score's best among `scores`, or 1.0 where none is above 0 (so a share of it is 0, never a division by
     0).
 
-    >>> best_scores([TextScore(2.0, 0.0, 1.0), TextScore(1.0, 0.0, 3.0)]), best_scores([])
-    (TextScore(whole=2.0, section=1.0, nearness=3.0), TextScore(whole=1.0, section=1.0, nearness=1.0))
+    >>> best_scores([TextScore(2.0, 0.0, 1.0), TextScore(1.0, 0.0, 3.0)])[:3], best_scores([])[:3]
+    ((2.0, 1.0, 3.0), (1.0, 1.0, 1.0))
     """
     listed = list(scores)
-    return TextScore(*(max((score[index] for score in listed), default=0.0) or 1.0
-                       for index in range(len(TextScore._fields))))
+    whole, section, near = (max((float(score[index]) for score in listed), default=0.0) or 1.0 for index in range(3))
+    return TextScore(whole, section, near)
 
 
 def nearness(places: Dict[str, "array.array[int]"], weights: Dict[str, float], found: Dict[str, List[str]]) -> float:
@@ -258,10 +340,11 @@ def apart(own: List[int], others: Set[int], distance: int) -> int:
             + len(others.intersection(map(operator.sub, own, itertools.repeat(distance)))))
 
 
-def section_score(section: Section, weights: Dict[str, float], found: Dict[str, List[str]], mean: float) -> float:
+def section_score(section: Section, weights: Dict[str, float], found: Dict[str, List[str]], mean: float,
+                  b: float = B) -> float:
     """bm25 of one section for the weighted query stems, each counted by the forms `found` of it (see the
-    glossary)."""
-    norm = K1 * (1 - B + B * section.words / (mean or 1.0))
+    glossary), its length normalised by `b`."""
+    norm = K1 * (1 - b + b * section.words / (mean or 1.0))
     total = 0.0
     for word_stem, weight in weights.items():
         count = sum(HEADING_COUNT * section.heading.get(form, 0) + section.text.get(form, 0)
@@ -284,6 +367,77 @@ def indexed_text(content: str) -> str:
     if "](" in content:
         content = _LINK_TARGET.sub("]", content)
     return _ADDRESS.sub(" ", content) if "://" in content else content
+
+
+_CODE_CANDIDATE = re.compile(r"(?<![\w.-])[-\w.]*\w")  # a run of letters, digits, '_', '.' and '-'
+_CAMEL = re.compile(r"[a-z0-9][A-Z]")  # a lower-case letter or digit, then a capital: BaseModel, macOS, PyPI
+_CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def is_code_like(token: str) -> bool:
+    """Whether a token as typed names something in code: an option (--fix, -k), a dotted name (model.dump,
+    pyproject.toml: two parts at least, one longer than a letter), a name with '_' (HATCH_ENV_DIR, model_dump)
+    or in CamelCase (BaseModel).
+
+    >>> [is_code_like(token) for token in ("--fix", "e.g", "Blog.objects", "HATCH_ENV", "TypeAdapter", "many-to")]
+    [True, False, True, True, True, False]
+    """
+    if token.startswith("-"):
+        return token.lstrip("-")[:1].isalpha()
+    if "." in token:
+        return any(len(part) > 1 for part in token.split("."))
+    return "_" in token.strip("_") or bool(_CAMEL.search(token))
+
+
+def code_tokens(query: str) -> List[str]:
+    """The code-like tokens of a query as typed (is_code_like), each once, in order.
+
+    >>> code_tokens("Why does --fix skip model.model_dump() and HATCH_ENV_DIR, e.g. in BaseModel?")
+    ['--fix', 'model.model_dump', 'HATCH_ENV_DIR', 'BaseModel']
+    """
+    return list(dict.fromkeys(token for token in _CODE_CANDIDATE.findall(query) if is_code_like(token)))
+
+
+def code_parts(token: str) -> List[str]:
+    """The lower-case words a code-like token is made of, beyond the words a search reads it as (letters, digits
+    and '_' runs): the parts of a CamelCase name, and of a name joined by '_'.
+
+    >>> code_parts("BaseModel"), code_parts("HATCH_ENV_DIR"), code_parts("--no-deps")
+    (['base', 'model'], ['hatch', 'env', 'dir'], [])
+    """
+    parts: List[str] = []
+    for word in _WORD.findall(token):
+        pieces = [piece for chunk in word.split("_") for piece in
+                  (_CAMEL_PART.findall(chunk) if _CAMEL.search(chunk) else [chunk])]
+        if len(pieces) > 1:
+            parts += [piece.lower() for piece in pieces if piece]
+    return list(dict.fromkeys(parts))
+
+
+def holds_exactly(text: str, token: str) -> bool:
+    """Whether `text` holds the code-like token as typed, whole (no letter, digit, '_' or '-' around it).
+
+    >>> holds_exactly("Run `ruff check --fix`.", "--fix"), holds_exactly("--fixable", "--fix")
+    (True, False)
+    """
+    if token not in text:
+        return False
+    return re.search(r"(?<![\w-])" + re.escape(token) + r"(?![\w-])", text) is not None
+
+
+def exact_scores(texts: Dict[int, str], tokens: Sequence[str]) -> Dict[int, float]:
+    """Each text's exact matches (article number -> its title and text): the summed weights of the code-like
+    tokens it holds as typed, a token's weight how rare it is among these texts (bm25's inverse document
+    frequency in the form that stays above 0).
+
+    >>> scores = exact_scores({1: "use --fix", 2: "a fix", 3: "--fix or FOO_BAR"}, ["--fix", "FOO_BAR"])
+    >>> {number: round(score, 2) for number, score in scores.items()}
+    {1: 0.47, 2: 0, 3: 1.45}
+    """
+    held = {number: [token for token in tokens if holds_exactly(text, token)] for number, text in texts.items()}
+    counts = collections.Counter(token for found in held.values() for token in found)
+    weight = {token: math.log(1 + (len(texts) - count + 0.5) / (count + 0.5)) for token, count in counts.items()}
+    return {number: sum(weight[token] for token in found) for number, found in held.items()}
 
 
 def held_weight(text: str, weights: Dict[str, float]) -> float:

@@ -56,10 +56,10 @@ from osfoundry_tools.core.tools import (
 from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS, DURABILITY_DEFAULT, Layout, add_column
 from osfoundry_tools.engines.opening import open_store
 from osfoundry_tools.stores.kb_search import (
-    INDEX, SEARCH_COLUMN, SEARCH_CONFIG_SCHEMA, WORDS_COLUMN, index_table, merge_by_budget, outline_of, query_words,
-    search_rows, search_sql, subject_words,
+    INDEX, SEARCH_COLUMN, SEARCH_CONFIG_SCHEMA, WORDS_COLUMN, in_chunks, index_table, merge_by_budget, outline_of,
+    query_words, search_rows, search_sql, subject_words,
 )
-from osfoundry_tools.stores.kb_sections import indexed_text
+from osfoundry_tools.stores.kb_sections import SECTION_READ, answering_part, code_tokens, content_parts, indexed_text
 from osfoundry_tools.stores.kb_snippets import OPENING, opening_of, snippet_of
 from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 
@@ -79,6 +79,8 @@ _VERSION = {"type": "string", "format": "date-time",
 CITATION_SCHEMA = object_schema(
     {"knowledge_base_id": {"type": "string"}, "article_id": {"type": "string"}, "updated_at": _VERSION},
     ["knowledge_base_id", "article_id", "updated_at"])
+_SECTION_ANCHOR = {"type": "string", "description": "The anchor of the section that answers (search) or was read "
+                   "(read): pass it as read_knowledge_article's section to read that part alone."}
 SEARCH_KNOWLEDGE_BASE = Tool(
     name="search_knowledge_base",
     title="Search a knowledge base",
@@ -90,7 +92,9 @@ SEARCH_KNOWLEDGE_BASE = Tool(
         "holding more of the words, and rarer ones, match better, a word in the title counts more than one in the "
         "text, and where articles have headings, the one section (a heading and the text under it) that holds "
         "the question's words best counts nearly as much as the whole article, and the question's words standing "
-        "a few words apart count more than the same words scattered. The other matching articles follow most "
+        "a few words apart count more than the same words scattered; such a result names that section "
+        "('section') and its snippet quotes it: pass it to read_knowledge_article to read that part alone. "
+        "The other matching articles follow most "
         "viewed first, as a help centre lists its popular articles, and by text match among equally viewed "
         "ones. In a knowledge base of more than 1,000 articles, a search also ignores words that at least half "
         "of its articles hold when the query has rarer ones, and "
@@ -108,6 +112,7 @@ SEARCH_KNOWLEDGE_BASE = Tool(
         "title": {"type": "string"},
         "updated_at": _VERSION,
         "snippet": {"type": "string"},
+        "section": _SECTION_ANCHOR,
         "citation": CITATION_SCHEMA,
     }, ["article_id", "title", "updated_at", "snippet", "citation"])}}, ["results"]),
     annotations=READ_ONLY,
@@ -119,14 +124,18 @@ READ_KNOWLEDGE_ARTICLE = Tool(
         "Read one current published article by ID from a granted knowledge base and return a stable citation. "
         "The citation's updated_at is the article's version: compare it later to tell whether the article "
         "changed, and pass it as expected_version to edit_knowledge_article right after this read. Drafts and "
-        "unpublished articles answer not_found, like missing ones."
+        "unpublished articles answer not_found, like missing ones. With section (an anchor a search result "
+        "named), only that part of the article is returned, with the same citation."
     ),
-    input_schema=object_schema({"knowledge_base_id": _KB_ID, "article_id": _ARTICLE_ID},
-                               ["knowledge_base_id", "article_id"]),
+    input_schema=object_schema({"knowledge_base_id": _KB_ID, "article_id": _ARTICLE_ID, "section": string(
+        1, 200, "Optional: the anchor of one section, as a search result's 'section' names it; the read then "
+                "returns that heading and what stands under it, to the next heading of the same or a higher level, "
+                "instead of the whole article.")}, ["knowledge_base_id", "article_id"]),
     output_schema=object_schema({
         "article_id": {"type": "string"},
         "title": {"type": "string"},
         "content": {"type": "string"},
+        "section": _SECTION_ANCHOR,
         "updated_at": _VERSION,
         "citation": CITATION_SCHEMA,
     }, ["article_id", "title", "content", "updated_at", "citation"]),
@@ -327,6 +336,34 @@ def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
                       read_only=read_only, clock=clock, granted=granted, caller=caller, scopes=scopes)
 
 
+_SECTION_TEXTS = "SELECT number, substr(content, 1, {read}) FROM articles WHERE number IN ({{numbers}})"
+SECTIONS_NAMED = 20  # the anchors a rejection of an unknown section lists, the first
+
+
+def answering_parts(connection: sqlite3.Connection, anchors: Dict[int, str]) -> Dict[int, Tuple[str, str]]:
+    """Each article's answering section (article number -> its anchor), as (anchor, the section's text)."""
+    if not anchors:
+        return {}
+    statement = _SECTION_TEXTS.format(read=SECTION_READ)
+    return {number: (anchors[number], answering_part(text, anchors[number]))
+            for number, text in in_chunks(connection, statement, list(anchors))}
+
+
+def section_of(content: str, name: str, kb: str, article_id: str) -> str:
+    """The part of `content` under the heading a search named `name`, to the next heading of the same or a higher
+    level; NotFound, naming the article's sections, where it has no such heading."""
+    parts = content_parts(content)
+    for part in parts:
+        if part.anchor == name:
+            return content[part.start:part.end]
+    named = ", ".join(json.dumps(part.anchor) for part in parts[:SECTIONS_NAMED])
+    more = f" and {len(parts) - SECTIONS_NAMED} more" if len(parts) > SECTIONS_NAMED else ""
+    raise NotFound(f"article {quote(article_id, ascii_only=True)} of knowledge base {json.dumps(kb)} has no section "
+                   f"{json.dumps(name)}. Pass the section a search_knowledge_base result named for this article, or "
+                   "leave section out to read the whole article. "
+                   + (f"Its sections: {named}{more}." if parts else "It has no headings."))
+
+
 class KnowledgeBaseStore(AgentTools):
     """Knowledge bases and their articles: agent tools through call_tool, people's actions as methods."""
 
@@ -342,20 +379,39 @@ class KnowledgeBaseStore(AgentTools):
         kb, words = arguments["knowledge_base_id"], subject_words(query_words(arguments["query"]))
         with self.database.read() as connection:
             number = self._require_granted(connection, kb)
-            rows, used = search_rows(connection, kb, number, words, arguments.get("limit", SEARCH_LIMIT_DEFAULT),
-                                     self.database.derived()) if words else ([], [])
+            rows, used, anchors = search_rows(
+                connection, kb, number, words, arguments.get("limit", SEARCH_LIMIT_DEFAULT), self.database.derived(),
+                code_tokens(arguments["query"])) if words else ([], [], {})
+            parts = answering_parts(connection, {r["number"]: anchors[r["number"]] for r in rows
+                                                 if r["number"] in anchors})
         looked_for = " ".join(used)  # a snippet quotes from the first of the words that found the article
-        return {"results": [{"article_id": r["id"], "title": r["title"], "updated_at": r["updated_at"],
-                             "snippet": snippet_of(r["opening"], len(r["opening"]) + r["cut"], looked_for),
-                             "citation": citation(kb, r["id"], r["updated_at"])} for r in rows]}
+        return {"results": [self._result(kb, r, parts.get(r["number"]), looked_for) for r in rows]}
+
+    @staticmethod
+    def _result(kb: str, row: sqlite3.Row, part: Optional[Tuple[str, str]], looked_for: str) -> Dict[str, Any]:
+        """One search result: its snippet quoted from its answering section where the search named one (`part`:
+        its anchor and text), else from its opening."""
+        if part and part[1]:
+            quoted = snippet_of(part[1][:OPENING], len(part[1]), looked_for)
+        else:
+            quoted = snippet_of(row["opening"], len(row["opening"]) + row["cut"], looked_for)
+        found = {"article_id": row["id"], "title": row["title"], "updated_at": row["updated_at"], "snippet": quoted,
+                 "citation": citation(kb, row["id"], row["updated_at"])}
+        if part and part[1]:
+            found["section"] = part[0]
+        return found
 
     def _tool_read_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
         with self.database.read() as connection:
             self._require_granted(connection, kb)
             row = self._visible(connection, kb, article_id)
-        return {"article_id": row["id"], "title": row["title"], "content": row["content"],
+        read = {"article_id": row["id"], "title": row["title"], "content": row["content"],
                 "updated_at": row["updated_at"], "citation": citation(kb, row["id"], row["updated_at"])}
+        if "section" in arguments:
+            read["content"], read["section"] = section_of(row["content"], arguments["section"], kb, row["id"]), \
+                arguments["section"]
+        return read
 
     def _tool_edit_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         expected = format_time(checked_time(arguments["expected_version"]))  # one spelling of each instant
