@@ -614,8 +614,6 @@ def facts_of(p: argparse.ArgumentParser, path: str) -> Dict[str, Any]:
         report.markdown(facts)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         p.error(f"{path} holds no facts of a bench.py run ({type(error).__name__}: {error})")
-    if facts.get("quick"):
-        p.error(f"{path} holds the facts of a --quick run: merge only into a full run's")
     return cast(Dict[str, Any], facts)
 
 
@@ -648,6 +646,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         p.error("--into merges the sections --only names into a full run's facts: give --only, and not --quick")
     page = rendered(p, options.render) if options.render else None
     earlier = facts_of(p, options.into) if options.into else None
+    if earlier is not None and earlier.get("quick"):
+        p.error(f"{options.into} holds the facts of a --quick run: merge only into a full run's")
     chosen = destination(p, options)
     with removed_unless_written(chosen):
         if page is None:

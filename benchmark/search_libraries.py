@@ -15,6 +15,7 @@ Glossary:
   MRR@5      the mean of 1/rank of the first answering page within five (0 beyond)
 """
 
+import importlib
 import re
 import sqlite3
 import time
@@ -65,8 +66,7 @@ def fts5(title_weight: float) -> Callable[[List[Page]], Search]:
 def rank_bm25(kind: str) -> Callable[[List[Page]], Search]:
     """rank_bm25's BM25Okapi or BM25Plus over lower-case words of title and text."""
     def build(pages: List[Page]) -> Search:
-        import rank_bm25 as library
-        model = getattr(library, kind)([words_of(f"{title}\n{text}") for _, title, text in pages])
+        model = getattr(library("rank_bm25"), kind)([words_of(f"{title}\n{text}") for _, title, text in pages])
 
         def search(question: str) -> List[str]:
             scores = model.get_scores(words_of(question))
@@ -78,9 +78,7 @@ def rank_bm25(kind: str) -> Callable[[List[Page]], Search]:
 
 def bm25s_stemmed(pages: List[Page]) -> Search:
     """bm25s with PyStemmer's English Snowball stemmer and its English stop words."""
-    import bm25s
-    import Stemmer
-    stemmer = Stemmer.Stemmer("english")
+    bm25s, stemmer = library("bm25s"), library("Stemmer").Stemmer("english")
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize([f"{title}\n{text}" for _, title, text in pages], stopwords="en",
                                    stemmer=stemmer, show_progress=False), show_progress=False)
@@ -97,7 +95,7 @@ def bm25s_stemmed(pages: List[Page]) -> Search:
 def tantivy_index(title_boost: float) -> Callable[[List[Page]], Search]:
     """tantivy with its English stemming tokenizer, the question's words as a disjunction over title and text."""
     def build(pages: List[Page]) -> Search:
-        import tantivy
+        tantivy = library("tantivy")
         schema = tantivy.SchemaBuilder()
         schema.add_text_field("id", stored=True, tokenizer_name="raw")
         schema.add_text_field("title", stored=False, tokenizer_name="en_stem")
@@ -122,8 +120,7 @@ def tantivy_index(title_boost: float) -> Callable[[List[Page]], Search]:
 def lunr_index(title_boost: float) -> Callable[[List[Page]], Search]:
     """lunr.py (its stemmer and stop words), the question's words as typed."""
     def build(pages: List[Page]) -> Search:
-        from lunr import lunr
-        index = lunr(ref="id", fields=[{"field_name": "title", "boost": title_boost}, "body"],
+        index = library("lunr").lunr(ref="id", fields=[{"field_name": "title", "boost": title_boost}, "body"],
                      documents=[{"id": article_id, "title": title, "body": text} for article_id, title, text in pages])
 
         def search(question: str) -> List[str]:
@@ -147,13 +144,20 @@ WAYS: Tuple[Tuple[str, Callable[[List[Page]], Search], Optional[str]], ...] = (
 OURS = "ours"
 
 
-def installed(module: Optional[str]) -> bool:
-    if module is None:
-        return True
+def library(name: str) -> Any:
+    """The module of an optional search library (make search-libraries installs them into .venv); ImportError,
+    naming the make target, where it is missing."""
     try:
-        __import__(module)
-        if module == "bm25s":
-            __import__("Stemmer")
+        return importlib.import_module(name)
+    except ImportError as missing:
+        raise ImportError(f"{name} is not installed: make search-libraries installs it into .venv") from missing
+
+
+def installed(module: Optional[str]) -> bool:
+    """Whether a configuration's library (and bm25s's stemmer) can be imported here."""
+    try:
+        for name in ([] if module is None else [module, "Stemmer"] if module == "bm25s" else [module]):
+            library(name)
         return True
     except ImportError:
         return False
