@@ -93,6 +93,7 @@ class Sizes:
     hold_seconds: float  # how long the held floods stay open
     sim_arguments: Tuple[str, ...]  # the sim.py run whose peak memory is reported
     profiled_edits: int
+    days_per_process: int  # seed days each process runs when the job section times 1, 2 and every core
     push_listeners: int = 100  # listen streams on one server while saves are timed to their notifications
     push_saves: int = 100  # saves per repetition of the push section
     push_idle_seconds: float = 2.0  # the listeners idle this long while the server's CPU is measured
@@ -104,14 +105,14 @@ FULL = Sizes(repetitions=5, calls=500, articles=400, items=200, growth_seconds=1
              writer_items=20, engine_writers=(1, 2, 4, 8), engine_edits=300, engine_items=200, engine_repetitions=3,
              round_trips=2000, clients=(1, 4, 16), client_calls=500, load_clients=(1, 4, 16, 64), load_seconds=2.0,
              load_repetitions=3, bursts=(64, 1000), flood_connections=24, flood_lines=100, held_heads=1000,
-             hold_seconds=2.0, sim_arguments=(), profiled_edits=5000)
+             hold_seconds=2.0, sim_arguments=(), profiled_edits=5000, days_per_process=4)
 QUICK = Sizes(repetitions=2, calls=30, articles=60, items=60, growth_seconds=0.1, growth_calls=10,
               poll_events=(200, 2_000), search_articles=(60, 300), list_items=(60, 300), day_scales=(1,),
               writer_processes=(1, 2), writer_edits=20, writer_items=5, engine_writers=(1, 2), engine_edits=10,
               engine_items=20, engine_repetitions=1, round_trips=20, clients=(1, 4, 16), client_calls=5,
               load_clients=(1, 16), load_seconds=0.1, load_repetitions=1, bursts=(64, 250),
               flood_connections=24, flood_lines=20, held_heads=100, hold_seconds=0.3,
-              sim_arguments=("--seeds", "1", "--ranges", "0"), profiled_edits=200,
+              sim_arguments=("--seeds", "1", "--ranges", "0"), profiled_edits=200, days_per_process=1,
               push_listeners=20, push_saves=10, push_idle_seconds=0.2)
 GROWTH_MIN = 5
 KEPT_ARTICLES = 50  # articles whose words the timed searches use
@@ -438,7 +439,7 @@ def measure_job(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dic
     """What --jobs buys: seed days per second on 1, 2 and every usable core (benchmark/cores.py), and the main job
     timed whole with --jobs 1 (the memory section times it with the default, every core); and the main seeds alone
     (sim.py with no range groups) timed as a command. Where a seed's time goes is the day section's."""
-    cores_facts = cores.seed_days_per_second(sizes.repetitions, log)
+    cores_facts = cores.seed_days_per_second(sizes.repetitions, sizes.days_per_process, log)
     one_arguments = [*(sizes.sim_arguments or ("--seeds", MAIN_SEEDS)), "--jobs", "1"]  # the memory run's, on one
     one_process = timed_sim(directory, one_arguments, "sim-one-process", log)
     arguments = sizes.sim_arguments[:2] or ("--seeds", MAIN_SEEDS)

@@ -22,9 +22,6 @@ from lab.knowledge_base import rerun
 from lab.knowledge_base.models import models_of
 from lab.knowledge_base.scenario import DAY_AS_STATED, MODELS
 
-DAYS_PER_PROCESS = 4  # seed days each process runs in the largest count, so that no process waits long at the end
-
-
 def process_counts(cores: int) -> List[int]:
     """1, 2 and every core, each once and in order (a machine of one core measures 1 alone).
 
@@ -34,13 +31,15 @@ def process_counts(cores: int) -> List[int]:
     return sorted({count for count in (1, 2, cores) if count <= cores})
 
 
-def seed_days_per_second(repetitions: int, log: Callable[[str], None], cores: int = 0) -> Dict[str, Any]:
+def seed_days_per_second(repetitions: int, days_per_process: int, log: Callable[[str], None],
+                         cores: int = 0) -> Dict[str, Any]:
     """Each count of processes' seed days per second, `repetitions` times over: {"cores", "days", "runs": {count:
-    [per second, ...]}}. The same seeds each time, DAYS_PER_PROCESS for each process of the largest count."""
+    [per second, ...]}}. The same seeds each time, `days_per_process` for each process of the largest count (a few,
+    so that no process waits long for the last)."""
     cores = cores or seed_pool.usable_cores()
     counts = process_counts(cores)
     scenario = models_of(DAY_AS_STATED)[MODELS[0]]
-    jobs = [(seed, scenario, False) for seed in range(1, DAYS_PER_PROCESS * max(counts) + 1)]
+    jobs = [(seed, scenario, False) for seed in range(1, days_per_process * max(counts) + 1)]
     runs: Dict[str, List[float]] = {str(count): [] for count in counts}
     for repetition in range(repetitions):
         log(f"job: {len(jobs)} seed days on {', '.join(map(str, counts))} processes, repetition {repetition + 1}")
