@@ -29,7 +29,7 @@ import sqlite3
 import tempfile
 import threading
 import time
-from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple, cast
 
 MAX_SESSIONS = 1000
 MAX_PER_CALLER = 32
@@ -211,7 +211,7 @@ class Book:
         return self.run(work, write=bool(progress))  # type: ignore[return-value]
 
     def count(self) -> int:
-        return int(self.run(lambda connection: connection.execute("SELECT count(*) FROM sessions").fetchone()[0]))
+        return cast(int, self.run(lambda connection: connection.execute("SELECT count(*) FROM sessions").fetchone()[0]))
 
 
 class Held(NamedTuple):
