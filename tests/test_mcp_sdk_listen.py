@@ -163,8 +163,11 @@ class ListenCase(_TestCase):
 
     async def listen_modern(self, frames, uri: str, saves, count: int) -> List[int]:
         async with await self.connect("2026-07-28", frames) as client:
-            async with client.listen(resource_subscriptions=[uri]) as subscription:
+            async with client.listen(resource_subscriptions=[uri], resources_list_changed=True,
+                                     tools_list_changed=True) as subscription:
                 self.assertEqual(subscription.honored.resource_subscriptions, [uri])
+                self.assertTrue(subscription.honored.resources_list_changed)
+                self.assertIsNone(subscription.honored.tools_list_changed)  # the tools never change: not honoured
                 for article in saves:
                     self.save(article)
                 seen = await until(frames, count)
