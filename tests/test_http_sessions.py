@@ -11,7 +11,7 @@ import threading
 import time
 import unittest
 
-from osfoundry_tools.server import sessions, streamable_http, tokens
+from osfoundry_tools.server import methods, sessions, streamable_http, tokens
 from tests.helpers import KB, read
 from tests.test_mcp_eras import server_of
 
@@ -109,18 +109,23 @@ class HttpSessionTest(unittest.TestCase):
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
         self.book = sessions.Book(os.path.join(folder.name, sessions.BOOK_NAME), max_per_caller=2)
-        self.http = streamable_http.make_server(self.server.handle, streamable_http.HttpOptions(
+        self.http = self.serve(self.server)
+
+    def serve(self, server):
+        """`server` over HTTP on a port of its own, sharing the book (as another --workers process does)."""
+        http_server = streamable_http.make_server(server.handle, streamable_http.HttpOptions(
             "127.0.0.1", 0, tokens.Tokens({TOKEN_A: GRANT_A, TOKEN_B: GRANT_B}), frozenset(),
-            streamable_http.Limits(request_seconds=2.0), 2.0, self.book, self.server.hub))
-        thread = threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.05})
+            streamable_http.Limits(request_seconds=2.0), 2.0, self.book, server.hub))
+        thread = threading.Thread(target=http_server.serve_forever, kwargs={"poll_interval": 0.05})
         thread.start()
 
         def stop():
-            self.http.shutdown()
-            self.http.stop_gracefully(1.0)
+            http_server.shutdown()
+            http_server.stop_gracefully(1.0)
             thread.join(5)
 
         self.addCleanup(stop)
+        return http_server
 
     def call(self, method, body=None, token=TOKEN_A, session=None, accept="application/json, text/event-stream"):
         connection = http.client.HTTPConnection(*self.http.server_address[:2], timeout=WAIT)
@@ -224,6 +229,25 @@ class HttpSessionTest(unittest.TestCase):
         self.assertLess(time.monotonic(), deadline, "the GET stream did not end with its session")
         self.assertEqual(self.subscribe(session)[0], 404)
         self.assertEqual(self.book.count(), 0)
+
+    def test_a_subscribe_taken_by_one_worker_is_notified_on_the_get_stream_another_holds(self):
+        other = methods.Server(self.server.tools)  # another worker: its own hub, the same stores and book
+        self.addCleanup(other.hub.stop)
+        session = self.initialize()
+        second = self.http
+        self.http = self.serve(other)
+        stream = self.call("GET", session=session, accept="text/event-stream")  # held by the other
+        self.http = second
+        self.assertEqual(self.subscribe(session)[0], 200)  # taken by the first
+        time.sleep(2 * streamable_http.LOOK_SECONDS)
+        self.save(self.articles[1], 2)
+        line = b""
+        while b"resources/updated" not in line:
+            line = stream.fp.readline()
+            self.assertNotEqual(line, b"", "the stream ended before the notification")
+        self.assertIn(self.articles[1], json.loads(line.split(b"data: ", 1)[1])["params"]["uri"])
+        self.assertEqual(len(other.hub.streams), 1)
+        self.assertEqual(self.server.hub.streams, [])
 
     def test_get_without_a_session_or_event_stream_accept_is_refused(self):
         self.assertEqual(self.call("GET")[0], 405)
