@@ -183,15 +183,19 @@ class HttpSessionTest(unittest.TestCase):
         self.assertEqual(status, 400)
         self.assertIn("Mcp-Session-Id", answer["error"]["message"])
 
-    def test_the_cap_per_token_answers_429_and_keeps_nothing(self):
+    def test_beyond_the_cap_per_token_initialize_is_answered_without_a_session_and_keeps_nothing(self):
         self.initialize()
         self.initialize()
-        status, session, answer = self.call("POST", {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}}})
-        self.assertEqual((status, session), (429, None))
-        self.assertIn("the limit for one token", answer["error"]["message"])
+        with self.assertLogs("osfoundry.mcp", "WARNING") as logged:
+            status, session, answer = self.call("POST", {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {}}})
+        self.assertEqual((status, session), (200, None))
+        self.assertEqual(answer["result"]["protocolVersion"], "2025-11-25")
+        self.assertIn("the limit for one token", logged.output[0])
         self.assertEqual(self.book.count(), 2)
-        self.initialize(TOKEN_B)  # another token has its own
+        status, _, answer = self.subscribe(None)
+        self.assertIn("limit on sessions", answer["error"]["message"])
+        self.assertIsNotNone(self.initialize(TOKEN_B))  # another token has its own
 
     def test_a_stateless_request_ignores_the_session_header(self):
         meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities":

@@ -313,8 +313,10 @@ class Server:
         if exchange.peer is None:
             raise ProtocolError(INVALID_REQUEST, "resources/subscribe came over HTTP in the handshake era without a "
                                 "session to send notifications on: initialize first and send the Mcp-Session-Id it "
-                                "answers with each request (and GET the endpoint with it for the notifications), or "
-                                f"listen with subscriptions/listen (MCP {STATELESS_VERSIONS[0]})")
+                                "answers with each request (and GET the endpoint with it for the notifications); an "
+                                "initialize answered without one met the limit on sessions (end one you hold with "
+                                "DELETE, or wait for an idle one to expire). Or listen with subscriptions/listen "
+                                f"(MCP {STATELESS_VERSIONS[0]})")
         watch = self.watch(params.get("uri"), exchange)
         peer = exchange.peer
         if peer.subscriptions is None or peer.subscriptions.ended:

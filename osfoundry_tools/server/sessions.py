@@ -17,8 +17,9 @@ Glossary:
   stream turn a counter per session: a new GET takes the turn, and the stream of an older turn ends at its next look
   idle        a session that no request and no open GET stream has touched for idle_seconds is forgotten
 
-Bounds: at most max_sessions in all and max_per_caller for one token (beyond, initialize is refused with 429 and
-nothing is kept); at most MAX_SUBSCRIPTIONS URIs per session; sessions expire when idle.
+Bounds: at most max_sessions in all and max_per_caller for one token (beyond, initialize is answered without a
+session and nothing is kept: the client's tools work, its resources/subscribe says why it cannot); at most
+MAX_SUBSCRIPTIONS URIs per session; sessions expire when idle.
 """
 
 import hashlib

@@ -33,7 +33,7 @@ the server was given a book, as the command always does); a request that sends i
 resources/subscribe kept there), GET with it opens the session's event stream (its notifications), DELETE with it
 ends the session; an unknown, expired or forged ID, or another token's session, is answered 404, after which the
 client initializes again. A request without the header is served as before, sessionless; 2026-07-28 requests are
-always sessionless (the header is not read). Initialize beyond the caps on sessions is answered 429.
+always sessionless (the header is not read). Initialize beyond the caps on sessions is answered without one.
 
 Server-sent events carry only a subscriptions/listen stream and a session's GET stream (write_stream); every other
 answer is one JSON body, which the specification allows. Left out on purpose: resumability of an SSE stream by
@@ -656,7 +656,8 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
 
     def answer_in_session(self, message: Any, grant: Optional[Grant], version: Optional[str],
                           hold: http_front.Hold) -> None:
-        """A handshake-era message: initialize opens a session (429 beyond the caps), another is served in the
+        """A handshake-era message: initialize opens a session (beyond the caps it is answered without one, and the
+        client goes on sessionless: its tools work, a subscribe says why it cannot), another is served in the
         session it names (404 for one unknown), or sessionless without the header."""
         book = cast(sessions.Book, self.book)
         if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
@@ -664,8 +665,9 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             try:
                 session_id = book.open(self.token(), caller or "(this server's own caller)")
             except sessions.Full as full:
-                raise Refusal(http.HTTPStatus.TOO_MANY_REQUESTS, f"Too Many Requests: {full}",
-                              {"Retry-After": str(RETRY_SECONDS)}, code=listening.TOO_MANY) from None
+                self.mcp.warning("an initialize was answered without a session: %s", str(full))
+                self.answer(message, grant, version, hold)
+                return
             opened = book.find(session_id, self.token())
             held = sessions.Held(book, cast(sessions.Session, opened))
             self.answer(message, grant, version, hold, session=held, headers={SESSION_HEADER: session_id},
