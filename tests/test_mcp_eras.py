@@ -43,7 +43,7 @@ class StatelessEraTest(unittest.TestCase):
         result = self.server.handle(request("server/discover"))["result"]
         self.assertEqual(result["supportedVersions"][0], "2026-07-28")
         self.assertIn("2024-11-05", result["supportedVersions"])
-        self.assertEqual(result["capabilities"], {"tools": {}, "resources": {"subscribe": True, "listChanged": False}})
+        self.assertEqual(result["capabilities"], {"tools": {}, "resources": {"subscribe": True, "listChanged": True}})
         self.assertEqual(result["resultType"], "complete")
         self.assertEqual(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
                          protocol.SERVER_INFO["name"])

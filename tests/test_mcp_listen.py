@@ -19,11 +19,18 @@ from unittest import mock
 from osfoundry_tools.server import listening, streamable_http, tokens
 from osfoundry_tools.stores import kb_store
 from tests.helpers import KB, OTHER_KB, ROOT, edit, read
+from tests.record_helpers import BUGS
 from tests.test_mcp_eras import WRITER, request, server_of
 
 LOG = f"osfoundry://knowledge_base/{KB}"
 KB_ONLY = tokens.Grant.of("kb-only", {"knowledge_base": [KB]}, frozenset({tokens.WRITE_SCOPE}))
 WAIT = 5.0  # seconds at most for a notification that must come
+
+
+def stream_message(stream):
+    message = stream.next(WAIT)
+    assert message is not None, "nothing came"
+    return message
 
 
 def listen_request(*uris, request_id=1):
@@ -70,6 +77,36 @@ class ListenTest(unittest.TestCase):
         self.assertEqual(second, first + 1)
         self.assertEqual(self.sequences(one, 1), [first])
         self.assertEqual(self.sequences(both, 2), [first, second])
+
+    def test_list_changes_come_to_who_asked_for_created_unpublished_published_and_deleted_not_plain_saves(self):
+        asked = self.server.handle(request("subscriptions/listen", {"notifications": {"resourcesListChanged": True}}))
+        narrow = self.server.handle(request("subscriptions/listen", {"notifications": {"resourcesListChanged": True}},
+                                            request_id=2), grant=KB_ONLY)
+        plain = self.listen(LOG, request_id=3)
+        for stream in (asked, narrow):
+            self.assertEqual(stream.next(WAIT)["params"]["notifications"], {"resourcesListChanged": True})
+        created = self.kb.create_article(KB, "A new article", "Its text.")["article_id"]
+        self.save(self.articles[0])  # an edit: the list is the same
+        self.kb.unpublish_article(KB, self.articles[1])
+        self.kb.publish_article(KB, self.articles[1])
+        self.records.delete_item(BUGS, self.items[0])
+        self.server.hub.wake()
+        told = [stream_message(asked) for _ in range(4)]
+        self.assertEqual([message["method"] for message in told], ["notifications/resources/list_changed"] * 4)
+        self.assertEqual(sorted(message["params"]["_meta"]["io.osfoundry/event"] for message in told),
+                         ["created", "deleted", "published", "unpublished"])
+        self.assertIn(f"{LOG}/articles/{created}", [message["params"]["_meta"]["io.osfoundry/uri"] for message in told])
+        self.assertIsNone(asked.next(0.3))
+        narrow_told = [stream_message(narrow) for _ in range(3)]  # its grant holds no channel: no deletion
+        self.assertEqual(sorted(message["params"]["_meta"]["io.osfoundry/event"] for message in narrow_told),
+                         ["created", "published", "unpublished"])
+        self.assertIsNone(narrow.next(0.3))
+        self.assertEqual({stream_message(plain)["method"] for _ in range(4)}, {"notifications/resources/updated"})
+
+    def test_a_list_changed_field_that_is_no_boolean_is_invalid_params_and_opens_nothing(self):
+        answer = self.server.handle(request("subscriptions/listen", {"notifications": {"resourcesListChanged": 1}}))
+        self.assertEqual(answer["error"]["code"], -32602)
+        self.assertEqual(self.server.hub.streams, [])
 
     def test_a_notification_names_the_article_its_version_and_the_subscription(self):
         stream = self.listen(LOG, request_id="listen-9")

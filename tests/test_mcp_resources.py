@@ -89,11 +89,11 @@ class ResourcesTest(unittest.TestCase):
                          ["osfoundry://knowledge_base/{knowledge_base_id}/articles/{article_id}",
                           "osfoundry://record/{record_channel_id}/items/{item_id}"])
 
-    def test_both_eras_declare_resources_with_subscribe(self):
+    def test_both_eras_declare_resources_with_subscribe_and_list_changes_only_at_2026(self):
         discovered = self.ask("server/discover")["result"]["capabilities"]
         initialized = self.server.handle(request("initialize", {"protocolVersion": "2025-11-25"}, meta=None))
-        for capabilities in (discovered, initialized["result"]["capabilities"]):
-            self.assertEqual(capabilities["resources"], {"subscribe": True, "listChanged": False})
+        self.assertEqual(discovered["resources"], {"subscribe": True, "listChanged": True})  # listen's field
+        self.assertEqual(initialized["result"]["capabilities"]["resources"], {"subscribe": True, "listChanged": False})
 
     def test_a_reader_token_reads_resources_too(self):
         answer = self.ask("resources/read", {"uri": article_uri(self.articles[1])}, READER)

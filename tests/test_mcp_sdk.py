@@ -1,4 +1,4 @@
-"""MCP.md check 14: the official Python SDK client (`mcp`, 2.x) lists and calls every tool of mcp_server.py.
+"""The official Python SDK client (`mcp`, 2.x) lists and calls every tool of mcp_server.py.
 
 The SDK needs Python >= 3.10 and is not part of the standard library, so without it
 this test is skipped; `make conformance` installs mcp==2.3.0 into .venv and runs it

@@ -9,8 +9,9 @@ follows a worker's restart and may meet either worker. The SDK hands a listener 
 URI only; the sequence in its _meta is read from the frames the transport carried (a tap on the client's read
 stream), as a client that resumes would read it.
 
-In the handshake era over HTTP this server keeps no session to notify on: resources/subscribe there answers an error
-naming what to do, and the test checks that instead.
+In the handshake era over HTTP the client's session (Mcp-Session-Id) carries its subscriptions, and the
+notifications come on the session's GET stream, which may be held by the other worker than the one that took the
+subscribe; a client that sends no session is told how to get one.
 
 Like tests/test_mcp_sdk.py, skipped without the SDK; `make conformance` runs it with MCP_SDK_REQUIRED=1.
 """
@@ -25,6 +26,8 @@ import sys
 import tempfile
 import time
 import unittest
+import urllib.error
+import urllib.request
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from tests.helpers import ROOT
@@ -160,8 +163,11 @@ class ListenCase(_TestCase):
 
     async def listen_modern(self, frames, uri: str, saves, count: int) -> List[int]:
         async with await self.connect("2026-07-28", frames) as client:
-            async with client.listen(resource_subscriptions=[uri]) as subscription:
+            async with client.listen(resource_subscriptions=[uri], resources_list_changed=True,
+                                     tools_list_changed=True) as subscription:
                 self.assertEqual(subscription.honored.resource_subscriptions, [uri])
+                self.assertTrue(subscription.honored.resources_list_changed)
+                self.assertIsNone(subscription.honored.tools_list_changed)  # the tools never change: not honoured
                 for article in saves:
                     self.save(article)
                 seen = await until(frames, count)
@@ -233,16 +239,21 @@ class HttpListenTest(ListenCase, unittest.TestCase):
             time.sleep(0.05)
         self.fail(f"no worker replaced the one killed: {workers_of(self.server.process.pid)}")
 
-    def test_legacy_lists_and_reads_and_is_told_to_listen_instead_of_subscribing(self):
+    def test_legacy(self):
+        self.scenario("legacy")
+
+    def test_legacy_with_a_session_the_server_never_issued_is_refused(self):
         async def run():
-            await self.browse("legacy")
             async with await self.connect("legacy", []) as client:
-                with self.assertRaises(MCPError) as refused:
-                    await client.session.subscribe_resource(LOG)
-                self.assertIn("subscriptions/listen", refused.exception.error.message)
+                await client.list_resources()
 
         asyncio.run(run())
-
+        request = urllib.request.Request(self.server.url, method="POST", data=json.dumps(
+            {"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": LOG}}).encode(),
+            headers={"Content-Type": "application/json", "Mcp-Session-Id": "forged"})
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=WAIT)
+        self.assertEqual(refused.exception.code, 404)
 
 if __name__ == "__main__":
     unittest.main()

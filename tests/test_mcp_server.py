@@ -1,7 +1,6 @@
-"""mcp_server.py over real pipes: every check of ../shared/MCP.md but the SDK's, the demo, the colleague, the CLI.
-
-The checks are numbered as in MCP.md's closing list; check 14 (the official SDK
-client) is tests/test_mcp_sdk.py. One server process serves each class.
+"""mcp_server.py over real pipes: what a client of the server relies on (the handshake, the tools, their errors,
+logging, a clean exit), the demo, the colleague, the CLI; the official SDK client is tests/test_mcp_sdk.py. One
+server process serves each class.
 """
 
 import contextlib

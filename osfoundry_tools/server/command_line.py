@@ -19,7 +19,7 @@ from osfoundry_tools.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, run_main
 from osfoundry_tools.content import own_content
 from osfoundry_tools.core import rejections
 from osfoundry_tools.engines import database
-from osfoundry_tools.server import approval, http_workers, streamable_http, tokens
+from osfoundry_tools.server import approval, http_workers, sessions, streamable_http, tokens
 from osfoundry_tools.server.methods import Server
 from osfoundry_tools.server.options import PROG, parse_options
 from osfoundry_tools.server.protocol import LOGGED_CHARACTERS, PROTOCOL_VERSIONS, STATELESS_VERSIONS
@@ -119,8 +119,11 @@ def serve_over_http(server: Server, options: argparse.Namespace, workspace: Work
     """Serve Streamable HTTP on `listener` (bound to options.http) until Ctrl-C or SIGTERM; 0 then. As one worker of
     several (`worker`), without the startup line: the parent says when all serve."""
     host, port = options.http
+    shared_folder = getattr(options, "sessions_folder", None)  # the workers' parent's, which removes it
+    folder = shared_folder or sessions.new_folder()
     http_options = streamable_http.HttpOptions(host, port, options.tokens, frozenset(options.allow_origin or ()),
-                                               options.http_limits, options.http_grace_seconds)
+                                               options.http_limits, options.http_grace_seconds,
+                                               sessions.book_in(folder), server.hub)
 
     def ready(address: Tuple[str, int]) -> None:
         if worker:
@@ -137,6 +140,8 @@ def serve_over_http(server: Server, options: argparse.Namespace, workspace: Work
         server.hub.stop()
         log_approvals(server)
         workspace.close()
+        if shared_folder is None:
+            sessions.remove_folder(folder)
     return EXIT_OK
 
 
@@ -152,6 +157,7 @@ def serve_in_workers(options: argparse.Namespace, workspace: Workspace, listener
     pool = http_workers.Workers(listener, options.workers,
                                 stop_seconds=options.http_grace_seconds + http_workers.STOP_MARGIN_SECONDS)
     signal.signal(signal.SIGTERM, stop_on_sigterm)
+    options.sessions_folder = sessions.new_folder()  # every worker's sessions, in one book
     work = functools.partial(serve_as_worker, options, description, listener)
     try:
         pool.start(work)
@@ -165,6 +171,7 @@ def serve_in_workers(options: argparse.Namespace, workspace: Workspace, listener
         return EXIT_FAILED
     finally:
         pool.stop()
+        sessions.remove_folder(options.sessions_folder)
     return EXIT_OK  # never reached: supervise() ends in WorkerEnded, SIGTERM or Ctrl-C
 
 
@@ -196,13 +203,16 @@ def shown_address(host: str, port: int) -> str:
 
 
 def handle_logged(server: Server, message: Any, grant: Optional[tokens.Grant] = None,
-                  protocol_version: Optional[str] = None) -> Optional[Dict[str, Any]]:
+                  protocol_version: Optional[str] = None,
+                  session: Optional[sessions.Held] = None) -> Optional[Dict[str, Any]]:
     """Server.handle for one HTTP request, each message logged as stdio logs its lines (with --verbose), the value
     of any key that looks like a credential left out."""
     if log.isEnabledFor(logging.DEBUG):
         log.debug("received %s%s", streamable_http.loggable_message(message, LOGGED_CHARACTERS),
                   f" from {rejections.loggable(grant.caller)}" if grant is not None else "")
-    return server.handle(message, grant, protocol_version)
+    if session is None:
+        return server.handle(message, grant, protocol_version)
+    return server.handle(message, grant, protocol_version, session=session)
 
 
 def stop_on_sigterm(number: int, frame: Any) -> None:

@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
 
-from osfoundry_tools.server import resources
+from osfoundry_tools.server import resources, sessions
 from osfoundry_tools.server.protocol import ProtocolError
 from osfoundry_tools.server.routing import POLL, Tools
 
@@ -39,6 +39,8 @@ TOO_MANY = -32000
 log = logging.getLogger("osfoundry.mcp")
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 UPDATED = "notifications/resources/updated"
+LIST_CHANGED = "notifications/resources/list_changed"
+LIST_EVENTS = frozenset({"created", "published", "unpublished", "deleted", "renamed"})  # what resources/list shows
 
 
 class Closed(Exception):
@@ -54,13 +56,15 @@ class Opened(Exception):
 
 
 class Watch:
-    """One URI a stream watches, and the last sequence of its log already sent for it."""
+    """One URI a stream watches, and the last sequence of its log already sent for it; or (`lists`) one granted
+    log whose changes to resources/list (LIST_EVENTS) the stream is told of."""
 
-    __slots__ = ("target", "cursor")
+    __slots__ = ("target", "cursor", "lists")
 
-    def __init__(self, target: resources.Target, cursor: int) -> None:
+    def __init__(self, target: resources.Target, cursor: int, lists: bool = False) -> None:
         self.target = target
         self.cursor = cursor
+        self.lists = lists
 
     def wants(self, subject: str) -> bool:
         return self.target.subject is None or self.target.subject == subject
@@ -246,10 +250,21 @@ class Hub:
         watches it matches. A stream whose outbox is full keeps its cursors, so the event comes again."""
         sequence = event["sequence"]
         sent: Set[int] = set()
+        told: Set[int] = set()  # the streams told of this event's change to the list
         for stream, watch in watchers:
             if watch.cursor >= sequence or stream.behind or id(stream) in blocked:
                 continue
             subject = str(event.get(watch.target.kind.subject_key))
+            if watch.lists:
+                if event["type"] in LIST_EVENTS and id(stream) not in told:
+                    if not stream.put(list_changed(stream.meta(), watch.target, event)):
+                        blocked.add(id(stream))
+                        self.outbox_full(stream, watch)
+                        continue
+                    stream.full_since = None
+                    told.add(id(stream))
+                watch.cursor = sequence
+                continue
             if watch.wants(subject) and id(stream) not in sent:
                 if not stream.put(notification(stream.meta(), watch.target, subject, event)):
                     blocked.add(id(stream))
@@ -278,6 +293,56 @@ def notification(meta: Dict[str, Any], target: resources.Target, subject: str,
         "uri": resources.resource_uri(kind, target.log_id, subject),
         "_meta": {**meta, resources.META_SEQUENCE: event["sequence"], resources.META_EVENT: event["type"],
                   resources.META_VERSION: event.get(kind.version_key)}}}
+
+
+class SessionFeed:
+    """The GET stream of an HTTP session (the handshake era): a stream of the hub whose watches follow what the
+    session subscribed, read from the sessions' book at each look (a POST that subscribed may have reached another
+    worker), and whose progress is saved there, so that a GET opened again, in any worker, goes on from it."""
+
+    def __init__(self, hub: Hub, book: sessions.Book, session: sessions.Session) -> None:
+        self.hub, self.book, self.session = hub, book, session
+        self.turn = book.take_turn(session)
+        self.stream = hub.open(session.caller, None, [])
+        self.revisions: Dict[str, int] = {}  # URI -> the revision of its subscription the stream watches
+        self.saved: Dict[str, Tuple[int, int]] = {}  # URI -> the (revision, cursor) last saved
+
+    def look(self) -> bool:
+        """Save the progress, follow the subscriptions; False once the session is gone or another GET took over.
+        Progress is saved only while nothing waits in the outbox: then every cursor read was written."""
+        watches = list(self.stream.watches)
+        cursors = {watch.target.uri: watch.cursor for watch in watches}
+        with self.stream.ready:
+            idle = not self.stream.outbox
+        progress = {uri: (self.revisions[uri], cursor) for uri, cursor in cursors.items()
+                    if idle and uri in self.revisions and self.saved.get(uri) != (self.revisions[uri], cursor)}
+        found = self.book.look(self.session, self.turn, progress)
+        if found is None:
+            return False
+        self.saved.update(progress)
+        added = False
+        for subscription in found:
+            if self.revisions.get(subscription.uri) != subscription.revision:
+                self.stream.drop(subscription.uri)
+                self.stream.add(Watch(resources.parse(subscription.uri, resume=True), subscription.cursor))
+                self.revisions[subscription.uri] = subscription.revision
+                added = True
+        for uri in set(self.revisions) - {subscription.uri for subscription in found}:
+            self.stream.drop(uri)
+            del self.revisions[uri]
+        if added:
+            self.hub.wake()
+        return True
+
+
+def list_changed(meta: Dict[str, Any], target: resources.Target, event: Dict[str, Any]) -> Dict[str, Any]:
+    """What a stream that asked for list changes is sent for one event that changes resources/list: in _meta the
+    log, the event's sequence and its type (the article or item it names)."""
+    kind = target.kind
+    return {"jsonrpc": "2.0", "method": LIST_CHANGED, "params": {"_meta": {
+        **meta, resources.META_LOG: target.log_uri, resources.META_SEQUENCE: event["sequence"],
+        resources.META_EVENT: event["type"],
+        "io.osfoundry/uri": resources.resource_uri(kind, target.log_id, str(event.get(kind.subject_key)))}}}
 
 
 def writer_thread(stream: Stream, write: Callable[[Dict[str, Any]], None], on_end: Callable[[], None]) -> None:

@@ -9,7 +9,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable, Dict, NamedTuple, Optional, Union, cast
 
 from osfoundry_tools.core import rejections
-from osfoundry_tools.server import approval, listening, resources, tokens
+from osfoundry_tools.server import approval, listening, resources, sessions, tokens
 from osfoundry_tools.server.protocol import (
     CAPABILITIES_KEY, CLIENT_INFO_KEY, DISCOVER_NEEDS_META, HANDSHAKE_OVER_HTTP, HEADER_MISMATCH, INTERNAL_ERROR,
     INVALID_PARAMS, INVALID_REQUEST, LATEST_VERSION, METHOD_NOT_FOUND, PROTOCOL_VERSIONS, SERVER_INFO, SERVER_INFO_KEY,
@@ -44,15 +44,20 @@ APPROVAL_INSTRUCTIONS = (
 class Exchange(NamedTuple):
     """Whom a request comes from and how they can be answered: a token's grant (HTTP), the stdio connection that
     can ask its user (the handshake era over stdio; None over HTTP), the stateless era's _meta (None in the
-    handshake era), and the request's id."""
+    handshake era), the request's id, and the handshake era's HTTP session (sessions.Held) when it names one."""
 
     grant: Optional[tokens.Grant] = None
     peer: Optional["Peer"] = None
     meta: Optional[Dict[str, Any]] = None
     request_id: Any = None
+    session: Optional[sessions.Held] = None
 
 
 CAPABILITIES = {"tools": {}, "resources": {"subscribe": True, "listChanged": False}}
+# At 2026-07-28 a listen may ask for resourcesListChanged, which is honoured (the tools never change while the server
+# runs, and it has no prompts: toolsListChanged and promptsListChanged are left out of the ack); in the handshake era
+# no list_changed notification is ever sent.
+STATELESS_CAPABILITIES = {"tools": {}, "resources": {"subscribe": True, "listChanged": True}}
 MAX_LISTENED_URIS = 100  # per listen request
 NO_EXCHANGE = Exchange()  # a request with no token, no stdio connection and no _meta
 Method = Callable[[Dict[str, Any], Exchange], Dict[str, Any]]
@@ -91,10 +96,12 @@ class Server:
         }
 
     def handle(self, message: Any, grant: Optional[tokens.Grant] = None,
-               protocol_version: Optional[str] = None, peer: Optional["Peer"] = None) -> Optional[Dict[str, Any]]:
+               protocol_version: Optional[str] = None, peer: Optional["Peer"] = None,
+               session: Optional[sessions.Held] = None) -> Optional[Dict[str, Any]]:
         """The answer to one parsed message, or None when nothing may be answered. `grant`: a bearer token's, whose
         caller, grant and scopes its tool calls get (None: the stores' own); `protocol_version`: the request's
-        MCP-Protocol-Version header, over HTTP; `peer`: the stdio connection, over stdio."""
+        MCP-Protocol-Version header, over HTTP; `peer`: the stdio connection, over stdio; `session`: the HTTP
+        session the request names (the handshake era)."""
         if isinstance(message, list):
             return error_message(None, INVALID_REQUEST, "Invalid Request: batches (JSON arrays) are not supported "
                                  "since MCP 2025-06-18; send one message per line")
@@ -110,7 +117,7 @@ class Server:
             log.warning("ignored a response to id %s: this server sends no requests", rejections.loggable(request_id))
             return None
         try:
-            exchange = Exchange(grant, peer, None, request_id)
+            exchange = Exchange(grant, peer, None, request_id, session)
             return {"jsonrpc": "2.0", "id": request_id, "result": self.request(message, exchange, protocol_version)}
         except CallCancelled:  # the client cancelled the call while its user was asked: nothing may be answered
             return None
@@ -135,7 +142,7 @@ class Server:
                                 "object")
         meta = params.get("_meta")
         if method != "initialize" and isinstance(meta, dict) and VERSION_KEY in meta:
-            return self.stateless(method, params, exchange._replace(meta=meta, peer=None), header)
+            return self.stateless(method, params, exchange._replace(meta=meta, peer=None, session=None), header)
         check_handshake_header(method, header)
         if method not in self.methods:
             raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {rejections.quote(method)}"
@@ -165,7 +172,7 @@ class Server:
 
     def discover(self, params: Dict[str, Any], exchange: Exchange) -> Dict[str, Any]:
         """server/discover: the versions served, the capabilities, the instructions."""
-        return {"supportedVersions": list(SUPPORTED_VERSIONS), "capabilities": dict(CAPABILITIES),
+        return {"supportedVersions": list(SUPPORTED_VERSIONS), "capabilities": dict(STATELESS_CAPABILITIES),
                 "instructions": self.instructions, "ttlMs": TOOLS_TTL_MS, "cacheScope": "public"}
 
     def list_cached_tools(self, params: Dict[str, Any], exchange: Exchange) -> Dict[str, Any]:
@@ -276,8 +283,15 @@ class Server:
         if not isinstance(uris, list) or len(uris) > MAX_LISTENED_URIS:
             raise ProtocolError(INVALID_PARAMS, f'Invalid params: "resourceSubscriptions" is a list of at most '
                                 f"{MAX_LISTENED_URIS} URIs from resources/list or its templates")
+        lists = wanted.get("resourcesListChanged", False)
+        if not isinstance(lists, bool):
+            raise ProtocolError(INVALID_PARAMS, 'Invalid params: "resourcesListChanged" is true or false')
         watches = [self.watch(uri, exchange) for uri in dict.fromkeys(uris)]
-        honored = {"resourceSubscriptions": [watch.target.uri for watch in watches]} if watches else {}
+        honored: Dict[str, Any] = {"resourceSubscriptions": [watch.target.uri for watch in watches]} if watches else {}
+        if lists:
+            watches += [listening.Watch(target, resources.head_of(self.tools, exchange.grant, target), lists=True)
+                         for target in resources.granted_logs(self.tools, exchange.grant)]
+            honored["resourcesListChanged"] = True
         subscription = {listening.SUBSCRIPTION_ID: exchange.request_id}
         ack = {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
                "params": {"notifications": honored, "_meta": subscription}}
@@ -287,11 +301,22 @@ class Server:
         raise listening.Opened(stream)
 
     def subscribe(self, params: Dict[str, Any], exchange: Exchange) -> Dict[str, Any]:
-        """resources/subscribe (the handshake era, over stdio): the connection's stream watches one URI more."""
+        """resources/subscribe (the handshake era): over stdio the connection's stream watches one URI more; over
+        HTTP the session keeps it, for its GET stream (in whichever worker holds it) to watch."""
+        if exchange.session is not None:
+            watch = self.watch(params.get("uri"), exchange)
+            try:
+                exchange.session.subscribe(watch.target.uri, watch.cursor)
+            except ValueError as full:
+                raise ProtocolError(INVALID_PARAMS, f"Invalid params: {full}") from None
+            return {}
         if exchange.peer is None:
-            raise ProtocolError(INVALID_REQUEST, "resources/subscribe came over HTTP in the handshake era, where "
-                                "this server keeps no session to send notifications on: listen with "
-                                f"subscriptions/listen (MCP {STATELESS_VERSIONS[0]}), or subscribe over stdio")
+            raise ProtocolError(INVALID_REQUEST, "resources/subscribe came over HTTP in the handshake era without a "
+                                "session to send notifications on: initialize first and send the Mcp-Session-Id it "
+                                "answers with each request (and GET the endpoint with it for the notifications); an "
+                                "initialize answered without one met the limit on sessions (end one you hold with "
+                                "DELETE, or wait for an idle one to expire). Or listen with subscriptions/listen "
+                                f"(MCP {STATELESS_VERSIONS[0]})")
         watch = self.watch(params.get("uri"), exchange)
         peer = exchange.peer
         if peer.subscriptions is None or peer.subscriptions.ended:
@@ -307,7 +332,9 @@ class Server:
         uri = params.get("uri")
         if not isinstance(uri, str):
             raise ProtocolError(INVALID_PARAMS, 'Invalid params: "uri" must be the string you subscribed')
-        if exchange.peer is not None and exchange.peer.subscriptions is not None:
+        if exchange.session is not None:
+            exchange.session.unsubscribe(uri)
+        elif exchange.peer is not None and exchange.peer.subscriptions is not None:
             exchange.peer.subscriptions.drop(uri)
         return {}
 

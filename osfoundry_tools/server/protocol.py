@@ -64,8 +64,8 @@ def tool_result(answer: Dict[str, Any]) -> Dict[str, Any]:
 
 
 HANDSHAKE_OVER_HTTP = (
-    "this request came over HTTP in the handshake era, where this server keeps no session on which to ask your "
-    f"client's user back: have your client speak MCP {STATELESS_VERSIONS[0]} (it asks through the call's own "
+    "this request came over HTTP in the handshake era, where this server cannot ask your client's user back during "
+    f"a call: have your client speak MCP {STATELESS_VERSIONS[0]} (it asks through the call's own "
     "answer), or connect over stdio")
 
 

@@ -48,6 +48,7 @@ class Kind:
     title: str  # the template's
     log_column: str  # the column of the knowledge base or channel in its table
     listing: str  # the SQL of one page: (log ID, resource ID, name, number) after a (log ID, number)
+    logs: str  # the SQL of every knowledge base's or channel's ID
 
     def template(self) -> Dict[str, Any]:
         return {"uriTemplate": f"{SCHEME}{self.resource_type}/{{{self.log_key}}}/{self.collection}/"
@@ -62,11 +63,11 @@ KINDS = (
     Kind("knowledge_base", "articles", "read_knowledge_article", "knowledge_base_id", "article_id", "updated_at",
          "An article of a granted knowledge base", "knowledge_base_id",
          _PAGE_SQL.format(log="knowledge_base_id", name="title", table="articles", live="status = 'published'",
-                          granted="{granted}")),
+                          granted="{granted}"), "SELECT id FROM knowledge_bases ORDER BY id"),
     Kind("record", "items", "read_record_item", "record_channel_id", "item_id", "version",
          "An item of a granted record channel", "channel_id",
          _PAGE_SQL.format(log="channel_id", name="id", table="items", live="deleted_at IS NULL",
-                          granted="{granted}")),
+                          granted="{granted}"), "SELECT id FROM channels ORDER BY id"),
 )
 BY_TYPE = {kind.resource_type: kind for kind in KINDS}
 
@@ -195,6 +196,21 @@ def page_rows(tools: Tools, kind: Kind, granted: Optional[frozenset], log_id: st
     sql = kind.listing.format(granted=clause)
     with tools.lock, tools.stores[kind.resource_type].database.read() as connection:
         return [tuple(row) for row in connection.execute(sql, (log_id, log_id, number, *ids, limit)).fetchall()]
+
+
+def granted_logs(tools: Tools, grant: Optional[tokens.Grant]) -> List[Target]:
+    """Every knowledge base and channel the caller may use, as a log target each (what a listen for list changes
+    watches: the ones that exist when it starts)."""
+    found = []
+    for kind in KINDS:
+        if kind.resource_type not in tools.stores:
+            continue
+        granted = granted_ids(tools, kind, grant)
+        with tools.lock, tools.stores[kind.resource_type].database.read() as connection:
+            ids = [str(row[0]) for row in connection.execute(kind.logs).fetchall()]
+        found += [Target(log_uri(kind, log_id), kind, log_id, None, None) for log_id in ids
+                  if granted is None or log_id in granted]
+    return found
 
 
 def read(tools: Tools, grant: Optional[tokens.Grant], uri: Any) -> Dict[str, Any]:

@@ -28,10 +28,17 @@ Host, Authorization, Content-Length or Mcp-* headers are refused (400), as a tok
 Every error this server writes is a JSON-RPC error body with an HTTP status line, never an HTML page; the
 log names each request by its method and path, never its query string or a header.
 
-Server-sent events carry only a subscriptions/listen stream (write_stream); every other answer is one JSON body,
-which the specification allows. Left out on purpose:
-sessions (no Mcp-Session-Id is ever sent; GET and DELETE are refused with 405), resumability, and TLS
-(bind to a loopback address, or put a TLS proxy in front).
+Sessions, in the handshake era only (sessions.py): a successful initialize is answered with an Mcp-Session-Id (when
+the server was given a book, as the command always does); a request that sends it is served in that session (its
+resources/subscribe kept there), GET with it opens the session's event stream (its notifications), DELETE with it
+ends the session; an unknown, expired or forged ID, or another token's session, is answered 404, after which the
+client initializes again. A request without the header is served as before, sessionless; 2026-07-28 requests are
+always sessionless (the header is not read). Initialize beyond the caps on sessions is answered without one.
+
+Server-sent events carry only a subscriptions/listen stream and a session's GET stream (write_stream); every other
+answer is one JSON body, which the specification allows. Left out on purpose: resumability of an SSE stream by
+Last-Event-ID (a listen resumes from its URI's after_sequence, a session's GET stream from the progress its session
+keeps), and TLS (bind to a loopback address, or put a TLS proxy in front).
 """
 
 import base64
@@ -52,11 +59,11 @@ import urllib.parse
 from typing import Any, Callable, Deque, Dict, FrozenSet, List, NamedTuple, Optional, Tuple, Union, cast
 
 from osfoundry_tools.core import checks, rejections
-from osfoundry_tools.server import http_front, listening
+from osfoundry_tools.server import http_front, listening, sessions
 from osfoundry_tools.server.http_front import Limits
 from osfoundry_tools.server.protocol import (
     HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, STATELESS_VERSIONS,
-    UNSUPPORTED_VERSION, encoded, error_message,
+    UNSUPPORTED_VERSION, VERSION_KEY, ProtocolError, encoded, error_message,
 )
 from osfoundry_tools.server.tokens import WRITE_SCOPE, Grant, Tokens
 
@@ -100,6 +107,8 @@ class HttpOptions(NamedTuple):
     allowed_origins: FrozenSet[str]  # besides http(s)://localhost|127.0.0.1|[::1] on any port, always allowed
     limits: Limits = Limits()  # what clients can make the server hold: connections, sizes, deadlines
     grace_seconds: float = GRACE_SECONDS  # on a stop, how long requests in progress may take to finish
+    book: Optional[sessions.Book] = None  # the handshake era's sessions; None: none are issued
+    hub: Optional[listening.Hub] = None  # the listen streams, which a session's GET stream is one of
 
 
 class Refusal(Exception):
@@ -231,6 +240,27 @@ def header_value(value: Optional[str]) -> Optional[str]:
         return base64.b64decode(value[len("=?base64?"):-2], validate=True).decode("utf-8")
     except (ValueError, UnicodeDecodeError):
         return None
+
+
+SESSION_HEADER = "Mcp-Session-Id"
+EVENT_STREAM = "text/event-stream"
+LOOK_SECONDS = 0.25  # how often a session's GET stream looks at what its session subscribed
+
+
+def is_handshake_request(message: Any) -> bool:
+    """Whether a message belongs to the handshake era (a session may serve it): not a 2026-07-28 request, whose
+    params' _meta names its version."""
+    if not isinstance(message, dict) or message.get("method") == "initialize":
+        return True
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return not (isinstance(meta, dict) and VERSION_KEY in meta)
+
+
+def accepts_events(accept: Optional[str]) -> bool:
+    """Whether an Accept header admits server-sent events (a GET stream needs it said)."""
+    return any(part.split(";")[0].strip().lower() in (EVENT_STREAM, "text/*", "*/*")
+               for part in (accept or "").split(","))
 
 
 def status_for(answer: Optional[Dict[str, Any]], protocol_version: Optional[str]) -> int:
@@ -547,7 +577,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             return
         except http_front.Ended:
             return
-        self.serve({"POST": self.post, "GET": self.get}.get(self.command, self.refuse_method))
+        self.serve({"POST": self.post, "GET": self.get, "DELETE": self.delete}.get(self.command, self.refuse_method))
 
     def read_head(self) -> None:
         """The request line and headers, kept as BaseHTTPRequestHandler keeps them (the headers looked up as its
@@ -592,15 +622,100 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         hold = self.mcp.bodies.hold(length, self.reader.deadline)
         try:
             message = parsed(self.read_body(length, hold))
-            self.answer(message, grant, self.headers.get("MCP-Protocol-Version"), hold)
+            version = self.headers.get("MCP-Protocol-Version")
+            if self.book is not None and is_handshake_request(message):
+                self.answer_in_session(message, grant, version, hold)
+            else:
+                self.answer(message, grant, version, hold)
         finally:
             hold.release()
+
+    # -- sessions (the handshake era) -----------------------------------------
+
+    @property
+    def book(self) -> Optional[sessions.Book]:
+        return self.mcp.options.book
+
+    def token(self) -> Optional[str]:
+        """The bearer token a session is bound to (None on a server without tokens)."""
+        if self.mcp.options.tokens is None:
+            return None
+        return bearer_token(self.headers.get("Authorization"))
+
+    def session(self) -> Optional[sessions.Session]:
+        """The session the request's Mcp-Session-Id names, held by its token; None without the header; Refusal
+        (404) for an unknown, expired or forged one, and for another token's (which is not told apart)."""
+        session_id = self.headers.get(SESSION_HEADER)
+        if session_id is None or self.book is None:
+            return None
+        found = self.book.find(session_id, self.token()) if 0 < len(session_id) <= 200 else None
+        if found is None:
+            raise Refusal(http.HTTPStatus.NOT_FOUND, "Not Found: no session of yours has this Mcp-Session-Id (it "
+                          "ended, expired, or never was); initialize again without the header for a new one")
+        return found
+
+    def answer_in_session(self, message: Any, grant: Optional[Grant], version: Optional[str],
+                          hold: http_front.Hold) -> None:
+        """A handshake-era message: initialize opens a session (beyond the caps it is answered without one, and the
+        client goes on sessionless: its tools work, a subscribe says why it cannot), another is served in the
+        session it names (404 for one unknown), or sessionless without the header."""
+        book = cast(sessions.Book, self.book)
+        if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
+            caller = grant.caller if grant is not None else ""
+            try:
+                session_id = book.open(self.token(), caller or "(this server's own caller)")
+            except sessions.Full as full:
+                self.mcp.warning("an initialize was answered without a session: %s", str(full))
+                self.answer(message, grant, version, hold)
+                return
+            opened = book.find(session_id, self.token())
+            held = sessions.Held(book, cast(sessions.Session, opened))
+            self.answer(message, grant, version, hold, session=held, headers={SESSION_HEADER: session_id},
+                        failed=lambda: book.end(held.session))
+            return
+        session = self.session()
+        self.answer(message, grant, version, hold, session=None if session is None else sessions.Held(book, session))
+
+    def session_stream(self) -> None:
+        """GET with an Mcp-Session-Id: the session's notifications as server-sent events, for as long as the client
+        reads, the session lasts, and no newer GET of it takes over."""
+        self.authenticate()
+        session = self.session()
+        if session is None:
+            raise Refusal(http.HTTPStatus.METHOD_NOT_ALLOWED, f"Method Not Allowed: GET {ENDPOINT} opens a session's "
+                          f"event stream and needs its {SESSION_HEADER} (initialize answers with one); a message "
+                          "goes in a POST", {"Allow": "POST, GET, DELETE"})
+        if not accepts_events(self.headers.get("Accept")):
+            raise Refusal(http.HTTPStatus.NOT_ACCEPTABLE, f"Not Acceptable: the stream is {EVENT_STREAM}; send "
+                          f"Accept: {EVENT_STREAM}")
+        hub = self.mcp.options.hub
+        if hub is None:
+            raise Refusal(http.HTTPStatus.METHOD_NOT_ALLOWED, "Method Not Allowed: this server has no event stream",
+                          {"Allow": "POST, DELETE"})
+        try:
+            feed = listening.SessionFeed(hub, cast(sessions.Book, self.book), session)
+        except ProtocolError as refused:  # the caps on streams
+            raise Refusal(http.HTTPStatus.TOO_MANY_REQUESTS, f"Too Many Requests: {refused.message}",
+                          {"Retry-After": str(RETRY_SECONDS)}, code=refused.code) from None
+        self.write_stream(feed.stream, feed.look)
+
+    def delete(self) -> None:
+        """DELETE with an Mcp-Session-Id: the session ended (204); its GET stream ends within a moment."""
+        if self.path_only() != ENDPOINT or self.book is None or SESSION_HEADER not in self.headers:
+            self.refuse_method()
+            return
+        self.authenticate()
+        session = cast(sessions.Session, self.session())
+        cast(sessions.Book, self.book).end(session)
+        self.send(http.HTTPStatus.NO_CONTENT, None)
 
     def get(self) -> None:
         """The metadata document when tokens are configured; the endpoint refuses GET (no event stream)."""
         path = self.path_only()
         if path in METADATA_PATHS and self.mcp.options.tokens is not None:
             self.send_json(http.HTTPStatus.OK, self.metadata())
+        elif path == ENDPOINT and self.book is not None and SESSION_HEADER in self.headers:
+            self.session_stream()
         else:
             self.refuse_method()
 
@@ -608,6 +723,10 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         """405 on the endpoint (it takes only POST) and on the metadata (only GET); 404 elsewhere."""
         path = self.path_only()
         if path == ENDPOINT:
+            if self.book is not None:
+                raise Refusal(http.HTTPStatus.METHOD_NOT_ALLOWED, f"Method Not Allowed: {ENDPOINT} takes one JSON-RPC "
+                              f"message per POST; GET and DELETE need the {SESSION_HEADER} that initialize answers "
+                              "with", {"Allow": "POST, GET, DELETE"})
             raise Refusal(http.HTTPStatus.METHOD_NOT_ALLOWED, f"Method Not Allowed: {ENDPOINT} takes one JSON-RPC "
                           "message per POST; this server offers no event stream and no sessions", {"Allow": "POST"})
         if path in METADATA_PATHS and self.mcp.options.tokens is not None:
@@ -707,16 +826,20 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         return body
 
     def answer(self, message: Any, grant: Optional[Grant], protocol_version: Optional[str],
-               hold: Optional[http_front.Hold] = None) -> None:
+               hold: Optional[http_front.Hold] = None, session: Optional[sessions.Held] = None,
+               headers: Optional[Dict[str, str]] = None, failed: Optional[Callable[[], None]] = None) -> None:
         """Hand the message to the handler and send its answer with the status that fits it (a stateless request
         whose routing headers do not name what its body does is refused first: 400, -32020); a listen stream's
-        body is given back to the budget (`hold`) before the stream is written, for as long as it stays open."""
+        body is given back to the budget (`hold`) before the stream is written, for as long as it stays open.
+        `session`: the handshake era's session the request is served in; `headers`: sent with a result only;
+        `failed`: called before any other answer is sent."""
         mismatch = routing_mismatch(message, self.headers) if protocol_version == STATELESS_VERSION else None
         if mismatch is not None:
             self.send_json(http.HTTPStatus.BAD_REQUEST, error_message(request_id(message), HEADER_MISMATCH, mismatch))
             return
         try:
-            answer = self.mcp.handle_message(message, grant=grant, protocol_version=protocol_version)
+            extra = {} if session is None else {"session": session}
+            answer = self.mcp.handle_message(message, grant=grant, protocol_version=protocol_version, **extra)
             if isinstance(answer, listening.Stream):
                 if hold is not None:
                     hold.release()
@@ -725,34 +848,45 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             body = None if answer is None else encoded(answer)
         except Exception as error:  # a bug: the client gets an error and the server goes on
             log.exception("the answer to a message over HTTP failed")
+            if failed is not None:
+                failed()
             self.send_json(http.HTTPStatus.INTERNAL_SERVER_ERROR, error_message(
                 request_id(message), INTERNAL_ERROR, f"Internal error: {type(error).__name__}: {error}"))
             return
-        self.send(status_for(answer, protocol_version), body)
+        succeeded = answer is not None and "result" in answer
+        if not succeeded and failed is not None:
+            failed()
+        self.send(status_for(answer, protocol_version), body, headers if succeeded else None)
 
-    def write_stream(self, stream: listening.Stream) -> None:
+    def write_stream(self, stream: listening.Stream, look: Optional[Callable[[], bool]] = None) -> None:
         """A listen stream as server-sent events: the ack, each notification as it comes, a comment every
         KEEPALIVE_SECONDS of quiet (so that proxies and clients keep an idle stream open), and the listen's result
         once the stream ends or the server stops; the connection closes after it. The kernel holds at most
         STREAM_SEND_BUFFER bytes for the client, the stream's outbox the rest (listening.OUTBOX messages); a client
-        that does not read is cut after request_seconds of a blocked write, and its stream released."""
+        that does not read is cut after request_seconds of a blocked write, and its stream released. `look`, every
+        LOOK_SECONDS: a session's GET stream following its session (False: the session is over, the stream ends)."""
         self.close_connection = True
         self.log_request(200)
         fields = [("Server", self.version_string()), ("Date", self.date_time_string()),
                   ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("Connection", "close")]
         quiet = 0.0
+        looked = time.monotonic()
         try:
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, STREAM_SEND_BUFFER)
             self.write(response_head(200, fields))
             while True:
                 if self.mcp.slots.stopping:
                     stream.end()
+                if look is not None and time.monotonic() - looked >= LOOK_SECONDS:
+                    looked = time.monotonic()
+                    if not look():
+                        stream.end()
                 try:
-                    message = stream.next(STREAM_WAKE_SECONDS)
+                    message = stream.next(LOOK_SECONDS if look is not None else STREAM_WAKE_SECONDS)
                 except listening.Closed:
                     break
                 if message is None:
-                    quiet += STREAM_WAKE_SECONDS
+                    quiet += LOOK_SECONDS if look is not None else STREAM_WAKE_SECONDS
                     if quiet >= KEEPALIVE_SECONDS:
                         self.write(b": keep-alive\n\n")
                         quiet = 0.0
