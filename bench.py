@@ -40,14 +40,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from benchmark import engines, fixtures, growth, guards, http_load, memory, report, round_trips, search_quality, writers
 from lab.knowledge_base import day, seed_profile
 from lab.knowledge_base.models import models_of
-from lab.knowledge_base.scenario import DAY_AS_STATED, MAIN_SEEDS, MODELS
+from lab.knowledge_base.scenario import DAY_AS_STATED, MAIN_SEEDS, MODELS, RANGE_GROUPS
 from benchmark.timing import FloorTransaction, KnowledgeBaseFloor, latency, timed
 from benchmark.tools import EDITED, KB_FLOOR, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
 from osfoundry_tools.cli import (
     EXIT_OK, Destination, FileRefused, OneLineParser, duration, output_folder, read_file, removed_unless_written,
     run_deaf, run_main, shown, write_files,
 )
-from lab.experiments import RESULTS, RUNS
+from lab.experiments import DRAWS, GROUP_SIZE, RESULTS, RUNS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGE, FACTS = "performance.md", "performance.json"
@@ -394,7 +394,7 @@ def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
         raise RuntimeError(f"sim.py failed: {run.stderr.strip()[-500:]}")
     with open(facts, encoding="utf-8") as peak:
         return dict(json.load(peak), seconds=time.perf_counter() - started,
-                    arguments=list(sizes.sim_arguments))
+                    arguments=list(sizes.sim_arguments), range_seeds=GROUP_SIZE * RANGE_GROUPS * DRAWS)
 
 
 def measure_job(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:

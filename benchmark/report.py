@@ -25,7 +25,11 @@ from osfoundry_tools.engines.database import CHECKPOINT_PAGES
 from osfoundry_tools.stores.kb_search import MERGE_PAGES
 from osfoundry_tools.stores.record_store import PAGE_LIMIT_DEFAULT
 from lab.experiments import number, table
-from lab.knowledge_base.scenario import MAIN_SEEDS, RANGE_GROUPS
+from lab.knowledge_base.scenario import MAIN_SEEDS
+
+# What sim.py's default run drew for its ranges before it drew four draws (issue 45): 20 groups of five, one draw.
+# Facts written since record their own (memory["range_seeds"]); older facts are of a run with these.
+EARLIER_RANGE_SEEDS = 100
 from lab.record_channels.scenario import PUBLISHED_R6
 from osfoundry_tools.content.workload import DESCRIPTION_CHARACTERS as DESCRIPTION
 
@@ -1237,7 +1241,7 @@ def memory_section(memory: Optional[Dict[str, Any]], facts: Dict[str, Any]) -> L
     if memory is None:
         return lines + ["Not measured: Python's `resource` module is missing on this system."]
     run = (f"`sim.py {' '.join(memory['arguments'])}`" if memory["arguments"] else
-           f"`sim.py` (seeds 1–5 and {5 * RANGE_GROUPS} more, both models)")
+           f"`sim.py` (seeds 1–5 and {memory.get('range_seeds', EARLIER_RANGE_SEEDS)} more, both models)")
     rows = [[f"{run}, its own process", f"{memory['self']:,.0f}"],
             [f"{run}, its largest child process", f"{memory['children']:,.0f}"]]
     growth = facts.get("growth")
@@ -1273,13 +1277,14 @@ def job_section(job: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
                    [[part, f"{took:.3f}", f"{100 * took / seed:.0f}%"]
                     for part, took in sorted(parts.items(), key=lambda part: -part[1])])
     if any("misses" in row[3] for row in rows):
-        lines += ["", job_miss_cause(parts, job["processes"])]
+        range_seeds = (memory or {}).get("range_seeds", EARLIER_RANGE_SEEDS)
+        lines += ["", job_miss_cause(parts, job["processes"], range_seeds)]
     return lines
 
 
-def job_miss_cause(parts: Dict[str, float], processes: int) -> str:
+def job_miss_cause(parts: Dict[str, float], processes: int, range_seeds: int) -> str:
     """Why a run of sim.py misses its time: its seed days, shared among the processes, and what a seed day does."""
-    seed, days = sum(parts.values()), 2 * 5 * (1 + RANGE_GROUPS)  # both models, the main seeds and the groups'
+    seed, days = sum(parts.values()), 2 * (5 + range_seeds)  # both models, the main seeds and the range seeds
     shares = sorted(parts.items(), key=lambda part: -part[1])
     spent = " and ".join(f"{100 * took / seed:.0f}% {part.split(':')[0]}" for part, took in shares[:2])
     return (f"**Why a goal is missed.** A run is its seed days shared among the processes: the main job runs {days} "
