@@ -42,7 +42,7 @@ from benchmark import (
 )
 from lab.knowledge_base import day, seed_profile
 from lab.knowledge_base.models import models_of
-from lab.knowledge_base.scenario import DAY_AS_STATED, MAIN_SEEDS, MODELS
+from lab.knowledge_base.scenario import DAY_AS_STATED, MAIN_SEEDS, MODELS, RANGE_GROUPS
 from benchmark.timing import FloorTransaction, KnowledgeBaseFloor, latency, timed
 from benchmark.tools import EDITED, KB_FLOOR, MEMORY, STUBBED, TIMED, WAL, Workload, edit_parts, unvalidated
 from osfoundry_tools.cli import (
@@ -50,7 +50,7 @@ from osfoundry_tools.cli import (
     run_deaf, run_main, shown, write_files,
 )
 from lab import seed_pool
-from lab.experiments import RESULTS, RUNS
+from lab.experiments import DRAWS, GROUP_SIZE, RESULTS, RUNS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGE, FACTS = "performance.md", "performance.json"
@@ -432,7 +432,7 @@ def measure_memory(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
         raise RuntimeError(f"sim.py failed: {run.stderr.strip()[-500:]}")
     with open(facts, encoding="utf-8") as peak:
         return dict(json.load(peak), seconds=time.perf_counter() - started,
-                    arguments=list(sizes.sim_arguments))
+                    arguments=list(sizes.sim_arguments), range_seeds=GROUP_SIZE * RANGE_GROUPS * DRAWS)
 
 
 def measure_job(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:

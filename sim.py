@@ -1,4 +1,4 @@
-"""sim.py: rerun the knowledge-base experiments of SPEC §2 and write them beside the published figures.
+"""sim.py: rerun the knowledge-base experiments (docs/source-figures.md) and write them beside the published figures.
 
     python3 sim.py --seeds 1-5        # writes results/knowledge_base.md and results/knowledge_base.svg
     python3 sim.py --sensitivity      # writes results/knowledge_base_sensitivity.md (a few minutes)
@@ -15,7 +15,7 @@ Glossary:
   figure    one published number (or K1 cell), keyed like "K2.h8.stale"
   model     how the day is simulated: "popular" (the default: the knowledge base keeps people's
             views, its search lists the matches after the best one most viewed first, and a
-            question names one of √articles product areas) or "stated" (only what SPEC states,
+            question names one of √articles product areas) or "stated" (only what the article states,
             with areas of 5 articles and no views)
   ours      the figure measured over the main seeds (1-5 unless --seeds says otherwise)
   range     the smallest and largest value of the figure over --ranges further groups of five seeds
@@ -35,7 +35,9 @@ import sys
 from typing import Dict, Optional, Sequence, Tuple
 
 from osfoundry_tools.cli import OneLineParser, bounded, exponent, non_negative, positive, run_main, share
-from lab.experiments import Command, Provenance, Written, provenance, range_groups, run_command, seed_options
+from lab.experiments import (
+    DRAWS, Command, Provenance, Written, draws_of, provenance, range_groups, run_command, seed_options,
+)
 from lab.knowledge_base import rerun
 from lab.knowledge_base.approval import Approval
 from lab.knowledge_base.day import HOUR, MINUTE, Scenario
@@ -44,6 +46,7 @@ from lab.knowledge_base.measured import Report
 from lab.knowledge_base.report import SENSITIVITY
 from lab.knowledge_base.scenario import (
     APPROVAL_DELAYS, APPROVAL_SIGMA, ARTICLE_WORDS, ARTICLES, DELAYS, HOURS, MAIN_SEEDS, QUESTIONS, RANGE_GROUPS,
+    SENSITIVITY_GROUPS,
     SAVE_MIX, SAVES, SEARCH_LIMIT, STATED_AREA_ARTICLES, TITLE_WORDS, TOPIC_SHARE, TOPIC_WORDS, VOCABULARY,
     WORD_ZIPF_S, ZIPF_S,
 )
@@ -82,13 +85,15 @@ def delays(text: str) -> Tuple[int, ...]:
 def parser() -> argparse.ArgumentParser:
     """The command line; every scenario constant above has its option."""
     p = OneLineParser(
-        prog="sim.py", description="Rerun the knowledge-base experiments (SPEC §2) in two models of the day and "
-        "write results/knowledge_base.md and results/knowledge_base.svg beside the published figures.")
-    seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the ranges", "the results")
+        prog="sim.py", description="Rerun the knowledge-base experiments (their published figures: "
+        "docs/source-figures.md) in two models of the day and write results/knowledge_base.md and "
+        "results/knowledge_base.svg beside the published figures.")
+    seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the ranges", "the results", DRAWS,
+                 ranges_default=f"{RANGE_GROUPS} per draw; {SENSITIVITY_GROUPS} with --sensitivity, in one draw")
     p.add_argument("--sensitivity", action="store_true",
                    help=f"instead of the main page, write {SENSITIVITY}: the tallies of the popular model with "
                    "each of its ingredients alone and with areas of several sizes (a few minutes)")
-    day = p.add_argument_group("the day (SPEC §2)")
+    day = p.add_argument_group("the day (as published: docs/source-figures.md)")
     day.add_argument("--articles", type=positive, default=ARTICLES, help=f"articles in the knowledge base "
                      f"(default {ARTICLES})")
     day.add_argument("--questions", type=positive, default=QUESTIONS, help=f"questions per day (default {QUESTIONS})")
@@ -184,7 +189,8 @@ def measure_report(options: argparse.Namespace, made_by: Optional[Provenance] = 
     """Both models over the options' seeds and range groups, every figure measured: what the page is written from
     (`made_by`: what the page says made it; by default, this process with these options)."""
     return rerun.measure_report(
-        "sim.py", models_from(options), options.seeds, range_groups(options.seeds, options.ranges), options.jobs,
+        "sim.py", models_from(options), options.seeds, draws_of(options.seeds, ranges_of(options), options.draws),
+        options.jobs,
         Approval(options.approval_delays, options.approval_sigma), made_by or provenance(COMMAND, options, []))
 
 
@@ -193,7 +199,15 @@ def sensitivity(options: argparse.Namespace, made_by: Provenance) -> Written:
     seconds taken."""
     return rerun.measure_sensitivity(
         "sim.py --sensitivity", scenario_from(options), options.area_articles, options.seeds,
-        range_groups(options.seeds, options.ranges), options.jobs, made_by)
+        range_groups(options.seeds, ranges_of(options)), options.jobs, made_by)
+
+
+def ranges_of(options: argparse.Namespace) -> int:
+    """The range groups the options ask for: --ranges, or by default RANGE_GROUPS per draw for the main page and
+    SENSITIVITY_GROUPS for the sensitivity page."""
+    if options.ranges is not None:
+        return options.ranges
+    return SENSITIVITY_GROUPS if options.sensitivity else RANGE_GROUPS
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""triage.py: rerun the record-channel experiments of SPEC §3 and write them beside the published figures.
+"""triage.py: rerun the record-channel experiments (docs/source-figures.md) and write them beside the published figures.
 
     python3 triage.py                 # seeds 1-5, writes results/record_channels.md
 
@@ -24,7 +24,7 @@ import sys
 from typing import Optional, Sequence, Tuple
 
 from osfoundry_tools.cli import OneLineParser, bounded, non_negative, positive, run_main, share
-from lab.experiments import Command, Provenance, Written, provenance, range_groups, run_command, seed_options
+from lab.experiments import DRAWS, Command, Provenance, Written, draws_of, provenance, run_command, seed_options
 from lab.record_channels import rerun
 from lab.record_channels.agent import WEEKDAYS
 from lab.record_channels.report import RESULTS
@@ -98,11 +98,12 @@ def iso_date(text: str) -> datetime.date:
 
 def parser() -> argparse.ArgumentParser:
     """The command line; every scenario constant above has its option."""
-    p = OneLineParser(prog="triage.py", description="Rerun the record-channel experiments (SPEC §3) through "
-                      "record_store.py's agent tools and write results/record_channels.md beside the published "
-                      "figures.")
-    seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the 95%% ranges (mean ± 1.96 standard deviations)", RESULTS)
-    work = p.add_argument_group("the triage (SPEC §3; R1, R2, R5)")
+    p = OneLineParser(prog="triage.py", description="Rerun the record-channel experiments (their published "
+                      "figures: docs/source-figures.md) through record_store.py's agent tools and write "
+                      "results/record_channels.md beside the published figures.")
+    seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the 95%% ranges (mean ± 1.96 standard deviations)", RESULTS,
+                 DRAWS)
+    work = p.add_argument_group("the triage (R1, R2, R5; as published: docs/source-figures.md)")
     work.add_argument("--items", type=positive, default=ITEMS, help=f"New bugs per seed (default {ITEMS})")
     work.add_argument("--statuses", type=status_list, default=STATUSES, metavar="LIST",
                       help=f"status values triage intents ask for (default {','.join(STATUSES)})")
@@ -172,7 +173,7 @@ def measure_page(options: argparse.Namespace, made_by: Optional[Provenance] = No
     """The markdown of the options' seeds, range groups and R6 timing, and the seconds the run took (`made_by`:
     what the page says made it; by default, this process with these options)."""
     return rerun.measure_page("triage.py", scenario_from(options), options.seeds,
-                              range_groups(options.seeds, options.ranges), options.jobs,
+                              draws_of(options.seeds, options.ranges, options.draws), options.jobs,
                               made_by or provenance(COMMAND, options, []))
 
 

@@ -27,9 +27,13 @@ from osfoundry_tools.engines.database import CHECKPOINT_PAGES
 from osfoundry_tools.stores.kb_search import MERGE_PAGES
 from osfoundry_tools.stores.record_store import PAGE_LIMIT_DEFAULT
 from lab.experiments import number, table
-from lab.knowledge_base.scenario import MAIN_SEEDS, RANGE_GROUPS
+from lab.knowledge_base.scenario import MAIN_SEEDS
 from lab.record_channels.scenario import PUBLISHED_R6
 from osfoundry_tools.content.workload import DESCRIPTION_CHARACTERS as DESCRIPTION
+
+# What sim.py's default run drew for its ranges before it drew four draws (issue 45): 20 groups of five, one draw.
+# Facts written since record their own (memory["range_seeds"]); older facts are of a run with these.
+EARLIER_RANGE_SEEDS = 100
 
 STRATEGIES = (("title", "search each cited title"), ("reread", "re-read each cited article"),
               ("poll", "poll the event log"))
@@ -1375,7 +1379,7 @@ def memory_section(memory: Optional[Dict[str, Any]], facts: Dict[str, Any]) -> L
     if memory is None:
         return lines + ["Not measured: Python's `resource` module is missing on this system."]
     run = (f"`sim.py {' '.join(memory['arguments'])}`" if memory["arguments"] else
-           f"`sim.py` (seeds 1–5 and {5 * RANGE_GROUPS} more, both models)")
+           f"`sim.py` (seeds 1–5 and {memory.get('range_seeds', EARLIER_RANGE_SEEDS)} more, both models)")
     rows = [[f"{run}, its own process", f"{memory['self']:,.0f}"],
             [f"{run}, its largest child process", f"{memory['children']:,.0f}"]]
     growth = facts.get("growth")
@@ -1402,7 +1406,8 @@ def job_section(job: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
         lines += [""] + cores_lines(job["cores"], goals["two_processes_speedup"])
     seed = seed_seconds(job, facts)
     if seed is not None and any("misses" in row[3] for row in job_rows(job, facts)):
-        lines += ["", job_miss_cause(seed, processes)]
+        range_seeds = (facts.get("memory") or {}).get("range_seeds", EARLIER_RANGE_SEEDS)
+        lines += ["", job_miss_cause(seed, processes, range_seeds)]
     return lines
 
 
@@ -1454,9 +1459,9 @@ def cores_lines(cores: Dict[str, Any], goal: float) -> List[str]:
     return lines
 
 
-def job_miss_cause(seed: float, processes: int) -> str:
+def job_miss_cause(seed: float, processes: int, range_seeds: int) -> str:
     """Why a run of sim.py misses its time: its seed days, shared among the processes."""
-    days = 2 * 5 * (1 + RANGE_GROUPS)  # both models, the main seeds and the groups'
+    days = 2 * (5 + range_seeds)  # both models, the main seeds and the range seeds
     return (f"**Why a goal is missed.** A run is its seed days shared among the processes: the main job runs {days} "
             f"and the main seeds alone 10, at about {seed:.2f} s each here (the day section's seed on stopwatches), "
             f"so on {processes} processes the job needs about {days * seed / processes:.0f} s and the main seeds "

@@ -13,9 +13,18 @@ Glossary (experiments.py has figure, ours, range, verdict):
   independent    a published figure that restates none: what the tallies count
   check          an independent figure the way the run is built fixes (1,200 citations, 150 edits per delay):
                  it must come out exact, and it is tallied apart, since it is no measurement of the claims
+  fixed          an independent figure fixed by the inputs: an analytic share of a stated setting, or a sample of
+                 a stated count (the top-10 share of a stated Zipf law, the bugs asking for 20 points). Whatever
+                 the model, ours measures the sampling, not a claim: it is shown and tallied apart
+  measured       an independent figure a mechanism of the model decides: the only kind firm, loose and outside
+                 count
+  cause          one cause several measured figures follow from (one unstated JSON shape behind three sizes):
+                 they count as one piece of evidence, the weakest of their strengths, listed with the cause named
   strength       of an independent figure: check (it holds), failed check (this run is not built as the
-                 article's); firm (our range meets the published figure and is at most FIRM_WIDTH of it wide);
-                 loose (it meets it and is wider); outside; or unranged (no range was run)
+                 article's); fixed by the inputs; firm (our range meets the published figure and is at most
+                 FIRM_WIDTH of it wide); loose (it meets it and is wider); outside; unstated parameter (a sweep of
+                 a parameter the article never states reaches it: neither a match nor a miss); or unranged (no
+                 range was run)
   percentile     where the published figure falls among the range groups' values: the share below it, a group
                  within its rounding counted half
   discriminates  of two models, one holds the published figure (firm or loose) and the other does not
@@ -28,10 +37,15 @@ from lab.experiments import EXACT, INSIDE, published_interval
 
 FIRM_WIDTH = 1 / 3  # a match is firm when our range is at most this share of the published figure wide
 OTHER_WIDTHS = (1 / 4, 1 / 2)  # where the pages say the line might have been drawn instead
-CHECK, FAILED, FIRM, LOOSE, OUTSIDE, UNRANGED = "check", "failed check", "firm", "loose", "outside", "unranged"
-STRENGTHS = (CHECK, FAILED, FIRM, LOOSE, OUTSIDE, UNRANGED)  # the order the tallies list them in
+CHECK, FAILED, FIXED = "check", "failed check", "fixed by the inputs"
+FIRM, LOOSE, OUTSIDE, UNRANGED = "firm", "loose", "outside", "unranged"
+UNSTATED = "unstated parameter"  # a measured figure a sweep of a parameter the article never states can reach
+STRENGTHS = (CHECK, FAILED, FIXED, FIRM, LOOSE, OUTSIDE, UNSTATED, UNRANGED)  # the order the tallies list them in
+SHARED = "shared"  # a tally's count of measured figures folded into another's piece of evidence (one cause)
 CHECKS = (CHECK, FAILED)  # the strengths of a check: it holds, or this run is not built as the article's
-MEASURED = (FIRM, LOOSE, OUTSIDE, UNRANGED)  # the strengths of a figure the run measures
+MEASURED = (FIRM, LOOSE, OUTSIDE, UNSTATED, UNRANGED)  # the strengths of a figure the run measures
+WEAKEST_FIRST = (UNSTATED, OUTSIDE, UNRANGED, LOOSE, FIRM)  # how a cause's figures combine into one piece
+KINDS = ("check", FIXED, "measured")  # the three kinds of an independent figure
 HOLDS = (FIRM, LOOSE)  # the strengths of a model whose range holds the published figure
 
 Figures = Mapping[str, float]
@@ -60,12 +74,22 @@ def scaled(key: str, times: float = 1.0, plus: float = 0.0) -> Restatement:
 
 @dataclasses.dataclass(frozen=True)
 class Basis:
-    """What an experiment says of its published figures: which restate others, which the run fixes, and which
-    are set apart from the tallies (calibrated ones)."""
+    """What an experiment says of its published figures: which restate others, which the run fixes, which the
+    inputs fix, which follow from one cause, and which are set apart from the tallies (calibrated ones)."""
 
     restated: Mapping[str, Restatement]
     checks: Mapping[str, str]  # an independent figure the run's construction fixes -> what fixes it
     apart: Iterable[str] = ()  # independent figures shown but never tallied
+    fixed: Mapping[str, str] = dataclasses.field(default_factory=dict)  # figure fixed by the inputs -> how
+    causes: Mapping[str, Tuple[str, ...]] = dataclasses.field(default_factory=dict)  # one cause -> its figures
+
+    def kind(self, key: str) -> str:
+        """check, fixed by the inputs, or measured: what decides an independent figure."""
+        return KINDS[0] if key in self.checks else FIXED if key in self.fixed else KINDS[2]
+
+    def cause_of(self, key: str) -> Optional[str]:
+        """The cause a measured figure shares with others, or None for a figure that is evidence on its own."""
+        return next((cause for cause, keys in self.causes.items() if key in keys), None)
 
     def roots(self, key: str) -> Tuple[str, ...]:
         """The independent figures a figure rests on: itself when it restates none."""
@@ -101,9 +125,10 @@ class Assessment:
     """One independent figure in one model and reading: how strong the match is."""
 
     key: str
-    strength: str
+    strength: str  # over several draws of the range seeds, a measured figure's weakest in any of them
     percentile: Optional[float]  # 0-100; None without range groups
     width: Optional[float]  # our range's width over the published figure; None without a range
+    draws: Tuple[str, ...] = ()  # its strength in each draw of the range seeds, where there are several
 
 
 def percentile(row: Dict[str, Any]) -> Optional[float]:
@@ -127,11 +152,14 @@ def relative_width(row: Dict[str, Any]) -> Optional[float]:
     return width / abs(row["published"])
 
 
-def strength(row: Dict[str, Any], check: bool, firm_width: float = FIRM_WIDTH) -> str:
-    """A figure's strength: a check holds when ours is exact; a measured one is firm, loose, outside or
-    unranged (no range was run, so nothing says how firm an exact one is)."""
+def strength(row: Dict[str, Any], check: bool, firm_width: float = FIRM_WIDTH, fixed: bool = False) -> str:
+    """A figure's strength: a check holds when ours is exact; one fixed by the inputs is that, whatever its
+    verdict; a measured one is firm, loose, outside or unranged (no range was run, so nothing says how firm
+    an exact one is)."""
     if check:
         return CHECK if row.get("verdict") == EXACT else FAILED
+    if fixed:
+        return FIXED
     width = relative_width(row)
     if width is None:
         return UNRANGED
@@ -140,30 +168,77 @@ def strength(row: Dict[str, Any], check: bool, firm_width: float = FIRM_WIDTH) -
     return FIRM if width <= firm_width else LOOSE
 
 
-def assess(rows: Rows, basis: Basis, firm_width: float = FIRM_WIDTH) -> Dict[str, Assessment]:
-    """Every independent, tallied figure of `rows` that carries a verdict, assessed, in the rows' order."""
-    published = [key for key, row in rows.items() if "verdict" in row]
-    return {key: Assessment(key, strength(rows[key], key in basis.checks, firm_width), percentile(rows[key]),
-                            relative_width(rows[key]))
+def assess(rows: Rows, basis: Basis, firm_width: float = FIRM_WIDTH,
+           reached: Iterable[str] = ()) -> Dict[str, Assessment]:
+    """Every independent, tallied figure of `rows` that carries a verdict, assessed, in the rows' order; a
+    measured figure among `reached` (a sweep of a parameter the article never states reaches it) rests on that
+    parameter, and is neither a match nor a miss."""
+    published, reached = [key for key, row in rows.items() if "verdict" in row], set(reached)
+
+    def judged(key: str) -> str:
+        found = strength(rows[key], key in basis.checks, firm_width, key in basis.fixed)
+        return UNSTATED if key in reached and found in MEASURED else found
+
+    return {key: Assessment(key, judged(key), percentile(rows[key]), relative_width(rows[key]))
             for key in basis.independent(published) if basis.tallied(key) and "verdict" in rows.get(key, {})}
 
 
-def tally(assessed: Mapping[str, Assessment]) -> Dict[str, int]:
-    """How many independent figures have each strength."""
+def across(per_draw: Sequence[Mapping[str, Assessment]]) -> Dict[str, Assessment]:
+    """The assessments of the first draw of the range seeds (percentile and width), each measured figure's
+    strength the weakest it has in any draw: firm only when firm in every draw, held only when held in every
+    one. Checks and figures fixed by the inputs do not depend on the draw."""
+    first = per_draw[0]
+    if len(per_draw) == 1:
+        return dict(first)
+    found = {}
+    for key, assessment in first.items():
+        strengths = tuple(draw[key].strength for draw in per_draw)
+        weakest = (min(strengths, key=WEAKEST_FIRST.index) if assessment.strength in MEASURED
+                   else assessment.strength)
+        found[key] = dataclasses.replace(assessment, strength=weakest, draws=strengths)
+    return found
+
+
+def pieces(assessed: Mapping[str, Assessment], basis: Optional[Basis] = None) -> Dict[str, str]:
+    """The strength of each piece of evidence, keyed by its first figure: every figure on its own, but the
+    measured figures of one cause (basis.causes) together, as the weakest of their strengths."""
+    found: Dict[str, str] = {}
+    first_of: Dict[str, str] = {}  # cause -> the key its piece is listed under
+    for key, assessment in assessed.items():
+        cause = basis.cause_of(key) if basis is not None and assessment.strength in MEASURED else None
+        if cause is None:
+            found[key] = assessment.strength
+            continue
+        listed = first_of.setdefault(cause, key)
+        strengths = [found.get(listed, FIRM), assessment.strength]
+        found[listed] = min(strengths, key=WEAKEST_FIRST.index)
+    return found
+
+
+def tally(assessed: Mapping[str, Assessment], basis: Optional[Basis] = None) -> Dict[str, int]:
+    """How many pieces of evidence have each strength (each figure on its own, the figures of one cause in
+    `basis` as one), and under SHARED how many measured figures were folded into another's piece."""
     counts = dict.fromkeys(STRENGTHS, 0)
-    for assessment in assessed.values():
-        counts[assessment.strength] += 1
+    found = pieces(assessed, basis)
+    for strength_of_piece in found.values():
+        counts[strength_of_piece] += 1
+    counts[SHARED] = len(assessed) - len(found)
     return counts
 
 
 def total(counts: Mapping[str, int]) -> int:
     """How many independent figures a tally counts."""
-    return sum(counts.values())
+    return sum(counts.get(s, 0) for s in STRENGTHS) + counts.get(SHARED, 0)
 
 
 def measured(counts: Mapping[str, int]) -> int:
-    """How many of them the run measures: every one that is no check."""
-    return sum(counts[s] for s in MEASURED)
+    """How many pieces of evidence the run measures: the figures a mechanism decides, one cause's as one."""
+    return sum(counts.get(s, 0) for s in MEASURED)
+
+
+def measured_figures(counts: Mapping[str, int]) -> int:
+    """How many independent figures a mechanism decides: neither checks nor fixed by the inputs."""
+    return measured(counts) + counts.get(SHARED, 0)
 
 
 def held(counts: Mapping[str, int]) -> int:
@@ -171,9 +246,19 @@ def held(counts: Mapping[str, int]) -> int:
     return sum(counts[s] for s in HOLDS)
 
 
-def firm_at(rows: Rows, basis: Basis, widths: Sequence[float] = OTHER_WIDTHS) -> Dict[float, int]:
-    """How many firm matches `rows` would have with the line drawn at each of `widths` instead of FIRM_WIDTH."""
-    return {width: tally(assess(rows, basis, width))[FIRM] for width in widths}
+def firm_at(draws: Sequence[Rows], basis: Basis, widths: Sequence[float] = OTHER_WIDTHS,
+            reached: Iterable[str] = ()) -> Dict[float, int]:
+    """How many firm matches the rows of each draw of the range seeds (the committed draw's first) would have
+    together, firm in every draw, with the line drawn at each of `widths` instead of FIRM_WIDTH."""
+    reached = tuple(reached)
+    return {width: tally(across([assess(rows, basis, width, reached) for rows in draws]), basis)[FIRM]
+            for width in widths}
+
+
+def spread_of_tallies(tallies: Sequence[Mapping[str, int]], strength_name: str) -> Tuple[int, int]:
+    """The least and most pieces of evidence of one strength in any one draw's tally."""
+    counts = [counts[strength_name] for counts in tallies]
+    return min(counts), max(counts)
 
 
 def tally_text(counts: Mapping[str, int]) -> str:
@@ -181,9 +266,10 @@ def tally_text(counts: Mapping[str, int]) -> str:
     are)."""
     parts = [f"{counts[CHECK]} check{'' if counts[CHECK] == 1 else 's'}"]
     parts += [f"{counts[FAILED]} failed check{'' if counts[FAILED] == 1 else 's'}"] if counts[FAILED] else []
+    parts += [f"{counts[FIXED]} fixed by the inputs"] if counts.get(FIXED) else []
     parts += [f"{counts[FIRM]} firm", f"{counts[LOOSE]} loose", f"{counts[OUTSIDE]} outside"]
     parts += [f"{counts[UNRANGED]} unranged"] if counts[UNRANGED] else []
-    return f"{sum(counts.values())} independent: " + ", ".join(parts)
+    return f"{total(counts)} independent: " + ", ".join(parts)
 
 
 def checks_words(counts: Mapping[str, int]) -> str:
@@ -193,10 +279,20 @@ def checks_words(counts: Mapping[str, int]) -> str:
     return f"{checks} check{'s' if checks == 1 else ''} how the run is built, and {held}"
 
 
-def measured_words(counts: Mapping[str, int]) -> str:
-    """'of the other 34, ... matches 11 firmly and 18 loosely and misses 5': the figures the run measures."""
+def measured_words(counts: Mapping[str, int], per_draw: Sequence[Mapping[str, int]] = ()) -> str:
+    """'matches 11 firmly and 18 loosely and misses 5': the pieces of evidence the run measures; with the tallies
+    of several draws of the range seeds (`per_draw`), each piece at its weakest in any draw, and how the tally
+    of one draw at a time spreads ('(one draw at a time: 9–12, 17–19 and 4–7)')."""
     words = (f"matches {counts[FIRM]} firmly and {counts[LOOSE]} loosely and misses {counts[OUTSIDE]}")
-    return words + (f", {counts[UNRANGED]} unjudged for want of a range" if counts[UNRANGED] else "")
+    words += (f", and {counts[UNSTATED]} rest{'s' if counts[UNSTATED] == 1 else ''} on a parameter the article "
+              "never states, which a sweep of it can reach" if counts.get(UNSTATED) else "")
+    words += f", {counts[UNRANGED]} unjudged for want of a range" if counts[UNRANGED] else ""
+    if len(per_draw) > 1:
+        spans = [spread_of_tallies(per_draw, s) for s in (FIRM, LOOSE, OUTSIDE)]
+        words += " (one draw at a time: " + ", ".join(
+            f"{low}–{high}" if low != high else f"{low}" for low, high in spans[:2]) + " and " + (
+            f"{spans[2][0]}–{spans[2][1]}" if spans[2][0] != spans[2][1] else f"{spans[2][0]}") + ")"
+    return words
 
 
 def favoured(by_model: Mapping[str, Mapping[str, Assessment]]) -> Dict[str, str]:
@@ -206,7 +302,7 @@ def favoured(by_model: Mapping[str, Mapping[str, Assessment]]) -> Dict[str, str]
     found = {}
     for key, one in by_model[first].items():
         other = by_model[second].get(key)
-        if other is None or one.strength in CHECKS:
+        if other is None or one.strength in CHECKS or one.strength == FIXED:
             continue
         holds = {first: one.strength in HOLDS, second: other.strength in HOLDS}
         if holds[first] != holds[second]:

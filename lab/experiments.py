@@ -8,8 +8,8 @@ Glossary:
   figure    one published number, keyed like "K2.h8.stale" or "R1.no.values.saved"
   ours      the figure measured over the main seeds (1-5 unless --seeds says otherwise)
   range     where a further group's value of the figure should fall, from groups of five seeds: sim.py
-            takes the smallest and largest of 20 groups (a further group falls inside with probability
-            19/21), triage.py mean ± 1.96 standard deviations of 12
+            takes the smallest and largest of 10 groups per draw (a further group falls inside with
+            probability 9/11), triage.py mean ± 1.96 standard deviations of 12
   verdict   exact | inside range | outside range (with its reason) | no range (--ranges 0)
 """
 
@@ -37,6 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "results")  # the committed pages: written by the canonical runs only
 RUNS = os.path.join(ROOT, "runs")  # any other run's folder, ignored by git
 GROUP_SIZE = 5  # seeds per range group, as many as the main seeds 1-5
+DRAWS = 4  # disjoint draws of the range seeds, each of --ranges groups, that the pages' tallies must hold across
 TIMING_MARK = "<!-- timing -->"  # ends every results line that reports a wall time
 PROVENANCE_MARK = "<!-- provenance -->"  # ends the line that says what made a page (command, commit, versions)
 VARYING_MARKS = (TIMING_MARK, PROVENANCE_MARK)  # the only lines two runs of the same settings may differ in
@@ -85,8 +86,20 @@ def run_command(command: Command, argv: Optional[Sequence[str]]) -> int:
             raise seed_pool.WorkerDied(f"{died}; nothing was written") from None
         made = write_files(destination.folder, files) or destination.reserved
     print(f"{command.prog}: wrote {shown(destination.folder)}/{' and '.join(files)} in {seconds:.1f} s"
-          + (" (a new folder)" if made else ""), file=sys.stderr)
+          + (" (a new folder)" if made else ""), file=sys.stderr, flush=True)
+    for name, text in files.items():
+        sentence = opening_sentence(text)
+        if sentence:
+            print(f"{shown(destination.folder)}/{name}: {sentence}", flush=True)
     return EXIT_OK
+
+
+ANSWER_MARK = "**In one sentence.** "  # how a page's opening answer starts
+
+
+def opening_sentence(text: str) -> Optional[str]:
+    """A page's answer in one sentence, without its mark; None for a file without one (a chart)."""
+    return next((line[len(ANSWER_MARK):] for line in text.splitlines() if line.startswith(ANSWER_MARK)), None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,14 +149,21 @@ def commit_of(folder: str, pages: str = "results") -> str:
 
 
 def seed_options(p: argparse.ArgumentParser, main_seeds: str, range_groups: int, ranges_for: str,
-                 written: str) -> None:
+                 written: str, draws: Optional[int] = None, ranges_default: Optional[str] = None) -> None:
     """The options every experiment script takes: --seeds, --ranges (groups of GROUP_SIZE seeds for
-    `ranges_for`), --jobs and --out (where `written` goes)."""
+    `ranges_for`), --draws where `draws` is given (disjoint draws of those groups, which the tallies must hold
+    across), --jobs and --out (where `written` goes). With `ranges_default` (the default in words, where it
+    depends on another option), --ranges defaults to None and the command resolves it."""
     p.add_argument("--seeds", type=parse_seeds, default=parse_seeds(main_seeds), metavar="LIST",
                    help=f"the seeds the 'ours' column sums, e.g. 1-5 or 1,3,8-10 (default {main_seeds})")
-    p.add_argument("--ranges", type=non_negative, default=range_groups, metavar="N",
+    p.add_argument("--ranges", type=non_negative, default=None if ranges_default else range_groups, metavar="N",
                    help=f"groups of {GROUP_SIZE} further seeds, after the largest of --seeds, for {ranges_for}; "
-                   f"0 skips them (default {range_groups})")
+                   f"0 skips them (default {ranges_default or range_groups})")
+    if draws is not None:
+        p.add_argument("--draws", type=positive, default=draws, metavar="N",
+                       help="disjoint draws of --ranges groups each, one after another; the first sets the ranges "
+                       "of the tables, and a match counts as firm in the tallies only when it is firm in every draw "
+                       f"(default {draws})")
     p.add_argument("--jobs", type=positive, default=seed_pool.usable_cores(), metavar="N",
                    help="worker processes to run seed days in; the page does not depend on it (default: the cores "
                    f"this process may use, {seed_pool.usable_cores()} here)")
@@ -233,12 +253,32 @@ def range_groups(main: Sequence[int], groups: int) -> List[List[int]]:
     return [list(range(first + GROUP_SIZE * g, first + GROUP_SIZE * (g + 1))) for g in range(groups)]
 
 
+def draws_of(main: Sequence[int], groups: int, draws: int) -> List[List[List[int]]]:
+    """`draws` disjoint draws of `groups` range groups each, one after another after the largest main seed: the
+    first is range_groups(main, groups), the committed ranges. No draw at all without groups (--ranges 0)."""
+    if not groups:
+        return []
+    every = range_groups(main, groups * draws)
+    return [every[d * groups:(d + 1) * groups] for d in range(draws)]
+
+
 def spread(values: Sequence[float]) -> Tuple[float, float]:
     """The central 95% of values: drop floor(2.5%) of them at each end (1 of 40, none of fewer than 40), keep
     the smallest and largest of the rest."""
     ordered = sorted(values)
     cut = int(len(ordered) * 0.025)
     return ordered[cut], ordered[len(ordered) - 1 - cut]
+
+
+def spread_cut(groups: int) -> int:
+    """How many values spread() drops at each end of `groups` values: floor(2.5%) of them."""
+    return int(groups * 0.025)
+
+
+def inside_chance(groups: int) -> float:
+    """The chance that a further group's value falls inside spread() of `groups` values (of one distribution):
+    between the (cut + 1)-th smallest and the (cut + 1)-th largest, (groups - 2 cut - 1) / (groups + 1)."""
+    return (groups - 2 * spread_cut(groups) - 1) / (groups + 1)
 
 
 def normal_spread(values: Sequence[float]) -> Tuple[float, float]:

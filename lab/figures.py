@@ -84,8 +84,11 @@ def number_cell(basis: evidence.Basis, numbers: Dict[str, int], key: str) -> str
     return f"{numbers[key]}, check" if key in basis.checks else str(numbers[key])
 
 
-def strength_cells(basis: evidence.Basis, assessment: evidence.Assessment) -> List[str]:
-    """percentile | width | strength of one independent figure; a check says what fixes it."""
+def strength_cells(basis: evidence.Basis, assessment: evidence.Assessment,
+                   numbers: Optional[Dict[str, int]] = None) -> List[str]:
+    """percentile | width | strength of one independent figure; a check, or a figure fixed by the inputs, says
+    what fixes it; a measured figure that shares its cause with others names them ("outside; one cause with 27:
+    the cause"), by their `numbers` on the page."""
     if assessment.key in basis.checks:
         what = basis.checks[assessment.key]
         return ["—", "—", f"check: {what}" if assessment.strength == evidence.CHECK else
@@ -93,7 +96,16 @@ def strength_cells(basis: evidence.Basis, assessment: evidence.Assessment) -> Li
     percentile = "—" if assessment.percentile is None else f"{assessment.percentile:.0f}%"
     width = "—" if assessment.width is None else ("∞" if assessment.width == float("inf") else
                                                   f"{100 * assessment.width:.0f}%")
-    return [percentile, width, assessment.strength]
+    if assessment.strength == evidence.FIXED:
+        return [percentile, width, f"{evidence.FIXED}: {basis.fixed[assessment.key]}"]
+    shown = assessment.strength
+    if len(set(assessment.draws)) > 1:
+        shown += f" (per draw: {', '.join(assessment.draws)})"
+    cause = basis.cause_of(assessment.key)
+    if cause is None:
+        return [percentile, width, shown]
+    others = [str((numbers or {}).get(key, key)) for key in basis.causes[cause] if key != assessment.key]
+    return [percentile, width, f"{shown}; one cause with {', '.join(others)}: {cause}"]
 
 
 def figure_cells(row: Row, unit: str, verdict: str) -> List[str]:

@@ -16,7 +16,7 @@ Glossary (evidence.py has independent, check, firm, loose, strength; figures.py 
 from typing import Iterable, List, Mapping, Sequence
 
 from lab import evidence
-from lab.experiments import TIMING_MARK, VERDICT_RULE, Provenance, table
+from lab.experiments import ANSWER_MARK, TIMING_MARK, VERDICT_RULE, Provenance, table
 
 EACH_FIGURE_ONCE = "## Each published figure once"
 FRACTIONS = {1 / 2: "half", 1 / 3: "a third", 1 / 4: "a quarter"}  # the shares a rule's line is drawn at, in words
@@ -29,15 +29,44 @@ def page(sections: Iterable[Sequence[str]]) -> str:
 
 def header(provenance: Provenance, title: str, answer: str, written: str) -> List[str]:
     """The title, the page's answer in one sentence, what wrote the page (`written`), and what made it."""
-    return ["# " + provenance.title(title), "", f"**In one sentence.** {answer}", "", written, "",
+    return ["# " + provenance.title(title), "", f"{ANSWER_MARK}{answer}", "", written, "",
             provenance.line()]
 
 
 def answer_opening(article: str, counts: Mapping[str, int]) -> str:
     """How an answer starts: 'Of the 48 figures the <article> article publishes, each counted once ..., 7 check how
-    the run is built, and all hold; of the other 41, ' (what the measured ones did follows)."""
+    the run is built, and all hold, and 2 are fixed by the inputs ...; the other 39 are measured...: ' (what the
+    measured ones did follows)."""
+    fixed, shared = counts.get(evidence.FIXED, 0), counts.get(evidence.SHARED, 0)
+    pieces = (f", {shared} of them counted with another that follows from the same cause, so "
+              f"{evidence.measured(counts)} pieces of evidence" if shared else "")
     return (f"Of the {evidence.total(counts)} figures the {article} article publishes, each counted once however "
-            f"many rows restate it, {evidence.checks_words(counts)}; of the other {evidence.measured(counts)}, ")
+            f"many rows restate it, {evidence.checks_words(counts)}, and {fixed} "
+            f"{'is' if fixed == 1 else 'are'} fixed by the inputs (a sample or an analytic share of a stated "
+            f"setting, whatever the model); the other {evidence.measured_figures(counts)} are measured, decided by "
+            f"a mechanism of the model{pieces}: ")
+
+
+def draws_words(draws: Sequence[Sequence[Sequence[int]]]) -> str:
+    """'over 4 disjoint draws of the range seeds (seeds 6–105, 106–205, ...), each piece at its weakest in any, '
+    before the tallies of an answer; '' for one draw or none."""
+    if len(draws) < 2:
+        return ""
+    spans = ", ".join(f"{draw[0][0]}–{draw[-1][-1]}" for draw in draws)
+    return f"over {len(draws)} disjoint draws of the range seeds (seeds {spans}), each piece at its weakest in any, "
+
+
+def draws_rule(draws: Sequence[Sequence[Sequence[int]]]) -> str:
+    """The sentence on how the tallies hold across draws of the range seeds; '' for one draw or none."""
+    if len(draws) < 2:
+        return ""
+    seeds = sum(len(group) for group in draws[0])
+    return (f"The ranges of the tables come from the first of {len(draws)} disjoint draws of {seeds} range seeds "
+            f"each ({', '.join(f'seeds {d[0][0]}–{d[-1][-1]}' for d in draws)}), the committed draw; each draw "
+            "judges every measured figure again, and a piece of evidence counts at its weakest in any draw: firm "
+            "only when firm in every draw, a match only when it matches in every draw. A tally cell reads "
+            "'9 (11; 9–12)': 9 over all draws, 11 in the committed draw, 9 to 12 in one draw at a time; where a "
+            "figure's strength differs between draws, 'Each published figure once' lists it per draw.")
 
 
 def fraction(share: float) -> str:
@@ -50,16 +79,41 @@ def fraction(share: float) -> str:
 
 
 def shown_strengths(tallies: Iterable[Mapping[str, int]]) -> List[str]:
-    """The strengths a tally table has a column for: checks, firm, loose and outside always; failed checks and
-    unranged figures where a tally has some."""
+    """The strengths a tally table has a column for: checks, fixed by the inputs, firm, loose and outside always;
+    failed checks and unranged figures where a tally has some."""
     counted = list(tallies)
-    return [s for s in evidence.STRENGTHS if s in (evidence.CHECK, *evidence.HOLDS, evidence.OUTSIDE)
-            or any(counts[s] for counts in counted)]
+    always = (evidence.CHECK, evidence.FIXED, *evidence.HOLDS, evidence.OUTSIDE)
+    return [s for s in evidence.STRENGTHS if s in always or any(counts.get(s, 0) for counts in counted)]
 
 
 def strength_columns(shown: Sequence[str]) -> List[str]:
     """The column names of those strengths: 'checks', 'failed checks', then 'firm', 'loose', ..."""
     return [f"{s}s" if s in evidence.CHECKS else s for s in shown]
+
+
+def tally_columns(shown: Sequence[str]) -> List[str]:
+    """A tally's columns: the independent figures, the checks and the figures fixed by the inputs, the measured
+    figures and the pieces of evidence they make, then the strengths of those pieces."""
+    apart = [s for s in shown if s not in evidence.MEASURED]
+    return ["independent figures", *strength_columns(apart), "measured figures", "pieces of evidence",
+            *strength_columns([s for s in shown if s in evidence.MEASURED])]
+
+
+def tally_cells(counts: Mapping[str, int], shown: Sequence[str], per_draw: Sequence[Mapping[str, int]] = ()
+                ) -> List[str]:
+    """One tally's cells, in tally_columns' order; with the tallies of several draws of the range seeds
+    (`per_draw`, the committed draw first), each strength's count over all draws is followed by the committed
+    draw's and the least–most of one draw at a time: '9 (11; 9–12)'."""
+    apart = [str(counts[s]) for s in shown if s not in evidence.MEASURED]
+
+    def cell(name: str) -> str:
+        if len(per_draw) < 2:
+            return str(counts[name])
+        low, high = evidence.spread_of_tallies(per_draw, name)
+        return f"{counts[name]} ({per_draw[0][name]}; {low}–{high})"
+
+    return [str(evidence.total(counts)), *apart, str(evidence.measured_figures(counts)),
+            str(evidence.measured(counts)), *[cell(s) for s in shown if s in evidence.MEASURED]]
 
 
 def strength_section(header_row: Sequence[str], rows: Sequence[Sequence[str]], *paragraphs: str) -> List[str]:
@@ -78,11 +132,17 @@ def counting_rules(restating: str, rule_words: str, after: str) -> str:
         f"Each published figure counts once. A row that restates others ({restating}: the article's own numbers "
         "derive it from theirs) keeps its verdict, but counts as the figures it restates: the `#` column of every "
         "table names them (`= 7`), and 'Each published figure once', at the end, lists every independent figure "
-        "with the rows that rest on it. A *check* is a figure the way the run is built fixes (each is listed with "
-        "what fixes it): it must come out exact, and it measures none of the article's claims. A measured figure "
-        f"is a *firm* match when our range meets it and is at most {fraction(evidence.FIRM_WIDTH)} of it wide, so "
-        "that it leaves out values a reader would call different; a *loose* match when our range meets it but is "
-        f"wider; *outside* otherwise. {rule_words} {after}")
+        "with the rows that rest on it. Each independent figure is of one of three kinds. A *check* is a figure "
+        "the way the run is built fixes (each is listed with what fixes it): it must come out exact, and it "
+        "measures none of the article's claims. A figure *fixed by the inputs* is an analytic share of a stated "
+        "setting or a sample of a stated count: whatever the model, ours measures the sampling, not a claim, so "
+        "it is listed with what fixes it and tallied apart. A *measured* figure is one a mechanism of the model "
+        "decides, and only those count as firm, loose or outside; measured figures that follow from one cause "
+        "count as one piece of evidence, the weakest of their strengths, and are listed together with the cause "
+        "named. A measured figure is a *firm* match when our range meets it and is at most "
+        f"{fraction(evidence.FIRM_WIDTH)} of it wide, so that it leaves out values a reader would call "
+        f"different; a *loose* match when our range meets it but is wider; *outside* otherwise. {rule_words} "
+        f"{after}")
 
 
 def rule_words(firm_at: Mapping[float, int], firm: int, whose: str = "", where: str = "") -> str:

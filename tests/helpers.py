@@ -159,3 +159,33 @@ def assert_server_refuses(test: Any, cases: Dict[Tuple[str, ...], str]) -> None:
             test.assertEqual(code, 2)
             test.assertEqual(stderr.count("\n"), 1, stderr)
             test.assertIn(reason, stderr)
+
+
+def listed_strength(cell: str) -> str:
+    """The strength a cell of 'Each published figure once' names first: 'check', 'fixed by the inputs', 'firm', ...
+    (what follows it, a reason, the strengths per draw or a shared cause, left off)."""
+    return cell.split(":")[0].split(";")[0].split(" (")[0]
+
+
+def recounted(numbers: Sequence[str], cells: Sequence[str]) -> Dict[str, int]:
+    """The tally a page's per-figure strengths add up to: each figure once, the measured figures that name one
+    cause with others ('; one cause with 27: ...') as one piece, the weakest of theirs."""
+    from lab import evidence  # noqa: E402  (the lab is imported only by the tests that read its pages)
+    pieces: Dict[str, str] = {}
+    for number, cell in zip(numbers, cells):
+        strength = listed_strength(cell)
+        shared = cell.split("; one cause with ")[1].split(":")[0].split(", ") if "; one cause with " in cell else []
+        piece = min([number, *shared], key=int)
+        known = pieces.get(piece)
+        pieces[piece] = strength if known is None else min((known, strength), key=evidence.WEAKEST_FIRST.index)
+    counts = dict.fromkeys(evidence.STRENGTHS, 0)
+    for strength in pieces.values():
+        counts[strength] += 1
+    counts["measured figures"] = sum(1 for cell in cells if listed_strength(cell) in evidence.MEASURED)
+    counts["independent figures"] = len(cells)
+    return counts
+
+
+def headline_count(cell: str) -> int:
+    """A tally cell's count over every draw: '9 (11; 9–12)' -> 9."""
+    return int(cell.split()[0])

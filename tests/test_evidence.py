@@ -91,6 +91,50 @@ class StrengthTest(unittest.TestCase):
         self.assertEqual(evidence.checks_words(counts), "3 check how the run is built, and 1 of them hold")
 
 
+KINDS = evidence.Basis(
+    restated={}, checks={"whole": "the run is built with this many"},
+    fixed={"sampled": "a sample of a stated share"},
+    causes={"one shape": ("page", "schema")},
+)
+
+
+def kinds_rows(page=(30, 31, [25, 35])):
+    """A check, a figure fixed by the inputs that matches firmly, two figures of one cause and one of its own."""
+    return {"whole": row(100, 100, [100, 100]), "sampled": row(30, 30, [29, 31]), "page": row(*page),
+            "schema": row(60, 80, [75, 85]), "own": row(10, 10, [9, 12])}
+
+
+class KindsTest(unittest.TestCase):
+    """Checks, figures fixed by the inputs and measured figures apart; one cause's figures as one piece."""
+
+    def test_a_figure_fixed_by_the_inputs_is_never_tallied_as_measured_however_well_it_matches(self):
+        assessed = evidence.assess(kinds_rows(), KINDS)
+        self.assertEqual(assessed["sampled"].strength, evidence.FIXED)
+        counts = evidence.tally(assessed, KINDS)
+        self.assertEqual((counts[evidence.CHECK], counts[evidence.FIXED]), (1, 1))
+        self.assertEqual(evidence.measured_figures(counts), 3)  # page, schema, own: never the sampled one
+        self.assertEqual(counts[evidence.FIRM], 1)  # own; the fixed figure's firm range counts for nothing
+        self.assertEqual(KINDS.kind("sampled"), evidence.FIXED)
+        self.assertEqual([KINDS.kind(k) for k in ("whole", "own")], ["check", "measured"])
+
+    def test_the_figures_of_one_cause_are_one_piece_at_the_weakest_of_their_strengths(self):
+        counts = evidence.tally(evidence.assess(kinds_rows(), KINDS), KINDS)
+        self.assertEqual((evidence.measured(counts), counts[evidence.SHARED]), (2, 1))
+        self.assertEqual((counts[evidence.FIRM], counts[evidence.OUTSIDE]), (1, 1))  # page firm, schema outside
+        self.assertEqual(evidence.total(counts), 5)
+
+    def test_over_draws_a_figure_is_firm_only_when_firm_in_every_draw(self):
+        draws = [evidence.assess(kinds_rows(), KINDS), evidence.assess(kinds_rows(), KINDS),
+                 evidence.assess(dict(kinds_rows(), own=row(10, 10, [9, 16])), KINDS)]
+        across = evidence.across(draws)
+        self.assertEqual(across["own"].strength, evidence.LOOSE)
+        self.assertEqual(across["own"].draws, (evidence.FIRM, evidence.FIRM, evidence.LOOSE))
+        self.assertEqual(across["sampled"].strength, evidence.FIXED)
+        self.assertEqual(evidence.tally(across, KINDS)[evidence.FIRM], 0)
+        rows = [kinds_rows(), dict(kinds_rows(), own=row(10, 10, [9, 16]))]
+        self.assertEqual(evidence.firm_at(rows, KINDS, (1 / 3, 1)), {1 / 3: 0, 1: 1})
+
+
 class BasesTest(unittest.TestCase):
     """What each experiment declares of its published figures, held to the article's own numbers."""
 

@@ -40,12 +40,22 @@ class EventLogTest(unittest.TestCase):
             self.assertEqual((last["type"], last["article_id"], last["updated_at"]),
                              (expected_type, citation["article_id"], citation["updated_at"]))
 
-    def test_saves_agents_cannot_see_write_no_event(self):
+    def test_saves_of_drafts_write_no_event(self):
         before = len(poll_all(self.store))
         self.store.save_article(KB, "draft-1", content="Still a draft.")
-        self.store.save_article(KB, "gone-1", content="Still unpublished.")
         self.store.create_article(KB, "Another draft", "Draft.", published=False)
         self.assertEqual(len(poll_all(self.store)), before)
+
+    def test_a_save_of_an_unpublished_article_writes_it_gone_again_at_its_new_version_and_reads_stay_not_found(self):
+        self.clock.advance()
+        citation = self.store.save_article(KB, "gone-1", content="Still unpublished.")
+        last = poll_all(self.store)[-1]
+        self.assertEqual(set(last), {"sequence", "type", "article_id", "updated_at"})  # no title, no content
+        self.assertEqual((last["type"], last["article_id"], last["updated_at"]),
+                         ("unpublished", "gone-1", citation["updated_at"]))
+        gone, missing = read(self.store, "gone-1"), read(self.store, "no-such-article")
+        self.assertEqual(gone["error"], missing["error"])
+        self.assertEqual(gone["error"], "not_found")
 
     def test_sequences_run_from_one_with_no_gap_even_after_rejected_edits(self):
         version = read(self.store, self.ids[0])["updated_at"]

@@ -9,7 +9,7 @@ from tests.schema_cases import boundary_cases
 from osfoundry_tools.core.checks import check
 from osfoundry_tools.stores import kb_store
 
-# The trimmed tools/list of 2026-11-08, as the articles publish it (SPEC §1.1).
+# The trimmed tools/list of 2026-11-08, as the articles publish it.
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 PUBLISHED = json.loads("""[

@@ -7,8 +7,9 @@ from lab.experiments import TIMING_MARK, Provenance
 
 CANONICAL = Provenance("python3 x.py", "abc", "3.9.6", "3.40.1", ())
 TRIED = Provenance("python3 x.py --seeds 1", "abc", "3.9.6", "3.40.1", ("--seeds",))
-COUNTS = {evidence.CHECK: 7, evidence.FAILED: 0, evidence.FIRM: 12, evidence.LOOSE: 18, evidence.OUTSIDE: 11,
-          evidence.UNRANGED: 0}
+COUNTS = {evidence.CHECK: 7, evidence.FAILED: 0, evidence.FIXED: 0, evidence.FIRM: 12, evidence.LOOSE: 18,
+          evidence.OUTSIDE: 11, evidence.UNRANGED: 0}
+SHARED = dict(COUNTS, **{evidence.FIXED: 2, evidence.OUTSIDE: 8, evidence.SHARED: 1})  # 2 fixed, 2 as 1 piece
 
 
 class SkeletonTest(unittest.TestCase):
@@ -24,7 +25,13 @@ class SkeletonTest(unittest.TestCase):
     def test_the_answer_opens_with_the_tally_each_figure_once(self):
         self.assertEqual(pages.answer_opening("record-channel", COUNTS),
                          "Of the 48 figures the record-channel article publishes, each counted once however many "
-                         "rows restate it, 7 check how the run is built, and all hold; of the other 41, ")
+                         "rows restate it, 7 check how the run is built, and all hold, and 0 are fixed by the inputs "
+                         "(a sample or an analytic share of a stated setting, whatever the model); the other 41 are "
+                         "measured, decided by a mechanism of the model: ")
+        self.assertIn("2 are fixed by the inputs", pages.answer_opening("x", SHARED))
+        self.assertIn("the other 39 are measured, decided by a mechanism of the model, 1 of them counted with "
+                      "another that follows from the same cause, so 38 pieces of evidence: ",
+                      pages.answer_opening("x", SHARED))
 
     def test_a_page_of_one_model_has_unnamed_columns_and_of_two_one_set_per_model(self):
         self.assertEqual(pages.figure_columns(), ["figure", "#", "published", "ours", "our range", "verdict"])
@@ -33,8 +40,8 @@ class SkeletonTest(unittest.TestCase):
         self.assertEqual(pages.evidence_columns(["a"])[4:], ["a: percentile", "width", "strength"])
 
     def test_a_tally_shows_failed_checks_and_unranged_figures_only_where_some_are(self):
-        self.assertEqual(pages.shown_strengths([COUNTS]), [evidence.CHECK, evidence.FIRM, evidence.LOOSE,
-                                                           evidence.OUTSIDE])
+        self.assertEqual(pages.shown_strengths([COUNTS]), [evidence.CHECK, evidence.FIXED, evidence.FIRM,
+                                                           evidence.LOOSE, evidence.OUTSIDE])
         shown = pages.shown_strengths([COUNTS, dict(COUNTS, **{evidence.FAILED: 1})])
         self.assertEqual(pages.strength_columns(shown)[:2], ["checks", "failed checks"])
 
@@ -50,6 +57,14 @@ class SkeletonTest(unittest.TestCase):
 class CountsTest(unittest.TestCase):
     def test_the_counts_of_a_tally(self):
         self.assertEqual((evidence.total(COUNTS), evidence.measured(COUNTS), evidence.held(COUNTS)), (48, 41, 30))
+        self.assertEqual((evidence.total(SHARED), evidence.measured_figures(SHARED), evidence.measured(SHARED)),
+                         (48, 39, 38))
+
+    def test_a_tally_table_sets_the_checks_and_the_fixed_apart_from_the_pieces_of_evidence(self):
+        shown = pages.shown_strengths([SHARED])
+        self.assertEqual(dict(zip(pages.tally_columns(shown), pages.tally_cells(SHARED, shown))), {
+            "independent figures": "48", "checks": "7", "fixed by the inputs": "2", "measured figures": "39",
+            "pieces of evidence": "38", "firm": "12", "loose": "18", "outside": "8"})
 
 
 if __name__ == "__main__":

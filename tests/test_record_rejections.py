@@ -7,7 +7,7 @@ from lab.record_channels.scenario import PUBLISHED_INPUTS, PUBLISHED_VALUES_REJE
 from tests.helpers import snapshot
 from tests.record_helpers import BUGS, bug_store, edit, events, read
 
-# PUBLISHED_VALUES_REJECTION is the values-level rejection as the records article prints it (SPEC §1.2), kept once,
+# PUBLISHED_VALUES_REJECTION is the values-level rejection as the records article prints it, kept once,
 # in lab/record_channels/scenario.py. It is json.dumps output with default separators except for one space after
 # "fields": [ that line wrapping left; the tests remove it. PUBLISHED_INPUTS are what it answers: labels, 20
 # points, "Friday", a formula.

@@ -7,7 +7,7 @@ from tests.record_helpers import BUGS, bug_store
 from tests.schema_cases import boundary_cases
 from osfoundry_tools.core.checks import check
 
-# The trimmed tools/list of 2026-11-09, as the records article prints it (SPEC §1.2).
+# The trimmed tools/list of 2026-11-09, as the records article prints it.
 PUBLISHED = json.loads("""[
  {"name": "list_record_items", "description": "List the schema and a bounded page of item previews from one granted record channel. Use read_record_item for the complete values.", "inputSchema": {"required": ["record_channel_id"], "properties": {"record_channel_id": {"type": "string"}, "before_id": {"type": "string"}, "limit": {"type": "integer", "minimum": 1, "maximum": 50}}}, "annotations": {"readOnlyHint": true}},
  {"name": "read_record_item", "description": "Read one item by ID from a granted record channel and return its current version.", "inputSchema": {"required": ["record_channel_id", "item_id"]}},

@@ -21,7 +21,7 @@ from lab.record_channels import report as record_report
 from lab.record_channels import rerun as record_rerun
 from lab.record_channels import runs as record_runs
 from lab.record_channels import scenario as record_scenario
-from tests.helpers import ROOT, fresh_default_run, without_timing
+from tests.helpers import ROOT, fresh_default_run, headline_count, listed_strength, recounted, without_timing
 
 SCENARIO = triage.scenario_from(triage.parser().parse_args([]))
 
@@ -244,29 +244,44 @@ class CommittedTallyTest(unittest.TestCase):
         with open(os.path.join(ROOT, "results", record_report.RESULTS), encoding="utf-8") as file:
             cls.text = file.read()
 
-    def test_the_tally_is_the_strengths_of_the_listed_figures_each_once(self):
-        strengths = [row[-1].split(":")[0] for row in table_after(self.text, "## Each published figure once")]
-        counted = {name: sum(1 for s in strengths if s == name) for name in evidence.STRENGTHS}
-        tally = table_after(self.text, "## How strong the evidence is")
+    def headline(self):
         header = next(line for line in self.text.splitlines() if line.startswith("| independent figures |"))
-        shown = dict(zip(header.strip("| ").split(" | "), tally[0]))
-        self.assertEqual(int(shown["independent figures"]), len(strengths))
-        for name in evidence.STRENGTHS:
+        cells = table_after(self.text, "## How strong the evidence is")[0]
+        return {name: headline_count(cell) for name, cell in zip(header.strip("| ").split(" | "), cells)}
+
+    def test_the_tally_is_the_strengths_of_the_listed_figures_each_once(self):
+        listed = table_after(self.text, "## Each published figure once")
+        counted = recounted([row[0] for row in listed], [row[-1] for row in listed])
+        shown = self.headline()
+        for name in ("independent figures", "measured figures", *evidence.STRENGTHS):
             with self.subTest(strength=name):
-                self.assertEqual(int(shown.get(f"{name}s" if name in evidence.CHECKS else name, 0)), counted[name])
-        numbers = [int(row[0]) for row in table_after(self.text, "## Each published figure once")]
+                column = f"{name}s" if name in evidence.CHECKS else name
+                self.assertEqual(shown.get(column, 0), counted[name])
+        self.assertEqual(shown["pieces of evidence"], sum(counted[s] for s in evidence.MEASURED))
+        numbers = [int(row[0]) for row in listed]
         self.assertEqual(numbers, list(range(1, len(numbers) + 1)))
 
+    def test_figures_fixed_by_the_inputs_are_listed_so_and_never_tallied_as_measured(self):
+        listed = table_after(self.text, "## Each published figure once")
+        fixed = [row[1] for row in listed if listed_strength(row[-1]) == evidence.FIXED]
+        labels = {row[1] for row in listed}
+        self.assertEqual(len(fixed), len(record_scenario.BASIS.fixed))
+        self.assertLessEqual(set(fixed), labels)
+        shown = self.headline()
+        self.assertEqual(shown["fixed by the inputs"], len(record_scenario.BASIS.fixed))
+        self.assertEqual(shown["measured figures"], shown["independent figures"] - shown["checks"]
+                         - shown.get("failed checks", 0) - shown["fixed by the inputs"])
+        self.assertLessEqual(shown["measured figures"], 7)
+
     def test_the_opening_sentence_quotes_the_tally(self):
-        counts = {name: int(n) for name, n in zip(
-            next(line for line in self.text.splitlines() if line.startswith("| independent figures |"))
-            .strip("| ").split(" | "), table_after(self.text, "## How strong the evidence is")[0])}
+        counts = self.headline()
         sentence = self.text.splitlines()[2]
         self.assertTrue(sentence.startswith("**In one sentence.** "), sentence)
-        measured = counts["independent figures"] - counts["checks"] - counts.get("failed checks", 0)
         self.assertIn(f"Of the {counts['independent figures']} figures", sentence)
-        self.assertIn(f"of the other {measured}, ours matches {counts['firm']} firmly and {counts['loose']} loosely "
-                      f"and misses {counts['outside']}", sentence)
+        self.assertIn(f"and {counts['fixed by the inputs']} are fixed by the inputs", sentence)
+        self.assertIn(f"the other {counts['measured figures']} are measured", sentence)
+        self.assertIn(f"ours matches {counts['firm']} firmly and {counts['loose']} loosely and misses "
+                      f"{counts['outside']}", sentence)
 
     def test_every_row_restating_a_figure_names_one_the_page_numbers(self):
         numbers = {row[0] for row in table_after(self.text, "## Each published figure once")}
@@ -321,7 +336,9 @@ class CommandLineTest(unittest.TestCase):
         self.assertRegex(text, r"\| already-read items deleted, offset: never seen \| \d+, check \| 110 \| 22 \|")
         self.assertIn("with other settings (--seeds, --ranges, --items, --timed-edits, --timed-runs): not the "
                       "committed page", text.splitlines()[0])
-        self.assertIn("triage.py: 11/11 seed runs in ", done.stderr)
+        self.assertIn("triage.py: 41/41 seed runs in ", done.stderr)  # 1 main seed, 4 draws of 2 groups of five
+        sentence = text.splitlines()[2][len("**In one sentence.** "):]
+        self.assertTrue(done.stdout.splitlines()[-1].endswith(f"/{record_report.RESULTS}: {sentence}"), done.stdout)
 
     def test_bad_options_exit_2_with_a_one_line_reason(self):
         for argv in (["--seeds", "x"], ["--statuses", "open"], ["--points", "a,b"], ["--description", "10-9"],

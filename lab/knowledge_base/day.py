@@ -426,7 +426,7 @@ class Day:
         self.ids = published.ids
         self.person_saved: Dict[str, int] = {}  # article_id -> time of the last person's save
         self.unpublished: set = set()  # article IDs people unpublished (nobody publishes them again in the day)
-        self.eventless_saves = 0  # people's saves of articles already unpublished
+        self.saves_of_unpublished = 0  # people's saves of articles already unpublished (each writes an event)
         for save in plan.saves + (plan.late_saves if late else ()):
             change = save.zipf if saves == "zipf" else save.uniform
             self.loop.at(save.time, SAVE, functools.partial(self.save, change))
@@ -435,7 +435,7 @@ class Day:
         """A person's save; an unpublish of an article already unpublished edits its content instead."""
         article_id = self.ids[change.rank]
         published = article_id not in self.unpublished  # people's own record: only they change a status
-        self.eventless_saves += not published  # agents cannot see the article, so the save writes no event
+        self.saves_of_unpublished += not published  # the article stays gone: its event says `unpublished` again
         if change.kind == "unpublish" and published:
             self.store.unpublish_article(KB, article_id)
             self.unpublished.add(article_id)
@@ -516,7 +516,7 @@ def run_zipf_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[s
     schedule_checks(day, scenario, check)
     day.loop.run()
     return {"hours": hours, "ranking": dict(ranking, **second_concentration(seconds, day.ids)),
-            "setup": list(agent.setup), "eventless_saves": day.eventless_saves, "calls": dict(agent.calls)}
+            "setup": list(agent.setup), "saves_of_unpublished": day.saves_of_unpublished, "calls": dict(agent.calls)}
 
 
 def schedule_checks(day: Day, scenario: Scenario, check: Callable[[], None]) -> None:

@@ -21,7 +21,7 @@ from lab.experiments import Provenance
 from lab.knowledge_base import law
 from lab.knowledge_base.approval import OUTCOMES, WAYS, Approval
 from lab.knowledge_base.day import Scenario
-from lab.knowledge_base.scenario import MODELS, K4Reading
+from lab.knowledge_base.scenario import CHOSEN_WITH, MODELS, K4Reading
 
 POPULAR, STATED = MODELS
 TITLES = {POPULAR: "popular search", STATED: "as stated"}  # each model's name on the pages
@@ -38,6 +38,11 @@ class ModelRun:
     groups: List[Dict[str, Any]]
     rows: Dict[str, Dict[str, Row]]  # reading -> figure key -> ours, low, high, published, verdict
     approvals: Optional[List[List[Dict[str, Any]]]] = None  # per main seed, approval.py's counts per approval delay
+    draws: Optional[List[Dict[str, Dict[str, Row]]]] = None  # rows per draw of the range seeds, rows' own first
+
+    def draw_rows(self, reading: str) -> List[Dict[str, Row]]:
+        """Every draw's rows of a reading, the committed draw's (self.rows) first."""
+        return [draw[reading] for draw in self.draws] if self.draws else [self.rows[reading]]
 
 
 @dataclasses.dataclass
@@ -46,7 +51,7 @@ class Report:
 
     models: Dict[str, ModelRun]  # the default model first
     seeds: Sequence[int]
-    groups: Sequence[Sequence[int]]
+    groups: Sequence[Sequence[int]]  # the committed draw's range groups
     k1: Dict[str, Tuple[str, str, str]]
     published_k1: Dict[str, Tuple[str, str, str]]
     published: Dict[str, float]
@@ -57,6 +62,7 @@ class Report:
     timing: Tuple[float, float, int]  # seconds for the main seeds, for the whole run, processes
     seed_parts: Optional[Dict[str, float]] = None  # seconds per part of the first main seed (seed_profile.py)
     approval: Optional[Approval] = None  # the approval delays the main seeds were replayed with
+    draws: Sequence[Sequence[Sequence[int]]] = ()  # every draw's range groups, the committed draw first
 
     @property
     def default(self) -> str:
@@ -72,12 +78,19 @@ class Report:
         return row(self, model, reading, key)["ours"]
 
     def assessed(self, model: str, reading: str = LEADING) -> Dict[str, evidence.Assessment]:
-        """Every independent, tallied figure of a model under a reading, with its strength."""
-        return evidence.assess(self.models[model].rows[reading], self.basis)
+        """Every independent, tallied figure of a model under a reading, with its strength over every draw of the
+        range seeds (its weakest in any)."""
+        return evidence.across([evidence.assess(rows, self.basis)
+                                for rows in self.models[model].draw_rows(reading)])
 
     def tally(self, model: str, reading: str = LEADING) -> Dict[str, int]:
-        """How many independent figures have each strength."""
-        return evidence.tally(self.assessed(model, reading))
+        """How many pieces of evidence have each strength, over every draw (evidence.tally)."""
+        return evidence.tally(self.assessed(model, reading), self.basis)
+
+    def draw_tallies(self, model: str, reading: str = LEADING) -> List[Dict[str, int]]:
+        """The tally of each draw of the range seeds alone, the committed draw's first."""
+        return [evidence.tally(evidence.assess(rows, self.basis), self.basis)
+                for rows in self.models[model].draw_rows(reading)]
 
     def favoured(self, reading: str = LEADING) -> Dict[str, str]:
         """The figures that tell the models apart under a reading, each with the model it favours."""
@@ -90,7 +103,22 @@ class Report:
 
     def firm_at(self) -> Dict[float, int]:
         """The default model's firm matches under the leading reading, the rule's line drawn elsewhere."""
-        return evidence.firm_at(self.models[self.default].rows[LEADING], self.basis)
+        return evidence.firm_at(self.models[self.default].draw_rows(LEADING), self.basis)
+
+
+def literal_contradiction(report: Report) -> Tuple[int, float, float]:
+    """The last published hour, the answers with a stale citation the published share makes of that hour's
+    answers (derived), and the stale citations published for it: the first outnumbers the second, which no
+    per-citation count allows."""
+    p, hour = report.published, report.published_hours[-1]
+    answers = p[f"K2.h{hour}.answers_pct"] / 100 * p[f"K2.h{hour}.citations"] / 2
+    return hour, answers, p[f"K2.h{hour}.stale"]
+
+
+def chosen_with(report: Report, reading: str = LEADING) -> List[str]:
+    """The figures that tell the models apart under a reading and were in view when the popular model was chosen
+    (scenario.CHOSEN_WITH)."""
+    return [key for key in report.favoured(reading) if key.startswith(CHOSEN_WITH)]
 
 
 def row(report: Report, model: str, reading: str, key: str) -> Row:
@@ -275,8 +303,9 @@ def wasted_per_hundred(outcomes: Mapping[str, int]) -> int:
 
 
 def seed_days(report: Report) -> int:
-    """The seed days the run simulated: every model over the main seeds and the range groups' seeds."""
-    return len(report.models) * (len(report.seeds) + 5 * len(report.groups))
+    """The seed days the run simulated: every model over the main seeds and every draw's range groups' seeds."""
+    draws = report.draws or [report.groups]
+    return len(report.models) * (len(report.seeds) + sum(len(group) for draw in draws for group in draw))
 
 
 def calls_per_seed(report: Report) -> Tuple[float, List[Tuple[str, float]], int]:
@@ -325,7 +354,7 @@ class Sensitivity:
 
     def tally(self, name: str, reading: str = LEADING) -> Dict[str, int]:
         """A variant's strengths under a reading, each independent figure once."""
-        return evidence.tally(evidence.assess(self.variants[name].rows[reading], self.basis))
+        return evidence.tally(evidence.assess(self.variants[name].rows[reading], self.basis), self.basis)
 
     def reaching(self) -> Dict[K4Reading, List[str]]:
         """Per K4 reading, the models in which it reaches the published share at the longest delay."""

@@ -2,7 +2,7 @@
 
 Layer: above day.py (whose Scenario each model is) and scenario.py (the sizes the sensitivity page tries);
 below rerun.py, sim.py and the benchmark, which build their days here. A model is a day.Scenario: the day as
-stated keeps only what SPEC states (no views, areas of scenario.STATED_AREA_ARTICLES); popular search adds
+stated keeps only what the article states (no views, areas of scenario.STATED_AREA_ARTICLES); popular search adds
 people's views, which the search lists the matches after the best one by, and product areas of √articles.
 
 Glossary (sim.py has model; scenario.py has the day as stated):

@@ -19,7 +19,7 @@ import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from lab import evidence, figures
-from lab.experiments import number
+from lab.experiments import inside_chance, number
 from lab.knowledge_base import day, law, measured
 from lab.knowledge_base.measured import POPULAR, STATED, row
 
@@ -49,25 +49,22 @@ def _poll_size(report: Any, model: str, key: str, reading: str) -> Optional[Caus
     """Polling's KiB is events times their size: which of the two puts ours on its side of the published figure."""
     m, s = report.models[model].main, report.models[model].scenario
     end, checks = m["zipf"]["hours"][-1], len(m["zipf"]["hours"]) * m["seeds"]
-    events, eventless = end["events_polled"] / checks, m["zipf"]["eventless_saves"] / checks
+    events, unpublished = end["events_polled"] / checks, m["zipf"]["saves_of_unpublished"] / checks
     size = end["costs"]["poll"][1] / max(1, end["events_polled"])
-    ours, every_save = events * size / 1024, (events + eventless) * size / 1024
+    ours, without = events * size / 1024, (events - unpublished) * size / 1024
     published = report.published["K3.poll.kib_per_check"]
     implied = published * 1024 / (s.saves / s.hours)
-    facts = (f"ours brought {events:.1f} events per check of about {size:.0f} bytes each, and {eventless:.1f} of "
-             f"the {s.saves / s.hours:.1f} saves an hour wrote no event: a save of an article already unpublished "
-             "changes nothing an agent can see, so our store logs none (our choice; the articles say every save "
-             "writes one)")
-    if ours < published <= every_save:
-        return ("event size", f"polling pays per event, and ours lies below the published figure because {facts}. "
-                f"Had each save written one, ours would be {every_save:.1f} KiB per check, above it: the published "
-                f"figure works out to about {implied:.0f} bytes per event if every save wrote one (derived), and an "
-                "event of ours, {sequence, type, article_id, updated_at} in a page with last_sequence and has_more, "
-                "is larger")
+    facts = (f"ours brought {events:.1f} events per check of about {size:.0f} bytes each, {unpublished:.1f} of them "
+             "from saves of articles already unpublished, which write an event as the article says every save "
+             f"does; before our store wrote those, ours was {without:.1f} KiB per check, "
+             f"{'below' if without < published else 'above'} the figure, and now it is {ours:.1f}")
     if ours > published and size > implied:
         return ("event size", f"polling pays per event, and ours lies above the published figure because an event "
                 f"of ours is larger than the about {implied:.0f} bytes the published figure works out to if every "
-                f"save wrote one (derived): {facts}")
+                f"save wrote one (derived): {facts}. An event of ours is {{sequence, type, article_id, updated_at}} "
+                "in a page with last_sequence and has_more, and the article never shows how it wrote one")
+    if ours < published:
+        return ("event size", f"polling pays per event, and ours lies below the published figure: {facts}")
     return None
 
 
@@ -272,7 +269,7 @@ def marginal(report: Any, model: str, key: str, reading: str) -> Optional[Cause]
         return None
     ranged = independent_ranged(report, model, reading)
     groups = len(report.models[model].groups)
-    chance = 2 / (groups + 1)  # a further group's chance of falling outside the smallest and largest of `groups`
+    chance = 1 - inside_chance(groups)  # a further group's chance of falling outside the range of `groups`
     return ("marginal", f"{near}; a further group of our own seeds falls outside such a range {100 * chance:.0f}% "
             f"of the time, so chance alone puts about {ranged * chance:.0f} of our {ranged} independent ranged "
             "figures outside")

@@ -21,7 +21,7 @@ from typing import Dict, List, Sequence, Tuple
 from osfoundry_tools.server import approval as server_approval
 from osfoundry_tools.content import workload
 from lab import evidence, figures, pages
-from lab.experiments import TIMING_MARK, seeds_text, table
+from lab.experiments import TIMING_MARK, inside_chance, seeds_text, spread_cut, table
 from lab.knowledge_base import day, measured
 from lab.knowledge_base.approval import WAYS, WITH
 from lab.knowledge_base.chart import chart  # noqa: F401  (rerun.py writes the chart through this module)
@@ -117,50 +117,74 @@ def header(report: Report) -> List[str]:
     return pages.header(
         report.provenance, "Knowledge-base experiments, rerun", answer(report),
         "Written by `python3 sim.py`; do not edit by hand. Each row sets a figure published in the articles "
-        "(SPEC §2) beside the same figure measured on our reconstruction, in two models of the day.")
+        "(listed in `docs/source-figures.md`) beside the same figure measured on our reconstruction, in two models "
+        "of the day.")
 
 
 def answer(report: Report) -> str:
-    """The sentence a reader can quote: how many of the article's independent figures were reproduced, how
-    firmly, under which model, and which model the figures that tell them apart favour."""
+    """The sentence a reader can quote: how many of the article's independent figures are checks, fixed by the
+    inputs and measured; how firmly the measured ones were reproduced, under which model and reading; why the
+    literal reading cannot hold; and which model the figures that tell them apart favour."""
     lead, other = report.default, [m for m in report.models if m != report.default]
-    text = (pages.answer_opening("knowledge-base", report.tally(lead))
-            + f"{report.title(lead)}, our default model, {evidence.measured_words(report.tally(lead))}")
-    for model in other:
-        text += f", and the model {report.title(model)} {evidence.measured_words(report.tally(model))}"
-    text += " (each stale version counted once, the reading under which the published table is consistent)"
+
+    def tallies(reading: str) -> str:
+        words = ""
+        for model in report.models:
+            said = evidence.measured_words(report.tally(model, reading), report.draw_tallies(model, reading))
+            words += (f"{report.title(lead)}, our default model, {said}" if model == lead else
+                      f", and the model {report.title(model)} {said}")
+        return words
+
+    text = (pages.answer_opening("knowledge-base", report.tally(lead)) + f"{pages.draws_words(report.draws)}"
+            "counting each stale version once, the "
+            f"reading under which the published table is consistent, {tallies(LEADING)}. The article's literal "
+            f"reading, per citation, is impossible: {_impossible_words(report)}; under it {tallies('citation')}")
     return text + (f"; {favour_words(report, LEADING)}." if other else ".")
 
 
+def _impossible_words(report: Report) -> str:
+    """'at hour 8 the published share of answers with a stale citation makes 481 answers holding one, 112 more
+    than the stale citations published for that hour (derived)': no published figure typed in the prose."""
+    hour, answers, stale = measured.literal_contradiction(report)
+    return (f"at hour {hour} the published share of answers with a stale citation makes {answers:,.0f} answers "
+            f"holding one, {answers - stale:,.0f} more than the stale citations published for that hour (derived), "
+            "and each such answer needs a stale citation of its own")
+
+
 def favour_words(report: Report, reading: str) -> str:
-    """'13 of them tell the two models apart, 12 in favour of popular search and 1 of as stated'."""
+    """'13 of them tell the two models apart, 12 in favour of popular search and 1 of as stated; 10 of the 13
+    were in view when the popular model was chosen'."""
     favoured = report.favoured_by(reading)
     apart = sum(favoured.values())
     if not apart:
         return "none of them tells the two models apart"
     words = f"{apart} of them tell the two models apart"
     if list(favoured.values()).count(0) == len(favoured) - 1:
-        return f"{words}, all in favour of {report.title(next(m for m, n in favoured.items() if n))}"
-    by_model = " and ".join(f"{count} {'in favour of' if n == 0 else 'of'} {report.title(model)}"
-                            for n, (model, count) in enumerate(favoured.items()))
-    return f"{words}, {by_model}"
+        words = f"{words}, all in favour of {report.title(next(m for m, n in favoured.items() if n))}"
+    else:
+        words += ", " + " and ".join(f"{count} {'in favour of' if n == 0 else 'of'} {report.title(model)}"
+                                     for n, (model, count) in enumerate(favoured.items()))
+    chosen = measured.chosen_with(report, reading)
+    return (f"{words}, but {len(chosen)} of the {apart} are figures the popular model was chosen with in view "
+            f"(the staleness and the cost of the checks), which leaves {apart - len(chosen)} that played no part "
+            "in the choice")
 
 
 def strength_of_evidence(report: Report) -> List[str]:
     """The tallies of independent figures, per model and reading, and the rules they count by."""
     tallies = {(m, r): report.tally(m, r) for m in report.models for r in READINGS}
     shown = pages.shown_strengths(tallies.values())
-    header = ["model", "reading", "independent figures", *pages.strength_columns(shown),
-              "tell the models apart, in its favour"]
-    rows = [[report.title(model), READINGS[reading_name], str(evidence.total(counts)),
-             *[str(counts[s]) for s in shown], str(report.favoured_by(reading_name)[model])]
+    header = ["model", "reading", *pages.tally_columns(shown), "tell the models apart, in its favour"]
+    rows = [[report.title(model), READINGS[reading_name],
+             *pages.tally_cells(counts, shown, report.draw_tallies(model, reading_name)),
+             str(report.favoured_by(reading_name)[model])]
             for (model, reading_name), counts in tallies.items()]
     rules = pages.counting_rules(
         "a share beside its count, a per-check figure beside its total, the same count in a second table",
         pages.rule_words(report.firm_at(), report.tally(report.default)[evidence.FIRM],
                          whose=f"{report.title(report.default)} ", where=" under the consistent reading"),
-        "A figure tells the two models apart when one model's range holds it (firm or loose) and the other's "
-        "does not.")
+        f"{pages.draws_rule(report.draws)} A figure tells the two models apart when one model's range holds it "
+        "(firm or loose) and the other's does not.")
     return pages.strength_section(header, rows, rules, (
         f"Apart from the tallies: K1's cells and the analytic top-10 share ({_apart_words(report)}), and the "
         f"{len(report.calibrated)} KiB figures of re-searching and re-reading. The words of an article and the "
@@ -172,10 +196,12 @@ def strength_of_evidence(report: Report) -> List[str]:
 def lead(report: Report) -> List[str]:
     """Which model and reading lead, what each column means, the day, the bytes, the chart."""
     s = report.models[report.default].scenario
-    groups = len(report.groups)
-    ranges = (f"the smallest and largest value of the same figure over {groups} further groups of five seeds "
-              f"(seeds {report.groups[0][0]}–{report.groups[-1][-1]}); a further group of five falls inside "
-              f"with probability {groups - 1}/{groups + 1}, about {100 * (groups - 1) / (groups + 1):.0f}%"
+    groups, cut = len(report.groups), spread_cut(len(report.groups))
+    kept = (f"the smallest and largest value of the same figure over {groups} further groups of five seeds"
+            if not cut else f"the smallest and largest value of the same figure over {groups} further groups of five "
+            f"seeds once the {cut} smallest and the {cut} largest are dropped (the central 95%)")
+    ranges = (f"{kept} (seeds {report.groups[0][0]}–{report.groups[-1][-1]}); a further group of five falls inside "
+              f"with probability {groups - 2 * cut - 1}/{groups + 1}, about {100 * inside_chance(groups):.0f}%"
               if groups else "none (--ranges 0)")
     mix = "/".join(f"{100 * m:g}" for m in s.save_mix)
     return [
@@ -457,7 +483,7 @@ def reading(report: Report) -> List[str]:
         "Counted per citation, an answer with a stale citation holds at least one stale citation, so such "
         f"answers can never outnumber the stale citations. {_outnumber_words(report)} So the stale column cannot "
         "be a per-citation count if the answers column is a per-answer one. The reading that makes the two "
-        "consistent is the one SPEC suggests: the stale column counts each `(article_id, updated_at)` version "
+        "consistent is this one: the stale column counts each `(article_id, updated_at)` version "
         "once, however many answers cited it, and answers are counted one by one. Under it, a stale version "
         "was cited by more than one answer on average, which needs citations that keep landing on the same "
         f"few versions. The published table gives {_ratio_span(published)} answers per "
@@ -755,7 +781,8 @@ def run_time(report: Report) -> List[str]:
         *table(("run", "published", "ours", "verdict"), [
             [f"seeds {seeds_text(report.seeds)}, both models", f"{report.published['wall.seconds']:.1f} s (one "
              "model, Python 3.9.6, Apple M1)", f"{main_seconds:.1f} s", f"no verdict {TIMING_MARK}"],
-            [f"with {len(report.groups)} groups for the ranges ({measured.seed_days(report)} seed days)", "—",
+            [f"with {len(report.groups)} groups for the ranges, in {max(1, len(report.draws))} "
+             f"draw{'s' if len(report.draws) > 1 else ''} ({measured.seed_days(report)} seed days)", "—",
              f"{seconds:.1f} s on {pages.processes(jobs)}", f"no verdict {TIMING_MARK}"],
         ]),
         "",
@@ -894,7 +921,7 @@ def evidence_rows(report: Report, reading_name: str, only_differing: bool = Fals
                                      figures.published_cell(row(report, report.default, reading_name, key),
                                                             units[key]))
         for model in report.models:
-            cells += figures.strength_cells(report.basis, assessed[model][key])
+            cells += figures.strength_cells(report.basis, assessed[model][key], numbers(report))
         rows.append(cells + ([report.title(favoured[key]) if key in favoured else "—"] if len(report.models) > 1
                              else []))
     return rows

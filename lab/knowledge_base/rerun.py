@@ -23,7 +23,7 @@ from lab.knowledge_base.models import late_models, models_of, sensitivity_models
 from lab.knowledge_base.measured import ModelRun, Report, Sensitivity
 from lab.knowledge_base.report import CHART, RESULTS, SENSITIVITY
 from lab.knowledge_base.scenario import (
-    BASIS, CALIBRATED, K4_READINGS, MODELS, PUBLISHED, PUBLISHED_K1, K4Reading, decimals_of,
+    BASIS, CALIBRATED, K4_READINGS, MODELS, PUBLISHED, PUBLISHED_K1, SENSITIVITY_BASIS, K4Reading, decimals_of,
 )
 
 SEED_PARTS = "seed_parts"  # the key under which a timed job's result carries its parts (seed_profile.py)
@@ -50,11 +50,13 @@ def run_one(job: Tuple[int, Scenario, Any]) -> Dict[str, Any]:
 
 def run_models(prog: str, scenarios: Dict[str, Scenario], seeds: Sequence[int],
                groups: Sequence[Sequence[int]], jobs: int, timed: bool = False,
-               approvals: Optional[approval.Approval] = None,
+               approvals: Optional[approval.Approval] = None, draws: int = 1,
                ) -> Tuple[Dict[str, ModelRun], float, Optional[Dict[str, float]]]:
     """Every model over the main seeds, then over the range groups, in one pool (with `approvals`, the main seeds'
     approval replicas last, so the main seeds' time stays that of their days); the main seeds' seconds; with
-    `timed`, the parts of the first job's time (the first main seed of the first model)."""
+    `timed`, the parts of the first job's time (the first main seed of the first model). `groups` holds `draws`
+    draws of the range seeds one after another: the first sets each figure's range, and every draw's rows are
+    kept (ModelRun.draws), for tallies that must hold across them."""
     range_seeds = [seed for group in groups for seed in group]
     main_jobs = [(seed, s, False) for s in scenarios.values() for seed in seeds]
     main_jobs[0] = main_jobs[0][:2] + (timed,)
@@ -68,11 +70,13 @@ def run_models(prog: str, scenarios: Dict[str, Scenario], seeds: Sequence[int],
     measured = {}
     for n, (name, scenario) in enumerate(scenarios.items()):
         main = group_totals(main_results[n * len(seeds):(n + 1) * len(seeds)], scenario)
-        mine = [group_totals(g, scenario) for g in group_results[n * len(groups):(n + 1) * len(groups)]]
-        rows = {reading: measure(figures, main, mine, PUBLISHED, decimals_of)
-                for reading, figures in all_figures(scenario).items()}
+        every = [group_totals(g, scenario) for g in group_results[n * len(groups):(n + 1) * len(groups)]]
+        per_draw = len(groups) // draws
+        draw_rows = [{reading: measure(figures, main, every[d * per_draw:(d + 1) * per_draw], PUBLISHED, decimals_of)
+                      for reading, figures in all_figures(scenario).items()} for d in range(draws)]
         replicas = [r["approvals"] for r in approval_results[n * len(seeds):(n + 1) * len(seeds)]]
-        measured[name] = ModelRun(scenario, main, mine, rows, replicas if approvals is not None else None)
+        measured[name] = ModelRun(scenario, main, every[:per_draw], draw_rows[0],
+                                  replicas if approvals is not None else None, draw_rows)
     return measured, main_seconds, parts
 
 
@@ -98,15 +102,20 @@ def regrouped(later: Sequence[Sequence[Dict[str, Any]]], ranged: int) -> Tuple[L
 # The main page.
 
 
-def measure_report(prog: str, models: Dict[str, Scenario], seeds: Sequence[int], groups: Sequence[Sequence[int]],
-                   jobs: int, approvals: approval.Approval, made_by: Provenance) -> Report:
-    """Both models over the seeds and range groups, every figure measured, K1 apart and the approval replicas
-    on the main seeds: what the main page is written from (`made_by`: what the page says made it)."""
+def measure_report(prog: str, models: Dict[str, Scenario], seeds: Sequence[int],
+                   draws: Sequence[Sequence[Sequence[int]]], jobs: int, approvals: approval.Approval,
+                   made_by: Provenance) -> Report:
+    """Both models over the seeds and every draw of range groups (experiments.draws_of; the first sets the
+    ranges), every figure measured, K1 apart and the approval replicas on the main seeds: what the main page is
+    written from (`made_by`: what the page says made it)."""
     started = time.perf_counter()
-    measured, main_seconds, parts = run_models(prog, models, seeds, groups, jobs, timed=True, approvals=approvals)
+    groups = draws[0] if draws else []
+    every = [group for draw in draws for group in draw]
+    measured, main_seconds, parts = run_models(prog, models, seeds, every, jobs, timed=True, approvals=approvals,
+                                               draws=max(1, len(draws)))
     k1 = citation_forms()
     seconds = time.perf_counter() - started
-    return Report(models=measured, seeds=seeds, groups=groups, k1=k1, published_k1=PUBLISHED_K1,
+    return Report(models=measured, seeds=seeds, groups=groups, draws=draws, k1=k1, published_k1=PUBLISHED_K1,
                   published=PUBLISHED, published_hours=published_hours(models[MODELS[0]]),
                   calibrated=CALIBRATED, basis=BASIS, provenance=made_by,
                   timing=(main_seconds, seconds, jobs), seed_parts=parts, approval=approvals)
@@ -156,7 +165,7 @@ def measure_sensitivity(prog: str, stated: Scenario, area_articles: Optional[int
     readings = k4_readings(by_model)
     seconds = time.perf_counter() - started
     page = Sensitivity(
-        variants={name: measured[name] for name in variants}, seeds=seeds, groups=groups, basis=BASIS,
+        variants={name: measured[name] for name in variants}, seeds=seeds, groups=groups, basis=SENSITIVITY_BASIS,
         provenance=made_by, readings=K4_READINGS, k4=readings, published=PUBLISHED,
         models={model: runs["day ends"].scenario for model, runs in by_model.items()}, timing=(seconds, jobs))
     return {SENSITIVITY: sensitivity_page.markdown(page)}, seconds

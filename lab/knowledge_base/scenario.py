@@ -1,4 +1,5 @@
-"""The knowledge-base scenario (SPEC §2): the day's named constants, and the published figures ours are set beside.
+"""The knowledge-base scenario: the day's named constants, and the published figures ours are set beside (listed,
+with where each comes from, in docs/source-figures.md).
 
 Layer: above day.py (whose Scenario, clock units and strategies it names), on evidence.py (whose Basis says
 which published figures restate others); below sim.py, whose options take their defaults from here, and
@@ -7,7 +8,7 @@ a day: it is the setup and the published record, in one place, so that no comman
 read them.
 
 Glossary (sim.py has figure, model, ours, range, verdict, reading and tally):
-  day as stated   the day of these constants with only what SPEC states: no views, areas of
+  day as stated   the day of these constants with only what the article states: no views, areas of
                   STATED_AREA_ARTICLES articles (the popular model is models.py's)
   K4 reading      one way of reading the article's K4 words, which the sensitivity page runs
 """
@@ -19,7 +20,7 @@ from lab.evidence import Basis, Restatement, restates, scaled
 from lab.knowledge_base.day import AREA_ARTICLES, HOUR, MINUTE, STRATEGIES, Scenario
 
 # ---------------------------------------------------------------------------
-# The scenario (SPEC §2), every constant overridable from the command line.
+# The scenario (docs/source-figures.md), every constant overridable from the command line.
 
 ARTICLES = 400
 QUESTIONS = 120  # per seed, at uniform random times of the day
@@ -32,7 +33,7 @@ DELAYS = (20, 15 * MINUTE, HOUR, 4 * HOUR)  # seconds from an answer to its K4 e
 # a lognormal delay of this median (one replica of the day per median) and this spread of its logarithm.
 APPROVAL_DELAYS = (10, MINUTE, 5 * MINUTE, 15 * MINUTE)  # seconds
 APPROVAL_SIGMA = 1.0  # a sixth of the approvals take more than e (2.7) times the median, a sixth less than 1/e
-# How the articles are written (our design; SPEC is silent): workload.py's settings, which the demo writes
+# How the articles are written (our design; the article is silent): workload.py's settings, which the demo writes
 # with too. Two are calibrated to the published sizes: workload.ARTICLE_WORDS (a read of an article then
 # weighs about the published 1.5 KiB) and the agent's search limit here.
 VOCABULARY, WORD_ZIPF_S = workload.VOCABULARY, workload.WORD_ZIPF_S
@@ -43,11 +44,12 @@ STATED_AREA_ARTICLES = AREA_ARTICLES  # articles per product area in the day as 
 
 MODELS = ("popular", "stated")  # the first is the default "ours"
 MAIN_SEEDS = "1-5"
-RANGE_GROUPS = 20  # groups of five seeds after the main seeds, for the ranges
+RANGE_GROUPS = 10  # groups of five seeds per draw of the range seeds, for the main page's ranges (DRAWS draws)
+SENSITIVITY_GROUPS = 20  # groups of five seeds after the main seeds, for the sensitivity page's ranges (one draw)
 SENSITIVITY_AREAS = (5, 10, 20, 40, 80)  # articles per product area tried by --sensitivity, with views
 
 # ---------------------------------------------------------------------------
-# The published figures (SPEC §2, from the articles 000-002), keyed by figure.
+# The published figures (docs/source-figures.md, the knowledge-base article), keyed by figure.
 
 PUBLISHED_K1 = {  # citation form -> (survives a title change, shows the content changed, usable as edit version)
     "article title": ("no", "no", "no"),
@@ -150,7 +152,25 @@ BASIS = Basis(
         "K4.retries_saved_pct": "a retry re-reads and edits at the same instant, so no save falls in between",
     },
     apart=("K3.title.kib", "K3.reread.kib"),  # the calibrated sizes (CALIBRATED) and the figures they rest on
+    fixed={
+        "top10.questions": "the stated Zipf law's top-10 share (the analytic share, 36.7%), sampled by the "
+                           "questions; no model moves it",
+        "top10.saves": "the stated Zipf law's top-10 share (the analytic share, 36.7%), sampled by the saves; no "
+                       "model moves it",
+        **{f"K2.h{h}.citations": f"two citations for each question asked by hour {h}: a sample of the stated "
+                                 "questions at uniform times of the day" for h in PUBLISHED_HOURS[:-1]},
+    },
+    causes={
+        "how many distinct articles a check re-checks": ("K3.title.calls", "K3.reread.calls"),
+    },
 )
+# The sensitivity page compares the variants of the model by the counting it was written with: every figure that is
+# no check counted as measured, each on its own, over one draw of the range seeds. Moving it to the three kinds of
+# the main page (BASIS) is a rerun of that page, left for a quiet machine.
+SENSITIVITY_BASIS = Basis(restated=BASIS.restated, checks=BASIS.checks, apart=BASIS.apart)
+# The figures the popular model was chosen with in view: the staleness and the cost of the checks ('Why two models'
+# argues from them). Those that tell the models apart are told apart from the rest, which played no part.
+CHOSEN_WITH = ("K2.", "control.", "title.", "K3.")
 
 
 

@@ -86,9 +86,10 @@ def variants(page: Sensitivity) -> List[str]:
         "## The model",
         "",
         f"Each row runs the knowledge-base day over seeds {seeds_text(page.seeds)} and {len(page.groups)} further "
-        "groups of five for the ranges, as `python3 sim.py` does for its two models, and tallies the published "
-        "figures as results/knowledge_base.md does: each independent figure once, checks of how the run is built "
-        "apart, a match firm or loose by the width of our range (the calibrated KiB figures aside). The popular "
+        "groups of five for the ranges, in one draw, and tallies the published figures the way "
+        "results/knowledge_base.md did before it set the figures fixed by the inputs apart and held its tallies "
+        "across four draws: each independent figure once, checks of how the run is built apart, a match firm or "
+        "loose by the width of our range (the calibrated KiB figures aside). The popular "
         "model has two parts: views (the knowledge base keeps them and the search lists the matches after the "
         "best one most viewed first) and its product areas of √articles. A row without views and with the "
         "popular model's areas takes views away; the row with views and the day as stated's areas takes the areas "

@@ -1,11 +1,11 @@
-"""The scripted agent of the record-channel experiments (SPEC §3), through call_tool only.
+"""The scripted agent of the record-channel experiments (docs/source-figures.md), through call_tool only.
 
 Layer: below runs.py; it talks to a record store exactly as an MCP client
 would (tool name and JSON arguments in, a JSON result out) and never looks at the
 store's tables.
 
 What it does with a person's triage words ("In progress", "Aiko", "major", 20,
-"Friday", "API"), following SPEC §3:
+"Friday", "API"), following the article:
   - with the schema from the listing, it maps each word to an option value first
     (by value, by label, or by a word of a label), and a weekday to a date;
   - without it, it sends the words as they are;

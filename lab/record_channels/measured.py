@@ -42,22 +42,34 @@ class Report:
     timing: Tuple[float, float, int]  # seconds for the seeds, for the whole run, processes
     basis: evidence.Basis  # which published figures restate others, which the run fixes
     provenance: Provenance
+    draws: Sequence[Sequence[Sequence[int]]] = ()  # every draw's range groups, the committed draw (groups) first
+    further_rows: Sequence[Dict[str, Row]] = ()  # the rows of every draw but the committed one
+
+    def draw_rows(self) -> List[Dict[str, Row]]:
+        """Every draw's rows, the committed draw's (self.rows) first."""
+        return [self.rows, *self.further_rows]
 
     def ours(self, key: str) -> float:
         """Our value of one figure, unrounded."""
         return self.rows[key]["ours"]
 
     def assessed(self) -> Dict[str, evidence.Assessment]:
-        """Every independent figure with its strength."""
-        return evidence.assess(self.rows, self.basis)
+        """Every independent figure with its strength over every draw of the range seeds (its weakest in any)."""
+        return evidence.across([evidence.assess(rows, self.basis, reached=reached(self))
+                                for rows in self.draw_rows()])
 
     def tally(self) -> Dict[str, int]:
-        """How many independent figures have each strength."""
-        return evidence.tally(self.assessed())
+        """How many pieces of evidence have each strength, over every draw (evidence.tally)."""
+        return evidence.tally(self.assessed(), self.basis)
+
+    def draw_tallies(self) -> List[Dict[str, int]]:
+        """The tally of each draw of the range seeds alone, the committed draw's first."""
+        return [evidence.tally(evidence.assess(rows, self.basis, reached=reached(self)), self.basis)
+                for rows in self.draw_rows()]
 
     def firm_at(self) -> Dict[float, int]:
         """The firm matches with the rule's line drawn elsewhere."""
-        return evidence.firm_at(self.rows, self.basis)
+        return evidence.firm_at(self.draw_rows(), self.basis, reached=reached(self))
 
     def numbers(self) -> Dict[str, int]:
         """Each independent figure's number on the page, in the order of the rows, which is the tables' order."""
@@ -74,9 +86,108 @@ class Report:
         return self.items * len(TARGET_FIELDS)
 
 
+@dataclasses.dataclass(frozen=True)
+class Sweep:
+    """A parameter the article never states, tried at its plausible values: ours at each beside the published
+    figure, and the value that would hit it."""
+
+    parameter: str
+    keys: Tuple[str, ...]  # the figures it moves, the one its table shows first
+    unit: str
+    values: Tuple[Tuple[str, float], ...]  # (the parameter's value in words, ours at it), ours as run first
+    hit: Optional[str]  # the value that would give the published figure, in words; None when none does
+    plausible: str  # a sentence on whether that value is plausible, or why none is
+
+    @property
+    def reached(self) -> bool:
+        """Whether some plausible value of the parameter gives the published figure."""
+        return self.hit is not None
+
+
+def sweeps(report: Report) -> List[Sweep]:
+    """The sweeps of the parameters the article never states: what people write as a bare severity, what the
+    agent does when a rejection names only the field, a preview's JSON shape, an event's shape. Each is
+    computed from this run's counts (the page says derived where it is)."""
+    return [_bare_share(report), _field_policy(report), _preview_shape(report), _event_shape(report)]
+
+
+def _bare_share(report: Report) -> Sweep:
+    r1 = report.main["R1"]["no.values"]
+    saved, bare, items = r1["saved"], r1["flagged_by_field"]["severity"], report.items
+    published = report.published["R1.no.values.saved"]
+    shares = tuple(quarter / 4 for quarter in range(5))  # 0% to 100% by quarters
+    ours = report.scenario.bare_severity_share
+    values = [(f"{ours:.0%} (ours, as run)", float(saved))]
+    values += [(f"{p:.0%}", saved + bare - p * items) for p in shares if abs(p - ours) > 1e-9]
+    hit = implied_bare_share(report)
+    reachable = 0 < hit <= 1 or saved + bare == published
+    return Sweep("share of severity intents written as a bare word (\"major\")", ("R1.no.values.saved",),
+                 "fields saved", tuple(values), f"{hit:.0%}" if reachable else None,
+                 f"a bare word in {hit:.0%} of severity intents is as plausible as our {ours:.0%}: people write "
+                 "both, and nothing published says how often each" if reachable else
+                 "no share from 0% to 100% gives the published figure")
+
+
+def _field_policy(report: Report) -> Sweep:
+    row = report.main["R1"]["no.field"]
+    items, nothing = row["items"], row["nothing_left"]
+    ours = row["edit_calls"] / items
+    values = (("stop when nothing is left to send (ours, as run)", ours),
+              ("send an empty edit when nothing is left", (row["edit_calls"] + nothing) / items),
+              ("send the refused edit again", (row["edit_calls"] + nothing) / items))
+    published = report.published["R1.no.field.calls_per_item"]
+    hit = next((words for words, value in values if round(value, 2) == published), None)
+    return Sweep("what the agent sends when the rejection names only the field", ("R1.no.field.calls_per_item",),
+                 "edit calls per item", values, hit,
+                 "a scripted agent that sends its next edit whatever is left is as plausible as ours, which stops"
+                 if hit else "no policy tried gives the published figure")
+
+
+def _preview_shape(report: Report) -> Sweep:
+    r2 = report.main["R2"]
+    kib = lambda name: r2[name] / r2["pages"] / 1024  # noqa: E731
+    values = (("nulls spelled out, spaces after `,` and `:`, the full schema (ours, as run)", kib("page_bytes")),
+              ("unset fields left out", kib("page_bytes_no_nulls")),
+              ("and the schema without colours or false flags", kib("page_bytes_lean")),
+              ("and no spaces after `,` and `:`", kib("page_bytes_lean_compact")))
+    published = report.published["R2.page_kib"]
+    low, high = min(v for _, v in values), max(v for _, v in values)
+    reachable = low - 0.05 <= published <= high + 0.05
+    per_preview = r2["page_bytes_lean_compact"] / r2["previews"]
+    return Sweep("the JSON shape of a preview and of the schema", ("R2.page_kib", "R2.schema_bytes", "R4.relist.kib"),
+                 "KiB a page", values, "between the shapes tried" if reachable else None,
+                 "the published page lies within the shapes tried" if reachable else
+                 f"the leanest shape tried weighs {low:,.1f} KiB a page ({per_preview:,.0f} bytes a preview with its "
+                 f"share of the schema), still {'above' if low > published else 'below'} the published figure: no "
+                 "shape tried reaches it")
+
+
+def _event_shape(report: Report) -> Sweep:
+    poll, runs = report.main["R4"]["poll"], report.main["R4"]["runs"]
+    kib = lambda name: poll[name] / runs / 1024  # noqa: E731
+    values = (("sequence, type, item_id, version, spaces after `,` and `:` (ours, as run)", kib("bytes")),
+              ("no spaces", kib("bytes_compact")),
+              ("the change's time as well (updated_at)", kib("bytes_timed")),
+              ("the change's time, no spaces", kib("bytes_timed_compact")))
+    published = report.published["R4.poll.kib"]
+    close = min(values, key=lambda pair: abs(pair[1] - published))
+    reachable = round(close[1], 1) == published
+    return Sweep("what an event holds, and how it is written", ("R4.poll.kib",), "KiB a poll", values,
+                 close[0] if reachable else None,
+                 "an event that also says when its change happened is as plausible as ours; the knowledge-base "
+                 "events the article describes carry such a time" if reachable else
+                 "no shape tried gives the published figure")
+
+
+def reached(report: Report) -> List[str]:
+    """The figures some sweep reaches: they rest on a parameter the article never states."""
+    return [key for sweep in sweeps(report) if sweep.reached for key in sweep.keys]
+
+
 def seed_count(report: Report) -> int:
-    """The seeds the run measured: the main seeds and the range groups'."""
-    return len(report.seeds) + sum(len(g) for g in report.groups)
+    """The seeds the run measured: the main seeds and every draw's range groups'."""
+    draws = report.draws or [report.groups]
+    return len(report.seeds) + sum(len(group) for draw in draws for group in draw)
 
 
 def outside_and_unjudged(report: Report) -> Tuple[List[str], List[str]]:
@@ -124,10 +235,11 @@ def r1_facts(report: Report) -> R1Facts:
 
 
 def implied_bare_share(report: Report) -> float:
-    """The share of bare severity words the published values row implies, with our status mix (derived)."""
-    left = report.published["R1.no.values.left"] - report.published["R1.twenty"]
-    wont_fix = report.main["R1"]["no.values"]["flagged_by_field"]["status"] / report.items
-    return max(0.0, left / (report.fields / len(TARGET_FIELDS)) - wont_fix)
+    """The share of bare severity words the published values row implies, with our status mix and our
+    twenty-point bugs (derived): the share at which our expected fields saved equal the published ones."""
+    r1 = report.main["R1"]["no.values"]
+    saved, bare = r1["saved"], r1["flagged_by_field"]["severity"]
+    return max(0.0, (saved + bare - report.published["R1.no.values.saved"]) / report.items)
 
 
 def description_lengths(report: Report) -> Tuple[int, float, float]:

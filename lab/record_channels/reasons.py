@@ -117,8 +117,8 @@ def _full_cause(report: Report, key: str) -> str:
             f"characters on average (standard deviation {deviation:,.0f}) and {other:,.0f} bytes of everything "
             f"else; with that rest, the published figure implies a page of {per_page:,.0f} reads whose "
             f"descriptions average about {implied:,.0f} characters (derived), {away:.1f} standard deviations of a "
-            f"{per_page:,.0f}-read average from ours. SPEC gives only the bounds of the lengths, not how they were "
-            "drawn")
+            f"{per_page:,.0f}-read average from ours. The article gives only the bounds of the lengths, not how they "
+            "were drawn")
 
 
 def _event_cause(report: Report, key: str) -> str:

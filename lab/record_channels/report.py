@@ -16,7 +16,7 @@ import json
 from typing import Dict, List, Sequence, Tuple
 
 from lab import evidence, figures, pages
-from lab.experiments import INSIDE, OUTSIDE, TIMING_MARK, seeds_text, table
+from lab.experiments import INSIDE, OUTSIDE, TIMING_MARK, number, seeds_text, table
 from lab.record_channels import measured
 from lab.record_channels.measured import Report
 from lab.record_channels.reasons import r6_cause, reason
@@ -46,27 +46,54 @@ def markdown(report: Report) -> str:
     """The whole of results/record_channels.md."""
     return pages.page([header(report), strength_of_evidence(report), setup(report), values_example(report),
                        r1(report), r2(report), r3(report), r4(report), r5(report), r6(report), run_time(report),
-                       differences(report), each_figure_once(report)])
+                       differences(report), sweeps(report), each_figure_once(report)])
+
+
+def sweeps(report: Report) -> List[str]:
+    """What the article never states, swept: per parameter, ours at each plausible value beside the published
+    figure, the value that would hit it, and whether the figure therefore rests on the parameter."""
+    numbers, assessed = report.numbers(), report.assessed()
+    lines = ["## What the article never states, swept", "",
+             "Four parameters set figures of this page and are stated nowhere in the article. Each keeps the value "
+             "the run uses (the most natural one, or ours); each table sets ours at the parameter's plausible "
+             "values beside the published figure, worked out from this run's counts (derived, apart from the row "
+             "as run). A figure a sweep can reach rests on that parameter: it is tallied as neither a match nor a "
+             "miss, and 'Each published figure once' lists it so."]
+    for sweep in measured.sweeps(report):
+        key = sweep.keys[0]
+        row = report.rows[key]
+        unit = {"KiB a page": " KiB", "KiB a poll": " KiB"}.get(sweep.unit, "")
+        decimals = figures.shown_decimals(row)
+        lines += ["", f"**{sweep.parameter}** ({', '.join(f'#{numbers[k]}' for k in sweep.keys if k in numbers)})",
+                  "", *table(("value", f"ours: {sweep.unit}", "published"),
+                             [(words, number(value, decimals, unit), figures.published_cell(row, unit))
+                              for words, value in sweep.values]), ""]
+        lines.append(f"The value that gives the published figure: {sweep.hit}. {sweep.plausible[0].upper()}"
+                     f"{sweep.plausible[1:]}, so the figure rests on this parameter." if sweep.reached else
+                     f"{sweep.plausible[0].upper()}{sweep.plausible[1:]}, so the figure stays measured: "
+                     f"{assessed[key].strength if key in assessed else 'not tallied'}.")
+    return lines
 
 
 def header(report: Report) -> List[str]:
     """The title, the page's answer in one sentence, and what made the page."""
     return pages.header(
         report.provenance, "Record channels: the published figures beside ours", answer(report),
-        "Written by `python3 triage.py` (SPEC §3). A scripted agent triages a bug tracker through "
-        "`record_store.py`'s agent tools only (`list_record_items`, `read_record_item`, `edit_record_item`, "
-        "`poll_resource_events`, by `call_tool`); people act through the store's plain methods. Every count "
-        "comes from what the tools returned, or from the store's rows afterwards.")
+        "Written by `python3 triage.py`; the published figures are listed in `docs/source-figures.md`. A scripted "
+        "agent triages a bug tracker through `record_store.py`'s agent tools only (`list_record_items`, "
+        "`read_record_item`, `edit_record_item`, `poll_resource_events`, by `call_tool`); people act through the "
+        "store's plain methods. Every count comes from what the tools returned, or from the store's rows afterwards.")
 
 
 def answer(report: Report) -> str:
     """The sentence a reader can quote: how many of the article's independent figures were reproduced, and how
     firmly; and whether the published rejection came back."""
     counts = report.tally()
-    rejection = ("comes back as the same object" if measured.rejection_matches(report) else
-                 "comes back different (see below)")
-    return (pages.answer_opening("record-channel", counts) + f"ours {evidence.measured_words(counts)}; the "
-            f"published `values` rejection {rejection}.")
+    rejection = ("comes back as the same object, a copy rather than evidence, since its messages were written "
+                 "after the article's" if measured.rejection_matches(report) else "comes back different (see below)")
+    return (pages.answer_opening("record-channel", counts) + pages.draws_words(report.draws)
+            + f"ours {evidence.measured_words(counts, report.draw_tallies())}; the published `values` rejection "
+            f"{rejection}.")
 
 
 def strength_of_evidence(report: Report) -> List[str]:
@@ -76,9 +103,9 @@ def strength_of_evidence(report: Report) -> List[str]:
     rules = pages.counting_rules(
         "a share beside its count, fields left beside fields saved, the same count in a second row",
         pages.rule_words(report.firm_at(), counts[evidence.FIRM]),
-        "R6's timings are apart: they are reported, not tallied.")
-    return pages.strength_section(["independent figures", *pages.strength_columns(shown)],
-                                  [[str(evidence.total(counts)), *[str(counts[s]) for s in shown]]], rules)
+        f"{pages.draws_rule(report.draws)} R6's timings are apart: they are reported, not tallied.")
+    return pages.strength_section(pages.tally_columns(shown),
+                                  [pages.tally_cells(counts, shown, report.draw_tallies())], rules)
 
 
 def each_figure_once(report: Report) -> List[str]:
@@ -91,7 +118,8 @@ def each_figure_once(report: Report) -> List[str]:
     rows = [pages.evidence_cells(n, labels.get(key, f"`{key}`"),
                                  [labels.get(k, f"`{k}`") for k in covered.get(key, []) if k != key],
                                  figures.published_cell(report.rows[key], units.get(key, "")))
-            + figures.strength_cells(report.basis, assessed[key]) for key, n in report.numbers().items()]
+            + figures.strength_cells(report.basis, assessed[key], report.numbers())
+            for key, n in report.numbers().items()]
     return pages.each_figure_once(
         "The independent figures the tally counts, numbered as in the `#` column of the tables, with the rows "
         "that restate them. **percentile**: where the published figure falls among our groups of five seeds "
@@ -112,12 +140,14 @@ def setup(report: Report) -> List[str]:
         f"{report.items:,} bugs for R1 and R5; one R3 and R4 run per seed).",
     ]
     if groups:
+        estimate = (f"so it is close to normal, and {groups} groups estimate its mean and spread (`--ranges N` "
+                    "takes N)" if groups > 1 else
+                    "but one group has no spread: its value is the whole range (`--ranges 2` or more estimates one)")
         lines.append(f"- **our range**: where 95% of such figures fall, estimated as the mean ± 1.96 standard "
                      f"deviations of the same figure over {groups} further groups of five seeds (seeds "
                      f"{report.groups[0][0]}–{report.groups[-1][-1]}). Each figure sums hundreds of independent "
-                     "bugs, so it is close to normal, and a dozen groups place the range well; `--ranges N` takes "
-                     "more. R2's figures are published for one page each, so theirs is the range of one page, over "
-                     "the same seeds one by one.")
+                     f"bugs, {estimate}. R2's figures are published for one page each, so theirs is the range of one "
+                     "page, over the same seeds one by one.")
     else:
         lines.append("- **our range**: not computed (`--ranges 0`).")
     lines += [
@@ -129,13 +159,13 @@ def setup(report: Report) -> List[str]:
         "",
     ]
     lines += table(("constant", "value", "source"), [
-        ("New bugs per seed", f"{s.items:,}", "SPEC §3"),
+        ("New bugs per seed", f"{s.items:,}", "published"),
         ("status a triage asks for", ", ".join(s.statuses), "ours: the labels of every status but New"),
         ("severity written as a bare word (\"major\")", f"{s.bare_severity_share:.0%}", "ours: not published"),
-        ("points drawn from", ", ".join(map(str, s.points)), "SPEC §3"),
-        (f"due written as \"{s.weekday}\" (else an ISO date)", f"{s.weekday_share:.0%}", "SPEC §3: about half"),
-        ("description characters", f"{s.description[0]:,}–{s.description[1]:,}, uniform", "SPEC §3"),
-        ("preview characters, previews per page", f"{s.preview_characters}, {s.page_limit}", "SPEC §1.2, §3"),
+        ("points drawn from", ", ".join(map(str, s.points)), "published"),
+        (f"due written as \"{s.weekday}\" (else an ISO date)", f"{s.weekday_share:.0%}", "published: about half"),
+        ("description characters", f"{s.description[0]:,}–{s.description[1]:,}, uniform", "published"),
+        ("preview characters, previews per page", f"{s.preview_characters}, {s.page_limit}", "published"),
         ("the agent's today", f"{s.today.isoformat()} ({s.today:%A})", "ours"),
     ])
     return lines
@@ -438,7 +468,8 @@ def r6(report: Report) -> List[str]:
         ("with / validation stubbed, the schema still read (ours only)", "—", ratio(f["checks_ratios"]), "—"),
     ])
     lines += ["", "The published stub replaced `validate()`, which held the schema query and the per-field checks "
-              "(SPEC §3), so its figures sit beside `triage_runs.UnreadSchemaStore`, which stubs the store's "
+              "(`docs/source-figures.md`, R6), so its figures sit beside `triage_runs.UnreadSchemaStore`, which stubs "
+              "the store's "
               "`_validate` (the per-field checks and the unique-value and relation queries) and reads the "
               "channel's schema once and keeps it. `triage_runs.UnvalidatedStore` stubs `_validate` alone, to "
               "split our cost in two. Ratios are the median of the per-run ratios, here and in the prose. Every "

@@ -61,18 +61,23 @@ def the_values_rejection(scenario: Scenario) -> Dict[str, Any]:
             "expected_version": 1, "idempotency_key": "the-published-example"})
 
 
-def measure_report(prog: str, scenario: Scenario, seeds: Sequence[int], groups: Sequence[Sequence[int]], jobs: int,
-                   made_by: Provenance) -> Report:
-    """The seeds' tables, the range groups' and R6's timing, every figure measured: what the page is written from
-    (`made_by`: what the page says made it)."""
+def measure_report(prog: str, scenario: Scenario, seeds: Sequence[int], draws: Sequence[Sequence[Sequence[int]]],
+                   jobs: int, made_by: Provenance) -> Report:
+    """The seeds' tables, every draw's range groups (experiments.draws_of; the first sets the ranges) and R6's
+    timing, every figure measured: what the page is written from (`made_by`: what the page says made it)."""
     started = time.perf_counter()
+    groups = draws[0] if draws else []
     main_results, group_results, _ = run_main_and_ranges(
         prog, run_one, [(seed, scenario, True) for seed in seeds],
-        [(seed, scenario, False) for group in groups for seed in group], jobs)
+        [(seed, scenario, False) for draw in draws for group in draw for seed in group], jobs)
     seeds_seconds = time.perf_counter() - started
     main_total = total_of(main_results)
-    group_totals = [total_of(results) for results in group_results]
-    rows = measure_all(main_total, group_totals, [result for results in group_results for result in results])
+    per_draw = len(groups)
+    draw_rows = []
+    for d in range(max(1, len(draws))):
+        results = group_results[d * per_draw:(d + 1) * per_draw]
+        draw_rows.append(measure_all(main_total, [total_of(r) for r in results], [x for r in results for x in r]))
+    rows = draw_rows[0]
     if scenario.timed_runs:
         print(f"{prog}: timing R6 ...", file=sys.stderr, flush=True)
     timing = r6_timing(scenario) if scenario.timed_runs else None
@@ -81,11 +86,11 @@ def measure_report(prog: str, scenario: Scenario, seeds: Sequence[int], groups: 
         scenario=scenario, seeds=seeds, groups=groups, rows=rows, main=main_total, published=PUBLISHED,
         published_r6=PUBLISHED_R6, r6=timing, rejection=the_values_rejection(scenario),
         published_rejection=PUBLISHED_VALUES_REJECTION, timing=(seeds_seconds, seconds, jobs), basis=BASIS,
-        provenance=made_by)
+        provenance=made_by, draws=draws, further_rows=draw_rows[1:])
 
 
-def measure_page(prog: str, scenario: Scenario, seeds: Sequence[int], groups: Sequence[Sequence[int]], jobs: int,
-                 made_by: Provenance) -> Written:
-    """The markdown of the seeds, range groups and R6 timing, and the seconds the run took."""
-    report = measure_report(prog, scenario, seeds, groups, jobs, made_by)
+def measure_page(prog: str, scenario: Scenario, seeds: Sequence[int], draws: Sequence[Sequence[Sequence[int]]],
+                 jobs: int, made_by: Provenance) -> Written:
+    """The markdown of the seeds, every draw's range groups and R6 timing, and the seconds the run took."""
+    report = measure_report(prog, scenario, seeds, draws, jobs, made_by)
     return {RESULTS: page.markdown(report)}, report.timing[1]

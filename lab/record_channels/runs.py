@@ -1,4 +1,4 @@
-"""One seed of each record-channel experiment (SPEC §3, tables R1-R5) and the R6 timing.
+"""One seed of each record-channel experiment (docs/source-figures.md, tables R1-R5) and the R6 timing.
 
 Layer: below rerun.py (which triage.py hands its options to), on record_store.py and
 agent.py. People act through the store's plain methods (create_item, edit_item,
@@ -174,6 +174,20 @@ def without_nulls(page: Dict[str, Any]) -> Dict[str, Any]:
                              for item in page["items"]])
 
 
+# The shapes of a tool result the article never shows, which the page's sweeps weigh ours in (measured.sweeps).
+EVENT_TIME = "2026-11-09T09:00:00.000000Z"  # a change's time as a knowledge-base version is written, RFC 3339 with µs
+
+
+def compact_bytes(result: Any) -> int:
+    """A result's size written without the spaces after `,` and `:` that json.dumps puts by default."""
+    return len(json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def timed_events(result: Dict[str, Any]) -> Dict[str, Any]:
+    """A poll's result with each event carrying the time of its change as well (EVENT_TIME)."""
+    return dict(result, events=[dict(event, updated_at=EVENT_TIME) for event in result["events"]])
+
+
 def r2_page(template: record_store.RecordStore, scenario: Scenario) -> Dict[str, Any]:
     """The bytes of the first page of previews, of reading its items in full, and of its schema."""
     page = template.call_tool("list_record_items", {"record_channel_id": CHANNEL, "limit": scenario.page_limit})
@@ -189,9 +203,11 @@ def r2_page(template: record_store.RecordStore, scenario: Scenario) -> Dict[str,
             if field[flag] is False:
                 del field[flag]
     lengths = [len(r["values"]["description"]) for r in reads]
+    lean = dict(without_nulls(page), schema=plain)
     return {"pages": 1, "page_bytes": bytes_of(page), "full_bytes": sum(bytes_of(r) for r in reads),
             "schema_bytes": bytes_of(page["schema"]), "schema_bytes_no_colour": no_colour,
             "schema_bytes_plain": bytes_of(plain), "page_bytes_no_nulls": bytes_of(without_nulls(page)),
+            "page_bytes_lean": bytes_of(lean), "page_bytes_lean_compact": compact_bytes(lean),
             "previews": len(page["items"]), "description_characters": sum(lengths),
             "description_squares": sum(n * n for n in lengths)}
 
@@ -308,11 +324,15 @@ def polling_cost(store: record_store.RecordStore, after: int) -> Tuple[Set[str],
     """Poll from `after` until has_more is false: item IDs named, the new cursor, and the cost (calls, bytes,
     events, and how many events held each key)."""
     named: Set[str] = set()
-    cost: Dict[str, Any] = {"calls": 0, "bytes": 0, "events": 0, "event_keys": {}}
+    cost: Dict[str, Any] = {"calls": 0, "bytes": 0, "events": 0, "event_keys": {}, "bytes_compact": 0,
+                            "bytes_timed": 0, "bytes_timed_compact": 0}
     while True:
         result = store.call_tool("poll_resource_events", {"resource_type": "record", "resource_id": CHANNEL,
                                                           "after_sequence": after})
         cost["calls"], cost["bytes"] = cost["calls"] + 1, cost["bytes"] + bytes_of(result)
+        cost["bytes_compact"] += compact_bytes(result)
+        cost["bytes_timed"] += bytes_of(timed_events(result))
+        cost["bytes_timed_compact"] += compact_bytes(timed_events(result))
         for event in result["events"]:
             named.add(event["item_id"])
             cost["events"] += 1

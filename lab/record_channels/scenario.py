@@ -1,4 +1,5 @@
-"""The record-channel scenario (SPEC §3): the triage's named constants, and the published figures ours are set beside.
+"""The record-channel scenario: the triage's named constants, and the published figures ours are set beside (listed,
+with where each comes from, in docs/source-figures.md).
 
 Layer: above runs.py (whose Scenario the constants fill, and whose target fields R1's figures count), on
 evidence.py (whose Basis says which published figures restate others); below triage.py, whose options take
@@ -21,11 +22,11 @@ from lab.evidence import Basis, Restatement, restates, scaled
 from lab.record_channels.runs import TARGET_FIELDS, Scenario
 
 # ---------------------------------------------------------------------------
-# The scenario (SPEC §3), every constant overridable from the command line.
+# The scenario (docs/source-figures.md), every constant overridable from the command line.
 
 ITEMS = 200  # New bugs per seed: 1,000 over seeds 1-5
 STATUSES = ("triaged", "in_progress", "fixed", "wont_fix")  # what a triage asks for; New is where bugs start
-BARE_SEVERITY_SHARE = 0.5  # our choice: SPEC says "S2 Major" or just "major", not how often each
+BARE_SEVERITY_SHARE = 0.5  # our choice: the article says "S2 Major" or just "major", not how often each
 POINTS = (1, 2, 3, 5, 8, 13, 20)
 WEEKDAY_SHARE = 0.5  # "Friday" or an ISO date, about half each
 WEEKDAY = "Friday"
@@ -36,13 +37,13 @@ OFFSET_ITEMS, OFFSET_CHANGES = 600, 2  # R3
 CHANGES_ITEMS, CHANGES = 400, (30, 12, 3)  # R4: modified, created, deleted
 MOVE_SHARE = 1 / 8  # R5
 TIMED_EDITS, TIMED_RUNS = 2000, 3  # R6
-TODAY = datetime.date(2026, 11, 9)  # the day the record tools were read (SPEC §1); our choice of date
+TODAY = datetime.date(2026, 11, 9)  # the day the record tools were read (docs/source-figures.md); our choice of date
 
 MAIN_SEEDS = "1-5"
 RANGE_GROUPS = 12  # groups of five seeds after the main seeds, for mean ± 1.96 sd (experiments.normal_spread)
 
 # ---------------------------------------------------------------------------
-# The published figures (SPEC §3, from the article 001), keyed by figure.
+# The published figures (docs/source-figures.md, the record-channel article), keyed by figure.
 
 PUBLISHED_INPUTS = {"status": "In progress", "owner": "Aiko", "points": 20, "due": "Friday", "age_days": 4}
 PUBLISHED_VALUES_REJECTION = (  # verbatim, one line, with the stray space after "fields": [
@@ -72,8 +73,8 @@ PUBLISHED: Dict[str, float] = {
     "R1.twenty": 143,
     # prose: without the schema every first edit failed; with it, only for the 143 twenty-point items
     **{f"R1.{row}.first_failed": (1000 if row.startswith("no.") else 143) for row in R1_ROWS},
-    # prose, per item, the schema's gap with labels in the rejection: "one rejected edit per item" (SPEC.md §1.2,
-    # the first recommendation) and "one extra call per item" (SPEC.md §3, under table R1)
+    # prose, per item, the schema's gap with labels in the rejection: "one rejected edit per item" (the article's
+    # first recommendation) and "one extra call per item" (under its table R1)
     "R1.gap.first_failed_per_item": 1, "R1.gap.calls_per_item": 1,
     "R2.page_kib": 16.7, "R2.full_kib": 124.6, "R2.schema_bytes": 1705, "R2.schema_share_pct": 10,
     **{f"R3.{run}.{name}": value for run, values in _R3.items()
@@ -161,6 +162,17 @@ BASIS = Basis(
         "R4.poll.calls": "one page of events holds every change",
         "R5.from_read.overwritten": "a version check refuses any edit whose version moved",
         "R5.reread.conflicts": "nothing happens between the re-read and the edit",
+    },
+    fixed={
+        "R1.twenty": "a sample of the stated points: one bug in seven asks for 20",
+        "R1.no.terse.saved": "a sample of the stated intents: what is saved without the schema is the points of "
+                             "at most 13 (six bugs in seven) and the ISO due dates (about half)",
+        "R2.full_kib": "a sample of the stated description lengths, 300–4,000 characters, over one page",
+        "R5.from_read.conflicts": "a sample of the stated moves: one bug in eight",
+    },
+    causes={
+        "the JSON shape of a preview and of the schema, which the article never shows": (
+            "R2.page_kib", "R2.schema_bytes", "R4.relist.kib"),
     },
 )
 DETERMINISTIC = ("R3.",)  # figures the seeds cannot move: they must match exactly, and get no range

@@ -28,9 +28,12 @@ Glossary:
 
 Events: every save of a published article writes `updated` (or `renamed` when the
 title changed); publishing writes `published` (`created` for an article created
-published); unpublishing writes `unpublished`. Saves of drafts and of unpublished
-articles write none: agents cannot see those articles, so the log, which agents
-read, does not show them either.
+published); unpublishing writes `unpublished`. A save of an article already
+unpublished writes `unpublished` again, with the new version: the article stays
+gone to agents, and the event shows its ID and version only, never its title or
+content, while a read of it answers not_found as for a missing one. Saves of
+drafts write none: no agent has seen a draft, and its ID in the log would show
+an article no tool can return.
 
     >>> store = connect()
     >>> store.create_knowledge_base("kb-support")
@@ -248,14 +251,15 @@ def citation(knowledge_base_id: str, article_id: str, updated_at: str) -> Dict[s
 
 
 def event_for(before: Optional[str], after: str, renamed: bool) -> Optional[str]:
-    """The event a save writes, from the status before (None: new) and after it; None for invisible saves."""
+    """The event a save writes, from the status before (None: new) and after it: a save of an article already
+    unpublished writes `unpublished` again (still gone, at a new version); None for a draft's saves."""
     if after == "published":
         if before is None:
             return "created"
         if before != "published":
             return "published"
         return "renamed" if renamed else "updated"
-    return "unpublished" if before == "published" else None
+    return "unpublished" if before in ("published", "unpublished") else None
 
 
 def _upgrade_from_1(connection: sqlite3.Connection) -> None:
