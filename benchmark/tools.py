@@ -181,9 +181,8 @@ def edit_parts(work: Workload) -> Dict[str, Callable[[int], Any]]:
     result = {"item_id": item_id, "version": row["version"] + 1, "replay": False}
     tool = record_store.EDIT_RECORD_ITEM
 
-    def screened_and_tested(n: int) -> bool:  # as call_tool does, before the full check it needs only on a refusal
-        checks.screen(arguments)
-        return tool.accepts(arguments)
+    def screened_and_tested(n: int) -> bool:  # as call_tool does: the compiled test of screen() and check() both,
+        return tool.admits(arguments)  # before their walks, which a call needs only if it refuses
     return {
         "the arguments screened and tested against the inputSchema": screened_and_tested,
         "the idempotency fingerprint (canonical JSON, SHA-256)": lambda n: idempotency.fingerprint(arguments),

@@ -570,6 +570,8 @@ class RecordStore(AgentTools):
         by_key = channel.by_key
         for key, value in values.items():
             field = by_key.get(key)
+            if field is not None and not field.is_unique and field.passes(value):  # saved as sent (never a relation)
+                continue
             if field is None:  # the writable keys go with the first unknown key only
                 unknown.append(unknown_field(key, None if unknown else [f.key for f in channel.fields if f.writable]))
                 continue
