@@ -174,7 +174,7 @@ def edit_parts(work: Workload) -> Dict[str, Callable[[int], Any]]:
     connection = store.database.connection
     arguments = {"record_channel_id": CHANNEL, "item_id": item_id, "values": SIX_FIELDS, "expected_version": 1,
                  "idempotency_key": "bench-parts"}
-    row = connection.execute(record_store.SELECT_ITEM, (CHANNEL, item_id)).fetchone()
+    row = connection.execute(record_store.SAVED_ITEM, (CHANNEL, item_id)).fetchone()
     channel = store._granted_channel(connection, CHANNEL)
     found = item_values.KEPT.values_of(row["fields"])
     saved = found.changed(SIX_FIELDS)

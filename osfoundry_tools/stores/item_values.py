@@ -51,14 +51,18 @@ class ItemValues(NamedTuple):
         """These values with `changes` applied (null, "" and [] clear a field), only the changed ones encoded."""
         values, texts, previews = dict(self.values), dict(self.texts), dict(self.previews)
         for key, value in changes.items():
-            if value is None or value == "" or value == []:
-                values.pop(key, None)
-                texts.pop(key, None)
-                previews.pop(key, None)
-            elif type(value) is str and len(value) <= PREVIEW_CHARACTERS:  # most values: short text, no cut
+            kind = type(value)
+            if kind is str and 0 < len(value) <= PREVIEW_CHARACTERS:  # most values: short text, no cut
                 values[key] = value
                 texts[key] = text = _named(key) + encode_basestring(value)
                 previews[key] = text if text.isascii() else _named(key) + encode_basestring_ascii(value)
+            elif kind is int:  # json.dumps writes an int (never a bool, whose type is its own) as int.__repr__ does
+                values[key] = value
+                texts[key] = previews[key] = _named(key) + int.__repr__(value)
+            elif value is None or value == "" or value == []:
+                values.pop(key, None)
+                texts.pop(key, None)
+                previews.pop(key, None)
             else:
                 values[key] = value
                 texts[key] = text = _named(key) + as_text(value)
