@@ -419,7 +419,7 @@ class RecordStore(AgentTools):
         if failures:
             raise ValidationFailed(failures, self.rejection_detail)
         values = arguments["values"]
-        saved = KEPT.values_of(row["fields"]).changed(values)
+        saved = KEPT.values_of(row["fields"], (id(self.database), row["number"])).changed(values)
         version = self._save(connection, channel, row, saved, self._agent_text(channel, saved), now, values)
         return {"item_id": row["id"], "version": version}
 
@@ -674,7 +674,7 @@ class RecordStore(AgentTools):
             failures = self._validate(connection, channel, values, row["number"])
             if failures:
                 raise InvalidValues(failures)
-            saved = KEPT.values_of(row["fields"]).changed(values)
+            saved = KEPT.values_of(row["fields"], (id(self.database), row["number"])).changed(values)
             return self._save(connection, channel, row, saved, _people_text(saved), format_time(self.clock()),
                               values)
 
@@ -730,7 +730,7 @@ class RecordStore(AgentTools):
               saved: ItemValues, text: str, now: str, changed: Mapping[str, Any]) -> int:
         """Inside a write: compare-and-swap the row to version + 1 at time `now` (its values `saved`, encoded as
         `text`, and their preview), re-index its unique values if `changed` names one, log `updated`; the values
-        kept by their text for the item's next save."""
+        kept at its place with their text for the item's next save."""
         version = row["version"] + 1
         swapped = connection.execute(UPDATE_ITEM, (text, saved.preview(channel.preview_slots), version, now,
                                                    row["number"], row["version"])).rowcount
@@ -739,7 +739,7 @@ class RecordStore(AgentTools):
         if any(f.key in changed for f in channel.unique):
             self._index_unique(connection, channel, row["number"], saved.values)
         self.EVENTS.append(connection, channel.id, "updated", row["id"], version)
-        KEPT.keep(text, saved)
+        KEPT.keep((id(self.database), row["number"]), text, saved)  # the place: this database's row
         return version
 
     @staticmethod
