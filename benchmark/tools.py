@@ -174,22 +174,23 @@ def edit_parts(work: Workload) -> Dict[str, Callable[[int], Any]]:
     connection = store.database.connection
     arguments = {"record_channel_id": CHANNEL, "item_id": item_id, "values": SIX_FIELDS, "expected_version": 1,
                  "idempotency_key": "bench-parts"}
-    row = connection.execute(record_store.SELECT_ITEM, (CHANNEL, item_id)).fetchone()
+    row = connection.execute(record_store.SAVED_ITEM, (CHANNEL, item_id)).fetchone()
     channel = store._granted_channel(connection, CHANNEL)
-    found = item_values.KEPT.values_of(row["fields"])
+    place = (id(store.database), row["number"])
+    found = item_values.KEPT.values_of(row["fields"], place)
     saved = found.changed(SIX_FIELDS)
     result = {"item_id": item_id, "version": row["version"] + 1, "replay": False}
     tool = record_store.EDIT_RECORD_ITEM
 
-    def screened_and_tested(n: int) -> bool:  # as call_tool does, before the full check it needs only on a refusal
-        checks.screen(arguments)
-        return tool.accepts(arguments)
+    def screened_and_tested(n: int) -> bool:  # as call_tool does: the compiled test of screen() and check() both,
+        return tool.admits(arguments)  # before their walks, which a call needs only if it refuses
     return {
         "the arguments screened and tested against the inputSchema": screened_and_tested,
         "the idempotency fingerprint (canonical JSON, SHA-256)": lambda n: idempotency.fingerprint(arguments),
         "the channel's schema (kept while the file is unchanged)": lambda n: store._granted_channel(connection,
                                                                                                     CHANNEL),
-        "the item's stored values found (kept by their text)": lambda n: item_values.KEPT.values_of(row["fields"]),
+        "the item's stored values found (kept by their text)": lambda n: item_values.KEPT.values_of(row["fields"],
+                                                                                                      place),
         "the six values validated": lambda n: store._validate(connection, channel, SIX_FIELDS, row["number"],
                                                               agent=True),
         "the six values applied and encoded": lambda n: found.changed(SIX_FIELDS),

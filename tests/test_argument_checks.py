@@ -8,7 +8,8 @@ from tests import helpers  # noqa: F401
 from tests.test_hostile_input import HOSTILE
 from osfoundry_tools.core.agent_tools import AgentTools
 from osfoundry_tools.core.clock import wall_clock
-from osfoundry_tools.core.checks import acceptor, check, describe
+from osfoundry_tools.core.checks import MAX_NESTING, acceptor, check, describe, screen
+from osfoundry_tools.core.compiled_checks import compiled
 from osfoundry_tools.core.rejections import InvalidArguments, show
 from osfoundry_tools.core.tools import Tool, integer, object_schema, string
 from osfoundry_tools.engines.database import Database, Layout
@@ -195,6 +196,58 @@ class AcceptorTest(unittest.TestCase):
                        object_schema({"a": {"type": "string", "pattern": "^a"}}, [])):
             with self.subTest(schema=schema):
                 self.assertFalse(acceptor(schema)("a" if "pattern" in schema else {"a": "a"}))
+
+
+class CompiledTest(unittest.TestCase):
+    """call_tool's compiled test, written once from each tool's inputSchema: what it admits, screen() and check()
+    both pass; every sound call is admitted; what it cannot judge goes to them."""
+
+    schemas, values = AcceptorTest.schemas, AcceptorTest.values
+
+    def test_what_the_compiled_test_admits_screen_and_check_pass(self):
+        judged = admitted = 0
+        for name, schema in self.schemas():
+            admits = compiled(schema)
+            for number, value in enumerate(self.values(schema)):
+                with self.subTest(schema=name, value=number):
+                    if admits(value):
+                        screen(value)  # raises if the compiled test let through what screen() refuses
+                        check(schema, value)  # or what check() refuses
+                        admitted += 1
+                    elif number == 0 and name != "SCHEMA":
+                        self.fail(f"a sound call of {name} was not admitted")
+                    judged += 1
+        self.assertGreater(judged, 1000)
+        self.assertGreater(admitted, 20)
+
+    def test_open_values_are_screened_as_screen_screens_them(self):
+        admits = record_store.EDIT_RECORD_ITEM.admits
+        sound = {"record_channel_id": "bugs", "item_id": "itm-00001", "expected_version": 1, "idempotency_key": "k"}
+
+        def nested(levels):
+            value = {}
+            for _ in range(levels):
+                value = {"a": value}
+            return value
+        for values, passes in ((nested(MAX_NESTING - 1), True), (nested(MAX_NESTING), False),
+                               ({"points": 2 ** 1024}, False), ({"points": 2 ** 1000}, True),
+                               ({"tags": [[1, [2 ** 1100]]]}, False), ({"tags": [True, None, 1.5, "x"]}, True)):
+            arguments = dict(sound, values=values)
+            with self.subTest(values=str(values)[:40]):
+                try:
+                    screen(arguments)
+                    screened = True
+                except InvalidArguments:
+                    screened = False
+                self.assertEqual(screened, passes)
+                self.assertEqual(admits(arguments), passes)
+
+    def test_a_schema_with_words_it_was_not_written_for_is_left_to_check(self):
+        for schema in ({"type": "string", "pattern": "^a"}, {"type": ["string", "null"]}, {"minProperties": 1},
+                       object_schema({"a": {"type": "string", "pattern": "^a"}}, []),
+                       {"type": "object", "properties": {"a": {"type": "string"}}}):
+            with self.subTest(schema=schema):
+                self.assertFalse(compiled(schema)("a" if "pattern" in schema else {"a": "a"}))
 
 
 if __name__ == "__main__":

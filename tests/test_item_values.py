@@ -67,23 +67,29 @@ class PiecesTest(unittest.TestCase):
 
 
 class KeptTest(unittest.TestCase):
-    def test_a_text_not_kept_is_decoded_and_one_kept_is_found(self):
+    def test_a_text_not_kept_is_decoded_and_one_kept_is_found_only_at_its_place_for_its_very_text(self):
         kept = Kept()
         text = '{"a": 1}'
-        self.assertEqual(kept.values_of(text).values, {"a": 1})
+        self.assertEqual(kept.values_of(text, "p").values, {"a": 1})
         values = ItemValues.of({"a": 1})
-        kept.keep(text, values)
-        self.assertIs(kept.values_of(text), values)
+        kept.keep("p", text, values)
+        self.assertIs(kept.values_of("".join(['{"a": ', '1}']), "p"), values)  # an equal text, another object
+        self.assertIsNot(kept.values_of(text, "q"), values)
+        other = kept.values_of('{"a": 2}', "p")  # the row holds another text: decoded, never the kept values
+        self.assertEqual(other.values, {"a": 2})
 
     def test_the_oldest_are_forgotten_past_the_bound_and_a_long_text_is_never_kept(self):
         kept = Kept(characters=30, item_characters=20)
         texts = ['{"a": %d}' % n for n in range(10, 15)]  # 9 characters each
-        for text in texts:
-            kept.keep(text, ItemValues.of(json.loads(text)))
-        self.assertEqual(list(kept._by_text), texts[-3:])
+        for place, text in enumerate(texts):
+            kept.keep(place, text, ItemValues.of(json.loads(text)))
+        self.assertEqual([text for text, _ in kept._by_place.values()], texts[-3:])
         self.assertEqual(kept._characters, 27)
-        kept.keep(json.dumps({"a": "x" * 20}), ItemValues.of({"a": "x" * 20}))
-        self.assertEqual(list(kept._by_text), texts[-3:])
+        kept.keep(9, json.dumps({"a": "x" * 20}), ItemValues.of({"a": "x" * 20}))
+        self.assertEqual([text for text, _ in kept._by_place.values()], texts[-3:])
+        kept.keep(4, '{"b": 1}', ItemValues.of({"b": 1}))  # a place saved again holds its latest text only
+        self.assertEqual([text for text, _ in kept._by_place.values()], texts[-3:-1] + ['{"b": 1}'])
+        self.assertEqual(kept._characters, 26)
 
     def test_an_edit_after_another_connection_saved_the_item_keeps_that_save(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -115,8 +121,9 @@ class KeptTest(unittest.TestCase):
         edit(store, ids[0], 1, "one", status="triaged")
         with store.database.read() as connection:
             text = connection.execute(record_store.SELECT_ITEM, (BUGS, ids[0])).fetchone()["fields"]
-        self.assertEqual(item_values.KEPT.values_of(text).text(), text)
-        self.assertIn(text, item_values.KEPT._by_text)
+        place = (id(store.database), 1)  # the item's row number
+        self.assertEqual(item_values.KEPT.values_of(text, place).text(), text)
+        self.assertEqual(item_values.KEPT._by_place[place][0], text)
 
 
 if __name__ == "__main__":

@@ -103,6 +103,20 @@ class EveryTypeTest(unittest.TestCase):
                     self.assertIsNotNone(failure)
                     self.assertEqual((failure.key, failure.message), (key, message))
 
+    def test_the_quick_test_passes_only_what_check_value_saves_and_the_plain_accepted_values(self):
+        quick = {"text", "number", "percentage", "rating", "date", "boolean", "select"}  # the types it judges
+        hostile = [None, "", [], {}, True, 0, -0.0, 7, 2 ** 63, 2 ** 64, 10 ** 400, float("nan"), "x" * 11, "a\ud800",
+                   "a\x00", "2026-02-30", "2026-1-1", "todo", "To do", "a", 1.5, 3.0]
+        for key, field in FIELDS.items():
+            for value in hostile + [v for _, v in REFUSED.get(key, [])] + ACCEPTED.get(key, []):
+                with self.subTest(field=key, value=value):
+                    if field.passes(value):
+                        self.assertIsNone(check_value(field, value))
+                        self.assertIn(field.type, quick)
+            for value in ACCEPTED.get(key, []) if field.type in quick else []:  # sound values take the quick way
+                with self.subTest(field=key, accepted=value):
+                    self.assertTrue(field.passes(value))
+
     def test_a_label_is_never_taken_for_its_value(self):
         for key in ("stage", "tags"):
             for option in FIELDS[key].options():

@@ -117,9 +117,10 @@ class AgentTools:
         """Run one tool call as an agent would: JSON in, a JSON-serialisable dict out, never an exception."""
         try:
             tool = self.tool(name)
-            screen(arguments)
-            if not tool.accepts(arguments):
-                check(tool.input_schema, arguments)
+            if not tool.admits(arguments):  # the compiled test of both; their words for a call it refuses
+                screen(arguments)
+                if not tool.accepts(arguments):
+                    check(tool.input_schema, arguments)
             return getattr(self, "_tool_" + tool.name)(arguments)
         except Rejection as rejection:
             return rejection.as_result()

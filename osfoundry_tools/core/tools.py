@@ -1,6 +1,6 @@
 """Tools as data: each agent tool's name, description, inputSchema, outputSchema and annotations in one place.
 
-Layer: core. The same Tool is listed by tools/list and enforced on every call (its `accepts` is made from its
+Layer: core. The same Tool is listed by tools/list and enforced on every call (its `admits` is compiled from its
 inputSchema once); nobody restates a limit elsewhere.
 """
 
@@ -9,6 +9,7 @@ import dataclasses
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from osfoundry_tools.core.checks import acceptor
+from osfoundry_tools.core.compiled_checks import compiled
 
 DEFAULT_CALLER = "agent"  # the caller a store serves unless connect() names another
 WRITE_SCOPE = "osfoundry:write"  # the OAuth scope every edit tool needs
@@ -30,10 +31,14 @@ class Tool:
     annotations: Mapping[str, Any]
     security_schemes: Tuple[Mapping[str, Any], ...] = ()
     accepts: Callable[[Any], bool] = dataclasses.field(init=False, repr=False, compare=False)
-    # acceptor(input_schema), made once: call_tool's quick test before the full check()
+    # acceptor(input_schema), made once: the quick test of check() alone
+    admits: Callable[[Any], bool] = dataclasses.field(init=False, repr=False, compare=False)
+    # compiled(input_schema), made once: call_tool's test of screen() and check() together; a False sends the call
+    # to them for their words
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "accepts", acceptor(self.input_schema))
+        object.__setattr__(self, "admits", compiled(self.input_schema))
 
     def listing(self) -> Dict[str, Any]:
         """The tool as an MCP tools/list entry: a copy, so no caller can loosen what call_tool enforces."""

@@ -1,5 +1,5 @@
 """An item's stored values with each value's JSON kept beside it: a save encodes only the values it changes, and
-the values an item's last save left are found again by their text, not decoded.
+the values an item's last save left are found again at its place (for the very text it wrote), not decoded.
 
 Layer: a store's helper, record_store.py's. A row holds its values as json.dumps(values, ensure_ascii=False)
 and its preview as json.dumps(previewed) in ASCII; ItemValues builds both from pieces, one per value
@@ -9,8 +9,9 @@ Glossary:
   piece     one value as its item's text holds it: '"status": "triaged"'
   preview   every field of the channel in schema order, unset ones and formulas null, text (or the JSON of a
             list or object) cut at PREVIEW_CHARACTERS, in ASCII: what a listing shows of an item
-  kept      the ItemValues of the texts the latest saves wrote, looked up by the text a row holds: safe
-            whoever wrote the row and whatever rolled back, since a text always decodes to the same values
+  kept      the ItemValues the latest save of an item wrote, with its text, by the item's place: found only for
+            a row holding that very text, so safe whoever wrote the row and whatever rolled back, since a text
+            always decodes to the same values
 
     >>> saved = ItemValues.of({"title": "Login fails", "points": 3}).changed({"points": None, "owner": "aiko"})
     >>> saved.text()
@@ -21,7 +22,7 @@ import functools
 import json
 import threading
 from json.encoder import encode_basestring, encode_basestring_ascii
-from typing import Any, Dict, Mapping, NamedTuple, Sequence, Tuple
+from typing import Any, Dict, Hashable, Mapping, NamedTuple, Sequence, Tuple
 
 from osfoundry_tools.core.json_text import encoder
 
@@ -51,14 +52,18 @@ class ItemValues(NamedTuple):
         """These values with `changes` applied (null, "" and [] clear a field), only the changed ones encoded."""
         values, texts, previews = dict(self.values), dict(self.texts), dict(self.previews)
         for key, value in changes.items():
-            if value is None or value == "" or value == []:
-                values.pop(key, None)
-                texts.pop(key, None)
-                previews.pop(key, None)
-            elif type(value) is str and len(value) <= PREVIEW_CHARACTERS:  # most values: short text, no cut
+            kind = type(value)
+            if kind is str and 0 < len(value) <= PREVIEW_CHARACTERS:  # most values: short text, no cut
                 values[key] = value
                 texts[key] = text = _named(key) + encode_basestring(value)
                 previews[key] = text if text.isascii() else _named(key) + encode_basestring_ascii(value)
+            elif kind is int:  # json.dumps writes an int (never a bool, whose type is its own) as int.__repr__ does
+                values[key] = value
+                texts[key] = previews[key] = _named(key) + int.__repr__(value)
+            elif value is None or value == "" or value == []:
+                values.pop(key, None)
+                texts.pop(key, None)
+                previews.pop(key, None)
             else:
                 values[key] = value
                 texts[key] = text = _named(key) + as_text(value)
@@ -111,33 +116,38 @@ def cut(value: Any, characters: int) -> Any:
 
 
 class Kept:
-    """The ItemValues of the texts the latest saves wrote, by text: at most `item_characters` of text each, the
-    oldest forgotten past `characters` in all."""
+    """The ItemValues the latest save of each item wrote, with the text it wrote, by the item's place (a store's
+    database and the row's number): found again only for a row that holds that very text, so a rolled-back save,
+    another writer or a place reused is a miss, never stale values. At most `item_characters` of text each, the
+    oldest forgotten past `characters` in all. A place, not the text, is the key: hashing a long text on every
+    save would cost more than comparing it with the one kept."""
 
     def __init__(self, characters: int = KEPT_CHARACTERS, item_characters: int = KEPT_ITEM_CHARACTERS) -> None:
         self.characters, self.item_characters = characters, item_characters
         self._lock = threading.Lock()
-        self._by_text: Dict[str, ItemValues] = {}
+        self._by_place: Dict[Hashable, Tuple[str, ItemValues]] = {}
         self._characters = 0
 
-    def values_of(self, text: str) -> ItemValues:
-        """The values a row's text holds: kept from the save that wrote it, or decoded now."""
-        found = self._by_text.get(text)
-        return found if found is not None else ItemValues.of(json.loads(text))
+    def values_of(self, text: str, place: Hashable = None) -> ItemValues:
+        """The values a row's text holds: kept from the save that wrote it at `place`, or decoded now."""
+        found = self._by_place.get(place)
+        if found is not None and found[0] == text:
+            return found[1]
+        return ItemValues.of(json.loads(text))
 
-    def keep(self, text: str, values: ItemValues) -> None:
-        """Keep the values a save wrote as `text`, for the next save of the same item."""
-        if len(text) > self.item_characters or text in self._by_text:
+    def keep(self, place: Hashable, text: str, values: ItemValues) -> None:
+        """Keep the values a save wrote as `text` at `place`, for the next save of the same item."""
+        if len(text) > self.item_characters:
             return
         with self._lock:
-            if text in self._by_text:
-                return
-            self._by_text[text] = values
+            earlier = self._by_place.pop(place, None)
+            if earlier is not None:
+                self._characters -= len(earlier[0])
+            self._by_place[place] = (text, values)
             self._characters += len(text)
             while self._characters > self.characters:
-                oldest = next(iter(self._by_text))
-                del self._by_text[oldest]
-                self._characters -= len(oldest)
+                oldest = next(iter(self._by_place))
+                self._characters -= len(self._by_place.pop(oldest)[0])
 
 
 KEPT = Kept()  # one for the process: a text means the same values in every store and file

@@ -226,6 +226,8 @@ CREATE INDEX IF NOT EXISTS unique_values_by_item ON unique_values (item_number);
 """  # the same tables on PostgreSQL: a sequence numbers the items
 ITEMS_COUNTED = ("channels", "created_items")  # where each channel counts the IDs it numbered
 SELECT_ITEM = "SELECT * FROM items WHERE channel_id = ? AND id = ?"
+SAVED_ITEM = "SELECT number, id, version, deleted_at, fields FROM items WHERE channel_id = ? AND id = ?"
+# what a save reads of the row it swaps: no more columns than it uses (a Row of all nine takes longer to make)
 UPDATE_ITEM = ("UPDATE items SET fields = ?, preview = ?, version = ?, updated_at = ? "
                "WHERE number = ? AND version = ?")
 UNINDEX_ITEM = "DELETE FROM unique_values WHERE item_number = ?"  # a seek by unique_values_by_item, never a scan
@@ -410,14 +412,14 @@ class RecordStore(AgentTools):
 
     def _compare_and_swap(self, connection: sqlite3.Connection, channel: Channel, arguments: Dict[str, Any],
                           now: str) -> Dict[str, Any]:
-        row = self._live_item(connection, channel, arguments["item_id"])
+        row = self._live_item(connection, channel, arguments["item_id"], select=SAVED_ITEM)
         if row["version"] != arguments["expected_version"]:
             raise EDITED.conflict(row["id"], arguments["expected_version"])
         failures = self._validate(connection, channel, arguments["values"], row["number"], agent=True)
         if failures:
             raise ValidationFailed(failures, self.rejection_detail)
         values = arguments["values"]
-        saved = KEPT.values_of(row["fields"]).changed(values)
+        saved = KEPT.values_of(row["fields"], (id(self.database), row["number"])).changed(values)
         version = self._save(connection, channel, row, saved, self._agent_text(channel, saved), now, values)
         return {"item_id": row["id"], "version": version}
 
@@ -471,9 +473,11 @@ class RecordStore(AgentTools):
         return channel
 
     @staticmethod
-    def _live_item(connection: sqlite3.Connection, channel: Channel, item_id: str, lock: bool = False) -> sqlite3.Row:
-        """The item unless deleted (`lock`: held until COMMIT, for a person's save); NotFound otherwise."""
-        statement = SELECT_ITEM + dialect_of(connection).row_lock if lock else SELECT_ITEM
+    def _live_item(connection: sqlite3.Connection, channel: Channel, item_id: str, lock: bool = False,
+                   select: str = SELECT_ITEM) -> sqlite3.Row:
+        """The item unless deleted (`lock`: held until COMMIT, for a person's save; `select`: SAVED_ITEM for a save,
+        which needs no more of the row); NotFound otherwise."""
+        statement = select + dialect_of(connection).row_lock if lock else select
         row = connection.execute(statement, (channel.id, item_id)).fetchone()
         if row is None or row["deleted_at"] is not None:
             raise NotFound(f"item {quote(item_id)} was not found in record channel "
@@ -570,6 +574,8 @@ class RecordStore(AgentTools):
         by_key = channel.by_key
         for key, value in values.items():
             field = by_key.get(key)
+            if field is not None and not field.is_unique and field.passes(value):  # saved as sent (never a relation)
+                continue
             if field is None:  # the writable keys go with the first unknown key only
                 unknown.append(unknown_field(key, None if unknown else [f.key for f in channel.fields if f.writable]))
                 continue
@@ -664,11 +670,11 @@ class RecordStore(AgentTools):
         _people_values(values, empty=False)
         with self.database.write() as connection:
             channel = self._channel(connection, channel_id)
-            row = self._live_item(connection, channel, checked_id(item_id, "an item ID"), lock=True)
+            row = self._live_item(connection, channel, checked_id(item_id, "an item ID"), lock=True, select=SAVED_ITEM)
             failures = self._validate(connection, channel, values, row["number"])
             if failures:
                 raise InvalidValues(failures)
-            saved = KEPT.values_of(row["fields"]).changed(values)
+            saved = KEPT.values_of(row["fields"], (id(self.database), row["number"])).changed(values)
             return self._save(connection, channel, row, saved, _people_text(saved), format_time(self.clock()),
                               values)
 
@@ -676,7 +682,7 @@ class RecordStore(AgentTools):
         """A person deletes an item: agents no longer see it, its event is `deleted`; returns its last version."""
         with self.database.write() as connection:
             channel = self._channel(connection, channel_id)
-            row = self._live_item(connection, channel, checked_id(item_id, "an item ID"), lock=True)
+            row = self._live_item(connection, channel, checked_id(item_id, "an item ID"), lock=True, select=SAVED_ITEM)
             now = format_time(self.clock())
             version = row["version"] + 1
             connection.execute("UPDATE items SET version = ?, updated_at = ?, deleted_at = ? WHERE number = ?",
@@ -724,7 +730,7 @@ class RecordStore(AgentTools):
               saved: ItemValues, text: str, now: str, changed: Mapping[str, Any]) -> int:
         """Inside a write: compare-and-swap the row to version + 1 at time `now` (its values `saved`, encoded as
         `text`, and their preview), re-index its unique values if `changed` names one, log `updated`; the values
-        kept by their text for the item's next save."""
+        kept at its place with their text for the item's next save."""
         version = row["version"] + 1
         swapped = connection.execute(UPDATE_ITEM, (text, saved.preview(channel.preview_slots), version, now,
                                                    row["number"], row["version"])).rowcount
@@ -733,7 +739,7 @@ class RecordStore(AgentTools):
         if any(f.key in changed for f in channel.unique):
             self._index_unique(connection, channel, row["number"], saved.values)
         self.EVENTS.append(connection, channel.id, "updated", row["id"], version)
-        KEPT.keep(text, saved)
+        KEPT.keep((id(self.database), row["number"]), text, saved)  # the place: this database's row
         return version
 
     @staticmethod
