@@ -20,9 +20,10 @@ from osfoundry_tools.content import own_content
 from tests.postgres_helpers import default_location, needs_postgres, on_postgres
 
 ENGINE = "postgresql" if on_postgres() else "sqlite"
-FIRST = {"black": 21, "django-ninja": 46, "hatch": 45, "httpx": 26, "mkdocs-material": 28, "polars": 48,
-         "pydantic": 40, "ruff": 66, "sqlmodel": 42, "starlette": 50, "textual": 46, "typer": 51,
-         "uv": 26}  # questions first when measured: the lower of the two engines' counts
+FIRST = {"black": 21, "click": 31, "django-ninja": 46, "django-rest-framework": 26, "fastapi": 26, "hatch": 45,
+         "httpx": 26, "mkdocs-material": 28, "polars": 48, "pydantic": 40, "ruff": 66, "sqlmodel": 42,
+         "starlette": 50, "textual": 46, "typer": 51, "uv": 26}  # questions first when measured: the lower of the
+# two engines' counts
 
 
 def shown_misses(result: search_quality.SetResult) -> str:
