@@ -460,12 +460,14 @@ class ReasonsTest(unittest.TestCase):
         model = self.report.default
         before = kb_reasons.independent_ranged(self.report, model, "distinct")
         copied = copy.deepcopy(self.report)
-        rows = copied.models[model].rows["distinct"]
-        rows["doubled"] = dict(rows["K2.h8.stale"], groups=[2 * v for v in rows["K2.h8.stale"]["groups"]])
+        every_draw = copied.models[model].draw_rows("distinct")  # the committed draw's rows first
+        for rows in every_draw:
+            rows["doubled"] = dict(rows["K2.h8.stale"], groups=[2 * v for v in rows["K2.h8.stale"]["groups"]])
         copied.basis = dataclasses.replace(copied.basis, restated=dict(
             copied.basis.restated, doubled=evidence.restates("K2.h8.stale", by=lambda p: 2 * p["K2.h8.stale"])))
         self.assertEqual(kb_reasons.independent_ranged(copied, model, "distinct"), before)
-        rows["other"] = dict(rows["K2.h8.stale"], groups=[v + 1 for v in rows["K2.h8.stale"]["groups"]])
+        for rows in every_draw:
+            rows["other"] = dict(rows["K2.h8.stale"], groups=[v + 1 for v in rows["K2.h8.stale"]["groups"]])
         self.assertEqual(kb_reasons.independent_ranged(copied, model, "distinct"), before + 1)
 
     def test_no_two_figures_the_tallies_count_apart_move_in_lockstep_over_the_range_groups(self):
