@@ -89,7 +89,7 @@ def measure(sets: Sequence[QuestionSet], log: Callable[[str], None], clock: Call
             "page_seconds": statistics.mean(saving) if saving else 0.0, "pages_embedded": len(saving),
             "memory_mb": grown / (1024 * 1024 if sys.platform == "darwin" else 1024),
             "weights_mb": folder_bytes(kb_rerank.packaged_folder() or "") / 1e6,
-            "numpy_mb": folder_bytes(os.path.dirname(sys.modules["numpy"].__file__)) / 1e6}
+            "numpy_mb": folder_bytes(os.path.dirname(sys.modules["numpy"].__file__ or "")) / 1e6}
 
 
 def held_out(firsts: Dict[str, Dict[float, List[bool]]]) -> List[Dict[str, Any]]:
