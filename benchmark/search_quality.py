@@ -221,9 +221,14 @@ def measure_all(postgres_url: Optional[str], log: Callable[[str], None],
     if postgres_url:
         with engines.scratch_database(postgres_url) as location:
             centre["postgresql"] = help_centre_first(location)
-    from benchmark import search_libraries  # it builds on this module
-    return {"sets": sets, "help_centre": centre, "goals": {"first": GOAL_FIRST, "same_first": GOAL_SAME_FIRST},
-            "libraries": search_libraries.measure_libraries(log, question_sets()[:library_sets])}
+    from benchmark import search_libraries, search_rerank  # they build on this module
+    quality = {"sets": sets, "help_centre": centre, "goals": {"first": GOAL_FIRST, "same_first": GOAL_SAME_FIRST},
+               "libraries": search_libraries.measure_libraries(log, question_sets()[:library_sets])}
+    if search_rerank.available():  # `make rerank` installed it
+        quality["rerank"] = search_rerank.measure(question_sets(), log)
+    else:
+        log("quality: the re-ranker is not installed (`make rerank`): its rows are left out")
+    return quality
 
 
 def set_facts(question_set: QuestionSet, results: Dict[str, SetResult]) -> Dict[str, Any]:
@@ -317,6 +322,10 @@ def section(quality: Dict[str, Any]) -> List[str]:
     if "libraries" in quality:
         from benchmark import search_libraries
         lines += [""] + search_libraries.section(quality["libraries"])
+    if "rerank" in quality:
+        from benchmark import search_rerank
+        lines += [""] + search_rerank.section(quality["rerank"], {
+            s["name"]: s["engines"]["sqlite"]["search"]["first"] for s in sets})
     return lines
 
 

@@ -18,7 +18,7 @@ from osfoundry_tools.core.tools import DEFAULT_CALLER
 from osfoundry_tools.engines import database
 from osfoundry_tools.server import approval, http_front, http_workers, shown_change, streamable_http, tokens
 from osfoundry_tools.server.workspace import SERVED
-from osfoundry_tools.stores import record_fields, record_store
+from osfoundry_tools.stores import kb_rerank, record_fields, record_store
 
 # ---------------------------------------------------------------------------
 # The command line.
@@ -141,6 +141,13 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         "connections and requests are answered 503 with Retry-After, and at its end connections still open "
         "are cut; the server then exits 0 after SIGTERM, 130 after Ctrl-C, with one line. With --workers, "
         "each worker stops so"))
+    p.add_argument("--rerank", action="store_true", help=(
+        "re-order each search's best matches by a small local sentence-embedding model (all-MiniLM-L6-v2, run "
+        "with numpy; no network): the question's nearness to each match's nearest section, blended with the "
+        f"words' score. Needs the extra: `{kb_rerank.MAKE_TARGET}` installs it into .venv"))
+    p.add_argument("--rerank-model", metavar="DIR", help=(
+        "with --rerank: a folder holding your own copy of all-MiniLM-L6-v2's model.safetensors and vocab.txt "
+        "(checked against the published files' SHA-256) instead of the packaged weights"))
     p.add_argument("--verbose", action="store_true", help="log every message received on stderr")
     limits = p.add_argument_group("limits of the HTTP server", "with --http: what clients, authenticated or not, "
                                   "can make the server hold; BYTES as 4096, 16KiB or 4MiB")
@@ -256,7 +263,21 @@ def parse_options(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> arg
         options.seed = demo.SEED
     check_http(p, options)
     check_approval(p, options)
+    check_rerank(p, options)
     return options
+
+
+def check_rerank(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
+    """--rerank: the re-ranker made (its weights checked and loaded) into options.reranker, or one line naming what
+    to install."""
+    options.reranker = None
+    if options.rerank_model and not options.rerank:
+        p.error("--rerank-model names the re-ranker's weights: add --rerank")
+    if options.rerank:
+        try:
+            options.reranker = kb_rerank.Reranker(options.rerank_model)
+        except kb_rerank.RerankUnavailable as missing:
+            p.error(str(missing))
 
 
 def check_http(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:

@@ -73,6 +73,7 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = wall_
     read_only = True if options.read_only else None  # None: read-only where the process may not write
     kb = kb_store.connect(kb_path, granted=options.grant_kb, clock=clock, caller=options.caller,
                           durability=options.durability, read_only=read_only)
+    kb.reranker = getattr(options, "reranker", None)  # with --rerank: each search's best matches re-ordered
     try:
         records = record_store.connect(records_path, granted=options.grant_channel, scopes=options.scopes,
                                        rejection_detail=options.rejection_detail, clock=clock,

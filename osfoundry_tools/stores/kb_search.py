@@ -149,18 +149,18 @@ class SearchPlan(NamedTuple):
 
 
 def search_rows(connection: sqlite3.Connection, kb: str, number: int, words: List[str], limit: int,
-                kept: Dict[Any, Any], exact: Sequence[str] = ()
+                kept: Dict[Any, Any], exact: Sequence[str] = (), rerank: Optional["Rerank"] = None
                 ) -> Tuple[List[sqlite3.Row], List[str], Dict[int, str]]:
     """The rows a search of knowledge base `kb` (of this number) answers with, `limit` at most, the words that
     found them, and the anchor of each weighed row's answering section (article number -> anchor, where that
     section has a heading): the rarer words ranked, else the common words listed (see WORD_SAMPLE). `kept`: the
     database's derived dict, where the weighing keeps the texts it read; `exact`: the query's code-like tokens as
-    typed."""
+    typed; `rerank`: the re-ranker and the question, where the server runs with --rerank (kb_rerank.py)."""
     plan = SearchPlan.read(connection, kb, number, words)
     rarer, common = plan.rarer(), plan.common()
     anchors: Dict[int, str] = {}
     if rarer:
-        rows = ranked_rows(connection, plan, number, rarer, limit, kb, kept, exact, anchors)
+        rows = ranked_rows(connection, plan, number, rarer, limit, kb, kept, exact, anchors, rerank)
         if rows or not common:
             return rows, rarer, anchors
     return listed_rows(connection, plan.has_views, number, common, limit, kb), common, {}
@@ -168,7 +168,7 @@ def search_rows(connection: sqlite3.Connection, kb: str, number: int, words: Lis
 
 def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, words: List[str], limit: int,
                 kb: str, kept: Dict[Any, Any], exact: Sequence[str] = (),
-                anchors: Optional[Dict[int, str]] = None) -> List[sqlite3.Row]:
+                anchors: Optional[Dict[int, str]] = None, rerank: Optional["Rerank"] = None) -> List[sqlite3.Row]:
     """The rows of the first RANKED_MATCHES articles of knowledge base `kb` (of this number) that hold any of `words`
     in ranking order, `limit` at most: scored in the index, the best WEIGHED_MATCHES weighed by their whole text, best
     section, nearness and title (weighed_scores, which keeps the articles' texts as it read them in `kept`, the
@@ -181,12 +181,13 @@ def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, w
     weights = word_weights(plan, words) if plan.outlined else None
     if plan.has_views:
         scored = connection.execute(statements.scored_with_views, values).fetchall()
-        weighed = (weighed_scores(connection, {row[0]: row[1] for row in scored}, weights, kept, exact, anchors)
+        weighed = (weighed_scores(connection, {row[0]: row[1] for row in scored}, weights, kept, exact, anchors,
+                                  rerank)
                    if weights else None)
         return rows_in_order(connection, [row[0] for row in best_then_most_viewed(scored, limit, weighed)])
     score = {number: score for number, score in connection.execute(statements.scored, values)}
     if weights:
-        score = weighed_scores(connection, score, weights, kept, exact, anchors)
+        score = weighed_scores(connection, score, weights, kept, exact, anchors, rerank)
     rows = article_rows(connection, within_best_scores(score, limit))
     return sorted(rows, key=lambda row: (score[row["number"]], row["id"]))[:limit]
 
@@ -239,7 +240,7 @@ def word_weights(plan: SearchPlan, words: Sequence[str]) -> Dict[str, float]:
 
 def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weights: Dict[str, float],
                    kept: Dict[Any, Any], exact: Sequence[str] = (),
-                   anchors: Optional[Dict[int, str]] = None) -> Dict[int, float]:
+                   anchors: Optional[Dict[int, str]] = None, rerank: Optional["Rerank"] = None) -> Dict[int, float]:
     """The WEIGHED_MATCHES best of `score` (article number -> engine score, the least best), and any tied with
     the last, each weighed by its whole text, its best section, the nearness of the query words in it, its
     title and the code-like tokens of the query (`exact`) it holds as typed: negative, the least best. `anchors`,
@@ -258,12 +259,32 @@ def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weig
     most_exact = max(exactly.values(), default=0.0) or 1.0
     if anchors is not None:
         anchors.update((number, scored[number].anchor) for number in titles if scored[number].anchor)
-    return {number: -(TEXT_SHARE * scored[number].whole / best.whole
-                      + SECTION_SHARE * scored[number].section / best.section
-                      + NEAR_SHARE * scored[number].nearness / best.nearness
-                      + TITLE_SHARE * held[number]
-                      + EXACT_SHARE * exactly.get(number, 0.0) / most_exact)
-            for number in titles}
+    weighed = {number: -(TEXT_SHARE * scored[number].whole / best.whole
+                         + SECTION_SHARE * scored[number].section / best.section
+                         + NEAR_SHARE * scored[number].nearness / best.nearness
+                         + TITLE_SHARE * held[number]
+                         + EXACT_SHARE * exactly.get(number, 0.0) / most_exact)
+               for number in titles}
+    return reranked(weighed, titles, texts, rerank) if rerank else weighed
+
+
+class Rerank(NamedTuple):
+    """A search re-ranked by a sentence-embedding model (kb_rerank.Reranker), and the question as asked."""
+
+    reranker: Any
+    question: str
+
+
+def reranked(weighed: Dict[int, float], titles: Dict[int, str], texts: Dict[int, "kb_sections.ArticleText"],
+             rerank: Rerank) -> Dict[int, float]:
+    """The weighed matches put in the re-ranker's order (kb_rerank: the question's nearness to each one's nearest
+    section blended with its weighed score), each taking the weighed score of the place it comes to, so that the
+    matches not weighed keep their places behind them."""
+    vectors = {number: rerank.reranker.section_vectors((number, titles[number], texts[number].read), titles[number],
+                                                       texts[number].read) for number in weighed}
+    blended = rerank.reranker.blended(rerank.question, {number: -score for number, score in weighed.items()}, vectors)
+    order = sorted(weighed, key=lambda number: (-blended[number], number))
+    return dict(zip(order, sorted(weighed.values())))
 
 
 ARTICLE_TEXTS = "article texts"  # the key of a database's derived dict under which weighed_scores keeps what it read

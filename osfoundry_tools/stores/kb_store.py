@@ -60,7 +60,7 @@ from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS, DURABILITY_DE
 from osfoundry_tools.engines.opening import open_store
 from osfoundry_tools.stores.kb_search import (
     INDEX, SEARCH_COLUMN, SEARCH_CONFIG_SCHEMA, WORDS_COLUMN, in_chunks, index_table, merge_by_budget, outline_of,
-    query_words, search_rows, search_sql, subject_words,
+    Rerank, query_words, search_rows, search_sql, subject_words,
 )
 from osfoundry_tools.stores.kb_sections import SECTION_READ, answering_part, code_tokens, content_parts, indexed_text
 from osfoundry_tools.stores.kb_snippets import OPENING, opening_of, snippet_of
@@ -376,6 +376,7 @@ class KnowledgeBaseStore(AgentTools):
     RESOURCE_TYPE = "knowledge_base"
     GRANT_KEY = "knowledge_bases"  # a token file lists the knowledge bases a grant allows under this key
     EVENTS = EventLog(subject_key="article_id", version_key="updated_at")
+    reranker: Any = None  # with --rerank: the kb_rerank.Reranker that re-orders each search's weighed matches
 
     # -- the agent side ------------------------------------------------------
 
@@ -385,7 +386,8 @@ class KnowledgeBaseStore(AgentTools):
             number = self._require_granted(connection, kb)
             rows, used, anchors = search_rows(
                 connection, kb, number, words, arguments.get("limit", SEARCH_LIMIT_DEFAULT), self.database.derived(),
-                code_tokens(arguments["query"])) if words else ([], [], {})
+                code_tokens(arguments["query"]), Rerank(self.reranker, arguments["query"]) if self.reranker else None
+            ) if words else ([], [], {})
             parts = answering_parts(connection, {r["number"]: anchors[r["number"]] for r in rows
                                                  if r["number"] in anchors})
         looked_for = " ".join(used)  # a snippet quotes from the first of the words that found the article
