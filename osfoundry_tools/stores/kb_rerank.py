@@ -63,7 +63,7 @@ def checked_bytes(path: str, sha256: str) -> bytes:
             data = handle.read()
     except OSError as error:
         raise RerankUnavailable(f"--rerank: cannot read {path} ({error.strerror}): name a folder holding "
-                                f"all-MiniLM-L6-v2's model.safetensors and vocab.txt, or run `{MAKE_TARGET}`")
+                                f"all-MiniLM-L6-v2's model.safetensors and vocab.txt, or run `{MAKE_TARGET}`") from None
     if hashlib.sha256(data).hexdigest() != sha256:
         raise RerankUnavailable(f"--rerank: {path} is not all-MiniLM-L6-v2's published file (its SHA-256 differs): "
                                 f"use an unmodified copy, or run `{MAKE_TARGET}`")
