@@ -16,7 +16,7 @@ INSTALL = "the re-ranker is not installed: `make rerank` installs it into .venv 
 REQUIRED = bool(os.environ.get("RERANK_REQUIRED"))
 AVAILABLE = importlib.util.find_spec("numpy") is not None and kb_rerank.packaged_folder() is not None and \
     os.path.isdir(kb_rerank.packaged_folder() or "")
-_ENCODER = []
+_ENCODER: "list[kb_rerank.Reranker]" = []  # the model, loaded once for the module
 
 
 def encoder() -> "kb_rerank.Reranker":
