@@ -653,12 +653,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with removed_unless_written(chosen):
         if page is None:
             facts = json.loads(json.dumps(measure(options, command, log)))  # as the .json keeps them: one rendering
+            seconds = facts["seconds"]
             facts = merged_into(earlier, facts) if earlier is not None else facts
             files = {PAGE: report.markdown(facts), FACTS: json.dumps(facts, indent=1) + "\n"}
         else:
             files = {PAGE: page}
         made = write_files(chosen.folder, files) or chosen.reserved
-    took = "" if page is not None else f" in {facts['seconds']:.0f} s"
+    took = "" if page is not None else f" in {seconds:.0f} s"
     log(f"wrote {shown(chosen.folder)}/{' and '.join(files)}{took}" + (" (a new folder)" if made else ""))
     return EXIT_OK
 
