@@ -93,9 +93,11 @@ OWN_STAMP = ("engines", "mcp", "http")  # sections that say when they were measu
 def _apart_note(facts: Dict[str, Any]) -> str:
     """The header's word for sections merged in from a run of their own, if any."""
     apart = [SECTION_TITLES.get(name, name) for name in facts["section_seconds"] if measured_apart(facts, name)]
+    if not apart:
+        return ""
     which = "which says" if len(apart) == 1 else "each of which says"
     named = apart[0] if len(apart) == 1 else f"{', '.join(apart[:-1])} and {apart[-1]}"
-    return f", except {named}, {which} when it was measured" if apart else ""
+    return f", except {named}, {which} when it was measured"
 
 
 def header(facts: Dict[str, Any]) -> List[str]:
