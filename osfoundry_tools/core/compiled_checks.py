@@ -17,7 +17,7 @@ False (screen() and check() alone judge it).
 import math
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
-from osfoundry_tools.core.checks import _PLAIN_KEYWORDS, MAX_NESTING, NUMBER_BITS, SQLITE_INTEGER_MAX
+from osfoundry_tools.core.checks import _PLAIN_KEYWORDS, MAX_NESTING, NUMBER_BITS, SQLITE_INTEGER_MAX, _encodes
 from osfoundry_tools.core.clock import parse_time
 
 
@@ -36,14 +36,6 @@ def compiled(schema: Mapping[str, Any]) -> Callable[[Any], bool]:
 
 def _never(value: Any) -> bool:
     return False
-
-
-def _encodes(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _plain(container: Any, depth: int) -> bool:
