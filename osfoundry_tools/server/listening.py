@@ -257,22 +257,25 @@ class Hub:
             subject = str(event.get(watch.target.kind.subject_key))
             if watch.lists:
                 if event["type"] in LIST_EVENTS and id(stream) not in told:
-                    if not stream.put(list_changed(stream.meta(), watch.target, event)):
-                        blocked.add(id(stream))
-                        self.outbox_full(stream, watch)
+                    if not self.delivered(stream, watch, list_changed(stream.meta(), watch.target, event), blocked):
                         continue
-                    stream.full_since = None
                     told.add(id(stream))
-                watch.cursor = sequence
-                continue
-            if watch.wants(subject) and id(stream) not in sent:
-                if not stream.put(notification(stream.meta(), watch.target, subject, event)):
-                    blocked.add(id(stream))
-                    self.outbox_full(stream, watch)
+            elif watch.wants(subject) and id(stream) not in sent:
+                if not self.delivered(stream, watch, notification(stream.meta(), watch.target, subject, event),
+                                      blocked):
                     continue
-                stream.full_since = None
                 sent.add(id(stream))
             watch.cursor = sequence
+
+    def delivered(self, stream: Stream, watch: Watch, message: Dict[str, Any], blocked: Set[int]) -> bool:
+        """`message` put in the stream's outbox; False, the stream blocked for this round and its full outbox
+        noted, if there was no room."""
+        if not stream.put(message):
+            blocked.add(id(stream))
+            self.outbox_full(stream, watch)
+            return False
+        stream.full_since = None
+        return True
 
     def outbox_full(self, stream: Stream, watch: Watch) -> None:
         """A stream's outbox was full: noted, and once it has stayed full SLOW_SECONDS, the stream falls behind."""
