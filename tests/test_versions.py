@@ -14,6 +14,12 @@ class TimeVersionTest(unittest.TestCase):
     def test_format_is_rfc3339_utc_with_microseconds(self):
         self.assertEqual(format_time(MOMENT), "2026-11-09T09:15:02.123456Z")
 
+    def test_format_writes_six_digits_of_a_whole_second(self):
+        for moment in (MOMENT.replace(microsecond=0), MOMENT.replace(microsecond=7),
+                       datetime.datetime(999, 1, 2, 3, 4, 5, tzinfo=UTC)):
+            self.assertEqual(format_time(moment), moment.isoformat(timespec="microseconds")[:-6] + "Z")
+        self.assertEqual(format_time(MOMENT.replace(microsecond=0)), "2026-11-09T09:15:02.000000Z")
+
     def test_format_converts_other_offsets_to_utc(self):
         paris = datetime.timezone(datetime.timedelta(hours=1))
         self.assertEqual(format_time(MOMENT.astimezone(paris)), "2026-11-09T09:15:02.123456Z")
