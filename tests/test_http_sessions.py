@@ -98,6 +98,47 @@ class BookTest(unittest.TestCase):
         self.assertIsNotNone(self.book.look(session, newer, {}))
 
 
+@unittest.skipUnless(hasattr(os, "getuid"), "the sweep judges folders by user and process IDs (POSIX)")
+class FolderTest(unittest.TestCase):
+    """A server killed before it removed its session folder: the next server's new_folder removes it, and only it."""
+
+    def setUp(self):
+        parent = tempfile.TemporaryDirectory()
+        self.addCleanup(parent.cleanup)
+        self.parent = parent.name
+
+    def folder(self, owner):
+        folder = os.path.join(self.parent, sessions.FOLDER_PREFIX + str(len(os.listdir(self.parent))))
+        os.mkdir(folder)
+        if owner is not None:
+            with open(os.path.join(folder, sessions.OWNER_NAME), "w") as file:
+                file.write(owner)
+        return folder
+
+    def ended_pid(self):
+        child = os.fork()
+        if child == 0:
+            os._exit(0)
+        os.waitpid(child, 0)
+        return child
+
+    def test_a_dead_owners_folder_goes_and_a_live_or_unowned_one_stays(self):
+        dead = self.folder(str(self.ended_pid()))
+        live = self.folder(str(os.getppid()))
+        unowned = self.folder(None)
+        garbled = self.folder("not a pid")
+        other = os.path.join(self.parent, "someone-else-" + str(self.ended_pid()))
+        os.mkdir(other)
+        made = sessions.new_folder(self.parent)
+        self.addCleanup(sessions.remove_folder, made)
+        self.assertFalse(os.path.exists(dead))
+        for kept in (live, unowned, garbled, other, made):
+            self.assertTrue(os.path.isdir(kept), kept)
+        with open(os.path.join(made, sessions.OWNER_NAME)) as owner:
+            self.assertEqual(owner.read(), str(os.getpid()))
+        self.assertEqual(sessions.sweep_orphans(self.parent), [])  # its own folder is never an orphan
+
+
 class HttpSessionTest(unittest.TestCase):
     """A server over Streamable HTTP in this process, with tokens and a book of sessions."""
 

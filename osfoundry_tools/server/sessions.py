@@ -228,9 +228,60 @@ class Held(NamedTuple):
         self.book.unsubscribe(self.session, uri)
 
 
-def new_folder() -> str:
-    """A folder of this server's own (0700) for its book, made before any worker is forked."""
-    return tempfile.mkdtemp(prefix="osfoundry-sessions-")
+FOLDER_PREFIX = "osfoundry-sessions-"
+OWNER_NAME = "owner"  # the process ID of the server that made the folder, which removes it when it stops
+
+
+def new_folder(directory: Optional[str] = None) -> str:
+    """A folder of this server's own (0700) for its book, made before any worker is forked, with its owner's
+    process ID; first, the folders of this user's servers that ended without removing theirs (killed) go."""
+    sweep_orphans(directory)
+    folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX, dir=directory)
+    with open(os.path.join(folder, OWNER_NAME), "w", encoding="ascii") as owner:
+        owner.write(str(os.getpid()))
+    return folder
+
+
+def sweep_orphans(directory: Optional[str] = None) -> List[str]:
+    """Remove the session folders in `directory` (the temporary one by default) that this user owns and whose
+    owner process has ended: a server killed before it could remove its own. A folder without an owner file (one
+    being made, or another program's) or whose owner still runs is left alone. Returns the folders removed."""
+    directory = directory or tempfile.gettempdir()
+    try:
+        names = [name for name in os.listdir(directory) if name.startswith(FOLDER_PREFIX)]
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        folder = os.path.join(directory, name)
+        if _orphaned(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _orphaned(folder: str) -> bool:
+    """Whether `folder` is this user's and its owner file names a process that no longer runs (never judged where
+    the system has no user IDs, Windows, whose os.kill would end the process it asks about)."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return False
+    try:
+        if os.lstat(folder).st_uid != getuid():
+            return False
+        with open(os.path.join(folder, OWNER_NAME), encoding="ascii") as owner:
+            pid = int(owner.read(20))
+    except (OSError, ValueError):
+        return False
+    if pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it runs, as another user: not ours to judge
+        return False
+    return False
 
 
 def remove_folder(folder: str) -> None:
