@@ -14,7 +14,8 @@ sentence-transformers/all-MiniLM-L6-v2's model.safetensors). Nothing is fetched 
 
 Glossary:
   section vector   a section's (heading and text, first SECTION_TOKENS word pieces) embedding, unit length,
-                   kept as float16; computed once per article version and kept (SectionVectors)
+                   kept as float16; computed once per article version, when it is saved, and kept in the store
+                   beside it (kb_vectors.py)
   nearness         the cosine of the question's vector and a match's nearest section vector
   blend            nearness + BLEND x the match's lexical score as a share of the best lexical score among the
                    matches weighed (both the higher the better)
@@ -26,6 +27,7 @@ import json
 import os
 import re
 import struct
+import sys
 import unicodedata
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -40,7 +42,9 @@ LAYERS, HEADS, HIDDEN = 6, 12, 384
 EPSILON = 1e-12  # the model's layer normalisation epsilon
 SECTION_TOKENS = 256  # word pieces of a section embedded (the model was trained on 256); 128 lost 11 of 678 firsts
 QUESTION_TOKENS = 128
-BLEND = 0.2  # the lexical score's share in the blend (chosen on held-out halves: benchmark/search_quality.py)
+BLEND = 0.2  # the lexical score's share in the blend (chosen on held-out halves: benchmark/search_rerank.py)
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")  # set to 1 unless the user set them
+REMEMBERED = 4096  # article versions whose vectors a process keeps itself (those the store has no current ones of)
 
 
 class RerankUnavailable(Exception):
@@ -149,14 +153,25 @@ def _is_cjk(character: str) -> bool:
                                                       (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)))
 
 
+def one_thread_numpy() -> Any:
+    """numpy, its BLAS held to one thread (where numpy is first imported here and the user set no thread count):
+    a question's few small products gain nothing from a second thread, and a server shares its cores with its
+    other requests; BLAS threads that spin while waiting took a core from them."""
+    if "numpy" not in sys.modules:
+        for name in BLAS_THREADS:
+            os.environ.setdefault(name, "1")
+    try:
+        import numpy
+    except ImportError:
+        raise RerankUnavailable(MISSING.format(target=MAKE_TARGET)) from None
+    return numpy
+
+
 class Encoder:
     """all-MiniLM-L6-v2: a 6-layer BERT of width 384, its tokens' last states averaged and made unit length."""
 
     def __init__(self, folder: Optional[str] = None) -> None:
-        try:
-            import numpy
-        except ImportError:
-            raise RerankUnavailable(MISSING.format(target=MAKE_TARGET)) from None
+        numpy = one_thread_numpy()
         folder = folder or packaged_folder()
         if folder is None:
             raise RerankUnavailable(MISSING.format(target=MAKE_TARGET))
@@ -249,8 +264,9 @@ def section_texts(title: str, text: str) -> List[str]:
 
 
 class Reranker:
-    """The re-ranker a server attaches to its knowledge-base stores: the encoder, and the section vectors of each
-    article version it has embedded (computed once per version: the store keeps them too, SectionVectors)."""
+    """The re-ranker a server attaches to its knowledge-base stores (kb_vectors.attach): the encoder, and the section
+    vectors of the article versions it had to embed at search time, the store holding none current of them (the
+    store keeps every other's: kb_vectors.py), REMEMBERED at most."""
 
     def __init__(self, folder: Optional[str] = None, blend: float = BLEND) -> None:
         self.encoder = Encoder(folder)
@@ -261,9 +277,15 @@ class Reranker:
         """The float16 section vectors of one article version, embedded the first time they are asked for."""
         kept = self.vectors.get(version)
         if kept is None:
-            kept = self.encoder.embed(section_texts(title, text)).astype(self.encoder.np.float16)
+            kept = self.embedded_sections(title, text).astype(self.encoder.np.float16)
+            if len(self.vectors) >= REMEMBERED:
+                del self.vectors[next(iter(self.vectors))]  # the first remembered goes
             self.vectors[version] = kept
         return kept
+
+    def embedded_sections(self, title: str, text: str) -> Any:
+        """The section vectors (float32 rows) of an article of this title and text (as a search reads it)."""
+        return self.encoder.embed(section_texts(title, text))
 
     def question_vector(self, question: str) -> Any:
         return self.encoder.embed([question], QUESTION_TOKENS)[0]
