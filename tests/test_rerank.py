@@ -223,6 +223,7 @@ class RerankedSearchTest(Installed):
 
     def test_each_page_saved_keeps_its_vectors_at_its_version(self):
         store = self.store()
+        self.assertTrue(table_exists(store, "section_vectors"))
         kept = self.kept(store)
         with store.database.read() as connection:
             versions = dict(connection.execute("SELECT number, updated_at FROM articles").fetchall())
