@@ -293,8 +293,16 @@ class Reranker:
     def blended(self, question: str, lexical: Dict[int, float], vectors: Dict[int, Any]) -> Dict[int, float]:
         """Each match's blend (the higher the better) from its lexical score (the higher the better) and its
         section vectors."""
+        return blend_of(self.nearness(question, vectors), lexical, self.blend)
+
+    def nearness(self, question: str, vectors: Dict[int, Any]) -> Dict[int, float]:
+        """Each match's nearness: the cosine of the question's vector and its nearest section's."""
         np = self.encoder.np
         asked = self.question_vector(question)
-        best = max(lexical.values(), default=0.0) or 1.0
-        return {number: float(np.max(vectors[number].astype(np.float32) @ asked)) + self.blend * lexical[number] / best
-                for number in lexical}
+        return {number: float(np.max(kept.astype(np.float32) @ asked)) for number, kept in vectors.items()}
+
+
+def blend_of(nearness: Dict[int, float], lexical: Dict[int, float], blend: float) -> Dict[int, float]:
+    """Each match's nearness plus `blend` times its lexical score as a share of the best among them."""
+    best = max(lexical.values(), default=0.0) or 1.0
+    return {number: nearness[number] + blend * lexical[number] / best for number in lexical}
