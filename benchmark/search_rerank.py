@@ -104,7 +104,14 @@ def measure(sets: Sequence[QuestionSet], log: Callable[[str], None], clock: Call
             "model_mb": model_mb, "memory_mb": max_rss_mb() - before,
             "blas_threads": {name: os.environ.get(name, "") for name in kb_rerank.BLAS_THREADS},
             "weights_mb": folder_bytes(kb_rerank.packaged_folder() or "") / 1e6,
-            "numpy_mb": folder_bytes(os.path.dirname(sys.modules["numpy"].__file__ or "")) / 1e6}
+            "numpy_mb": numpy_bytes() / 1e6}
+
+
+def numpy_bytes() -> int:
+    """numpy's installed size: its package and, in a wheel's install, its BLAS library beside it (numpy.libs)."""
+    package = os.path.dirname(sys.modules["numpy"].__file__ or "")
+    libraries = package + ".libs"
+    return folder_bytes(package) + (folder_bytes(libraries) if os.path.isdir(libraries) else 0)
 
 
 def reranking_steps(workspace: Any, question_set: QuestionSet, reranker: Any, clock: Callable[[], float]
@@ -241,5 +248,5 @@ def section(rerank: Dict[str, Any], plain_first: Dict[str, int]) -> List[str]:
                   f"{1000 * rerank['page_seconds']:.0f} ms more than without --rerank, its sections embedded and kept "
                   f"(the mean over {rerank['pages']} pages); memory: the model {rerank['model_mb']:.0f} MB, the "
                   f"whole run grown by {rerank['memory_mb']:.0f} MB; installed: the weights' folder "
-                  f"{rerank['weights_mb']:.0f} MB, numpy {rerank['numpy_mb']:.0f} MB."]
+                  f"{rerank['weights_mb']:.0f} MB, numpy with its BLAS library {rerank['numpy_mb']:.0f} MB."]
     return lines
