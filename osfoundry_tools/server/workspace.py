@@ -16,7 +16,7 @@ from osfoundry_tools.core.clock import wall_clock
 from osfoundry_tools.engines import database
 from osfoundry_tools.server.methods import APPROVAL_INSTRUCTIONS, INSTRUCTIONS
 from osfoundry_tools.server.routing import Readers, Tools, by_resource_type, open_readers
-from osfoundry_tools.stores import kb_store, record_store
+from osfoundry_tools.stores import kb_store, kb_vectors, record_store
 
 # ---------------------------------------------------------------------------
 # The workspace: the stores the command line describes, and the colleague.
@@ -73,8 +73,9 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = wall_
     read_only = True if options.read_only else None  # None: read-only where the process may not write
     kb = kb_store.connect(kb_path, granted=options.grant_kb, clock=clock, caller=options.caller,
                           durability=options.durability, read_only=read_only)
-    kb.reranker = getattr(options, "reranker", None)  # with --rerank: each search's best matches re-ordered
     try:
+        if getattr(options, "reranker", None):  # --rerank: each search's best matches re-ordered, vectors kept
+            kb.reranker = kb_vectors.attach(kb, options.reranker, fill)
         records = record_store.connect(records_path, granted=options.grant_channel, scopes=options.scopes,
                                        rejection_detail=options.rejection_detail, clock=clock,
                                        caller=options.caller, durability=options.durability, read_only=read_only)

@@ -265,23 +265,22 @@ def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weig
                          + TITLE_SHARE * held[number]
                          + EXACT_SHARE * exactly.get(number, 0.0) / most_exact)
                for number in titles}
-    return reranked(weighed, titles, texts, rerank) if rerank else weighed
+    return reranked(connection, weighed, titles, texts, rerank) if rerank else weighed
 
 
 class Rerank(NamedTuple):
-    """A search re-ranked by a sentence-embedding model (kb_rerank.Reranker), and the question as asked."""
+    """A search re-ranked by a sentence-embedding model (kb_vectors.KeptVectors), and the question as asked."""
 
     reranker: Any
     question: str
 
 
-def reranked(weighed: Dict[int, float], titles: Dict[int, str], texts: Dict[int, "kb_sections.ArticleText"],
-             rerank: Rerank) -> Dict[int, float]:
+def reranked(connection: sqlite3.Connection, weighed: Dict[int, float], titles: Dict[int, str],
+             texts: Dict[int, "kb_sections.ArticleText"], rerank: Rerank) -> Dict[int, float]:
     """The weighed matches put in the re-ranker's order (kb_rerank: the question's nearness to each one's nearest
     section blended with its weighed score), each taking the weighed score of the place it comes to, so that the
-    matches not weighed keep their places behind them."""
-    vectors = {number: rerank.reranker.section_vectors((number, titles[number], texts[number].read), titles[number],
-                                                       texts[number].read) for number in weighed}
+    matches not weighed keep their places behind them. The matches' section vectors are the store's (kb_vectors)."""
+    vectors = rerank.reranker.vectors(connection, titles, texts)
     blended = rerank.reranker.blended(rerank.question, {number: -score for number, score in weighed.items()}, vectors)
     order = sorted(weighed, key=lambda number: (-blended[number], number))
     return dict(zip(order, sorted(weighed.values())))

@@ -376,7 +376,7 @@ class KnowledgeBaseStore(AgentTools):
     RESOURCE_TYPE = "knowledge_base"
     GRANT_KEY = "knowledge_bases"  # a token file lists the knowledge bases a grant allows under this key
     EVENTS = EventLog(subject_key="article_id", version_key="updated_at")
-    reranker: Any = None  # with --rerank: the kb_rerank.Reranker that re-orders each search's weighed matches
+    reranker: Any = None  # with --rerank: the kb_vectors.KeptVectors that re-orders each search's weighed matches
 
     # -- the agent side ------------------------------------------------------
 
@@ -624,6 +624,8 @@ class KnowledgeBaseStore(AgentTools):
                status: str) -> None:
         """Keep an article searchable exactly while it is published (Fts5Search.index_article)."""
         search_sql(connection).index_article(self.database, connection, kb_number, number, title, content, status)
+        if self.reranker:  # --rerank: the article's section vectors kept beside it (kb_vectors)
+            self.reranker.keep(connection, number, title, content, status)
 
     def _log(self, connection: sqlite3.Connection, kb: str, article_id: str, event: Optional[str],
              version: str) -> None:

@@ -1,0 +1,120 @@
+"""Where the re-ranker's section vectors live: in the store, beside each published article, one row per article at
+its current version, computed when the article is saved (or, for pages saved without --rerank, when a store is
+opened with it), so that a search embeds only the question.
+
+Layer: stores, between kb_store.py / kb_search.py and kb_rerank.py (the model). Only a server started with --rerank
+reaches this module: `attach` makes the table and wraps its kb_rerank.Reranker in a KeptVectors, which kb_store's
+save (`keep`) and kb_search's re-ordering (`vectors`) call. Without --rerank no statement here ever runs and the
+table is never made. The statements are the same on sqlite and PostgreSQL but for the table's column types.
+
+Glossary:
+  kept vectors   an article's section vectors (kb_rerank.section_texts of its title and the text a search reads),
+                 float16 little-endian bytes, rows of kb_rerank.HIDDEN values, in the row of its number with the
+                 version (updated_at) they were computed from
+  current        kept vectors whose version is the article's updated_at: the only ones a search uses. A save with
+                 --rerank replaces them at once; a save by a process without --rerank leaves them stale, and then
+                 a search computes that article's vectors itself and keeps them in the process (kb_rerank.Reranker)
+                 until a store opened with --rerank fills them in (`attach`)
+"""
+
+from typing import Any, Dict, List, Tuple
+
+from osfoundry_tools.core.dialect import dialect_of
+from osfoundry_tools.stores.kb_rerank import HIDDEN
+from osfoundry_tools.stores.kb_search import in_chunks
+from osfoundry_tools.stores.kb_sections import SECTION_READ, indexed_text
+
+TABLE = {  # the article's number, the version its vectors were computed from, the vectors
+    "sqlite": "CREATE TABLE IF NOT EXISTS section_vectors (number INTEGER PRIMARY KEY REFERENCES articles (number), "
+              "updated_at TEXT NOT NULL, vectors BLOB NOT NULL)",
+    "postgresql": "CREATE TABLE IF NOT EXISTS section_vectors (number BIGINT PRIMARY KEY REFERENCES articles (number), "
+                  "updated_at TEXT NOT NULL, vectors BYTEA NOT NULL)",
+}
+_KEEP = ("INSERT INTO section_vectors (number, updated_at, vectors) SELECT number, updated_at, ? FROM articles "
+         "WHERE number = ? AND updated_at = ? ON CONFLICT (number) DO UPDATE SET updated_at = excluded.updated_at, "
+         "vectors = excluded.vectors")  # only at the version embedded: a save since then keeps its own
+_DROP = "DELETE FROM section_vectors WHERE number = ?"
+_CURRENT = ("SELECT v.number, v.vectors FROM section_vectors AS v JOIN articles AS a ON a.number = v.number AND "
+            "a.updated_at = v.updated_at WHERE v.number IN ({numbers})")
+_MISSING = (f"SELECT a.number, a.updated_at, a.title, substr(a.content, 1, {SECTION_READ}) FROM articles AS a "
+            "LEFT JOIN section_vectors AS v ON v.number = a.number AND v.updated_at = a.updated_at "
+            "WHERE a.status = 'published' AND v.number IS NULL ORDER BY a.number")
+_PROBE = "SELECT number FROM section_vectors LIMIT 1"
+FILLED_PER_WRITE = 16  # pages embedded and kept per transaction when a store is filled in (attach)
+
+
+class KeptVectors:
+    """A re-ranker (kb_rerank.Reranker) attached to one store: it keeps each published article's section vectors in
+    the store (`in_store`), or, where the store is read-only and has no table of them, in the process only."""
+
+    def __init__(self, reranker: Any, in_store: bool) -> None:
+        self.reranker, self.in_store = reranker, in_store
+
+    def keep(self, connection: Any, number: int, title: str, content: str, status: str) -> None:
+        """Inside the write that saved an article (kb_store's save): its vectors at the version just written, or
+        none while it is not published (a draft's are computed when it is published)."""
+        if not self.in_store:
+            return
+        if status != "published":
+            connection.execute(_DROP, (number,))
+            return
+        version = connection.execute("SELECT updated_at FROM articles WHERE number = ?", (number,)).fetchone()[0]
+        connection.execute(_KEEP, (self.embedded(title, indexed_text(content[:SECTION_READ])), number, version))
+
+    def vectors(self, connection: Any, titles: Dict[int, str], texts: Dict[int, Any]) -> Dict[int, Any]:
+        """The section vectors (float16 rows) of these articles (number -> title, number -> kb_sections.ArticleText)
+        as a search re-ranks them: read from the store where current, computed now (and kept in the process)
+        where not."""
+        np = self.reranker.encoder.np
+        found: Dict[int, Any] = {}
+        if self.in_store:
+            for number, kept in in_chunks(connection, _CURRENT, list(titles)):
+                found[number] = np.frombuffer(kept, dtype="<f2").reshape(-1, HIDDEN)
+        for number in titles:
+            if number not in found:
+                found[number] = self.reranker.section_vectors((number, titles[number], texts[number].read),
+                                                              titles[number], texts[number].read)
+        return found
+
+    def blended(self, question: str, lexical: Dict[int, float], vectors: Dict[int, Any]) -> Dict[int, float]:
+        return self.reranker.blended(question, lexical, vectors)
+
+    def embedded(self, title: str, read: str) -> bytes:
+        """An article's section vectors as kept: float16, little-endian."""
+        return bytes(self.reranker.embedded_sections(title, read).astype("<f2").tobytes())
+
+
+def attach(store: Any, reranker: Any, fill: bool = True) -> KeptVectors:
+    """The re-ranker attached to a knowledge-base store (kb_store.KnowledgeBaseStore), its table made where the
+    store may write and, with `fill`, every published article without current vectors embedded now (a store whose
+    pages were saved without --rerank, or edited since by a process without it): FILLED_PER_WRITE pages per
+    transaction. A read-only store whose table was never made re-ranks with vectors computed at search time."""
+    database = store.database
+    if database.read_only:
+        try:
+            with database.read() as connection:
+                connection.execute(_PROBE).fetchall()
+        except Exception:  # no table: no process with --rerank ever wrote this store
+            return KeptVectors(reranker, in_store=False)
+        return KeptVectors(reranker, in_store=True)
+    kept = KeptVectors(reranker, in_store=True)
+    with database.write() as connection:
+        connection.execute(TABLE[dialect_of(connection).name])
+    while fill and fill_some(database, kept):
+        pass
+    return kept
+
+
+def fill_some(database: Any, kept: KeptVectors) -> bool:
+    """Up to FILLED_PER_WRITE published articles without current vectors embedded and kept, in one write; whether
+    there were any."""
+    with database.read() as connection:
+        missing: List[Tuple[Any, ...]] = [tuple(row) for row in connection.execute(_MISSING).fetchmany(
+            FILLED_PER_WRITE)]
+    if not missing:
+        return False
+    embedded = [(kept.embedded(title, indexed_text(text)), number, version) for number, version, title, text in missing]
+    with database.write() as connection:
+        connection.executemany(_KEEP, embedded)  # an article saved meanwhile is left out, and read again if missing
+    return True
+
