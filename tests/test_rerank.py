@@ -246,6 +246,27 @@ class RerankedSearchTest(Installed):
         self.search(store)
         self.assertEqual(calls, [1])
 
+    def test_no_save_runs_the_model_inside_its_write_and_a_preview_embeds_nothing(self):
+        store = self.store()
+        during = []
+        reranker = store.reranker.reranker
+        embed = reranker.encoder.embed
+        reranker.encoder.embed = lambda texts, most=kb_rerank.SECTION_TOKENS: during.append(
+            store.database.in_transaction) or embed(texts, most)
+        self.addCleanup(setattr, reranker.encoder, "embed", embed)
+        reranker.vectors.clear()
+        cited = store.call_tool("read_knowledge_article", {"knowledge_base_id": "kb_docs", "article_id": "art-00001"})
+        edit = {"knowledge_base_id": "kb_docs", "article_id": "art-00001", "expected_version": cited["updated_at"],
+                "content": "## Charging\nUse the fast charger.", "idempotency_key": "k-preview"}
+        before = self.kept(store)
+        preview = store.preview("edit_knowledge_article", edit)
+        self.assertIs(preview.answer["replay"], False)
+        self.assertEqual((during, self.kept(store)), ([], before))  # nothing embedded, nothing kept
+        store.call_tool("edit_knowledge_article", edit)
+        store.save_article("kb_docs", "art-00002", title="Power use, and sleep")
+        store.create_article("kb_docs", "Sleep", "## Sleep\nClose the lid.")
+        self.assertEqual(during, [False, False, False])  # each page embedded once, after its write
+
     def test_an_unpublished_page_keeps_none_and_a_draft_gets_them_when_published(self):
         store = self.store()
         store.unpublish_article("kb_docs", "art-00001")

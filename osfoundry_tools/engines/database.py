@@ -300,6 +300,11 @@ class Database:
             self.connection.backup(other.connection)
             other._derived_at = None
 
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a read or a write of this connection is open (a `with` of read() or write())."""
+        return self._mode is not None
+
     def at_commit(self, key: Any, make: Callable[[], Action]) -> Action:
         """Inside a write: the action kept under `key` for the end of the outermost transaction (made by `make` the
         first time), to run once just before its COMMIT, in the order the actions were made, and not at all if it

@@ -1,6 +1,6 @@
 """Where the re-ranker's section vectors live: in the store, beside each published article, one row per article at
-its current version, computed when the article is saved (or, for pages saved without --rerank, when a store is
-opened with it), so that a search embeds only the question.
+its current version, computed just after the article is saved, outside the save's transaction (or, for pages
+saved without --rerank, when a store is opened with it), so that a search embeds only the question.
 
 Layer: stores, between kb_store.py / kb_search.py and kb_rerank.py (the model). Only a server started with --rerank
 reaches this module: `attach` makes the table and wraps its kb_rerank.Reranker in a KeptVectors, which kb_store's
@@ -50,16 +50,20 @@ class KeptVectors:
     def __init__(self, reranker: Any, in_store: bool) -> None:
         self.reranker, self.in_store = reranker, in_store
 
-    def keep(self, connection: Any, number: int, title: str, content: str, status: str) -> None:
-        """Inside the write that saved an article (kb_store's save): its vectors at the version just written, or
-        none while it is not published (a draft's are computed when it is published)."""
-        if not self.in_store:
-            return
-        if status != "published":
+    def keep(self, connection: Any, number: int, status: str) -> None:
+        """Inside the write that saved an article (kb_store's save): a page no longer published loses its vectors.
+        A published one's are computed after the write (`fill`), never inside it: the model takes a second or more
+        a page, and no other save should wait on it."""
+        if self.in_store and status != "published":
             connection.execute(_DROP, (number,))
-            return
-        version = connection.execute("SELECT updated_at FROM articles WHERE number = ?", (number,)).fetchone()[0]
-        connection.execute(_KEEP, (self.embedded(title, indexed_text(content[:SECTION_READ])), number, version))
+
+    def fill(self, database: Any) -> None:
+        """After a save, outside its transaction: every published article without current vectors embedded and kept
+        (the one just saved, and any a process without --rerank saved since). Inside a transaction (a preview a
+        person approves, rolled back) nothing is embedded: what it saved is never committed."""
+        if self.in_store and not database.in_transaction:
+            while fill_some(database, self):
+                pass
 
     def vectors(self, connection: Any, titles: Dict[int, str], texts: Dict[int, Any]) -> Dict[int, Any]:
         """The section vectors (float16 rows) of these articles (number -> title, number -> kb_sections.ArticleText)
