@@ -17,6 +17,7 @@ Glossary:
                  until a store opened with --rerank fills them in (`attach`)
 """
 
+import logging
 from typing import Any, Dict, List, Tuple
 
 from osfoundry_tools.core.dialect import dialect_of
@@ -40,6 +41,7 @@ _MISSING = (f"SELECT a.number, a.updated_at, a.title, substr(a.content, 1, {SECT
             "LEFT JOIN section_vectors AS v ON v.number = a.number AND v.updated_at = a.updated_at "
             "WHERE a.status = 'published' AND v.number IS NULL ORDER BY a.number")
 _PROBE = "SELECT number FROM section_vectors LIMIT 1"
+log = logging.getLogger("osfoundry")
 FILLED_PER_WRITE = 16  # pages embedded and kept per transaction when a store is filled in (attach)
 
 
@@ -104,8 +106,14 @@ def attach(store: Any, reranker: Any, fill: bool = True) -> KeptVectors:
     kept = KeptVectors(reranker, in_store=True)
     with database.write() as connection:
         connection.execute(TABLE[dialect_of(connection).name])
-    while fill and fill_some(database, kept):
-        pass
+    if fill:
+        with database.read() as connection:
+            (missing,) = connection.execute(f"SELECT count(*) FROM ({_MISSING}) AS missing").fetchone()
+        if missing:
+            log.info("--rerank: embedding the sections of %d published page(s) saved without it, once (about a "
+                     "second a page on one core); the store keeps them", missing)
+        while fill_some(database, kept):
+            pass
     return kept
 
 
