@@ -16,7 +16,7 @@ import json
 from typing import Dict, List, Sequence, Tuple
 
 from lab import evidence, figures, pages
-from lab.experiments import INSIDE, OUTSIDE, TIMING_MARK, number, seeds_text, table
+from lab.experiments import INSIDE, OUTSIDE, TIMING_MARK, seeds_text, table
 from lab.record_channels import measured
 from lab.record_channels.measured import Report
 from lab.record_channels.reasons import r6_cause, reason
@@ -54,10 +54,10 @@ def sweeps(report: Report) -> List[str]:
     figure, the value that would hit it, and whether the figure therefore rests on the parameter."""
     found = measured.sweeps(report)
     return pages.sweeps_section(
-        f"{pages.COUNT_WORDS[len(found)]} parameters set figures of this page and are stated nowhere in the article. Each keeps the "
-        "value the run uses (the most natural one, or ours); each table sets ours at the parameter's plausible "
-        "values beside the published figure, worked out from this run's counts (derived, apart from the row "
-        "as run). A figure a sweep can reach rests on that parameter: it is tallied as neither a match nor a "
+        f"{pages.COUNT_WORDS[len(found)]} parameters set figures of this page and are stated nowhere in the "
+        "article. Each keeps the value the run uses (the most natural one, or ours); each table sets ours at the "
+        "parameter's plausible values beside the published figure, worked out from this run's counts (derived, "
+        "apart from the row as run). A figure a sweep can reach rests on that parameter: it is tallied as neither a match nor a "
         "miss, and 'Each published figure once' lists it so.",
         ["ours"], [[sweep] for sweep in found], report.rows, report.numbers(), [report.assessed()],
         {"KiB a page": " KiB", "KiB a poll": " KiB"})
