@@ -57,8 +57,8 @@ def sweeps(report: Report) -> List[str]:
         f"{pages.COUNT_WORDS[len(found)]} parameters set figures of this page and are stated nowhere in the "
         "article. Each keeps the value the run uses (the most natural one, or ours); each table sets ours at the "
         "parameter's plausible values beside the published figure, worked out from this run's counts (derived, "
-        "apart from the row as run). A figure a sweep can reach rests on that parameter: it is tallied as neither a match nor a "
-        "miss, and 'Each published figure once' lists it so.",
+        "apart from the row as run). A figure a sweep can reach rests on that parameter: it is tallied as neither "
+        "a match nor a miss, and 'Each published figure once' lists it so.",
         ["ours"], [[sweep] for sweep in found], report.rows, report.numbers(), [report.assessed()],
         {"KiB a page": " KiB", "KiB a poll": " KiB"})
 
