@@ -133,7 +133,7 @@ def event_shape(run: ModelRun, published: Mapping[str, float]) -> evidence.Sweep
     return evidence.Sweep(
         "what an event holds, and how it is written", ("K3.poll.kib",), "KiB polled", values,
         hit if reachable else None,
-        f"the article never shows an event, and one written '{nearest[0]}' is as plausible as ours" if reachable
+        f"the article never shows an event, so the shape '{nearest[0]}' is as plausible as ours" if reachable
         else "no shape tried gives the published figure")
 
 
@@ -141,7 +141,11 @@ SWEEPS = (event_shape,)  # the sweeps of the parameters the article never states
 
 
 def reached(run: ModelRun, published: Mapping[str, float]) -> List[str]:
-    """The figures some sweep reaches in a model's run: they rest on a parameter the article never states."""
+    """The figures some sweep reaches in a model's run: they rest on a parameter the article never states. A run
+    that weighed no poll in other shapes (one made by hand, without the day's replicas) has nothing swept."""
+    hours = run.main.get("zipf", {}).get("hours") or [{}]
+    if "poll_shapes" not in hours[-1]:
+        return []
     return evidence.reached_by(sweep(run, published) for sweep in SWEEPS)
 
 

@@ -855,7 +855,8 @@ def differences(report: Report) -> List[str]:
         "## Where and why we differ",
         "",
         "The independent figures outside our range, each counted once (a row that restates one shares its "
-        "note), by the cause their note names; the calibrated KiB figures aside. Each cause is checked on this "
+        "note), by the cause their note names; the calibrated KiB figures aside, and those a sweep of a parameter "
+        "the article never states reaches ('What the article never states, swept'). Each cause is checked on this "
         "run before a note names it:",
         "",
         *table(header, rows),
