@@ -25,6 +25,9 @@ Glossary (experiments.py has figure, ours, range, verdict):
                  FIRM_WIDTH of it wide); loose (it meets it and is wider); outside; unstated parameter (a sweep of
                  a parameter the article never states reaches it: neither a match nor a miss); or unranged (no
                  range was run)
+  sweep          a parameter the article never states, tried at its plausible values beside the published figure
+                 (Sweep; each page computes its own and pages.sweeps_section writes them): a figure one reaches
+                 rests on that parameter
   percentile     where the published figure falls among the range groups' values: the share below it, a group
                  within its rounding counted half
   discriminates  of two models, one holds the published figure (firm or loose) and the other does not
