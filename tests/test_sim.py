@@ -631,7 +631,7 @@ class CommandLineTest(unittest.TestCase):
             variants = kb_models.sensitivity_models(scenario(*SMALL))
             self.assertEqual(len(variants), 2 + len(set(kb_scenario.SENSITIVITY_AREAS) | {kb_models.popular_areas(60)}))
             for name in variants:
-                self.assertRegex(text, rf"\| {re.escape(name)} \| \d+ independent: \d+ checks?, ")
+                self.assertRegex(text, rf"\| {re.escape(name)} \| \d+ firm, \d+ loose, \d+ outside")
             for reading in kb_scenario.K4_READINGS:
                 for model in ("popular search", "as stated"):
                     self.assertRegex(text, rf"\| {re.escape(reading.name)} \| {model} \| ")
