@@ -36,7 +36,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 from osfoundry_tools.cli import OneLineParser, bounded, exponent, non_negative, positive, run_main, share
 from lab.experiments import (
-    DRAWS, Command, Provenance, Written, draws_of, provenance, range_groups, run_command, seed_options,
+    DRAWS, Command, Provenance, Written, draws_of, provenance, run_command, seed_options,
 )
 from lab.knowledge_base import rerun
 from lab.knowledge_base.approval import Approval
@@ -46,7 +46,6 @@ from lab.knowledge_base.measured import Report
 from lab.knowledge_base.report import SENSITIVITY
 from lab.knowledge_base.scenario import (
     APPROVAL_DELAYS, APPROVAL_SIGMA, ARTICLE_WORDS, ARTICLES, DELAYS, HOURS, MAIN_SEEDS, QUESTIONS, RANGE_GROUPS,
-    SENSITIVITY_GROUPS,
     SAVE_MIX, SAVES, SEARCH_LIMIT, STATED_AREA_ARTICLES, TITLE_WORDS, TOPIC_SHARE, TOPIC_WORDS, VOCABULARY,
     WORD_ZIPF_S, ZIPF_S,
 )
@@ -89,7 +88,7 @@ def parser() -> argparse.ArgumentParser:
         "docs/source-figures.md) in two models of the day and write results/knowledge_base.md and "
         "results/knowledge_base.svg beside the published figures.")
     seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the ranges", "the results", DRAWS,
-                 ranges_default=f"{RANGE_GROUPS} per draw; {SENSITIVITY_GROUPS} with --sensitivity, in one draw")
+                 ranges_default=f"{RANGE_GROUPS} per draw, for the main page and --sensitivity alike")
     p.add_argument("--sensitivity", action="store_true",
                    help=f"instead of the main page, write {SENSITIVITY}: the tallies of the popular model with "
                    "each of its ingredients alone and with areas of several sizes (a few minutes)")
@@ -199,15 +198,13 @@ def sensitivity(options: argparse.Namespace, made_by: Provenance) -> Written:
     seconds taken."""
     return rerun.measure_sensitivity(
         "sim.py --sensitivity", scenario_from(options), options.area_articles, options.seeds,
-        range_groups(options.seeds, ranges_of(options)), options.jobs, made_by)
+        draws_of(options.seeds, ranges_of(options), options.draws), options.jobs, made_by)
 
 
 def ranges_of(options: argparse.Namespace) -> int:
-    """The range groups the options ask for: --ranges, or by default RANGE_GROUPS per draw for the main page and
-    SENSITIVITY_GROUPS for the sensitivity page."""
-    if options.ranges is not None:
-        return options.ranges
-    return SENSITIVITY_GROUPS if options.sensitivity else RANGE_GROUPS
+    """The range groups per draw the options ask for: --ranges, or by default RANGE_GROUPS, for the main page and
+    the sensitivity page alike (the sensitivity page's popular model then tallies as the main page's does)."""
+    return RANGE_GROUPS if options.ranges is None else options.ranges
 
 
 if __name__ == "__main__":

@@ -25,6 +25,9 @@ Glossary (experiments.py has figure, ours, range, verdict):
                  FIRM_WIDTH of it wide); loose (it meets it and is wider); outside; unstated parameter (a sweep of
                  a parameter the article never states reaches it: neither a match nor a miss); or unranged (no
                  range was run)
+  sweep          a parameter the article never states, tried at its plausible values beside the published figure
+                 (Sweep; each page computes its own and pages.sweeps_section writes them): a figure one reaches
+                 rests on that parameter
   percentile     where the published figure falls among the range groups' values: the share below it, a group
                  within its rounding counted half
   discriminates  of two models, one holds the published figure (firm or loose) and the other does not
@@ -118,6 +121,29 @@ class Basis:
         for key in keys:
             rows.setdefault(self.roots(key)[0], []).append(key)
         return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class Sweep:
+    """A parameter the article never states, tried at its plausible values: ours at each beside the published
+    figure, and the value that would hit it. A figure a sweep reaches rests on the parameter (UNSTATED)."""
+
+    parameter: str
+    keys: Tuple[str, ...]  # the figures it moves, the one its table shows first
+    unit: str
+    values: Tuple[Tuple[str, float], ...]  # (the parameter's value in words, ours at it), ours as run first
+    hit: Optional[str]  # the value that would give the published figure, in words; None when none does
+    plausible: str  # a sentence on whether that value is plausible, or why none is
+
+    @property
+    def reached(self) -> bool:
+        """Whether some plausible value of the parameter gives the published figure."""
+        return self.hit is not None
+
+
+def reached_by(sweeps: Iterable[Sweep]) -> List[str]:
+    """The figures some sweep reaches: they rest on a parameter the article never states."""
+    return [key for sweep in sweeps if sweep.reached for key in sweep.keys]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -268,8 +294,22 @@ def tally_text(counts: Mapping[str, int]) -> str:
     parts += [f"{counts[FAILED]} failed check{'' if counts[FAILED] == 1 else 's'}"] if counts[FAILED] else []
     parts += [f"{counts[FIXED]} fixed by the inputs"] if counts.get(FIXED) else []
     parts += [f"{counts[FIRM]} firm", f"{counts[LOOSE]} loose", f"{counts[OUTSIDE]} outside"]
+    parts += [f"{counts[UNSTATED]} {UNSTATED}"] if counts.get(UNSTATED) else []
     parts += [f"{counts[UNRANGED]} unranged"] if counts[UNRANGED] else []
     return f"{total(counts)} independent: " + ", ".join(parts)
+
+
+def pieces_text(counts: Mapping[str, int], per_draw: Sequence[Mapping[str, int]] = ()) -> str:
+    """'5 firm, 13 loose, 9 outside, 1 unstated parameter (one draw at a time: 5–8, 13–14, 6–8, 1)': the pieces of
+    evidence a run measures by strength, over every draw, and each strength's least–most in one draw at a time
+    (the unstated and unranged ones only when some are)."""
+    shown = [FIRM, LOOSE, OUTSIDE] + [s for s in (UNSTATED, UNRANGED) if counts.get(s)]
+    words = ", ".join(f"{counts[s]} {s}" for s in shown)
+    if len(per_draw) < 2:
+        return words
+    spans = [spread_of_tallies(per_draw, s) for s in shown]
+    return words + " (one draw at a time: " + ", ".join(
+        f"{low}–{high}" if low != high else f"{low}" for low, high in spans) + ")"
 
 
 def checks_words(counts: Mapping[str, int]) -> str:

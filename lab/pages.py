@@ -13,12 +13,14 @@ Glossary (evidence.py has independent, check, firm, loose, strength; figures.py 
             what wrote the page, and the line on what made it (experiments.Provenance)
 """
 
-from typing import Iterable, List, Mapping, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
-from lab import evidence
-from lab.experiments import ANSWER_MARK, TIMING_MARK, VERDICT_RULE, Provenance, table
+from lab import evidence, figures
+from lab.experiments import ANSWER_MARK, TIMING_MARK, VERDICT_RULE, Provenance, number, table
 
 EACH_FIGURE_ONCE = "## Each published figure once"
+SWEPT = "## What the article never states, swept"
+COUNT_WORDS = ("No", "One", "Two", "Three", "Four", "Five", "Six")  # a count that opens a sentence
 FRACTIONS = {1 / 2: "half", 1 / 3: "a third", 1 / 4: "a quarter"}  # the shares a rule's line is drawn at, in words
 
 
@@ -220,3 +222,37 @@ def run_time(lines: Sequence[str]) -> List[str]:
 def timed(line: str) -> str:
     """A line that reports a wall time, marked so that two runs of the same settings compare equal without it."""
     return f"{line} {TIMING_MARK}"
+
+
+def sweeps_section(intro: str, titles: Sequence[str], per_parameter: Sequence[Sequence[evidence.Sweep]],
+                   rows: Mapping[str, Dict[str, Any]], numbers: Mapping[str, int],
+                   strengths: Sequence[Mapping[str, evidence.Assessment]], units: Mapping[str, str]) -> List[str]:
+    """What the article never states, swept: `intro`, then per parameter a table of ours at each of its values
+    (a column per model, `titles`; per_parameter holds the parameter's sweep in each model, in that order) beside
+    the published figure of its first key, and whether the figure rests on the parameter or stays measured (its
+    strength in each model's `strengths`). `units` maps a sweep's unit to the unit its cells print."""
+    lines = [SWEPT, "", intro]
+    for sweeps in per_parameter:
+        first = sweeps[0]
+        row = rows[first.keys[0]]
+        unit, decimals = units.get(first.unit, ""), figures.shown_decimals(row)
+        cells = [[words] + [number(sweep.values[n][1], decimals, unit) for sweep in sweeps]
+                 + [figures.published_cell(row, unit)] for n, (words, _) in enumerate(first.values)]
+        numbered = ", ".join(f"#{numbers[key]}" for key in first.keys if key in numbers)
+        lines += ["", f"**{first.parameter}** ({numbered})", "",
+                  *table(["value", *(f"{title}: {first.unit}" for title in titles), "published"], cells), ""]
+        found = [sweep_verdict(sweep, strength.get(first.keys[0])) for sweep, strength in zip(sweeps, strengths)]
+        lines.append(found[0] if len(set(found)) == 1 else
+                     " ".join(f"{title[0].upper()}{title[1:]}: {words}" for title, words in zip(titles, found)))
+    return lines
+
+
+def sweep_verdict(sweep: evidence.Sweep, assessed: Optional[evidence.Assessment]) -> str:
+    """The sentence under a sweep's table: the value that hits the published figure and why it is plausible, so
+    the figure rests on the parameter; or why none does, so the figure stays measured, at its strength."""
+    plausible = f"{sweep.plausible[0].upper()}{sweep.plausible[1:]}"
+    if sweep.reached:
+        return (f"The value that gives the published figure: {sweep.hit}. {plausible}, so the figure rests on this "
+                "parameter.")
+    return (f"{plausible}, so the figure stays measured: "
+            f"{assessed.strength if assessed is not None else 'not tallied'}.")

@@ -4,7 +4,7 @@ experiments declare, held to the article's own numbers."""
 import dataclasses
 import unittest
 
-from lab import evidence, experiments
+from lab import evidence, experiments, pages
 from lab.knowledge_base import scenario as kb_scenario
 from lab.record_channels import scenario as record_scenario
 
@@ -174,3 +174,48 @@ class BasesTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def sweep(reached, key="own", values=((("as run"), 10.0), ("other", 12.0))):
+    """A sweep of one parameter over `key`, reaching the published figure or not."""
+    return evidence.Sweep("a parameter", (key,), "things", tuple(values), "other" if reached else None,
+                          "as plausible as ours" if reached else "no value tried gives it")
+
+
+class SweepTest(unittest.TestCase):
+    """A figure a sweep of an unstated parameter reaches is neither a match nor a miss."""
+
+    def test_only_the_figures_of_a_sweep_that_reaches_the_published_figure_rest_on_its_parameter(self):
+        self.assertEqual(evidence.reached_by([sweep(True, "own"), sweep(False, "page")]), ["own"])
+        assessed = evidence.assess(kinds_rows(), KINDS, reached=["own", "sampled", "whole"])
+        self.assertEqual(assessed["own"].strength, evidence.UNSTATED)
+        self.assertEqual(assessed["sampled"].strength, evidence.FIXED)  # only a measured figure can rest on one
+        self.assertEqual(assessed["whole"].strength, evidence.CHECK)
+        counts = evidence.tally(assessed, KINDS)
+        self.assertEqual((counts[evidence.FIRM], counts[evidence.UNSTATED]), (0, 1))
+        self.assertEqual(evidence.held(counts), 0)
+        self.assertIn("1 unstated parameter", evidence.tally_text(counts))
+
+    def test_the_pieces_text_counts_each_strength_and_spreads_it_over_the_draws(self):
+        counts = dict.fromkeys(evidence.STRENGTHS, 0)
+        counts.update({evidence.FIRM: 2, evidence.LOOSE: 3, evidence.OUTSIDE: 4, evidence.UNSTATED: 1})
+        other = dict(counts, **{evidence.FIRM: 4})
+        self.assertEqual(evidence.pieces_text(counts), "2 firm, 3 loose, 4 outside, 1 unstated parameter")
+        self.assertEqual(evidence.pieces_text(counts, [counts, other]),
+                         "2 firm, 3 loose, 4 outside, 1 unstated parameter (one draw at a time: 2–4, 3, 4, 1)")
+
+    def test_a_sweep_section_says_once_what_every_model_agrees_on_and_per_model_otherwise(self):
+        rows = {"own": row(12, 10, [9, 11])}
+        assessed = evidence.assess(rows, evidence.Basis(restated={}, checks={}), reached=["own"])
+        lines = pages.sweeps_section("Intro.", ["one", "two"], [[sweep(True), sweep(True)]], rows, {"own": 5},
+                                     [assessed, assessed], {})
+        self.assertEqual(lines[0], pages.SWEPT)
+        self.assertIn("| value | one: things | two: things | published |", lines)
+        self.assertIn("| other | 12 | 12 | 12 |", lines)
+        self.assertEqual(lines[-1], "The value that gives the published figure: other. As plausible as ours, so the "
+                                    "figure rests on this parameter.")
+        missed = evidence.assess(rows, evidence.Basis(restated={}, checks={}))
+        lines = pages.sweeps_section("Intro.", ["one", "two"], [[sweep(True), sweep(False)]], rows, {"own": 5},
+                                     [assessed, missed], {})
+        self.assertTrue(lines[-1].startswith("One: The value"), lines[-1])
+        self.assertIn(" Two: No value tried gives it, so the figure stays measured: outside.", lines[-1])

@@ -36,7 +36,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from osfoundry_tools.stores import kb_store
 from osfoundry_tools.content import workload
-from lab.experiments import bytes_of
+from lab.experiments import bytes_of, compact_bytes
 from osfoundry_tools.content.workload import Writer, zipf_weights
 
 KB = workload.KNOWLEDGE_BASE
@@ -55,6 +55,7 @@ SAVE_KINDS = ("content", "content+title", "unpublish")
 AREA_ARTICLES = workload.AREA_ARTICLES  # articles per subject area in the day as stated
 VIEWS_BEFORE_THE_DAY = 1_000_000  # people's views of the knowledge base's articles so far, where views are kept
 NO_CURSOR_YET = 2 ** 53 - 1  # an after_sequence past any log: the poll answers with the newest sequence
+POLL_SHAPES = ("compact", "untimed", "untimed_compact")  # how else an event might be written (poll_shapes)
 # Event order at one instant: people first, then the agent, then the hourly check.
 SAVE, QUESTION, EDIT, CHECK = range(4)
 Connect = Callable[..., kb_store.KnowledgeBaseStore]  # kb_store.connect, or one that wraps the store it opens
@@ -270,6 +271,14 @@ class Citation:
     content: str
 
 
+def poll_shapes(page: Dict[str, Any]) -> Dict[str, int]:
+    """A poll page's bytes in the event shapes the article never rules out, which the page's sweep weighs ours in:
+    without the spaces json.dumps puts after `,` and `:`; each event without the time of its change
+    (updated_at); and both."""
+    untimed = dict(page, events=[{k: v for k, v in event.items() if k != "updated_at"} for event in page["events"]])
+    return {"compact": compact_bytes(page), "untimed": bytes_of(untimed), "untimed_compact": compact_bytes(untimed)}
+
+
 class Agent:
     """Answers with two citations, checks them hourly three ways, edits with a citation's version."""
 
@@ -283,6 +292,7 @@ class Agent:
         self.costs = {strategy: [0, 0] for strategy in STRATEGIES}  # calls, bytes
         self.setup = [0, 0]  # calls, bytes of the first catch-up with the log
         self.events_polled = 0  # events the poll strategy received, after the first catch-up
+        self.poll_shapes = dict.fromkeys(POLL_SHAPES, 0)  # the poll strategy's bytes in other event shapes
         self.calls = {tool["name"]: 0 for tool in store.list_tools()}  # every call the agent made, by tool
 
     def call(self, name: str, arguments: Dict[str, Any], cost: Optional[List[int]] = None) -> Dict[str, Any]:
@@ -323,11 +333,15 @@ class Agent:
         return self.call("poll_resource_events", {"resource_type": "knowledge_base", "resource_id": KB,
                                                   "after_sequence": after}, cost)
 
-    def catch_up(self, cost: List[int]) -> int:
-        """Poll from the cursor until has_more is false, noting each article's newest version; returns the events."""
+    def catch_up(self, cost: List[int], shapes: Optional[Dict[str, int]] = None) -> int:
+        """Poll from the cursor until has_more is false, noting each article's newest version (and, given `shapes`,
+        adding each page's bytes in other event shapes to it); returns the events."""
         events = 0
         while True:
             page = self.poll(self.cursor, cost)
+            if shapes is not None:
+                for shape, size in poll_shapes(page).items():
+                    shapes[shape] += size
             events += len(page["events"])
             for event in page["events"]:
                 self.latest[event["article_id"]] = event["updated_at"]
@@ -359,7 +373,7 @@ class Agent:
 
     def check_by_poll(self) -> set:
         """Resume the log from the cursor; stale when an event newer than the citation names its article."""
-        self.events_polled += self.catch_up(self.costs["poll"])
+        self.events_polled += self.catch_up(self.costs["poll"], self.poll_shapes)
         return {i for i, c in enumerate(self.citations) if self.latest.get(c.article_id, c.updated_at) != c.updated_at}
 
     # -- K4: edit with the citation's version --
@@ -508,7 +522,8 @@ def run_zipf_day(plan: Plan, scenario: Scenario, published: Published) -> Dict[s
                     title_mismatch=len(by_title ^ title_truth), title_outside_stale=len(by_title - stale),
                     title_renamed_or_gone=len(by_title & title_truth),
                     gone=sum(truth[agent.citations[i].article_id]["status"] != "published" for i in stale),
-                    costs={s: list(cost) for s, cost in agent.costs.items()}, events_polled=agent.events_polled)
+                    costs={s: list(cost) for s, cost in agent.costs.items()}, events_polled=agent.events_polled,
+                    poll_shapes=dict(agent.poll_shapes))
         hours.append(hour)
 
     for question in plan.questions:

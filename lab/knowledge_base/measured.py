@@ -17,7 +17,7 @@ import statistics
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from lab import evidence
-from lab.experiments import Provenance
+from lab.experiments import Provenance, published_interval
 from lab.knowledge_base import law
 from lab.knowledge_base.approval import OUTCOMES, WAYS, Approval
 from lab.knowledge_base.day import Scenario
@@ -79,9 +79,8 @@ class Report:
 
     def assessed(self, model: str, reading: str = LEADING) -> Dict[str, evidence.Assessment]:
         """Every independent, tallied figure of a model under a reading, with its strength over every draw of the
-        range seeds (its weakest in any)."""
-        return evidence.across([evidence.assess(rows, self.basis)
-                                for rows in self.models[model].draw_rows(reading)])
+        range seeds (its weakest in any); a figure a sweep reaches rests on an unstated parameter."""
+        return assessed(self.models[model], self.basis, self.published, reading)
 
     def tally(self, model: str, reading: str = LEADING) -> Dict[str, int]:
         """How many pieces of evidence have each strength, over every draw (evidence.tally)."""
@@ -89,8 +88,11 @@ class Report:
 
     def draw_tallies(self, model: str, reading: str = LEADING) -> List[Dict[str, int]]:
         """The tally of each draw of the range seeds alone, the committed draw's first."""
-        return [evidence.tally(evidence.assess(rows, self.basis), self.basis)
-                for rows in self.models[model].draw_rows(reading)]
+        return draw_tallies(self.models[model], self.basis, self.published, reading)
+
+    def sweeps(self) -> List[List[evidence.Sweep]]:
+        """Per parameter the article never states, its sweep in each model, in the models' order."""
+        return [[sweep(run, self.published) for run in self.models.values()] for sweep in SWEEPS]
 
     def favoured(self, reading: str = LEADING) -> Dict[str, str]:
         """The figures that tell the models apart under a reading, each with the model it favours."""
@@ -103,7 +105,63 @@ class Report:
 
     def firm_at(self) -> Dict[float, int]:
         """The default model's firm matches under the leading reading, the rule's line drawn elsewhere."""
-        return evidence.firm_at(self.models[self.default].draw_rows(LEADING), self.basis)
+        run = self.models[self.default]
+        return evidence.firm_at(run.draw_rows(LEADING), self.basis, reached=reached(run, self.published))
+
+
+# ---------------------------------------------------------------------------
+# What the article never states, swept: the event's shape behind the poll KiB.
+
+
+def event_shape(run: ModelRun, published: Mapping[str, float]) -> evidence.Sweep:
+    """What an event holds and how it is written, over the main seeds: ours as run, and the poll strategy's bytes
+    in the shapes day.poll_shapes weighs each page in. The published figure is reached when it lies between ours
+    as run and the nearest shape tried (or within the nearest one's rounding)."""
+    end = run.main["zipf"]["hours"][-1]
+    kib = {shape: size / 1024 for shape, size in end["poll_shapes"].items()}
+    values = (("{sequence, type, article_id, updated_at}, spaces after `,` and `:` (ours, as run)",
+               end["costs"]["poll"][1] / 1024),
+              ("no spaces", kib["compact"]),
+              ("without the change's time (updated_at)", kib["untimed"]),
+              ("without the change's time, no spaces", kib["untimed_compact"]))
+    target = published["K3.poll.kib"]
+    lower, upper = published_interval(target, 0)
+    nearest = min(values[1:], key=lambda pair: abs(pair[1] - target))
+    low, high = sorted((values[0][1], nearest[1]))
+    reachable = low < upper and high >= lower
+    hit = nearest[0] if lower <= nearest[1] < upper else f"between '{nearest[0]}' and ours as run"
+    return evidence.Sweep(
+        "what an event holds, and how it is written", ("K3.poll.kib",), "KiB polled", values,
+        hit if reachable else None,
+        f"the article never shows an event, so the shape '{nearest[0]}' is as plausible as ours" if reachable
+        else "no shape tried gives the published figure")
+
+
+SWEEPS = (event_shape,)  # the sweeps of the parameters the article never states, in the order the page lists them
+
+
+def reached(run: ModelRun, published: Mapping[str, float]) -> List[str]:
+    """The figures some sweep reaches in a model's run: they rest on a parameter the article never states. A run
+    that weighed no poll in other shapes (one made by hand, without the day's replicas) has nothing swept."""
+    hours = run.main.get("zipf", {}).get("hours") or [{}]
+    if "poll_shapes" not in hours[-1]:
+        return []
+    return evidence.reached_by(sweep(run, published) for sweep in SWEEPS)
+
+
+def assessed(run: ModelRun, basis: evidence.Basis, published: Mapping[str, float],
+             reading: str = LEADING) -> Dict[str, evidence.Assessment]:
+    """Every independent, tallied figure of a run under a reading, with its strength over every draw of the range
+    seeds (its weakest in any); a figure a sweep reaches rests on an unstated parameter."""
+    found = reached(run, published)
+    return evidence.across([evidence.assess(rows, basis, reached=found) for rows in run.draw_rows(reading)])
+
+
+def draw_tallies(run: ModelRun, basis: evidence.Basis, published: Mapping[str, float],
+                 reading: str = LEADING) -> List[Dict[str, int]]:
+    """The tally of each draw of a run's range seeds alone, the committed draw's first."""
+    found = reached(run, published)
+    return [evidence.tally(evidence.assess(rows, basis, reached=found), basis) for rows in run.draw_rows(reading)]
 
 
 def literal_contradiction(report: Report) -> Tuple[int, float, float]:
@@ -346,6 +404,7 @@ class Sensitivity:
     published: Mapping[str, float]
     models: Dict[str, Scenario]  # the main page's two models, the default first
     timing: Tuple[float, int]  # seconds, processes
+    draws: Sequence[Sequence[Sequence[int]]] = ()  # every draw's range groups, the first (groups) setting the ranges
 
     @property
     def delays(self) -> Tuple[int, ...]:
@@ -353,8 +412,13 @@ class Sensitivity:
         return next(iter(self.models.values())).delays
 
     def tally(self, name: str, reading: str = LEADING) -> Dict[str, int]:
-        """A variant's strengths under a reading, each independent figure once."""
-        return evidence.tally(evidence.assess(self.variants[name].rows[reading], self.basis), self.basis)
+        """A variant's pieces of evidence by strength under a reading, over every draw of the range seeds (each at
+        its weakest in any), counted as the main page counts them (its basis, its sweeps)."""
+        return evidence.tally(assessed(self.variants[name], self.basis, self.published, reading), self.basis)
+
+    def draw_tallies(self, name: str, reading: str = LEADING) -> List[Dict[str, int]]:
+        """A variant's tally in each draw of the range seeds alone, the committed draw's first."""
+        return draw_tallies(self.variants[name], self.basis, self.published, reading)
 
     def reaching(self) -> Dict[K4Reading, List[str]]:
         """Per K4 reading, the models in which it reaches the published share at the longest delay."""

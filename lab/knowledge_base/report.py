@@ -109,7 +109,7 @@ def markdown(report: Report) -> str:
     """The whole of results/knowledge_base.md."""
     return pages.page([header(report), strength_of_evidence(report), lead(report), models(report), k1(report),
                        popularity(report), k2(report), reading(report), control(report), k3(report), k4(report),
-                       run_time(report), differences(report), each_figure_once(report)])
+                       run_time(report), differences(report), sweeps(report), each_figure_once(report)])
 
 
 def header(report: Report) -> List[str]:
@@ -855,7 +855,8 @@ def differences(report: Report) -> List[str]:
         "## Where and why we differ",
         "",
         "The independent figures outside our range, each counted once (a row that restates one shares its "
-        "note), by the cause their note names; the calibrated KiB figures aside. Each cause is checked on this "
+        "note), by the cause their note names; the calibrated KiB figures aside, and those a sweep of a parameter "
+        "the article never states reaches ('What the article never states, swept'). Each cause is checked on this "
         "run before a note names it:",
         "",
         *table(header, rows),
@@ -873,6 +874,29 @@ def differences(report: Report) -> List[str]:
         "'Why two models' (our assumptions, as that section says), and the sensitivity page shows how the "
         "tallies move when they change.",
     ]
+
+
+def sweeps(report: Report) -> List[str]:
+    """What the article never states, swept: per parameter, ours at each value in both models beside the
+    published figure, the value that would hit it, and whether the figure therefore rests on the parameter."""
+    found = report.sweeps()
+    return pages.sweeps_section(
+        f"{pages.COUNT_WORDS[len(found)]} parameter{'s' if len(found) != 1 else ''} that the article never states "
+        f"set{'s' if len(found) == 1 else ''} a measured figure of this page. The run keeps the most natural value "
+        "(json.dumps's own separators, an event that says which version it announces); each table sets ours at "
+        "the parameter's other plausible values beside the published figure, every shape weighed on the same "
+        "polls of the main seeds. A figure a sweep can reach rests on that parameter: it is tallied as neither a "
+        "match nor a miss, and 'Each published figure once' lists it so. The words of an article and the agent's "
+        "search limit, which set what a read and a search weigh, are never stated either, but they were chosen "
+        "with the published KiB per call in view: a sweep of them reaches those KiB figures by construction, so "
+        "the figures stay apart from the tallies ('How strong the evidence is').",
+        [report.title(model) for model in report.models], found, row_of_default(report), numbers(report),
+        [report.assessed(model) for model in report.models], {"KiB polled": " KiB"})
+
+
+def row_of_default(report: Report) -> Dict[str, measured.Row]:
+    """The default model's rows under the leading reading: what a table's published cell is read from."""
+    return report.models[report.default].rows[LEADING]
 
 
 def each_figure_once(report: Report) -> List[str]:

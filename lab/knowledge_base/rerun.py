@@ -23,7 +23,7 @@ from lab.knowledge_base.models import late_models, models_of, sensitivity_models
 from lab.knowledge_base.measured import ModelRun, Report, Sensitivity
 from lab.knowledge_base.report import CHART, RESULTS, SENSITIVITY
 from lab.knowledge_base.scenario import (
-    BASIS, CALIBRATED, K4_READINGS, MODELS, PUBLISHED, PUBLISHED_K1, SENSITIVITY_BASIS, K4Reading, decimals_of,
+    BASIS, CALIBRATED, K4_READINGS, MODELS, PUBLISHED, PUBLISHED_K1, K4Reading, decimals_of,
 )
 
 SEED_PARTS = "seed_parts"  # the key under which a timed job's result carries its parts (seed_profile.py)
@@ -152,20 +152,24 @@ def k4_readings(by_model: Dict[str, Dict[str, ModelRun]]) -> Dict[Tuple[str, str
 
 
 def measure_sensitivity(prog: str, stated: Scenario, area_articles: Optional[int], seeds: Sequence[int],
-                        groups: Sequence[Sequence[int]], jobs: int, made_by: Provenance) -> Written:
-    """The tallies of each variant of the day as stated and K4's readings, as the page SENSITIVITY, and the
-    seconds taken."""
+                        draws: Sequence[Sequence[Sequence[int]]], jobs: int, made_by: Provenance) -> Written:
+    """The tallies of each variant of the day as stated over every draw of range groups (counted as the main page
+    counts them), and K4's readings over the first draw, as the page SENSITIVITY, and the seconds taken."""
     started = time.perf_counter()
     models = models_of(stated, area_articles)
     variants, late = sensitivity_models(stated, area_articles), late_models(models)
-    measured, _, _ = run_models(prog, {**variants, **{f"late {m}": s for m, s in late.items()}}, seeds, groups, jobs)
+    groups = draws[0] if draws else []
+    every = [group for draw in draws for group in draw]
+    measured, _, _ = run_models(prog, variants, seeds, every, jobs, draws=max(1, len(draws)))
+    late_runs, _, _ = run_models(prog, {f"late {m}": s for m, s in late.items()}, seeds, groups, jobs)
+    measured.update(late_runs)
     by_model = {model: {"day ends": next(measured[name] for name, v in variants.items() if v == scenario),
                         "saves go on": measured[f"late {model}"]}
                 for model, scenario in models.items()}
     readings = k4_readings(by_model)
     seconds = time.perf_counter() - started
     page = Sensitivity(
-        variants={name: measured[name] for name in variants}, seeds=seeds, groups=groups, basis=SENSITIVITY_BASIS,
+        variants={name: measured[name] for name in variants}, seeds=seeds, groups=groups, draws=draws, basis=BASIS,
         provenance=made_by, readings=K4_READINGS, k4=readings, published=PUBLISHED,
         models={model: runs["day ends"].scenario for model, runs in by_model.items()}, timing=(seconds, jobs))
     return {SENSITIVITY: sensitivity_page.markdown(page)}, seconds

@@ -45,7 +45,6 @@ STATED_AREA_ARTICLES = AREA_ARTICLES  # articles per product area in the day as 
 MODELS = ("popular", "stated")  # the first is the default "ours"
 MAIN_SEEDS = "1-5"
 RANGE_GROUPS = 10  # groups of five seeds per draw of the range seeds, for the main page's ranges (DRAWS draws)
-SENSITIVITY_GROUPS = 20  # groups of five seeds after the main seeds, for the sensitivity page's ranges (one draw)
 SENSITIVITY_AREAS = (5, 10, 20, 40, 80)  # articles per product area tried by --sensitivity, with views
 
 # ---------------------------------------------------------------------------
@@ -164,10 +163,6 @@ BASIS = Basis(
         "how many distinct articles a check re-checks": ("K3.title.calls", "K3.reread.calls"),
     },
 )
-# The sensitivity page compares the variants of the model by the counting it was written with: every figure that is
-# no check counted as measured, each on its own, over one draw of the range seeds. Moving it to the three kinds of
-# the main page (BASIS) is a rerun of that page, left for a quiet machine.
-SENSITIVITY_BASIS = Basis(restated=BASIS.restated, checks=BASIS.checks, apart=BASIS.apart)
 # The figures the popular model was chosen with in view: the staleness and the cost of the checks ('Why two models'
 # argues from them). Those that tell the models apart are told apart from the rest, which played no part.
 CHOSEN_WITH = ("K2.", "control.", "title.", "K3.")

@@ -3,8 +3,10 @@
 Layer: below rerun.py, which hands it measured.Sensitivity; beside report.py (whose names of the readings
 it reuses), on pages.py (the skeleton every result page shares) and measured.py (the tallies, the
 strengths of K4's readings, the shares and the popularity law's expectations). It computes nothing
-itself. Two questions: how do the tallies of the main page (evidence.py: independent figures, checks,
-firm, loose, outside) move when the popular model loses a part or its product areas change size; and
+itself. Two questions: how do the tallies of the main page (evidence.py: checks, figures fixed by the
+inputs, and the measured figures' pieces of evidence, firm, loose, outside or resting on an unstated
+parameter, over the same draws of the range seeds) move when the popular model loses a part or its product
+areas change size; and
 which readings of the article's K4 words reach its 4 h row, which lies above the popularity law in both
 of our models. Every line that reports a wall time ends with TIMING_MARK, the line on what made the page
 with PROVENANCE_MARK.
@@ -49,17 +51,19 @@ def header(page: Sensitivity) -> List[str]:
 
 
 def answer(page: Sensitivity) -> str:
-    """How far the headline depends on the model, and which K4 readings reach the published 4 h row."""
+    """The tally of measured figures as the main page counts it, how far it depends on the model, and which K4
+    readings reach the published 4 h row."""
     counts = {name: page.tally(name) for name in page.variants}
     matches = [evidence.held(c) for c in counts.values()]
-    total = evidence.total(next(iter(counts.values())))
+    firm = [c[evidence.FIRM] for c in counts.values()]
     reached = [f"{reading.name} ({_models_words(page, models)})" for reading, models in page.reaching().items()
                if models]
     verb = "reaches" if len(reached) == 1 else "reach"
-    return (f"Of the main page's {total} independent figures, the variants of the model here match between "
-            f"{min(matches)} and {max(matches)} (firm or loose) under the consistent reading; of the readings of "
-            f"K4's words, {_listed(reached) if reached else 'none'} {verb} the published share of edits rejected "
-            f"for a changed version at {delay_words([page.delays[LAST]])}.")
+    return (pages.answer_opening("knowledge-base", next(iter(counts.values()))) + pages.draws_words(page.draws)
+            + f"counting each stale version once, the variants of the model here match between {min(matches)} and "
+            f"{max(matches)} of those pieces (firm or loose), between {min(firm)} and {max(firm)} of them firmly; "
+            f"of the readings of K4's words, {_listed(reached) if reached else 'none'} {verb} the published share "
+            f"of edits rejected for a changed version at {delay_words([page.delays[LAST]])}.")
 
 
 def _models_words(page: Sensitivity, models: Sequence[str]) -> str:
@@ -79,17 +83,19 @@ def variants(page: Sensitivity) -> List[str]:
               + ["second citations to a top-10 article"])
     first = next(iter(page.variants.values())).rows
     published = [[label, figures.published_cell(first[r][k], u)] for label, k, r, u in FIGURES]
-    rows = [[name] + [evidence.tally_text(page.tally(name, r)) for r in READINGS] +
+    rows = [[name] + [evidence.pieces_text(page.tally(name, r), page.draw_tallies(name, r)) for r in READINGS] +
             [figures.ours_cell(run.rows[r][k], u) for _, k, r, u in FIGURES] + [f"{second_popular_share(run):.1f}%"]
             for name, run in page.variants.items()]
     return [
         "## The model",
         "",
-        f"Each row runs the knowledge-base day over seeds {seeds_text(page.seeds)} and {len(page.groups)} further "
-        "groups of five for the ranges, in one draw, and tallies the published figures the way "
-        "results/knowledge_base.md did before it set the figures fixed by the inputs apart and held its tallies "
-        "across four draws: each independent figure once, checks of how the run is built apart, a match firm or "
-        "loose by the width of our range (the calibrated KiB figures aside). The popular "
+        f"Each row runs the knowledge-base day over seeds {seeds_text(page.seeds)} and, for the ranges, "
+        f"{_draws_text(page)}, and "
+        "tallies the published figures as results/knowledge_base.md does: each independent figure once, the "
+        f"{_kinds_text(page)} apart, the figures of one cause as one piece of evidence, a match firm or loose by "
+        "the width of our range and counted at its weakest in any draw, a figure the page's sweep of the event's "
+        "shape reaches resting on that parameter, and the calibrated KiB figures aside. Each cell gives the pieces "
+        "of evidence by strength over all draws, then each strength's least–most in one draw at a time. The popular "
         "model has two parts: views (the knowledge base keeps them and the search lists the matches after the "
         "best one most viewed first) and its product areas of √articles. A row without views and with the "
         "popular model's areas takes views away; the row with views and the day as stated's areas takes the areas "
@@ -107,6 +113,22 @@ def variants(page: Sensitivity) -> List[str]:
     ]
 
 
+def _draws_text(page: Sensitivity) -> str:
+    """'4 disjoint draws of 10 further groups of five (seeds 6–55, ...), the first setting them'."""
+    if len(page.draws) < 2:
+        return f"{len(page.groups)} further groups of five, in one draw"
+    spans = ", ".join(f"{draw[0][0]}–{draw[-1][-1]}" for draw in page.draws)
+    return (f"{len(page.draws)} disjoint draws of {len(page.groups)} further groups of five (seeds {spans}), the "
+            "first setting them")
+
+
+def _kinds_text(page: Sensitivity) -> str:
+    """'7 checks of how the run is built and the 6 figures fixed by the inputs'."""
+    counts = page.tally(next(iter(page.variants)))
+    checks = counts[evidence.CHECK] + counts[evidence.FAILED]
+    return f"{checks} checks of how the run is built and the {counts[evidence.FIXED]} figures fixed by the inputs"
+
+
 def best_words(page: Sensitivity) -> List[str]:
     """What the table shows: the mechanism at work, and which variants match the most, and the most firmly."""
     to_popular = page.second_popular_shares()  # by whether the variant keeps views
@@ -115,7 +137,8 @@ def best_words(page: Sensitivity) -> List[str]:
         "The figures on the right are ours over the main seeds. The last column shows the mechanism at work: "
         f"{_spread_words(to_popular[False])} of the second citations went to one of a seed's ten most popular "
         f"articles where the knowledge base kept no views, {_spread_words(to_popular[True])} where it did. Under "
-        f"the consistent reading, the most matches: {most}, {evidence.held(page.tally(most))}; the most firm "
+        f"the consistent reading, over all draws, the most matches: {most}, {evidence.held(page.tally(most))}; "
+        "the most firm "
         f"matches: {firmest}, {page.tally(firmest)[evidence.FIRM]}. The popular model's areas are set by the "
         "principle stated in results/knowledge_base.md (√articles), not moved to the best row of this table."
     ]
@@ -152,7 +175,7 @@ def k4_readings(page: Sensitivity) -> List[str]:
         f"The published {delay_words([delays[LAST]])} row, edits rejected for a changed version and for an "
         f"unpublished article, {law_words(page)} (results/knowledge_base.md, 'K4 against the popularity law'). "
         "These are the readings of the article's words that could change how the two compare; each runs over the "
-        "same seeds and range groups, the "
+        "same seeds and the first draw's range groups, the "
         "readings whose saves go on in a replica of the day whose people keep saving, drawn after everything "
         "else so that the day itself is unchanged:",
         "",

@@ -19,6 +19,7 @@ import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from lab import evidence, figures
+from lab.evidence import Sweep
 from lab.experiments import NO_RANGE, OUTSIDE, Provenance
 from lab.record_channels.runs import TARGET_FIELDS, Scenario, points_max
 
@@ -84,24 +85,6 @@ class Report:
     def fields(self) -> int:
         """Target fields in R1: those of TARGET_FIELDS, per bug."""
         return self.items * len(TARGET_FIELDS)
-
-
-@dataclasses.dataclass(frozen=True)
-class Sweep:
-    """A parameter the article never states, tried at its plausible values: ours at each beside the published
-    figure, and the value that would hit it."""
-
-    parameter: str
-    keys: Tuple[str, ...]  # the figures it moves, the one its table shows first
-    unit: str
-    values: Tuple[Tuple[str, float], ...]  # (the parameter's value in words, ours at it), ours as run first
-    hit: Optional[str]  # the value that would give the published figure, in words; None when none does
-    plausible: str  # a sentence on whether that value is plausible, or why none is
-
-    @property
-    def reached(self) -> bool:
-        """Whether some plausible value of the parameter gives the published figure."""
-        return self.hit is not None
 
 
 def sweeps(report: Report) -> List[Sweep]:
@@ -181,7 +164,7 @@ def _event_shape(report: Report) -> Sweep:
 
 def reached(report: Report) -> List[str]:
     """The figures some sweep reaches: they rest on a parameter the article never states."""
-    return [key for sweep in sweeps(report) if sweep.reached for key in sweep.keys]
+    return evidence.reached_by(sweeps(report))
 
 
 def seed_count(report: Report) -> int:

@@ -16,7 +16,7 @@ import json
 from typing import Dict, List, Sequence, Tuple
 
 from lab import evidence, figures, pages
-from lab.experiments import INSIDE, OUTSIDE, TIMING_MARK, number, seeds_text, table
+from lab.experiments import INSIDE, OUTSIDE, TIMING_MARK, seeds_text, table
 from lab.record_channels import measured
 from lab.record_channels.measured import Report
 from lab.record_channels.reasons import r6_cause, reason
@@ -52,27 +52,15 @@ def markdown(report: Report) -> str:
 def sweeps(report: Report) -> List[str]:
     """What the article never states, swept: per parameter, ours at each plausible value beside the published
     figure, the value that would hit it, and whether the figure therefore rests on the parameter."""
-    numbers, assessed = report.numbers(), report.assessed()
-    lines = ["## What the article never states, swept", "",
-             "Four parameters set figures of this page and are stated nowhere in the article. Each keeps the value "
-             "the run uses (the most natural one, or ours); each table sets ours at the parameter's plausible "
-             "values beside the published figure, worked out from this run's counts (derived, apart from the row "
-             "as run). A figure a sweep can reach rests on that parameter: it is tallied as neither a match nor a "
-             "miss, and 'Each published figure once' lists it so."]
-    for sweep in measured.sweeps(report):
-        key = sweep.keys[0]
-        row = report.rows[key]
-        unit = {"KiB a page": " KiB", "KiB a poll": " KiB"}.get(sweep.unit, "")
-        decimals = figures.shown_decimals(row)
-        lines += ["", f"**{sweep.parameter}** ({', '.join(f'#{numbers[k]}' for k in sweep.keys if k in numbers)})",
-                  "", *table(("value", f"ours: {sweep.unit}", "published"),
-                             [(words, number(value, decimals, unit), figures.published_cell(row, unit))
-                              for words, value in sweep.values]), ""]
-        lines.append(f"The value that gives the published figure: {sweep.hit}. {sweep.plausible[0].upper()}"
-                     f"{sweep.plausible[1:]}, so the figure rests on this parameter." if sweep.reached else
-                     f"{sweep.plausible[0].upper()}{sweep.plausible[1:]}, so the figure stays measured: "
-                     f"{assessed[key].strength if key in assessed else 'not tallied'}.")
-    return lines
+    found = measured.sweeps(report)
+    return pages.sweeps_section(
+        f"{pages.COUNT_WORDS[len(found)]} parameters set figures of this page and are stated nowhere in the "
+        "article. Each keeps the value the run uses (the most natural one, or ours); each table sets ours at the "
+        "parameter's plausible values beside the published figure, worked out from this run's counts (derived, "
+        "apart from the row as run). A figure a sweep can reach rests on that parameter: it is tallied as neither "
+        "a match nor a miss, and 'Each published figure once' lists it so.",
+        ["ours"], [[sweep] for sweep in found], report.rows, report.numbers(), [report.assessed()],
+        {"KiB a page": " KiB", "KiB a poll": " KiB"})
 
 
 def header(report: Report) -> List[str]:

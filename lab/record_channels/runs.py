@@ -27,7 +27,7 @@ from osfoundry_tools.content import workload
 from osfoundry_tools.content.workload import new_bug
 from osfoundry_tools.core.tools import Tool, integer, object_schema
 from osfoundry_tools.stores.record_fields import DETAILS  # how much a rejection says (R1's rows)
-from lab.experiments import bytes_of
+from lab.experiments import bytes_of, compact_bytes
 from lab.record_channels.agent import TriageAgent, resolve_date
 
 UTC = datetime.timezone.utc
@@ -176,11 +176,6 @@ def without_nulls(page: Dict[str, Any]) -> Dict[str, Any]:
 
 # The shapes of a tool result the article never shows, which the page's sweeps weigh ours in (measured.sweeps).
 EVENT_TIME = "2026-11-09T09:00:00.000000Z"  # a change's time as a knowledge-base version is written, RFC 3339 with µs
-
-
-def compact_bytes(result: Any) -> int:
-    """A result's size written without the spaces after `,` and `:` that json.dumps puts by default."""
-    return len(json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
 def timed_events(result: Dict[str, Any]) -> Dict[str, Any]:
