@@ -19,6 +19,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import time
 import traceback
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -29,6 +30,10 @@ STOP_GRACE = 0.5  # seconds a worker sent SIGTERM may take before it is killed
 
 class WorkerDied(RunFailed):
     """A worker's process ended before answering its job: str() is one line naming the job and how it ended."""
+
+
+class JobOverran(WorkerDied):
+    """A job held its worker longer than the run allowed (a hung test): str() names the job and the limit."""
 
 
 class JobFailed(Exception):
@@ -51,6 +56,7 @@ class Worker:
     process: Any  # multiprocessing's BaseProcess
     pipe: multiprocessing.connection.Connection
     held: Optional[int] = None
+    since: float = 0.0  # when it was given the job it holds (time.monotonic)
 
 
 def serve(run_one: Callable[[Any], Any], pipe: multiprocessing.connection.Connection) -> None:
@@ -73,10 +79,11 @@ Finished = Callable[[int, Any], None]  # finished(index, result), called as each
 
 
 def run_jobs(run_one: Callable[[Any], Any], jobs: Sequence[Any], processes: int, finished: Finished,
-             name_of: Callable[[Any], str], deaf: bool = True) -> List[Any]:
+             name_of: Callable[[Any], str], deaf: bool = True, limit: Optional[float] = None) -> List[Any]:
     """run_one(job) for every job, on `processes` workers; the results in the order of `jobs`, whatever order
     they end in. finished(index, result) is called as each job ends. A worker that dies raises WorkerDied, a job
-    that raises JobFailed; either way, and on Ctrl-C, every worker is stopped before this returns or raises.
+    that raises JobFailed, a job still running `limit` seconds after it was given (where one is set, with more
+    than one process) JobOverran; either way, and on Ctrl-C, every worker is stopped before this returns or raises.
 
     Workers are `deaf` to Ctrl-C unless told otherwise (a test runner's workers must not be: an ignored SIGINT
     is inherited by every process they start). run_one must be a module-level function (under the spawn start
@@ -85,7 +92,7 @@ def run_jobs(run_one: Callable[[Any], Any], jobs: Sequence[Any], processes: int,
         return [run_here(run_one, index, job, finished) for index, job in enumerate(jobs)]
     workers = start_workers(run_one, min(processes, len(jobs)), deaf)
     try:
-        return deal(workers, jobs, finished, name_of)
+        return deal(workers, jobs, finished, name_of, limit)
     finally:
         stop_workers(workers)
 
@@ -113,15 +120,19 @@ def start_workers(run_one: Callable[[Any], Any], count: int, deaf: bool) -> List
     return workers
 
 
-def deal(workers: List[Worker], jobs: Sequence[Any], finished: Finished, name_of: Callable[[Any], str]) -> List[Any]:
-    """Give each idle worker the next job, in the order of `jobs`, until every answer is in."""
+def deal(workers: List[Worker], jobs: Sequence[Any], finished: Finished, name_of: Callable[[Any], str],
+         limit: Optional[float] = None) -> List[Any]:
+    """Give each idle worker the next job, in the order of `jobs`, until every answer is in (JobOverran for a job
+    that holds its worker past `limit` seconds)."""
     results: Dict[int, Any] = {}
     waiting = iter(range(len(jobs)))
     for worker in workers:
         give(worker, next(waiting, None), jobs)
     while len(results) < len(jobs):
         busy = [worker for worker in workers if worker.held is not None]
-        ready = multiprocessing.connection.wait([w.pipe for w in busy] + [w.process.sentinel for w in busy])
+        ready = multiprocessing.connection.wait([w.pipe for w in busy] + [w.process.sentinel for w in busy],
+                                                time_left(busy, limit))
+        overran(busy, ready, limit, jobs, name_of)
         for worker in busy:
             if worker.pipe in ready or worker.process.sentinel in ready:
                 index = worker.held
@@ -132,9 +143,29 @@ def deal(workers: List[Worker], jobs: Sequence[Any], finished: Finished, name_of
     return [results[index] for index in range(len(jobs))]
 
 
+def time_left(busy: Sequence[Worker], limit: Optional[float]) -> Optional[float]:
+    """Seconds until the first busy worker's job passes `limit` (None: no limit, wait for an answer)."""
+    if limit is None:
+        return None
+    return max(0.0, min(worker.since for worker in busy) + limit - time.monotonic())
+
+
+def overran(busy: Sequence[Worker], ready: Sequence[Any], limit: Optional[float], jobs: Sequence[Any],
+            name_of: Callable[[Any], str]) -> None:
+    """JobOverran naming the first job past `limit` that has not answered (its worker is stopped with the rest)."""
+    if limit is None:
+        return
+    now = time.monotonic()
+    for worker in busy:
+        if worker.held is not None and now - worker.since >= limit and worker.pipe not in ready \
+                and worker.process.sentinel not in ready:
+            raise JobOverran(f"{name_of(jobs[worker.held])}: still running after {limit:g} s, so its worker "
+                             "process was stopped")
+
+
 def give(worker: Worker, index: Optional[int], jobs: Sequence[Any]) -> None:
     """Send job `index` to `worker` (None: nothing left, the worker stays idle)."""
-    worker.held = index
+    worker.held, worker.since = index, time.monotonic()
     if index is not None:
         worker.pipe.send(jobs[index])
 

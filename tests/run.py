@@ -26,6 +26,9 @@ from unittest.suite import _ErrorHolder  # type: ignore[attr-defined]  # noqa: E
 from lab import seed_pool  # noqa: E402
 
 
+MODULE_SECONDS = 900  # a module still running this long is taken for hung: counted failed, the run ended
+
+
 def test_id(test: Any) -> str:
     """A test's ID (a subtest's is its test's); a string is an ID already."""
     return test if isinstance(test, str) else getattr(test, "test_case", test).id()
@@ -121,7 +124,8 @@ def run_here(suite: unittest.TestSuite) -> Outcome:
 def run_dealt(names: Sequence[str], jobs: int) -> Outcome:
     """Each module in a worker process (lab/seed_pool.py's, not deaf to Ctrl-C), the next one to whichever worker
     is free; status printed as each ends, then every failure and error in full. A worker that dies (a test that
-    crashed the interpreter) counts its module as one failure, and the modules not yet run are not counted."""
+    crashed the interpreter) or a module still running after MODULE_SECONDS (TEST_MODULE_SECONDS; a test that hung)
+    counts its module as one failure, and the modules not yet run are not counted."""
     total, started = Outcome(), time.perf_counter()
 
     def finished(index: int, outcome: Outcome) -> None:
@@ -129,7 +133,8 @@ def run_dealt(names: Sequence[str], jobs: int) -> Outcome:
         total.add(outcome)
 
     try:
-        seed_pool.run_jobs(run_module, names, jobs, finished, name_of=lambda name: name, deaf=False)
+        seed_pool.run_jobs(run_module, names, jobs, finished, name_of=lambda name: name, deaf=False,
+                           limit=float(os.environ.get("TEST_MODULE_SECONDS", MODULE_SECONDS)))
     except seed_pool.WorkerDied as died:
         total.problems.append(("ERROR", str(died).split(":")[0], str(died)))
     print(file=sys.stderr)

@@ -63,6 +63,20 @@ class RunJobsTest(unittest.TestCase):
         self.assertIn("seed 2 failed in its worker process", str(caught.exception))
         self.assertIn("ValueError: a bug in the model", str(caught.exception))
 
+    def test_a_job_past_the_limit_is_one_line_naming_it_and_no_worker_is_left(self):
+        started = time.monotonic()
+        with self.assertRaises(seed_pool.JobOverran) as caught:
+            seed_pool.run_jobs(square_slowly, [(1, 0.0), (2, 60.0), (3, 0.0), (4, 0.0)], 2,
+                               lambda index, result: None, named, limit=1.0)
+        self.assertEqual(str(caught.exception), "seed 2: still running after 1 s, so its worker process was stopped")
+        self.assertIsInstance(caught.exception, seed_pool.WorkerDied)  # a runner that counts dead workers counts it
+        self.assertLess(time.monotonic() - started, 30)
+
+    def test_jobs_within_the_limit_all_answer(self):
+        results = seed_pool.run_jobs(square_slowly, [(n, 0.05) for n in range(1, 7)], 2, lambda index, result: None,
+                                     named, limit=30.0)
+        self.assertEqual(results, [1, 4, 9, 16, 25, 36])
+
     def test_an_interrupt_in_the_parent_stops_every_worker(self):
         def interrupted(index, result):
             raise KeyboardInterrupt
