@@ -266,6 +266,14 @@ class RerankedSearchTest(Installed):
         store.save_article("kb_docs", "art-00002", title="Power use, and sleep")
         store.create_article("kb_docs", "Sleep", "## Sleep\nClose the lid.")
         self.assertEqual(during, [False, False, False])  # each page embedded once, after its write
+        with store.database.write():  # a load of several pages in one transaction, as own content loads them
+            store.create_article("kb_docs", "Lid", "## Lid\nClose it to sleep.")
+            store.create_article("kb_docs", "Fan", "## Fan\nIt spins when hot.")
+            self.assertEqual(len(during), 3)
+        self.assertEqual(during, [False] * 5)  # both embedded once that transaction committed, outside it
+        with store.database.read() as connection:
+            self.assertEqual(len(self.kept(store)), connection.execute(
+                "SELECT count(*) FROM articles WHERE status = 'published'").fetchone()[0])
 
     def test_an_unpublished_page_keeps_none_and_a_draft_gets_them_when_published(self):
         store = self.store()

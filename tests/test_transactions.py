@@ -4,6 +4,7 @@ import contextlib
 import os
 import sqlite3
 import tempfile
+import threading
 import unittest
 
 from tests import helpers  # noqa: F401  (puts the project on the path)
@@ -153,6 +154,62 @@ class AtCommitTest(unittest.TestCase):
             with self.subTest(opened=opened), opened():
                 with self.assertRaisesRegex(RuntimeError, "inside a write"):
                     self.database.at_commit("a", lambda: self.note("never"))
+
+
+class AfterCommitTest(unittest.TestCase):
+    """Work kept for after a write: once, after the outermost COMMIT, outside the transaction and its lock; never
+    after a rollback or a read."""
+
+    def setUp(self):
+        self.database = Database(":memory:", SCHEMA)
+        self.done = []
+        self.addCleanup(self.database.close)
+
+    def action(self, text):
+        def run():
+            # outside the transaction, free to open one of its own, and the lock free for another thread
+            free = []
+
+            def try_the_lock():
+                got = self.database._lock.acquire(blocking=False)
+                if got:
+                    self.database._lock.release()
+                free.append(got)
+            other = threading.Thread(target=try_the_lock)
+            other.start()
+            other.join()
+            self.done.append((text, self.database.in_transaction, free[0]))
+            with self.database.write() as connection:
+                connection.execute("INSERT INTO notes VALUES (?)", (text,))
+        return run
+
+    def test_an_action_runs_once_after_the_outermost_commit(self):
+        with self.database.write() as connection:
+            connection.execute("INSERT INTO notes VALUES ('body')")
+            for key in ("a", "b", "a"):
+                with self.database.write():
+                    self.database.after_commit(key, self.action(f"after {key}"))
+            self.assertEqual(self.done, [])
+        self.assertEqual(self.done, [("after a", False, True), ("after b", False, True)])
+        self.assertEqual(texts(self.database), ["body", "after a", "after b"])
+        with self.database.write():
+            pass
+        self.assertEqual(len(self.done), 2)
+
+    def test_none_runs_after_a_rollback_or_a_read(self):
+        with self.assertRaises(ValueError):
+            with self.database.write():
+                self.database.after_commit("a", self.action("never"))
+                raise ValueError
+        with self.database.read():
+            self.database.after_commit("b", self.action("never"))
+        with self.database.write():
+            pass
+        self.assertEqual((self.done, texts(self.database)), ([], []))
+
+    def test_it_belongs_inside_a_transaction(self):
+        with self.assertRaisesRegex(RuntimeError, "inside a transaction"):
+            self.database.after_commit("a", self.action("never"))
 
 
 class CheckpointTest(unittest.TestCase):

@@ -193,6 +193,8 @@ class Database:
         self._derived: Dict[Any, Any] = {}  # see derived()
         self._derived_at: Optional[Tuple[int, int]] = None  # (data_version, _undone) when _derived was last valid
         self._at_commit: Dict[Any, Any] = {}  # key -> an action (a callable), see at_commit()
+        self._after_commit: Dict[Any, Any] = {}  # key -> an action, see after_commit()
+        self._committed: List[Any] = []  # the after_commit actions of the write that just committed, to run
 
     # -- the file's marks: whose it is, which version ----------------------------
 
@@ -344,6 +346,14 @@ class Database:
         """A consistent snapshot for several SELECTs; inside a write, that write's view."""
         return Transaction(self, writes=False)
 
+    def after_commit(self, key: Any, action: Callable[[], None]) -> None:
+        """Inside a transaction: `action` (the first one kept under `key`) to run once after the outermost write
+        commits, outside the transaction and its lock (so it may start transactions of its own); never if the
+        outermost rolls back, nor after a read. For work too slow to hold the write lock through, such as embedding."""
+        if self._mode is None:
+            raise RuntimeError("after_commit belongs inside a transaction")
+        self._after_commit.setdefault(key, action)
+
     def _begin(self, writes: bool) -> None:
         """Open the outermost transaction: BEGIN IMMEDIATE for a write, BEGIN for a read."""
         if writes and self.reads_only:
@@ -376,9 +386,11 @@ class Database:
                     self._roll_back()
                     self._raise_failure(failed, committing=True)
                 committed = True
+                self._committed = list(self._after_commit.values())
         finally:
             self._mode = None
             self._at_commit.clear()
+            self._after_commit.clear()
             self._roll_back()
             if writes and not committed:
                 self._undone += 1
@@ -469,7 +481,10 @@ class Transaction:
             else:
                 database._end(self.writes, error)
         finally:
+            committed, database._committed = database._committed, []
             database._lock.release()
+        for action in committed:  # after_commit's: the write is in, the lock free
+            action()
 
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")  # a location that starts so is a PostgreSQL database's URL

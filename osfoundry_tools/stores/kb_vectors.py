@@ -61,11 +61,16 @@ class KeptVectors:
 
     def fill(self, database: Any) -> None:
         """After a save, outside its transaction: every published article without current vectors embedded and kept
-        (the one just saved, and any a process without --rerank saved since). Inside a transaction (a preview a
-        person approves, rolled back) nothing is embedded: what it saved is never committed."""
-        if self.in_store and not database.in_transaction:
-            while fill_some(database, self):
-                pass
+        (the one just saved, and any a process without --rerank saved since). A save inside a larger transaction (a
+        load of many pages, a preview a person approves) leaves it to after that one commits, and to never if it
+        rolls back, as the preview's does."""
+        if not self.in_store:
+            return
+        if database.in_transaction:
+            database.after_commit(("kb_vectors.fill", id(self)), lambda: self.fill(database))
+            return
+        while fill_some(database, self):
+            pass
 
     def vectors(self, connection: Any, titles: Dict[int, str], texts: Dict[int, Any]) -> Dict[int, Any]:
         """The section vectors (float16 rows) of these articles (number -> title, number -> kb_sections.ArticleText)
