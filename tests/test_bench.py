@@ -648,6 +648,15 @@ class IntoTest(unittest.TestCase):
         self.assertIn("*Measured apart from the rest of this page: on 2030-01-02, by `python3 bench.py --only memory`",
                       page)
 
+    def test_the_figures_before_the_speed_up_come_with_the_merged_sections(self):
+        earlier = {key: value for key, value in self.committed_facts().items() if key != "before"}
+        fresh = {"goals": earlier["goals"], "section_seconds": {}, "machine": earlier["machine"],
+                 "before": bench.before_speed_up()}
+        merged = bench.merged_into(earlier, fresh)
+        self.assertEqual(merged["before"], bench.before_speed_up())
+        self.assertIn("before issue 44's speed-up", report.markdown(merged))
+        self.assertNotIn("before", bench.merged_into(earlier, {k: v for k, v in fresh.items() if k != "before"}))
+
     def test_into_is_refused_without_only_or_with_quick_or_render_and_nothing_is_written(self):
         committed = os.path.join(ROOT, "results", "performance.json")
         for argv in (["--into", committed], ["--into", committed, "--only", "job", "--quick"],
