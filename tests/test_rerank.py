@@ -275,6 +275,24 @@ class RerankedSearchTest(Installed):
             self.assertEqual(len(self.kept(store)), connection.execute(
                 "SELECT count(*) FROM articles WHERE status = 'published'").fetchone()[0])
 
+    def test_a_model_that_fails_after_a_save_leaves_the_save_in_and_the_agent_answered(self):
+        store = self.store()
+        reranker = store.reranker.reranker
+        embed = reranker.encoder.embed
+
+        def failing(texts, most=kb_rerank.SECTION_TOKENS):
+            raise MemoryError("the model could not run")
+        reranker.encoder.embed = failing
+        self.addCleanup(setattr, reranker.encoder, "embed", embed)
+        reranker.vectors.clear()
+        cited = store.call_tool("read_knowledge_article", {"knowledge_base_id": "kb_docs", "article_id": "art-00001"})
+        with self.assertLogs("osfoundry", "ERROR"):
+            answer = store.call_tool("edit_knowledge_article", {
+                "knowledge_base_id": "kb_docs", "article_id": "art-00001", "expected_version": cited["updated_at"],
+                "content": "## Charging\nUse the fast charger.", "idempotency_key": "k-failing"})
+        self.assertNotIn("error", answer)
+        self.assertEqual(store.article("kb_docs", "art-00001")["updated_at"], answer["citation"]["updated_at"])
+
     def test_an_unpublished_page_keeps_none_and_a_draft_gets_them_when_published(self):
         store = self.store()
         store.unpublish_article("kb_docs", "art-00001")

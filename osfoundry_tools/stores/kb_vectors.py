@@ -69,8 +69,11 @@ class KeptVectors:
         if database.in_transaction:
             database.after_commit(("kb_vectors.fill", id(self)), lambda: self.fill(database))
             return
-        while fill_some(database, self):
-            pass
+        try:
+            while fill_some(database, self):
+                pass
+        except Exception:  # the save is in already: its caller must not hear it failed (a search embeds the page)
+            log.exception("--rerank: section vectors could not be kept after a save; searches compute the missing")
 
     def vectors(self, connection: Any, titles: Dict[int, str], texts: Dict[int, Any]) -> Dict[int, Any]:
         """The section vectors (float16 rows) of these articles (number -> title, number -> kb_sections.ArticleText)
