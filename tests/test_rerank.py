@@ -91,7 +91,7 @@ class WithoutTheExtraTest(unittest.TestCase):
         cited = store.create_article("kb_docs", "Pins", "## Pin a version\nuse ==")
         store.save_article("kb_docs", cited["article_id"], content="## Pin a version\nuse == or ~=")
         store.call_tool("search_knowledge_base", {"knowledge_base_id": "kb_docs", "query": "pin a version"})
-        self.assertFalse(table_exists(store, "section_vectors"))
+        self.assertFalse(table_exists(store, kb_vectors.KEPT))
 
     def test_blas_is_held_to_one_thread_unless_the_user_said_otherwise(self):
         script = ("import os\nfrom osfoundry_tools.stores import kb_rerank\ntry:\n    kb_rerank.one_thread_numpy()\n"
@@ -105,10 +105,19 @@ class WithoutTheExtraTest(unittest.TestCase):
                              env=dict(plain, OMP_NUM_THREADS="2"))
         self.assertEqual(ran.stdout.split(), ["1", "2", "1"], ran.stderr)
 
-    def test_sections_are_cut_at_headings_the_title_with_the_first(self):
+    def test_sections_are_cut_at_headings_the_title_before_each(self):
         self.assertEqual(kb_rerank.section_texts("Pins", "Intro\n## Pin a version\nuse ==\n## Upgrade\nrun it"),
-                         ["Pins\nIntro", "## Pin a version\nuse ==", "## Upgrade\nrun it"])
+                         ["Pins\nIntro", "Pins\n## Pin a version\nuse ==", "Pins\n## Upgrade\nrun it"])
         self.assertEqual(kb_rerank.section_texts("Only", ""), ["Only"])
+        self.assertEqual(kb_rerank.section_texts("Head", "## First\nx"), ["Head\n## First\nx"])
+
+    def test_nearness_is_the_nearest_section_with_the_rest_of_the_page_beside_it(self):
+        cosines = {1: (0.6, 0.6, 0.6), 2: (0.6, 0.1, 0.2), 3: (0.7, 0.0, 0.1)}  # nearest, second nearest, mean
+        near = kb_rerank.nearness_of(cosines, 0.3)
+        self.assertAlmostEqual(near[1], 0.6 + 0.3 * 1.2)  # one section: its cosine is each of the three
+        self.assertAlmostEqual(near[2], 0.6 + 0.3 * 0.3)
+        self.assertGreater(near[1], near[3])  # a page near throughout outweighs one a little nearer in one place
+        self.assertEqual(kb_rerank.nearness_of(cosines, 0.0), {1: 0.6, 2: 0.6, 3: 0.7})
 
 
 def table_exists(store, name):
@@ -207,7 +216,7 @@ class RerankedSearchTest(Installed):
         """The rows of the store's section vectors: article number -> (version, vectors)."""
         with store.database.read() as connection:
             return {number: (version, bytes(vectors)) for number, version, vectors in connection.execute(
-                "SELECT number, updated_at, vectors FROM section_vectors").fetchall()}
+                f"SELECT number, updated_at, vectors FROM {kb_vectors.KEPT}").fetchall()}
 
     def test_the_page_in_other_words_comes_first_only_with_the_reranker(self):
         store = self.store(rerank=False)
@@ -223,7 +232,7 @@ class RerankedSearchTest(Installed):
 
     def test_each_page_saved_keeps_its_vectors_at_its_version(self):
         store = self.store()
-        self.assertTrue(table_exists(store, "section_vectors"))
+        self.assertTrue(table_exists(store, kb_vectors.KEPT))
         kept = self.kept(store)
         with store.database.read() as connection:
             versions = dict(connection.execute("SELECT number, updated_at FROM articles").fetchall())
@@ -316,6 +325,23 @@ class RerankedSearchTest(Installed):
         self.assertEqual(self.search(again), ["Power use", "Fast charging"])
         self.assertEqual(calls, [1])
 
+    def test_vectors_kept_in_an_earlier_form_are_dropped_and_embedded_again(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        location = postgres_helpers.new_database() if postgres_helpers.on_postgres() else os.path.join(folder, "kb.db")
+        store = self.store(location)
+        with store.database.write() as connection:  # as a store kept by the first form of --rerank
+            connection.execute(f"ALTER TABLE {kb_vectors.KEPT} RENAME TO {kb_vectors.FORMER[0]}")
+        store.close()
+        again = kb_store.connect(location, granted=["kb_docs"])
+        self.addCleanup(again.close)
+        calls = self.embedded()
+        again.reranker = kb_vectors.attach(again, encoder())
+        self.assertEqual(sorted(calls), [1, 1])
+        self.assertFalse(table_exists(again, kb_vectors.FORMER[0]))
+        self.assertEqual(len(self.kept(again)), 2)
+        self.assertEqual(self.search(again), ["Power use", "Fast charging"])
+
     def test_vectors_of_a_version_no_longer_current_are_not_used(self):
         folder = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, folder)
@@ -343,7 +369,7 @@ class RerankedSearchTest(Installed):
         reading.reranker = kb_vectors.attach(reading, encoder())
         self.assertFalse(reading.reranker.in_store)
         self.assertEqual(self.search(reading), ["Power use", "Fast charging"])
-        self.assertFalse(table_exists(reading, "section_vectors"))
+        self.assertFalse(table_exists(reading, kb_vectors.KEPT))
 
     def test_vectors_computed_at_search_time_are_computed_once_per_version(self):
         calls = self.embedded()

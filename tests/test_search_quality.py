@@ -108,5 +108,32 @@ class LibrariesTest(unittest.TestCase):
             self.assertIn(f"| {way} |", page)
 
 
+class RerankChoiceTest(unittest.TestCase):
+    """The re-ranker's weights are chosen on one half of the sets and counted on the other (search_rerank.py), from
+    recorded cosines and words' scores; no model is needed to check the arithmetic."""
+
+    def test_a_replay_orders_the_weighed_matches_by_the_pairs_blend(self):
+        from benchmark import search_rerank
+        cosines = {1: (0.5, 0.5, 0.5), 2: (0.55, 0.0, 0.1)}  # page 1 near throughout, page 2 in one section
+        weighed = (cosines, {1: 1.0, 2: 2.0})
+        ids = {1: "one", 2: "two"}
+        self.assertEqual(search_rerank.replayed(["two", "one", "x"], weighed, "0.0/0.0", ids), ["two", "one", "x"])
+        self.assertEqual(search_rerank.replayed(["two", "one", "x"], weighed, "0.3/0.0", ids), ["one", "two", "x"])
+        self.assertEqual(search_rerank.replayed(["two", "one"], weighed, "0.3/1.0", ids), ["two", "one"])
+
+    def test_each_half_is_counted_at_the_pair_the_other_half_chose(self):
+        from benchmark import search_rerank
+        pairs = {"0.0/0.1": [1, 2], "0.3/0.1": [2, 1]}
+        ranks = {"a": dict(pairs), "b": {"0.0/0.1": [1, 1], "0.3/0.1": [2, 2]},
+                 "c": {"0.0/0.1": [2, 2], "0.3/0.1": [1, 1]}, "d": dict(pairs)}
+        first, second, every = search_rerank.held_out(ranks)
+        self.assertEqual((first["tuned_on"], first["pair"]), (["a", "c"], "0.3/0.1"))  # 3 firsts against 1
+        self.assertEqual(first["first"], 1)  # b and d at 0.3/0.1: d's second question alone
+        self.assertEqual((second["tuned_on"], second["pair"]), (["b", "d"], "0.0/0.1"))
+        self.assertEqual(search_rerank.out_of_sample({"ranks": ranks, "held_out": [first, second]}),
+                         {"b": 0, "d": 1, "a": 1, "c": 0})
+        self.assertEqual(every["pair"], "0.0/0.1")  # 4 firsts each: the tie goes to the smaller share of the page
+
+
 if __name__ == "__main__":
     unittest.main()

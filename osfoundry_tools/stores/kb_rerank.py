@@ -14,10 +14,13 @@ VOCAB_SHA256, the model's as published (the safetensors file's is the Git LFS ob
 sentence-transformers/all-MiniLM-L6-v2's model.safetensors). Nothing is fetched at run time.
 
 Glossary:
-  section vector   a section's (heading and text, first SECTION_TOKENS word pieces) embedding, unit length,
-                   kept as float16; computed once per article version, when it is saved, and kept in the store
-                   beside it (kb_vectors.py)
-  nearness         the cosine of the question's vector and a match's nearest section vector
+  section vector   a section's (the page's title, the heading and its text, first SECTION_TOKENS word pieces)
+                   embedding, unit length, kept as float16; computed once per article version, when it is saved,
+                   and kept in the store beside it (kb_vectors.py)
+  cosines          a match's three cosines with the question's vector: its nearest section's, its second
+                   nearest's (the nearest's again for a page of one section) and the mean of all its sections'
+  nearness         the nearest section's cosine + WHOLE_PAGE x (the second nearest's + the mean): the section that
+                   answers first, the rest of the page beside it
   blend            nearness + BLEND x the match's lexical score as a share of the best lexical score among the
                    matches weighed (both the higher the better)
 """
@@ -43,9 +46,9 @@ LAYERS, HEADS, HIDDEN = 6, 12, 384
 EPSILON = 1e-12  # the model's layer normalisation epsilon
 SECTION_TOKENS = 256  # word pieces of a section embedded (the model was trained on 256); 128 lost 11 of 678 firsts
 QUESTION_TOKENS = 128
-BLEND = 0.4  # the lexical score's share in the blend: the best on all 16 committed sets (670 of 785 first, as 0.5,
-# which puts fewer in the first four); chosen on either half of them alone, 0.15 and 0.5, each gave the other half
-# 84.7% first pooled, out of sample. From 0.15 to 0.5 the sets' firsts move by 3 questions in 785 (search_rerank.py)
+BLEND = 0.3  # the lexical score's share in the blend, and WHOLE_PAGE the rest of a page's share in its nearness: the
+WHOLE_PAGE = 0.3  # pair best on all 16 committed sets; either half of them alone chose (0.2 or 0.3, 0.3), and each
+# choice put an answer first for 88.3% of the other half's questions pooled, out of sample (search_rerank.py)
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")  # set to 1 unless the user set them
 REMEMBERED = 4096  # article versions whose vectors a process keeps itself (those the store has no current ones of)
 
@@ -257,13 +260,12 @@ _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}[ \t]+", re.MULTILINE)
 
 def section_texts(title: str, text: str) -> List[str]:
     """The texts a page's sections are embedded from: each heading with the text under it (fenced code kept as
-    text), the page's title before the first heading's part; a page without headings is one section."""
+    text), the page's title before each, since a section read alone loses the subject its page names ("Options"
+    of which command?); a page without headings is one section."""
     starts = [match.start() for match in _HEADING_LINE.finditer(text)]
     bounds = [0] + [start for start in starts if start > 0] + [len(text)]
     parts = [text[begin:end].strip() for begin, end in zip(bounds, bounds[1:])]
-    parts = [part for part in parts if part] or [""]
-    parts[0] = f"{title}\n{parts[0]}".strip()
-    return parts[:64]
+    return [f"{title}\n{part}".strip() for part in [part for part in parts if part] or [""]][:64]
 
 
 class Reranker:
@@ -271,9 +273,9 @@ class Reranker:
     vectors of the article versions it had to embed at search time, the store holding none current of them (the
     store keeps every other's: kb_vectors.py), REMEMBERED at most."""
 
-    def __init__(self, folder: Optional[str] = None, blend: float = BLEND) -> None:
+    def __init__(self, folder: Optional[str] = None, blend: float = BLEND, whole_page: float = WHOLE_PAGE) -> None:
         self.encoder = Encoder(folder)
-        self.blend = blend
+        self.blend, self.whole_page = blend, whole_page
         self.vectors: Dict[Tuple[Any, ...], Any] = {}
 
     def section_vectors(self, version: Tuple[Any, ...], title: str, text: str) -> Any:
@@ -296,13 +298,24 @@ class Reranker:
     def blended(self, question: str, lexical: Dict[int, float], vectors: Dict[int, Any]) -> Dict[int, float]:
         """Each match's blend (the higher the better) from its lexical score (the higher the better) and its
         section vectors."""
-        return blend_of(self.nearness(question, vectors), lexical, self.blend)
+        return blend_of(nearness_of(self.cosines(question, vectors), self.whole_page), lexical, self.blend)
 
-    def nearness(self, question: str, vectors: Dict[int, Any]) -> Dict[int, float]:
-        """Each match's nearness: the cosine of the question's vector and its nearest section's."""
+    def cosines(self, question: str, vectors: Dict[int, Any]) -> Dict[int, Tuple[float, float, float]]:
+        """Each match's cosines with the question: its nearest section's, its second nearest's, all its sections'
+        mean."""
         np = self.encoder.np
         asked = self.question_vector(question)
-        return {number: float(np.max(kept.astype(np.float32) @ asked)) for number, kept in vectors.items()}
+        found = {}
+        for number, kept in vectors.items():
+            each = kept.astype(np.float32) @ asked
+            ordered = np.sort(each)[::-1]
+            found[number] = (float(ordered[0]), float(ordered[min(1, len(ordered) - 1)]), float(each.mean()))
+        return found
+
+
+def nearness_of(cosines: Dict[int, Tuple[float, float, float]], whole_page: float) -> Dict[int, float]:
+    """Each match's nearness: its nearest section's cosine, and `whole_page` times its second nearest's and mean's."""
+    return {number: nearest + whole_page * (second + mean) for number, (nearest, second, mean) in cosines.items()}
 
 
 def blend_of(nearness: Dict[int, float], lexical: Dict[int, float], blend: float) -> Dict[int, float]:

@@ -10,7 +10,8 @@ table is never made. The statements are the same on sqlite and PostgreSQL but fo
 Glossary:
   kept vectors   an article's section vectors (kb_rerank.section_texts of its title and the text a search reads),
                  float16 little-endian bytes, rows of kb_rerank.HIDDEN values, in the row of its number with the
-                 version (updated_at) they were computed from
+                 version (updated_at) they were computed from, in the table KEPT, whose name changes with what is
+                 embedded (a store with vectors of an earlier form has them dropped and embedded again)
   current        kept vectors whose version is the article's updated_at: the only ones a search uses. A save with
                  --rerank replaces them at once; a save by a process without --rerank leaves them stale, and then
                  a search computes that article's vectors itself and keeps them in the process (kb_rerank.Reranker)
@@ -25,22 +26,24 @@ from osfoundry_tools.stores.kb_rerank import HIDDEN
 from osfoundry_tools.stores.kb_search import in_chunks
 from osfoundry_tools.stores.kb_sections import SECTION_READ, indexed_text
 
+KEPT = "section_vectors_titled"  # the table's name says what was embedded: each section with its page's title
+FORMER = ("section_vectors",)  # tables of an earlier form (sections without the title), dropped where one is made
 TABLE = {  # the article's number, the version its vectors were computed from, the vectors
-    "sqlite": "CREATE TABLE IF NOT EXISTS section_vectors (number INTEGER PRIMARY KEY REFERENCES articles (number), "
+    "sqlite": f"CREATE TABLE IF NOT EXISTS {KEPT} (number INTEGER PRIMARY KEY REFERENCES articles (number), "
               "updated_at TEXT NOT NULL, vectors BLOB NOT NULL)",
-    "postgresql": "CREATE TABLE IF NOT EXISTS section_vectors (number BIGINT PRIMARY KEY REFERENCES articles (number), "
+    "postgresql": f"CREATE TABLE IF NOT EXISTS {KEPT} (number BIGINT PRIMARY KEY REFERENCES articles (number), "
                   "updated_at TEXT NOT NULL, vectors BYTEA NOT NULL)",
 }
-_KEEP = ("INSERT INTO section_vectors (number, updated_at, vectors) SELECT number, updated_at, ? FROM articles "
+_KEEP = (f"INSERT INTO {KEPT} (number, updated_at, vectors) SELECT number, updated_at, ? FROM articles "
          "WHERE number = ? AND updated_at = ? ON CONFLICT (number) DO UPDATE SET updated_at = excluded.updated_at, "
          "vectors = excluded.vectors")  # only at the version embedded: a save since then keeps its own
-_DROP = "DELETE FROM section_vectors WHERE number = ?"
-_CURRENT = ("SELECT v.number, v.vectors FROM section_vectors AS v JOIN articles AS a ON a.number = v.number AND "
+_DROP = f"DELETE FROM {KEPT} WHERE number = ?"
+_CURRENT = (f"SELECT v.number, v.vectors FROM {KEPT} AS v JOIN articles AS a ON a.number = v.number AND "
             "a.updated_at = v.updated_at WHERE v.number IN ({numbers})")
 _MISSING = (f"SELECT a.number, a.updated_at, a.title, substr(a.content, 1, {SECTION_READ}) FROM articles AS a "
-            "LEFT JOIN section_vectors AS v ON v.number = a.number AND v.updated_at = a.updated_at "
+            f"LEFT JOIN {KEPT} AS v ON v.number = a.number AND v.updated_at = a.updated_at "
             "WHERE a.status = 'published' AND v.number IS NULL ORDER BY a.number")
-_PROBE = "SELECT number FROM section_vectors LIMIT 1"
+_PROBE = f"SELECT number FROM {KEPT} LIMIT 1"
 log = logging.getLogger("osfoundry")
 FILLED_PER_WRITE = 16  # pages embedded and kept per transaction when a store is filled in (attach)
 
@@ -99,10 +102,11 @@ class KeptVectors:
 
 
 def attach(store: Any, reranker: Any, fill: bool = True) -> KeptVectors:
-    """The re-ranker attached to a knowledge-base store (kb_store.KnowledgeBaseStore), its table made where the
-    store may write and, with `fill`, every published article without current vectors embedded now (a store whose
-    pages were saved without --rerank, or edited since by a process without it): FILLED_PER_WRITE pages per
-    transaction. A read-only store whose table was never made re-ranks with vectors computed at search time."""
+    """The re-ranker attached to a knowledge-base store (kb_store.KnowledgeBaseStore), its table made (the tables
+    of an earlier form, FORMER, dropped) where the store may write and, with `fill`, every published article
+    without current vectors embedded now (a store whose pages were saved without --rerank, or edited since by a
+    process without it, or kept in an earlier form): FILLED_PER_WRITE pages per transaction. A read-only store
+    whose table was never made re-ranks with vectors computed at search time."""
     database = store.database
     if database.read_only:
         try:
@@ -114,12 +118,14 @@ def attach(store: Any, reranker: Any, fill: bool = True) -> KeptVectors:
     kept = KeptVectors(reranker, in_store=True)
     with database.write() as connection:
         connection.execute(TABLE[dialect_of(connection).name])
+        for former in FORMER:  # vectors of an earlier form are no use to this one's search: embedded again below
+            connection.execute(f"DROP TABLE IF EXISTS {former}")
     if fill:
         with database.read() as connection:
             (missing,) = connection.execute(f"SELECT count(*) FROM ({_MISSING}) AS missing").fetchone()
         if missing:
-            log.info("--rerank: embedding the sections of %d published page(s) saved without it, once (about a "
-                     "second a page on one core); the store keeps them", missing)
+            log.info("--rerank: embedding the sections of %d published page(s) saved without it (or kept in an "
+                     "earlier form), once (about a second a page on one core); the store keeps them", missing)
         while fill_some(database, kept):
             pass
     return kept
