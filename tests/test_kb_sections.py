@@ -120,6 +120,25 @@ class BoundsTest(unittest.TestCase):
         self.assertEqual(text.sections[-1].heading, {"a": 1, "heading": 1})
         self.assertGreater(text.sections[-1].text["heading"], 100)
 
+    def test_a_results_section_is_read_to_the_heading_after_it_and_no_further(self):
+        content = "".join(f"## aa\nline {number}\n" for number in range(5000))  # thousands of headings, all alike
+        read = []
+        indexed = kb_sections.indexed_text
+        kb_sections.indexed_text = lambda line: read.append(line) or indexed(line)
+        try:
+            self.assertEqual(kb_sections.answering_part(content, "aa-2"), "## aa\nline 2\n")
+            self.assertEqual(len(read), 7)  # three sections of two lines, and the heading after them
+            del read[:]
+            last = f"aa-{kb_sections.SECTIONS_KEPT - 1}"  # the last a search can name (article_text's sections)
+            self.assertEqual(kb_sections.answering_part(content, last),
+                             f"## aa\nline {kb_sections.SECTIONS_KEPT - 1}\n")
+            self.assertEqual(kb_sections.answering_part(content, f"aa-{kb_sections.SECTIONS_KEPT}"), "")
+            self.assertLessEqual(len(read), 3 * 2 * (kb_sections.SECTIONS_KEPT + 1))
+        finally:
+            kb_sections.indexed_text = indexed
+        named = kb_sections.article_text(content).anchors
+        self.assertEqual((named[0], named[-1]), ("aa", last))
+
     def test_only_the_first_characters_of_a_content_are_read(self):
         content = "# Start\n" + "word " * (kb_sections.SECTION_READ // 5) + "farewell"
         self.assertNotIn("farewell", kb_sections.article_text(content).whole.text)

@@ -74,7 +74,7 @@ class ArticleText(NamedTuple):
     anchors: Tuple[str, ...]  # each section's anchor (section_anchors), "" for the text before the first heading
 
 
-def markdown_headings(lines: Sequence[str]) -> Iterator[Tuple[int, int, str]]:
+def markdown_headings(lines: Iterable[str]) -> Iterator[Tuple[int, int, str]]:
     """(line index, level, text) of each Markdown heading of `lines`, fenced code left out.
 
     >>> list(markdown_headings(["# Title", "```", "# not one", "```", "### Upgrade uv ##"]))
@@ -153,13 +153,15 @@ def anchors_of(headings: Sequence[str]) -> List[str]:
     ['install', 'usage', 'install-1']
     """
     seen: Dict[str, int] = {}
-    names = []
-    for heading in headings:
-        name = anchor(heading) or "section"
-        count = seen.get(name, 0)
-        seen[name] = count + 1
-        names.append(f"{name}-{count}" if count else name)
-    return names
+    return [numbered_anchor(heading, seen) for heading in headings]
+
+
+def numbered_anchor(heading: str, seen: Dict[str, int]) -> str:
+    """The anchor of the next heading of a page, `seen` counting the anchors of those before it (anchors_of)."""
+    name = anchor(heading) or "section"
+    count = seen.get(name, 0)
+    seen[name] = count + 1
+    return f"{name}-{count}" if count else name
 
 
 class Part(NamedTuple):
@@ -196,18 +198,23 @@ def indexed_lines(lines: Sequence[str]) -> List[str]:
 
 def answering_part(content: str, name: str) -> str:
     """The text of the section a search named `name`, from its heading to the next heading of any level: what a
-    result's snippet quotes. Empty where the content has no such section.
+    result's snippet quotes. Empty where the content has no such section among its first SECTIONS_KEPT headings,
+    the only ones a search names: the lines are read up to the heading after the one named, so a result costs
+    what its section does, not what its page's thousands of headings would.
 
     >>> answering_part("# A\\na\\n## B\\nb\\n# C", "a")
     '# A\\na\\n'
     """
     lines = content.split("\n")
-    marks = list(markdown_headings(indexed_lines(lines)))
-    for index, name_of in enumerate(anchors_of([text for _, _, text in marks])):
-        if name_of == name:
-            end = marks[index + 1][0] if index + 1 < len(marks) else len(lines)
-            return "\n".join(lines[marks[index][0]:end]) + ("\n" if end < len(lines) else "")
-    return ""
+    seen: Dict[str, int] = {}
+    start = None
+    headings = itertools.islice(markdown_headings(map(indexed_text, lines)), SECTIONS_KEPT + 1)
+    for index, (line, _, heading) in enumerate(headings):
+        if start is not None:
+            return "\n".join(lines[start:line]) + "\n"
+        if index < SECTIONS_KEPT and numbered_anchor(heading, seen) == name:
+            start = line
+    return "" if start is None else "\n".join(lines[start:])
 
 
 def word_places(text: str) -> Dict[str, "array.array[int]"]:
