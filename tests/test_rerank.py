@@ -357,6 +357,26 @@ class RerankedSearchTest(Installed):
         self.search(store)
         self.assertEqual(calls, [1])  # that page's vectors now remembered by the process
 
+    def test_a_save_embeds_its_own_page_alone_however_many_others_lack_vectors(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        location = postgres_helpers.new_database() if postgres_helpers.on_postgres() else os.path.join(folder, "kb.db")
+        store = self.store(location)
+        plain = kb_store.connect(location, granted=["kb_docs"])  # another process, without --rerank
+        self.addCleanup(plain.close)
+        plain.save_article("kb_docs", "art-00001", content="## Battery\nThe battery lasts longer with a dim screen.")
+        calls = self.embedded()
+        store.create_article("kb_docs", "Sleep", "## Sleep\nClose the lid.")
+        self.assertEqual(calls, [1])  # the new page; the one saved without --rerank waits for a search or a start
+        with plain.database.read() as connection:
+            versions = dict(connection.execute("SELECT number, updated_at FROM articles").fetchall())
+        kept = self.kept(store)
+        self.assertEqual(kept[3][0], versions[3])
+        self.assertNotEqual(kept[1][0], versions[1])
+        del calls[:]
+        store.save_article("kb_docs", "art-00003", content="## Sleep\nClose the lid to sleep.")
+        self.assertEqual(calls, [1])
+
     def test_a_read_only_store_without_the_table_reranks_with_vectors_it_computes(self):
         folder = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, folder)

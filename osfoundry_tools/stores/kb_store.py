@@ -423,12 +423,10 @@ class KnowledgeBaseStore(AgentTools):
         expected = format_time(checked_time(arguments["expected_version"]))  # one spelling of each instant
         arguments = dict(arguments, expected_version=expected)
         kb = arguments["knowledge_base_id"]
-        edited = self.keyed_edit(EDIT_KNOWLEDGE_ARTICLE, kb, arguments,
-                                 lambda connection: self._require_granted(connection, kb),
-                                 lambda connection, kb_number, now, stamp: self._compare_and_swap(
-                                     connection, arguments, now, kb_number))
-        self._embed_saved()
-        return edited
+        return self.keyed_edit(EDIT_KNOWLEDGE_ARTICLE, kb, arguments,
+                               lambda connection: self._require_granted(connection, kb),
+                               lambda connection, kb_number, now, stamp: self._compare_and_swap(
+                                   connection, arguments, now, kb_number))
 
     def _compare_and_swap(self, connection: sqlite3.Connection, arguments: Dict[str, Any],
                           now: Any, kb_number: int) -> Dict[str, Any]:
@@ -531,7 +529,6 @@ class KnowledgeBaseStore(AgentTools):
                                 outline_of(content), status, version))
             self._index(connection, kb_number, number, title, content, status)
             self._log(connection, knowledge_base_id, article_id, event_for(None, status, False), version)
-        self._embed_saved()
         return citation(knowledge_base_id, article_id, version)
 
     def save_article(self, knowledge_base_id: str, article_id: str, *, content: Optional[str] = None,
@@ -588,7 +585,6 @@ class KnowledgeBaseStore(AgentTools):
             if row["status"] not in needs:
                 raise ValueError(f"article {article_id!r} is {row['status']}, not {' or '.join(needs)}")
             version = self._save(connection, row, self.clock(), title=title, content=content, status=status)
-        self._embed_saved()
         return citation(kb, article_id, version)
 
     @staticmethod
@@ -624,16 +620,11 @@ class KnowledgeBaseStore(AgentTools):
                   event_for(row["status"], status, title != row["title"]), version)
         return version
 
-    def _embed_saved(self) -> None:
-        """With --rerank, after a save's write: the section vectors of what it saved (kb_vectors.fill)."""
-        if self.reranker:
-            self.reranker.fill(self.database)
-
     def _index(self, connection: sqlite3.Connection, kb_number: int, number: int, title: str, content: str,
                status: str) -> None:
         """Keep an article searchable exactly while it is published (Fts5Search.index_article)."""
         search_sql(connection).index_article(self.database, connection, kb_number, number, title, content, status)
-        if self.reranker:  # --rerank: an unpublished article's section vectors dropped (kb_vectors)
+        if self.reranker:  # --rerank: an unpublished article's vectors dropped, a published one's embedded after
             self.reranker.keep(connection, number, status)
 
     def _log(self, connection: sqlite3.Connection, kb: str, article_id: str, event: Optional[str],

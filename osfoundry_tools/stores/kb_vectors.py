@@ -40,9 +40,11 @@ _KEEP = (f"INSERT INTO {KEPT} (number, updated_at, vectors) SELECT number, updat
 _DROP = f"DELETE FROM {KEPT} WHERE number = ?"
 _CURRENT = (f"SELECT v.number, v.vectors FROM {KEPT} AS v JOIN articles AS a ON a.number = v.number AND "
             "a.updated_at = v.updated_at WHERE v.number IN ({numbers})")
-_MISSING = (f"SELECT a.number, a.updated_at, a.title, substr(a.content, 1, {SECTION_READ}) FROM articles AS a "
+_WITHOUT = (f"SELECT a.number, a.updated_at, a.title, substr(a.content, 1, {SECTION_READ}) FROM articles AS a "
             f"LEFT JOIN {KEPT} AS v ON v.number = a.number AND v.updated_at = a.updated_at "
-            "WHERE a.status = 'published' AND v.number IS NULL ORDER BY a.number")
+            "WHERE a.status = 'published' AND v.number IS NULL")  # published, without current vectors
+_MISSING = _WITHOUT + " ORDER BY a.number"  # every one: a fill at start-up
+_MISSING_ONE = _WITHOUT + " AND a.number = ?"  # the one just saved: its primary key, whatever the store's size
 _PROBE = f"SELECT number FROM {KEPT} LIMIT 1"
 log = logging.getLogger("osfoundry")
 FILLED_PER_WRITE = 16  # pages embedded and kept per transaction when a store is filled in (attach)
@@ -52,29 +54,30 @@ class KeptVectors:
     """A re-ranker (kb_rerank.Reranker) attached to one store: it keeps each published article's section vectors in
     the store (`in_store`), or, where the store is read-only and has no table of them, in the process only."""
 
-    def __init__(self, reranker: Any, in_store: bool) -> None:
-        self.reranker, self.in_store = reranker, in_store
+    def __init__(self, reranker: Any, in_store: bool, database: Any = None) -> None:
+        self.reranker, self.in_store, self.database = reranker, in_store, database
 
     def keep(self, connection: Any, number: int, status: str) -> None:
-        """Inside the write that saved an article (kb_store's save): a page no longer published loses its vectors.
-        A published one's are computed after the write (`fill`), never inside it: the model takes a second or more
-        a page, and no other save should wait on it."""
-        if self.in_store and status != "published":
-            connection.execute(_DROP, (number,))
-
-    def fill(self, database: Any) -> None:
-        """After a save, outside its transaction: every published article without current vectors embedded and kept
-        (the one just saved, and any a process without --rerank saved since). A save inside a larger transaction (a
-        load of many pages, a preview a person approves) leaves it to after that one commits, and to never if it
-        rolls back, as the preview's does."""
+        """Inside the write that saved an article (kb_store's save): a page no longer published loses its vectors;
+        a published one's are computed after the outermost write commits (`embed_saved`), never inside it: the
+        model takes a second or more a page, and no other save should wait on it. A save inside a larger
+        transaction (a load of many pages) is embedded once that one commits, and never if it rolls back, as a
+        preview a person approves does."""
         if not self.in_store:
             return
-        if database.in_transaction:
-            database.after_commit(("kb_vectors.fill", id(self)), lambda: self.fill(database))
+        if status != "published":
+            connection.execute(_DROP, (number,))
             return
+        self.database.after_commit(("kb_vectors.embed", id(self), number), lambda: self.embed_saved(number))
+
+    def embed_saved(self, number: int) -> None:
+        """After a save's write: that article's vectors embedded and kept, unless it has current ones already. Only
+        that one: a page another process saved without --rerank is embedded by the search that meets it, and kept
+        by the next start with --rerank (`attach`), so a save's work does not grow with the store."""
         try:
-            while fill_some(database, self):
-                pass
+            with self.database.read() as connection:
+                missing = [tuple(row) for row in connection.execute(_MISSING_ONE, (number,)).fetchall()]
+            keep_embedded(self.database, self, missing)
         except Exception:  # the save is in already: its caller must not hear it failed (a search embeds the page)
             log.exception("--rerank: section vectors could not be kept after a save; searches compute the missing")
 
@@ -114,8 +117,8 @@ def attach(store: Any, reranker: Any, fill: bool = True) -> KeptVectors:
                 connection.execute(_PROBE).fetchall()
         except Exception:  # no table: no process with --rerank ever wrote this store
             return KeptVectors(reranker, in_store=False)
-        return KeptVectors(reranker, in_store=True)
-    kept = KeptVectors(reranker, in_store=True)
+        return KeptVectors(reranker, in_store=True, database=database)
+    kept = KeptVectors(reranker, in_store=True, database=database)
     with database.write() as connection:
         connection.execute(TABLE[dialect_of(connection).name])
         for former in FORMER:  # vectors of an earlier form are no use to this one's search: embedded again below
@@ -139,8 +142,16 @@ def fill_some(database: Any, kept: KeptVectors) -> bool:
             FILLED_PER_WRITE)]
     if not missing:
         return False
-    embedded = [(kept.embedded(title, indexed_text(text)), number, version) for number, version, title, text in missing]
-    with database.write() as connection:
-        connection.executemany(_KEEP, embedded)  # an article saved meanwhile is left out, and read again if missing
+    keep_embedded(database, kept, missing)
     return True
+
+
+def keep_embedded(database: Any, kept: KeptVectors, missing: List[Tuple[Any, ...]]) -> None:
+    """These articles' (rows of _WITHOUT) section vectors embedded, then kept in one write, each at the version it
+    was embedded from: an article saved again meanwhile is left out (its own save embeds it)."""
+    if missing:
+        embedded = [(kept.embedded(title, indexed_text(text)), number, version)
+                    for number, version, title, text in missing]
+        with database.write() as connection:
+            connection.executemany(_KEEP, embedded)
 
