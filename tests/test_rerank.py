@@ -201,6 +201,21 @@ class RerankedSearchTest(Installed):
             store.create_article("kb_docs", title, content)
         return store
 
+    def location(self):
+        """A database of the test's own: a new one on PostgreSQL where the suite runs there, else a file."""
+        if postgres_helpers.on_postgres():
+            return postgres_helpers.new_database()
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        return os.path.join(folder, "kb.db")
+
+    def saved_without_rerank(self, location):
+        """The store at `location` as another process without --rerank opens it, having saved art-00001 anew."""
+        plain = kb_store.connect(location, granted=["kb_docs"])
+        self.addCleanup(plain.close)
+        plain.save_article("kb_docs", "art-00001", content="## Battery\nThe battery lasts longer with a dim screen.")
+        return plain
+
     def embedded(self):
         """The number of texts of each call of the model's embed from now on (the test's own list)."""
         calls = []
@@ -312,9 +327,7 @@ class RerankedSearchTest(Installed):
         self.assertEqual(len(self.kept(store)), 2)
 
     def test_pages_saved_without_rerank_are_filled_in_when_a_store_is_opened_with_it(self):
-        folder = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, folder)
-        location = postgres_helpers.new_database() if postgres_helpers.on_postgres() else os.path.join(folder, "kb.db")
+        location = self.location()
         self.store(location, rerank=False)
         again = kb_store.connect(location, granted=["kb_docs"])
         self.addCleanup(again.close)
@@ -326,9 +339,7 @@ class RerankedSearchTest(Installed):
         self.assertEqual(calls, [1])
 
     def test_vectors_kept_in_an_earlier_form_are_dropped_and_embedded_again(self):
-        folder = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, folder)
-        location = postgres_helpers.new_database() if postgres_helpers.on_postgres() else os.path.join(folder, "kb.db")
+        location = self.location()
         store = self.store(location)
         with store.database.write() as connection:  # as a store kept by the first form of --rerank
             connection.execute(f"ALTER TABLE {kb_vectors.KEPT} RENAME TO {kb_vectors.FORMER[0]}")
@@ -343,13 +354,9 @@ class RerankedSearchTest(Installed):
         self.assertEqual(self.search(again), ["Power use", "Fast charging"])
 
     def test_vectors_of_a_version_no_longer_current_are_not_used(self):
-        folder = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, folder)
-        location = postgres_helpers.new_database() if postgres_helpers.on_postgres() else os.path.join(folder, "kb.db")
+        location = self.location()
         store = self.store(location)
-        plain = kb_store.connect(location, granted=["kb_docs"])  # another process, without --rerank
-        self.addCleanup(plain.close)
-        plain.save_article("kb_docs", "art-00001", content="## Battery\nThe battery lasts longer with a dim screen.")
+        plain = self.saved_without_rerank(location)
         calls = self.embedded()
         self.search(store)
         self.assertEqual(sorted(calls), [1, 1])  # the question, and the page saved without --rerank
@@ -358,13 +365,9 @@ class RerankedSearchTest(Installed):
         self.assertEqual(calls, [1])  # that page's vectors now remembered by the process
 
     def test_a_save_embeds_its_own_page_alone_however_many_others_lack_vectors(self):
-        folder = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, folder)
-        location = postgres_helpers.new_database() if postgres_helpers.on_postgres() else os.path.join(folder, "kb.db")
+        location = self.location()
         store = self.store(location)
-        plain = kb_store.connect(location, granted=["kb_docs"])  # another process, without --rerank
-        self.addCleanup(plain.close)
-        plain.save_article("kb_docs", "art-00001", content="## Battery\nThe battery lasts longer with a dim screen.")
+        plain = self.saved_without_rerank(location)
         calls = self.embedded()
         store.create_article("kb_docs", "Sleep", "## Sleep\nClose the lid.")
         self.assertEqual(calls, [1])  # the new page; the one saved without --rerank waits for a search or a start
@@ -378,11 +381,9 @@ class RerankedSearchTest(Installed):
         self.assertEqual(calls, [1])
 
     def test_a_read_only_store_without_the_table_reranks_with_vectors_it_computes(self):
-        folder = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, folder)
         if postgres_helpers.on_postgres():
             self.skipTest("sqlite only: a read-only file")
-        path = os.path.join(folder, "kb.db")
+        path = self.location()
         self.store(path, rerank=False).close()
         reading = kb_store.connect(path, granted=["kb_docs"], read_only=True)
         self.addCleanup(reading.close)
