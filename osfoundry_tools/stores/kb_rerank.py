@@ -1,5 +1,6 @@
 """The optional re-ranker: a small sentence-embedding model (all-MiniLM-L6-v2) run in plain numpy over its weights,
-which re-orders a search's best matches by how near the question is to each match's nearest section.
+which re-orders a search's best matches by how near the question is to each match's nearest section, the rest of
+the page beside it.
 
 Layer: stores, beside kb_search.py (which calls `blended_scores` only when a re-ranker is attached). numpy is the
 one package it needs, imported here and nowhere else in the product, and only when a re-ranker is made: without
