@@ -356,7 +356,7 @@ class RerankedSearchTest(Installed):
     def test_vectors_of_a_version_no_longer_current_are_not_used(self):
         location = self.location()
         store = self.store(location)
-        plain = self.saved_without_rerank(location)
+        self.saved_without_rerank(location)
         calls = self.embedded()
         self.search(store)
         self.assertEqual(sorted(calls), [1, 1])  # the question, and the page saved without --rerank
