@@ -139,6 +139,36 @@ class BoundsTest(unittest.TestCase):
         named = kb_sections.article_text(content).anchors
         self.assertEqual((named[0], named[-1]), ("aa", last))
 
+    def test_a_sections_place_kept_with_its_text_quotes_what_reading_its_headings_again_would(self):
+        contents = {
+            "repeated headings": "Intro\n# A\na\n## B\nb\n# A\nagain\n# A-1\nlast",
+            "fenced code": "# Run\n```sh\n# not a heading\n```\nafter\n## Next\n",
+            "a trailing line ending": "# Only\ntext\n",
+            "a heading with nothing under it": "# Empty\n# Full\ntext",
+            "one heading more than kept": "".join(f"## aa\nline {n}\n" for n in range(kb_sections.SECTIONS_KEPT + 5)),
+            "a link and an address in headings": "## See [the guide](guide.md)\nx\n## https://example.com Setup\ny",
+            "headings past the characters read": "# Start\n" + "word " * (kb_sections.SECTION_READ // 5) + "\n# Late",
+            "lines ending in CR LF": "# A\r\ntext\r\n## B\r\nmore\r\n",
+        }
+        for kind, content in contents.items():
+            with self.subTest(kind):
+                opening = content[:kb_sections.SECTION_READ]
+                text = kb_sections.article_text(content)
+                self.assertIsNotNone(text.parts)
+                self.assertTrue(set(text.anchors) - {""} <= set(text.parts))
+                for name in text.parts:
+                    answering = kb_sections.Answering.of(text, name)
+                    self.assertIsNotNone(answering.span)
+                    self.assertEqual(answering.text(opening), kb_sections.answering_part(opening, name))
+
+    def test_where_a_link_target_spans_lines_a_sections_text_is_found_by_reading_its_headings(self):
+        content = '# A\nSee [x](y "a title\nover two lines").\n# B\nb'
+        text = kb_sections.article_text(content)
+        self.assertIsNone(text.parts)
+        answering = kb_sections.Answering.of(text, "b")
+        self.assertIsNone(answering.span)
+        self.assertEqual(answering.text(content), "# B\nb")
+
     def test_only_the_first_characters_of_a_content_are_read(self):
         content = "# Start\n" + "word " * (kb_sections.SECTION_READ // 5) + "farewell"
         self.assertNotIn("farewell", kb_sections.article_text(content).whole.text)
@@ -176,6 +206,25 @@ class SavedTextTest(unittest.TestCase):
         store.save_article("kb-docs", "a-0", content="## Fonts\n\nPick one. A proxy exists.")  # the two swapped
         store.save_article("kb-docs", "a-1", content="## Proxy timeout\n\nSet it once.")
         self.assertEqual(self.first_found(store), "a-1")
+
+    def test_a_results_section_is_quoted_without_walking_its_pages_headings_again(self):
+        store = kb_store.connect(default_location())
+        self.addCleanup(store.close)
+        store.create_knowledge_base("kb-docs", "Docs")
+        headings = "".join(f"## Topic {n}\n\nWords about topic {n}.\n" for n in range(50))
+        store.create_article("kb-docs", "Guide", headings + "## Proxy timeout\n\nSet the proxy timeout once.\n")
+        for filler in ("Install", "Search", "Blog"):
+            store.create_article("kb-docs", filler, f"## {filler}\n\nWords about {filler.lower()}.")
+        walked = []
+        walk = kb_sections.answering_part
+        kb_sections.answering_part = lambda content, name: walked.append(name) or walk(content, name)
+        try:
+            first = store.call_tool("search_knowledge_base", {"knowledge_base_id": "kb-docs",
+                                                              "query": "proxy timeout"})["results"][0]
+        finally:
+            kb_sections.answering_part = walk
+        self.assertEqual((first["section"], walked), ("proxy-timeout", []))
+        self.assertIn("Set the proxy timeout once.", first["snippet"])
 
     @staticmethod
     def first_found(store):

@@ -150,15 +150,15 @@ class SearchPlan(NamedTuple):
 
 def search_rows(connection: sqlite3.Connection, kb: str, number: int, words: List[str], limit: int,
                 kept: Dict[Any, Any], exact: Sequence[str] = (), rerank: Optional["Rerank"] = None
-                ) -> Tuple[List[sqlite3.Row], List[str], Dict[int, str]]:
+                ) -> Tuple[List[sqlite3.Row], List[str], Dict[int, "kb_sections.Answering"]]:
     """The rows a search of knowledge base `kb` (of this number) answers with, `limit` at most, the words that
-    found them, and the anchor of each weighed row's answering section (article number -> anchor, where that
+    found them, and each weighed row's answering section (article number -> its anchor and place, where that
     section has a heading): the rarer words ranked, else the common words listed (see WORD_SAMPLE). `kept`: the
     database's derived dict, where the weighing keeps the texts it read; `exact`: the query's code-like tokens as
     typed; `rerank`: the re-ranker and the question, where the server runs with --rerank (kb_rerank.py)."""
     plan = SearchPlan.read(connection, kb, number, words)
     rarer, common = plan.rarer(), plan.common()
-    anchors: Dict[int, str] = {}
+    anchors: Dict[int, kb_sections.Answering] = {}
     if rarer:
         rows = ranked_rows(connection, plan, number, rarer, limit, kb, kept, exact, anchors, rerank)
         if rows or not common:
@@ -168,7 +168,8 @@ def search_rows(connection: sqlite3.Connection, kb: str, number: int, words: Lis
 
 def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, words: List[str], limit: int,
                 kb: str, kept: Dict[Any, Any], exact: Sequence[str] = (),
-                anchors: Optional[Dict[int, str]] = None, rerank: Optional["Rerank"] = None) -> List[sqlite3.Row]:
+                anchors: Optional[Dict[int, "kb_sections.Answering"]] = None, rerank: Optional["Rerank"] = None
+                ) -> List[sqlite3.Row]:
     """The rows of the first RANKED_MATCHES articles of knowledge base `kb` (of this number) that hold any of `words`
     in ranking order, `limit` at most: scored in the index, the best WEIGHED_MATCHES weighed by their whole text, best
     section, nearness and title (weighed_scores, which keeps the articles' texts as it read them in `kept`, the
@@ -240,11 +241,12 @@ def word_weights(plan: SearchPlan, words: Sequence[str]) -> Dict[str, float]:
 
 def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weights: Dict[str, float],
                    kept: Dict[Any, Any], exact: Sequence[str] = (),
-                   anchors: Optional[Dict[int, str]] = None, rerank: Optional["Rerank"] = None) -> Dict[int, float]:
+                   anchors: Optional[Dict[int, "kb_sections.Answering"]] = None, rerank: Optional["Rerank"] = None
+                   ) -> Dict[int, float]:
     """The WEIGHED_MATCHES best of `score` (article number -> engine score, the least best), and any tied with
     the last, each weighed by its whole text, its best section, the nearness of the query words in it, its
     title and the code-like tokens of the query (`exact`) it holds as typed: negative, the least best. `anchors`,
-    where given, receives the anchor of each one's best section where that section has a heading."""
+    where given, receives each one's best section (its anchor and place) where that section has a heading."""
     chosen = within_best_scores(score, WEIGHED_MATCHES)
     titles, texts = weighing_rows(connection, chosen, kept.setdefault(ARTICLE_TEXTS, kb_sections.ArticleTexts()))
     weights = {word: weight ** RARE_POWER for word, weight in weights.items()}
@@ -258,7 +260,8 @@ def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weig
                                         exact) if exact and EXACT_SHARE else {})
     most_exact = max(exactly.values(), default=0.0) or 1.0
     if anchors is not None:
-        anchors.update((number, scored[number].anchor) for number in titles if scored[number].anchor)
+        anchors.update((number, kb_sections.Answering.of(texts[number], scored[number].anchor))
+                       for number in titles if scored[number].anchor)
     weighed = {number: -(TEXT_SHARE * scored[number].whole / best.whole
                          + SECTION_SHARE * scored[number].section / best.section
                          + NEAR_SHARE * scored[number].nearness / best.nearness

@@ -72,6 +72,8 @@ class ArticleText(NamedTuple):
     places: Dict[str, "array.array[int]"]
     read: str  # the text as read (indexed_text), where a code-like token of the query is looked for as typed
     anchors: Tuple[str, ...]  # each section's anchor (section_anchors), "" for the text before the first heading
+    parts: Optional[Dict[str, Tuple[int, int]]]  # where answering_part's text of each anchor starts and ends in the
+    # content read (answering_spans); None where a link target spanning lines leaves fewer lines read than written
 
 
 def markdown_headings(lines: Iterable[str]) -> Iterator[Tuple[int, int, str]]:
@@ -120,8 +122,10 @@ def article_text(content: str) -> ArticleText:
     ...  for section in article_text("Intro.\\n## Proxies\\nUse a proxy.\\n```\\n# code\\n```").sections]
     [({}, {'intro': 1}, 1), ({'proxies': 1}, {'use': 1, 'a': 1, 'proxy': 1, 'code': 1}, 5)]
     """
-    lines = indexed_text(content[:SECTION_READ]).split("\n")
-    marks = list(itertools.islice(markdown_headings(lines), SECTIONS_KEPT))
+    opening = content[:SECTION_READ]
+    lines = indexed_text(opening).split("\n")
+    found = list(itertools.islice(markdown_headings(lines), SECTIONS_KEPT + 1))
+    marks = found[:SECTIONS_KEPT]
     bounds = [(-1, "")] + [(line, text) for line, _, text in marks] + [(len(lines), "")]
     names = [""] + anchors_of([text for _, _, text in marks])
     sections, anchors = [], []
@@ -133,7 +137,31 @@ def article_text(content: str) -> ArticleText:
     places = word_places("\n".join(lines))  # its headings' words among them
     whole = {word: len(at) for word, at in places.items()}
     return ArticleText(tuple(sections), Section({}, whole, sum(whole.values())), tuple(sorted(whole)), places,
-                       "\n".join(lines), tuple(anchors))
+                       "\n".join(lines), tuple(anchors), answering_spans(opening, len(lines), found, names[1:]))
+
+
+def answering_spans(opening: str, lines_read: int, headings: Sequence[Tuple[int, int, str]], names: Sequence[str]
+                    ) -> Optional[Dict[str, Tuple[int, int]]]:
+    """Where answering_part(opening, anchor) starts and ends in `opening`, for each of the first SECTIONS_KEPT
+    `headings` (markdown_headings of its lines as read, up to one more) by its anchor in `names` (anchors_of),
+    found once per content so that a search's results need not walk their pages' headings again. None where
+    `opening` has other than `lines_read` lines: a link target spanning lines was then left out, and the lines
+    read are not the lines written.
+
+    >>> opening = "# A\\na\\n## B\\nb"
+    >>> spans = answering_spans(opening, 4, [(0, 1, "A"), (2, 2, "B")], ["a", "b"])
+    >>> spans, opening[slice(*spans["a"])] == answering_part(opening, "a")
+    ({'a': (0, 6), 'b': (6, 12)}, True)
+    """
+    lengths = [len(line) + 1 for line in opening.split("\n")]
+    if len(lengths) != lines_read:
+        return None
+    starts = list(itertools.accumulate(lengths, initial=0))
+    ends = [line for line, _, _ in headings[1:]] + [len(lengths)]
+    spans: Dict[str, Tuple[int, int]] = {}
+    for (line, _, _), end, name in zip(headings, ends, names):
+        spans.setdefault(name, (starts[line], min(starts[end], len(opening))))  # the first of an anchor, as read
+    return spans
 
 
 def anchor(heading: str) -> str:
@@ -194,6 +222,24 @@ def content_parts(content: str) -> List[Part]:
 def indexed_lines(lines: Sequence[str]) -> List[str]:
     """Each line as a search reads it (indexed_text), so headings are named alike in a search and a read."""
     return [indexed_text(line) for line in lines]
+
+
+class Answering(NamedTuple):
+    """A search result's answering section: its anchor, and where answering_part's text of it starts and ends in
+    its article's opening (ArticleText.parts), or None where that is not known."""
+
+    anchor: str
+    span: Optional[Tuple[int, int]]
+
+    @classmethod
+    def of(cls, text: "ArticleText", name: str) -> "Answering":
+        """The section of `text` that a search named `name`."""
+        return cls(name, None if text.parts is None else text.parts.get(name))
+
+    def text(self, opening: str) -> str:
+        """The section's text in the article's first SECTION_READ characters: sliced where its place is known,
+        else found by answering_part."""
+        return opening[self.span[0]:self.span[1]] if self.span else answering_part(opening, self.anchor)
 
 
 def answering_part(content: str, name: str) -> str:

@@ -62,7 +62,7 @@ from osfoundry_tools.stores.kb_search import (
     INDEX, SEARCH_COLUMN, SEARCH_CONFIG_SCHEMA, WORDS_COLUMN, in_chunks, index_table, merge_by_budget, outline_of,
     Rerank, query_words, search_rows, search_sql, subject_words,
 )
-from osfoundry_tools.stores.kb_sections import SECTION_READ, answering_part, code_tokens, content_parts, indexed_text
+from osfoundry_tools.stores.kb_sections import SECTION_READ, Answering, code_tokens, content_parts, indexed_text
 from osfoundry_tools.stores.kb_snippets import OPENING, opening_of, snippet_of
 from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 
@@ -344,13 +344,14 @@ _SECTION_TEXTS = "SELECT number, substr(content, 1, {read}) FROM articles WHERE 
 SECTIONS_NAMED = 20  # the anchors a rejection of an unknown section lists, the first
 
 
-def answering_parts(connection: sqlite3.Connection, anchors: Dict[int, str]) -> Dict[int, Tuple[str, str]]:
-    """Each article's answering section (article number -> its anchor), as (anchor, the section's text)."""
-    if not anchors:
+def answering_parts(connection: sqlite3.Connection, answering: Dict[int, Answering]) -> Dict[int, Tuple[str, str]]:
+    """Each article's answering section (article number -> its anchor and place), as (anchor, the section's
+    text)."""
+    if not answering:
         return {}
     statement = _SECTION_TEXTS.format(read=SECTION_READ)
-    return {number: (anchors[number], answering_part(text, anchors[number]))
-            for number, text in in_chunks(connection, statement, list(anchors))}
+    return {number: (answering[number].anchor, answering[number].text(opening))
+            for number, opening in in_chunks(connection, statement, list(answering))}
 
 
 def section_of(content: str, name: str, kb: str, article_id: str) -> str:
