@@ -103,6 +103,26 @@ class ListenTest(unittest.TestCase):
         self.assertIsNone(narrow.next(0.3))
         self.assertEqual({stream_message(plain)["method"] for _ in range(4)}, {"notifications/resources/updated"})
 
+    def test_list_changes_come_from_a_knowledge_base_created_after_the_listen_within_its_grant_once(self):
+        self.server.hub.discover_seconds = 0  # look for new logs at every read of them
+        asked = self.server.handle(request("subscriptions/listen", {"notifications": {"resourcesListChanged": True}}))
+        narrow = self.server.handle(request("subscriptions/listen", {"notifications": {"resourcesListChanged": True}},
+                                            request_id=2), grant=KB_ONLY)
+        for stream in (asked, narrow):
+            self.assertEqual(stream.next(WAIT)["params"]["notifications"], {"resourcesListChanged": True})
+        self.kb.create_knowledge_base("kb-later", "Created after the listen")
+        later = "osfoundry://knowledge_base/kb-later"
+        for title in ("Its first article", "Its second article"):
+            created = self.kb.create_article("kb-later", title, "Its text.")["article_id"]
+            self.server.hub.wake()
+            told = stream_message(asked)
+            self.assertEqual(told["method"], "notifications/resources/list_changed")
+            meta = told["params"]["_meta"]
+            self.assertEqual((meta["io.osfoundry/uri"], meta["io.osfoundry/event"]), (f"{later}/articles/{created}",
+                                                                                     "created"))
+            self.assertIsNone(asked.next(0.3))  # once, however often the new log was looked for
+        self.assertIsNone(narrow.next(0.3))  # its grant holds only the knowledge base it named
+
     def test_a_list_changed_field_that_is_no_boolean_is_invalid_params_and_opens_nothing(self):
         answer = self.server.handle(request("subscriptions/listen", {"notifications": {"resourcesListChanged": 1}}))
         self.assertEqual(answer["error"]["code"], -32602)

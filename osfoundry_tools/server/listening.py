@@ -7,10 +7,11 @@ store.
 How a change reaches a listener: one watcher thread per process polls, for each log some stream watches, the events
 after the lowest cursor of its watchers, every WATCH_SECONDS, and at once after a write made through this process.
 A save in another --workers process or another server on the same database is seen at the next poll: one indexed
-read of each watched log per interval, nothing while no stream is open. Each event goes to every stream watching
-its article or item, or its whole log, once; a stream's cursor per watch then passes it, so a stream that resumes
-from an older sequence is first replayed what the log holds after it, by the same loop, with no gap and no
-duplicate.
+read of each watched log per interval, nothing while no stream is open. A stream that asked for list changes
+watches every log of its grant, and those begun later too: the logs are listed again every DISCOVER_SECONDS. Each
+event goes to every stream watching its article or item, or its whole log, once; a stream's cursor per watch then
+passes it, so a stream that resumes from an older sequence is first replayed what the log holds after it, by the
+same loop, with no gap and no duplicate.
 
 Bounds: at most max_streams streams in all and max_per_caller for one caller (a -32000 error beyond, before any
 ack); at most OUTBOX messages waiting for one stream. A full outbox holds the stream's cursors where they are (the
@@ -23,13 +24,14 @@ import collections
 import logging
 import threading
 import time
-from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Deque, Dict, List, NamedTuple, Optional, Set, Tuple
 
-from osfoundry_tools.server import resources, sessions
+from osfoundry_tools.server import resources, sessions, tokens
 from osfoundry_tools.server.protocol import ProtocolError
 from osfoundry_tools.server.routing import POLL, Tools
 
 WATCH_SECONDS = 0.05  # how often the logs are read while a stream is open
+DISCOVER_SECONDS = 1.0  # how often a stream that asked for list changes looks for logs begun since it opened
 OUTBOX = 256  # notifications waiting for one stream; past them its cursors wait
 SLOW_SECONDS = 5.0  # a stream whose outbox stays full this long is told to resync, and ended
 MAX_STREAMS, MAX_PER_CALLER = 1000, 32
@@ -70,6 +72,13 @@ class Watch:
         return self.target.subject is None or self.target.subject == subject
 
 
+class ListInterest(NamedTuple):
+    """A stream's wish to hear of every change to resources/list its caller may see: in each log of its grant
+    (resources.granted_logs), those begun after it opened included."""
+
+    grant: Optional[tokens.Grant]
+
+
 class Stream:
     """One listener's notifications waiting to be written (the transport takes them with next()); its watches."""
 
@@ -85,6 +94,7 @@ class Stream:
         self.closing: Optional[Dict[str, Any]] = None  # the listen request's result, written once the stream ends
         self.hub: Optional["Hub"] = None  # that opened it
         self.full_since: Optional[float] = None  # when the hub last found its outbox full, if it still is
+        self.lists: Optional[ListInterest] = None  # set: it asked for list changes, in logs begun later too
 
     def meta(self) -> Dict[str, Any]:
         return {} if self.subscription_id is None else {SUBSCRIPTION_ID: self.subscription_id}
@@ -157,13 +167,15 @@ class Hub:
         self.thread: Optional[threading.Thread] = None
         self.stopped = False
         self.autostart = True  # False: no watcher thread, the caller ticks (a test that must decide when)
+        self.discover_seconds = DISCOVER_SECONDS
+        self.discovered_at: Optional[float] = None  # when discover() last looked for new logs
 
     def open(self, caller: str, subscription_id: Any, watches: List[Watch],
-             first: Optional[Dict[str, Any]] = None) -> Stream:
-        """A new stream for `caller`, its `first` message (the ack) queued before any event; ProtocolError
-        beyond the caps."""
+             first: Optional[Dict[str, Any]] = None, lists: Optional[ListInterest] = None) -> Stream:
+        """A new stream for `caller`, its `first` message (the ack) queued before any event, told of list changes
+        in logs begun later too where it asks (`lists`); ProtocolError beyond the caps."""
         stream = Stream(caller, subscription_id, watches, self.outbox)
-        stream.hub = self
+        stream.hub, stream.lists = self, lists
         if first is not None:
             stream.outbox.append(first)
         with self.guard:
@@ -225,10 +237,31 @@ class Hub:
 
     def tick(self) -> bool:
         """Read each watched log once after its lowest cursor and hand its events out; True if one has more."""
+        self.discover()
         more = False
         for (kind, log_id), watchers in self.watched().items():
             more = self.feed(kind, log_id, watchers) or more
         return more
+
+    def discover(self) -> None:
+        """Every discover_seconds at most, while a stream asks for list changes: each such stream's granted logs
+        begun since it opened (a knowledge base or channel created since) watched for them from their start, so
+        that everything in them is news to it. Every log is read once for all the streams."""
+        now = self.clock()
+        if self.discovered_at is not None and now - self.discovered_at < self.discover_seconds:
+            return
+        with self.guard:
+            listeners = [stream for stream in self.streams if stream.lists is not None and not stream.ended]
+        if not listeners:
+            return
+        self.discovered_at = now
+        every = resources.every_log(self.tools)
+        for stream in listeners:
+            assert stream.lists is not None  # for mypy: listeners are the streams that asked
+            watched = {watch.target.log_uri for watch in stream.watches if watch.lists}
+            for target in resources.granted_logs(self.tools, stream.lists.grant, every):
+                if target.log_uri not in watched:
+                    stream.add(Watch(target, 0, lists=True))
 
     def feed(self, kind: str, log_id: str, watchers: List[Tuple[Stream, Watch]]) -> bool:
         after = min(watch.cursor for _, watch in watchers)

@@ -295,7 +295,8 @@ class Server:
         subscription = {listening.SUBSCRIPTION_ID: exchange.request_id}
         ack = {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
                "params": {"notifications": honored, "_meta": subscription}}
-        stream = self.hub.open(self.caller_of(exchange), exchange.request_id, watches, ack)
+        stream = self.hub.open(self.caller_of(exchange), exchange.request_id, watches, ack,
+                               listening.ListInterest(exchange.grant) if lists else None)
         stream.closing = {"jsonrpc": "2.0", "id": exchange.request_id, "result": {
             "resultType": "complete", "_meta": {**subscription, SERVER_INFO_KEY: dict(SERVER_INFO)}}}
         raise listening.Opened(stream)

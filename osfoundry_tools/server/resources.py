@@ -198,19 +198,29 @@ def page_rows(tools: Tools, kind: Kind, granted: Optional[frozenset], log_id: st
         return [tuple(row) for row in connection.execute(sql, (log_id, log_id, number, *ids, limit)).fetchall()]
 
 
-def granted_logs(tools: Tools, grant: Optional[tokens.Grant]) -> List[Target]:
+def granted_logs(tools: Tools, grant: Optional[tokens.Grant],
+                 logs: Optional[Dict[str, List[str]]] = None) -> List[Target]:
     """Every knowledge base and channel the caller may use, as a log target each (what a listen for list changes
-    watches: the ones that exist when it starts)."""
+    watches). `logs`: every_log's answer, where the caller read it already for several grants."""
     found = []
+    every = every_log(tools) if logs is None else logs
     for kind in KINDS:
-        if kind.resource_type not in tools.stores:
+        if kind.resource_type not in every:
             continue
         granted = granted_ids(tools, kind, grant)
-        with tools.lock, tools.stores[kind.resource_type].database.read() as connection:
-            ids = [str(row[0]) for row in connection.execute(kind.logs).fetchall()]
-        found += [Target(log_uri(kind, log_id), kind, log_id, None, None) for log_id in ids
+        found += [Target(log_uri(kind, log_id), kind, log_id, None, None) for log_id in every[kind.resource_type]
                   if granted is None or log_id in granted]
     return found
+
+
+def every_log(tools: Tools) -> Dict[str, List[str]]:
+    """The IDs of every knowledge base and channel there is now, by resource type (one read of each store)."""
+    every = {}
+    for kind in KINDS:
+        if kind.resource_type in tools.stores:
+            with tools.lock, tools.stores[kind.resource_type].database.read() as connection:
+                every[kind.resource_type] = [str(row[0]) for row in connection.execute(kind.logs).fetchall()]
+    return every
 
 
 def read(tools: Tools, grant: Optional[tokens.Grant], uri: Any) -> Dict[str, Any]:
