@@ -321,17 +321,18 @@ def checks_words(counts: Mapping[str, int]) -> str:
 
 def measured_words(counts: Mapping[str, int], per_draw: Sequence[Mapping[str, int]] = ()) -> str:
     """'matches 11 firmly and 18 loosely and misses 5': the pieces of evidence the run measures; with the tallies
-    of several draws of the range seeds (`per_draw`), each piece at its weakest in any draw, and how the tally
-    of one draw at a time spreads ('(one draw at a time: 9–12, 17–19 and 4–7)')."""
-    words = (f"matches {counts[FIRM]} firmly and {counts[LOOSE]} loosely and misses {counts[OUTSIDE]}")
-    words += (f", and {counts[UNSTATED]} rest{'s' if counts[UNSTATED] == 1 else ''} on a parameter the article "
-              "never states, which a sweep of it can reach" if counts.get(UNSTATED) else "")
-    words += f", {counts[UNRANGED]} unjudged for want of a range" if counts[UNRANGED] else ""
+    of several draws of the range seeds (`per_draw`), each piece at its weakest in any draw, followed by how each
+    count spreads over one draw at a time, named by what it counts ('(one draw at a time: 9–12 firmly, 17–19
+    loosely, 4–7 missed)'), before the pieces that rest on an unstated parameter."""
+    words = f"matches {counts[FIRM]} firmly and {counts[LOOSE]} loosely and misses {counts[OUTSIDE]}"
     if len(per_draw) > 1:
         spans = [spread_of_tallies(per_draw, s) for s in (FIRM, LOOSE, OUTSIDE)]
         words += " (one draw at a time: " + ", ".join(
-            f"{low}–{high}" if low != high else f"{low}" for low, high in spans[:2]) + " and " + (
-            f"{spans[2][0]}–{spans[2][1]}" if spans[2][0] != spans[2][1] else f"{spans[2][0]}") + ")"
+            (f"{low}–{high}" if low != high else f"{low}") + " " + what
+            for (low, high), what in zip(spans, ("firmly", "loosely", "missed"))) + ")"
+    words += (f", and {counts[UNSTATED]} rest{'s' if counts[UNSTATED] == 1 else ''} on a parameter the article "
+              "never states, which a sweep of it can reach" if counts.get(UNSTATED) else "")
+    words += f", {counts[UNRANGED]} unjudged for want of a range" if counts[UNRANGED] else ""
     return words
 
 

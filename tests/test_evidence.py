@@ -204,6 +204,17 @@ class SweepTest(unittest.TestCase):
         self.assertEqual(evidence.pieces_text(counts, [counts, other]),
                          "2 firm, 3 loose, 4 outside, 1 unstated parameter (one draw at a time: 2–4, 3, 4, 1)")
 
+    def test_the_measured_words_name_each_counts_spread_over_the_draws_beside_it(self):
+        counts = dict.fromkeys(evidence.STRENGTHS, 0)
+        counts.update({evidence.FIRM: 2, evidence.LOOSE: 3, evidence.OUTSIDE: 4, evidence.UNSTATED: 1})
+        other = dict(counts, **{evidence.FIRM: 4, evidence.OUTSIDE: 6})
+        self.assertEqual(evidence.measured_words(counts), "matches 2 firmly and 3 loosely and misses 4, and 1 rests "
+                                                          "on a parameter the article never states, which a sweep of "
+                                                          "it can reach")
+        self.assertEqual(evidence.measured_words(counts, [counts, other]),
+                         "matches 2 firmly and 3 loosely and misses 4 (one draw at a time: 2–4 firmly, 3 loosely, 4–6 "
+                         "missed), and 1 rests on a parameter the article never states, which a sweep of it can reach")
+
     def test_a_sweep_section_says_once_what_every_model_agrees_on_and_per_model_otherwise(self):
         rows = {"own": row(12, 10, [9, 11])}
         assessed = evidence.assess(rows, evidence.Basis(restated={}, checks={}), reached=["own"])
