@@ -158,23 +158,23 @@ def search_rows(connection: sqlite3.Connection, kb: str, number: int, words: Lis
     typed; `rerank`: the re-ranker and the question, where the server runs with --rerank (kb_rerank.py)."""
     plan = SearchPlan.read(connection, kb, number, words)
     rarer, common = plan.rarer(), plan.common()
-    anchors: Dict[int, kb_sections.Answering] = {}
+    answering: Dict[int, kb_sections.Answering] = {}
     if rarer:
-        rows = ranked_rows(connection, plan, number, rarer, limit, kb, kept, exact, anchors, rerank)
+        rows = ranked_rows(connection, plan, number, rarer, limit, kb, kept, exact, answering, rerank)
         if rows or not common:
-            return rows, rarer, anchors
+            return rows, rarer, answering
     return listed_rows(connection, plan.has_views, number, common, limit, kb), common, {}
 
 
 def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, words: List[str], limit: int,
                 kb: str, kept: Dict[Any, Any], exact: Sequence[str] = (),
-                anchors: Optional[Dict[int, "kb_sections.Answering"]] = None, rerank: Optional["Rerank"] = None
+                answering: Optional[Dict[int, "kb_sections.Answering"]] = None, rerank: Optional["Rerank"] = None
                 ) -> List[sqlite3.Row]:
     """The rows of the first RANKED_MATCHES articles of knowledge base `kb` (of this number) that hold any of `words`
     in ranking order, `limit` at most: scored in the index, the best WEIGHED_MATCHES weighed by their whole text, best
     section, nearness and title (weighed_scores, which keeps the articles' texts as it read them in `kept`, the
     database's derived dict), then the chosen rows read (each match is joined to its views and ID only where people
-    recorded views). `anchors`, where given, receives each weighed article's answering section."""
+    recorded views). `answering`, where given, receives each weighed article's answering section."""
     sql = search_sql(connection)
     statements = sql.statements(number, len(words))
     values = dict(sql.ranking_values(plan, words), words=sql.any_of(words), ranked=RANKED_MATCHES, kb=kb,
@@ -182,13 +182,13 @@ def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, w
     weights = word_weights(plan, words) if plan.outlined else None
     if plan.has_views:
         scored = connection.execute(statements.scored_with_views, values).fetchall()
-        weighed = (weighed_scores(connection, {row[0]: row[1] for row in scored}, weights, kept, exact, anchors,
+        weighed = (weighed_scores(connection, {row[0]: row[1] for row in scored}, weights, kept, exact, answering,
                                   rerank)
                    if weights else None)
         return rows_in_order(connection, [row[0] for row in best_then_most_viewed(scored, limit, weighed)])
     score = {number: score for number, score in connection.execute(statements.scored, values)}
     if weights:
-        score = weighed_scores(connection, score, weights, kept, exact, anchors, rerank)
+        score = weighed_scores(connection, score, weights, kept, exact, answering, rerank)
     rows = article_rows(connection, within_best_scores(score, limit))
     return sorted(rows, key=lambda row: (score[row["number"]], row["id"]))[:limit]
 
@@ -241,11 +241,11 @@ def word_weights(plan: SearchPlan, words: Sequence[str]) -> Dict[str, float]:
 
 def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weights: Dict[str, float],
                    kept: Dict[Any, Any], exact: Sequence[str] = (),
-                   anchors: Optional[Dict[int, "kb_sections.Answering"]] = None, rerank: Optional["Rerank"] = None
+                   answering: Optional[Dict[int, "kb_sections.Answering"]] = None, rerank: Optional["Rerank"] = None
                    ) -> Dict[int, float]:
     """The WEIGHED_MATCHES best of `score` (article number -> engine score, the least best), and any tied with
     the last, each weighed by its whole text, its best section, the nearness of the query words in it, its
-    title and the code-like tokens of the query (`exact`) it holds as typed: negative, the least best. `anchors`,
+    title and the code-like tokens of the query (`exact`) it holds as typed: negative, the least best. `answering`,
     where given, receives each one's best section (its anchor and place) where that section has a heading."""
     chosen = within_best_scores(score, WEIGHED_MATCHES)
     titles, texts = weighing_rows(connection, chosen, kept.setdefault(ARTICLE_TEXTS, kb_sections.ArticleTexts()))
@@ -259,8 +259,8 @@ def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weig
     exactly = (kb_sections.exact_scores({number: f"{title}\n{texts[number].read}" for number, title in titles.items()},
                                         exact) if exact and EXACT_SHARE else {})
     most_exact = max(exactly.values(), default=0.0) or 1.0
-    if anchors is not None:
-        anchors.update((number, kb_sections.Answering.of(texts[number], scored[number].anchor))
+    if answering is not None:
+        answering.update((number, kb_sections.Answering.of(texts[number], scored[number].anchor))
                        for number in titles if scored[number].anchor)
     weighed = {number: -(TEXT_SHARE * scored[number].whole / best.whole
                          + SECTION_SHARE * scored[number].section / best.section

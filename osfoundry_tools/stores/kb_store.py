@@ -385,12 +385,12 @@ class KnowledgeBaseStore(AgentTools):
         kb, words = arguments["knowledge_base_id"], subject_words(query_words(arguments["query"]))
         with self.database.read() as connection:
             number = self._require_granted(connection, kb)
-            rows, used, anchors = search_rows(
+            rows, used, answering = search_rows(
                 connection, kb, number, words, arguments.get("limit", SEARCH_LIMIT_DEFAULT), self.database.derived(),
                 code_tokens(arguments["query"]), Rerank(self.reranker, arguments["query"]) if self.reranker else None
             ) if words else ([], [], {})
-            parts = answering_parts(connection, {r["number"]: anchors[r["number"]] for r in rows
-                                                 if r["number"] in anchors})
+            parts = answering_parts(connection, {r["number"]: answering[r["number"]] for r in rows
+                                                 if r["number"] in answering})
         looked_for = " ".join(used)  # a snippet quotes from the first of the words that found the article
         return {"results": [self._result(kb, r, parts.get(r["number"]), looked_for) for r in rows]}
 
