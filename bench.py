@@ -286,11 +286,14 @@ def measure_guards(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
 
 def measure_day(sizes: Sizes, log: Callable[[str], None], seed: int = 1) -> Dict[str, Any]:
     """sim.py's day for one seed at each scale: the three checks' calls and bytes at the end of the day; and, once
-    per repetition, where the time of sim.py's first seed goes (lab/knowledge_base/seed_profile.py)."""
-    seeds = []
+    per repetition, where the time of sim.py's first seed goes (lab/knowledge_base/seed_profile.py), then that seed
+    as sim.py runs it beside its sqlite statements timed alone, with what one reading of their stopwatch costs."""
+    seeds, alone, scenario = [], [], models_of(DAY_AS_STATED)[MODELS[0]]
     for repetition in range(sizes.repetitions):
-        log(f"day: seed {seed} on stopwatches, repetition {repetition + 1} of {sizes.repetitions}")
-        seeds.append(seed_profile.timed_seed(seed, models_of(DAY_AS_STATED)[MODELS[0]])[1])
+        log(f"day: seed {seed} on stopwatches, then as sim.py runs it, repetition {repetition + 1} of "
+            f"{sizes.repetitions}")
+        seeds.append(seed_profile.timed_seed(seed, scenario)[1])
+        alone.append(seed_profile.sqlite_share(seed, scenario)._asdict())
     rows = []
     for scale in sizes.day_scales:
         log(f"day: scale x{scale}")
@@ -303,7 +306,7 @@ def measure_day(sizes: Sizes, log: Callable[[str], None], seed: int = 1) -> Dict
                      "saves": scenario.saves, "citations": end["citations"],
                      "distinct": end["distinct_citations"], "events": end["events_polled"],
                      "checks": len(replica["hours"]), "costs": end["costs"], "seconds": time.perf_counter() - started})
-    return {"scales": rows, "seeds": seeds}
+    return {"scales": rows, "seeds": seeds, "alone": alone, "reading": seed_profile.reading_seconds()}
 
 
 # ---------------------------------------------------------------------------

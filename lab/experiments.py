@@ -16,7 +16,6 @@ Glossary:
 import argparse
 import dataclasses
 import decimal
-import json
 import os
 import platform
 import shlex
@@ -32,6 +31,7 @@ from osfoundry_tools.cli import (
     EXIT_OK, Progress, changed_settings, non_negative, output_folder, parse_seeds,
     positive, removed_unless_written, shown, write_files,
 )
+from osfoundry_tools.core.json_text import encoder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "results")  # the committed pages: written by the canonical runs only
@@ -176,15 +176,24 @@ def seed_options(p: argparse.ArgumentParser, main_seeds: str, range_groups: int,
 # What a tool result weighs (both experiments' KiB figures, and the benchmark's sizes).
 
 
+_AS_SENT = encoder(ensure_ascii=False)  # json.dumps(result, ensure_ascii=False), its encoder built once
+_COMPACT = encoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def bytes_of(result: Any) -> int:
     """A tool result's size as an MCP client receives it: UTF-8 of json.dumps(result, ensure_ascii=False)."""
-    return len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
+    return utf8_length(_AS_SENT(result))
 
 
 def compact_bytes(result: Any) -> int:
     """A result's size written without the spaces after `,` and `:` that json.dumps puts by default: a shape the
     articles never rule out, which the pages' sweeps weigh ours in."""
-    return len(json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    return utf8_length(_COMPACT(result))
+
+
+def utf8_length(text: str) -> int:
+    """The bytes of `text` in UTF-8, without encoding it where it is ASCII (one byte a character)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 # ---------------------------------------------------------------------------

@@ -225,6 +225,36 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("| 100 | 130.0 (130.0–130.0) · 6.5× |", page(130))  # the figure, then its ratio to the floor
 
 
+class SeedPartsTest(unittest.TestCase):
+    """The day section's seed: judged as sim.py runs it over its statements timed alone, where those were measured."""
+
+    PARTS = {"the plan": 0.05, "sqlite: statements": 0.40, "the stores": 0.30, "the agent": 0.05}  # 2.0x on watches
+
+    def day(self, alone=True):
+        day = {"seeds": [dict(self.PARTS)] * 3}
+        if alone:  # 0.60 s as sim.py runs it; 0.42 s of statements, less 1,000 readings of 20 µs: 0.40 s, so 1.5x
+            day.update(alone=[{"seed": 0.60, "sqlite": 0.42, "readings": 1000}] * 3, reading=20e-6)
+        return day
+
+    def test_the_goal_is_judged_on_the_seed_as_sim_py_runs_it_less_the_stopwatchs_readings(self):
+        text = "\n".join(report.seed_parts_part(self.day(), {"goals": bench.GOALS}))
+        self.assertIn("| **the seed × its sqlite statements** | 1.50× (1.50–1.50) |", text)
+        self.assertIn("| **the seed × its sqlite part, both on the stopwatches** | 2.00× (2.00–2.00) |", text)
+        self.assertIn("1,000 readings cost (20000 ns each", text)
+        self.assertIn("| 1.50× (1.50–1.50) | meets the goal |", text)
+
+    def test_facts_without_those_runs_are_judged_on_the_stopwatches(self):
+        text = "\n".join(report.seed_parts_part(self.day(alone=False), {"goals": bench.GOALS}))
+        self.assertNotIn("its sqlite statements", text)
+        self.assertIn("| 2.00× (2.00–2.00) | **misses the goal** |", text)
+
+    def test_the_main_jobs_miss_reasons_from_the_seed_as_sim_py_runs_it(self):
+        seconds, timed = report.seed_seconds({}, {"day": self.day()})
+        self.assertEqual(seconds, 0.60)
+        self.assertIn("(the day section's seed as sim.py runs it)", report.job_miss_cause(seconds, timed, 2, 200))
+        self.assertEqual(report.seed_seconds({}, {"day": self.day(alone=False)})[0], 0.80)
+
+
 class EnginesSectionTest(unittest.TestCase):
     """The engines section, rendered from made-up facts: the overtaking points come from the rates given."""
 

@@ -123,6 +123,8 @@ class SharedByBothScriptsTest(unittest.TestCase):
     def test_bytes_of_counts_utf8_bytes_of_the_json_as_written_without_ascii_escapes(self):
         self.assertEqual(experiments.bytes_of({"a": "é"}), len('{"a": "é"}'.encode("utf-8")))
         self.assertEqual(experiments.bytes_of([1, 2]), len("[1, 2]"))
+        self.assertEqual(experiments.compact_bytes({"a": ["é", 1]}), len('{"a":["é",1]}'.encode("utf-8")))
+        self.assertEqual(experiments.compact_bytes({"a": [" ", 1]}), len('{"a":[" ",1]}'))
 
     def test_run_command_checks_the_options_writes_the_files_and_says_so(self):
         def parser():

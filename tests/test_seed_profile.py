@@ -58,6 +58,25 @@ class TimedSeedTest(unittest.TestCase):
         self.assertIsInstance(store, kb_store.KnowledgeBaseStore)
 
 
+class SqliteAloneTest(unittest.TestCase):
+    """The seed as sim.py runs it, and its statements alone on a stopwatch whose own readings are counted."""
+
+    def setUp(self):
+        self.scenario = sim.models_from(sim.parser().parse_args(SMALL))["popular"]
+
+    def test_every_statement_and_fetch_is_one_reading_and_only_they_are_timed(self):
+        seconds, readings = seed_profile.sqlite_alone(3, self.scenario, clock=FakeClock())
+        self.assertGreater(readings, 100)
+        self.assertEqual(seconds, readings)  # the fake clock moves one second a read: one second within each reading
+
+    def test_the_seed_as_sim_py_runs_it_reads_the_clock_only_at_its_start_and_end(self):
+        self.assertEqual(seed_profile.plain_seed(3, self.scenario, clock=FakeClock()), 1.0)
+
+    def test_a_readings_cost_is_one_interval_around_an_idle_call(self):
+        self.assertEqual(seed_profile.reading_seconds(clock=FakeClock(), calls=10, batches=2), 1.0)
+        self.assertEqual(seed_profile.SqliteShare(0.6, 0.42, 1000).net_sqlite(20e-6), 0.42 - 0.02)
+
+
 class PopularityLawTest(unittest.TestCase):
     def test_the_kept_share_of_saves_within_a_window_is_the_formula_itself(self):
         scenario = sim.models_from(sim.parser().parse_args([]))["popular"]

@@ -11,13 +11,18 @@ behind a stand-in that times each statement, the rows fetched from it and the ba
 replica. Nothing is profiled function by function, so the parts are wall times, with a few Python
 calls added per statement and per store call (charged to sqlite and to the stores).
 
+The stopwatches slow what they time: a store call and a statement each pass through a stand-in and read the
+clock twice. So the seed's own time is taken apart from them (plain_seed), and its sqlite part again with only
+the statements on a stopwatch (sqlite_alone), less what that stopwatch's readings cost (reading_seconds).
+
 Glossary:
-  part   one kind of work in a seed: the plan's text, sqlite's statements, the stores and the tool
-         plumbing around those statements, or the agent and the day's own bookkeeping
+  part     one kind of work in a seed: the plan's text, sqlite's statements, the stores and the tool
+           plumbing around those statements, or the agent and the day's own bookkeeping
+  reading  one interval on the sqlite stopwatch: a statement, a fetch of its rows, or a backup
 """
 
 import time
-from typing import Any, Callable, Dict, Iterator, Tuple
+from typing import Any, Callable, Dict, Iterator, NamedTuple, Tuple
 
 from osfoundry_tools.stores import kb_store
 from lab.knowledge_base import day
@@ -35,6 +40,7 @@ class Stopwatch:
 
     def __init__(self, clock: Clock) -> None:
         self.clock, self.seconds, self.depth = clock, 0.0, 0
+        self.readings = 0  # intervals timed inline by TimedConnection and TimedCursor (each also reads the clock)
 
     def timed(self, call: Callable[..., Any]) -> Callable[..., Any]:
         """`call`, with its time added unless another timed call is under way."""
@@ -62,12 +68,14 @@ class TimedCursor:
         started = self._watch.clock()
         row = self._cursor.fetchone()
         self._watch.seconds += self._watch.clock() - started
+        self._watch.readings += 1
         return row
 
     def fetchall(self) -> Any:
         started = self._watch.clock()
         rows = self._cursor.fetchall()
         self._watch.seconds += self._watch.clock() - started
+        self._watch.readings += 1
         return rows
 
     def __iter__(self) -> Iterator[Any]:
@@ -87,12 +95,14 @@ class TimedConnection:
         started = self._watch.clock()
         cursor = self._connection.execute(*args)
         self._watch.seconds += self._watch.clock() - started
+        self._watch.readings += 1
         return TimedCursor(cursor, self._watch)
 
     def backup(self, target: Any, **options: Any) -> None:
         started = self._watch.clock()
         self._connection.backup(getattr(target, "_connection", target), **options)
         self._watch.seconds += self._watch.clock() - started
+        self._watch.readings += 1
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._connection, name)
@@ -123,3 +133,56 @@ def timed_seed(seed: int, scenario: day.Scenario,
     ended = clock()
     return result, {TEXT: drawn - started, SQLITE: sqlite.seconds, STORES: stores.seconds - sqlite.seconds,
                     AGENT: ended - drawn - stores.seconds}
+
+
+class SqliteShare(NamedTuple):
+    """A seed as sim.py runs it beside its sqlite statements, each timed in a run of its own."""
+
+    seed: float  # seconds of the seed with no stopwatch at all (day.run_seed, as a worker of sim.py runs it)
+    sqlite: float  # seconds on the sqlite stopwatch in a run where nothing else is on one
+    readings: int  # the intervals that stopwatch read (statements, fetches, backups)
+
+    def net_sqlite(self, reading: float) -> float:
+        """The sqlite part less what its stopwatch's own readings cost, at `reading` seconds each."""
+        return self.sqlite - self.readings * reading
+
+
+def plain_seed(seed: int, scenario: day.Scenario, clock: Clock = time.perf_counter) -> float:
+    """Seconds of the seed as sim.py runs it: no stopwatch, no stand-in."""
+    started = clock()
+    day.run_seed(seed, scenario)
+    return clock() - started
+
+
+def sqlite_alone(seed: int, scenario: day.Scenario, clock: Clock = time.perf_counter) -> Tuple[float, int]:
+    """The seed's sqlite part, with only its statements on a stopwatch (no store call wrapped), and its readings."""
+    sqlite = Stopwatch(clock)
+
+    def connect(**options: Any) -> kb_store.KnowledgeBaseStore:
+        store = kb_store.connect(**options)
+        store.database.connection = TimedConnection(store.database.connection, sqlite)  # type: ignore[assignment]
+        return store
+    day.run_plan(day.draw_plan(seed, scenario), scenario, connect)
+    return sqlite.seconds, sqlite.readings
+
+
+def sqlite_share(seed: int, scenario: day.Scenario, clock: Clock = time.perf_counter) -> SqliteShare:
+    """The seed as sim.py runs it, then its sqlite part timed alone (see SqliteShare)."""
+    seconds = plain_seed(seed, scenario, clock)
+    return SqliteShare(seconds, *sqlite_alone(seed, scenario, clock))
+
+
+def reading_seconds(clock: Clock = time.perf_counter, calls: int = 20_000, batches: int = 7) -> float:
+    """What one reading adds to the sqlite stopwatch beyond the statement itself: an interval around a call into C
+    that does nothing (len), timed as TimedConnection times a statement; the least over batches, since anything
+    else the machine does only lengthens a batch."""
+    class Idle:
+        execute = staticmethod(len)
+
+    def batch() -> float:
+        watch = Stopwatch(clock)
+        connection = TimedConnection(Idle(), watch)
+        for _ in range(calls):
+            connection.execute("")
+        return watch.seconds / calls
+    return min(batch() for _ in range(batches))
