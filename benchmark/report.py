@@ -703,7 +703,18 @@ def seed_parts_part(day: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
                   "timed around a call that does nothing)."]
     lines += [""] + table(["goal", "measured", "verdict"], [[f"a seed day within {goal:g}× its own sqlite part",
                                                               spread(over, 2, "×"), meets(over.median <= goal)]])
+    if alone and over.median > goal:
+        lines += ["", seed_miss_cause(statistics.median(s["seed"] for s in alone), statistics.median(net), goal)]
     return lines
+
+
+def seed_miss_cause(seed: float, sqlite: float, goal: float) -> str:
+    """How much of a seed's time outside sqlite the goal would take away."""
+    allowed = goal * sqlite
+    return (f"**Why.** Within {goal:g}× its statements' {sqlite:.3f} s the seed would take at most {allowed:.3f} s: "
+            f"{seed - allowed:.3f} s less than it does, {100 * (seed - allowed) / (seed - sqlite):.0f}% of the "
+            f"{seed - sqlite:.3f} s it spends outside sqlite, which the parts above spread over the stores' code "
+            "around the statements, the plan's text and the agent's day.")
 
 
 WHOLE_ON_WATCHES = "**the whole seed, on the stopwatches**"

@@ -243,6 +243,14 @@ class SeedPartsTest(unittest.TestCase):
         self.assertIn("1,000 readings cost (20000 ns each", text)
         self.assertIn("| 1.50× (1.50–1.50) | meets the goal |", text)
 
+    def test_a_seed_over_the_goal_says_how_much_of_its_python_the_goal_would_take_away(self):
+        day = self.day()
+        day["alone"] = [{"seed": 0.70, "sqlite": 0.42, "readings": 1000}] * 3  # 1.75x: 0.60 s allowed
+        text = "\n".join(report.seed_parts_part(day, {"goals": bench.GOALS}))
+        self.assertIn("| 1.75× (1.75–1.75) | **misses the goal** |", text)
+        self.assertIn("at most 0.600 s: 0.100 s less than it does, 33% of the 0.300 s it spends outside sqlite", text)
+        self.assertNotIn("**Why.**", "\n".join(report.seed_parts_part(self.day(), {"goals": bench.GOALS})))
+
     def test_facts_without_those_runs_are_judged_on_the_stopwatches(self):
         text = "\n".join(report.seed_parts_part(self.day(alone=False), {"goals": bench.GOALS}))
         self.assertNotIn("its sqlite statements", text)

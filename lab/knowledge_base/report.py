@@ -800,11 +800,11 @@ def seed_time(report: Report) -> List[str]:
     if report.seed_parts is None:
         return []
     seconds, parts = measured.seed_parts(report)
-    # The page names the profile by its path before lab/ was split per experiment: the committed page says so.
     return [
         "",
         f"Where the time of a seed goes: seed {report.seeds[0]} of {report.title(report.default)} ran with a "
-        f"stopwatch on each kind of work (`lab/seed_profile.py`) and took {seconds:.2f} s. {TIMING_MARK}",
+        f"stopwatch on each kind of work (`lab/knowledge_base/seed_profile.py`) and took {seconds:.2f} s; the "
+        f"stopwatches slow what they time, so the seed takes less without them. {TIMING_MARK}",
         "",
         *table(("part of the seed", "seconds", "share"), [
             [part, f"{took:.3f}", f"{share:.0f}% {TIMING_MARK}"] for part, took, share in parts]),
