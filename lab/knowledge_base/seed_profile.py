@@ -108,11 +108,16 @@ class TimedConnection:
         return getattr(self._connection, name)
 
 
+def statements_timed(store: kb_store.KnowledgeBaseStore, sqlite: Stopwatch) -> kb_store.KnowledgeBaseStore:
+    """`store`, its sqlite connection behind a stand-in that times each statement on `sqlite`."""
+    store.database.connection = TimedConnection(store.database.connection, sqlite)  # type: ignore[assignment]
+    return store
+
+
 def timed_connect(stores: Stopwatch, sqlite: Stopwatch) -> day.Connect:
     """kb_store.connect, returning a store whose public methods run on `stores` and statements on `sqlite`."""
     def connect(**options: Any) -> kb_store.KnowledgeBaseStore:
-        store = kb_store.connect(**options)
-        store.database.connection = TimedConnection(store.database.connection, sqlite)  # type: ignore[assignment]
+        store = statements_timed(kb_store.connect(**options), sqlite)
         for name in dir(store):
             method = getattr(store, name)
             if not name.startswith("_") and callable(method) and getattr(method, "__self__", None) is store:
@@ -157,12 +162,8 @@ def plain_seed(seed: int, scenario: day.Scenario, clock: Clock = time.perf_count
 def sqlite_alone(seed: int, scenario: day.Scenario, clock: Clock = time.perf_counter) -> Tuple[float, int]:
     """The seed's sqlite part, with only its statements on a stopwatch (no store call wrapped), and its readings."""
     sqlite = Stopwatch(clock)
-
-    def connect(**options: Any) -> kb_store.KnowledgeBaseStore:
-        store = kb_store.connect(**options)
-        store.database.connection = TimedConnection(store.database.connection, sqlite)  # type: ignore[assignment]
-        return store
-    day.run_plan(day.draw_plan(seed, scenario), scenario, connect)
+    day.run_plan(day.draw_plan(seed, scenario), scenario, lambda **options: statements_timed(
+        kb_store.connect(**options), sqlite))
     return sqlite.seconds, sqlite.readings
 
 
