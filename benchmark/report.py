@@ -704,17 +704,21 @@ def seed_parts_part(day: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     lines += [""] + table(["goal", "measured", "verdict"], [[f"a seed day within {goal:g}× its own sqlite part",
                                                               spread(over, 2, "×"), meets(over.median <= goal)]])
     if alone and over.median > goal:
-        lines += ["", seed_miss_cause(statistics.median(s["seed"] for s in alone), statistics.median(net), goal)]
+        lines += ["", seed_miss_cause(over.median, statistics.median(s["seed"] for s in alone),
+                                      statistics.median(net), goal)]
     return lines
 
 
-def seed_miss_cause(seed: float, sqlite: float, goal: float) -> str:
-    """How much of a seed's time outside sqlite the goal would take away."""
-    allowed = goal * sqlite
-    return (f"**Why.** Within {goal:g}× its statements' {sqlite:.3f} s the seed would take at most {allowed:.3f} s: "
-            f"{seed - allowed:.3f} s less than it does, {100 * (seed - allowed) / (seed - sqlite):.0f}% of the "
-            f"{seed - sqlite:.3f} s it spends outside sqlite, which the parts above spread over the stores' code "
-            "around the statements, the plan's text and the agent's day.")
+def seed_miss_cause(over: float, seed: float, sqlite: float, goal: float) -> str:
+    """How much of a seed's time the goal would take away, at `over` times its statements (above the goal): as a
+    share of the seed's `seed` seconds and of those it spends outside sqlite's `sqlite`."""
+    share = 1 - goal / over
+    outside = seed - sqlite
+    return (f"**Why.** At {over:.2f}× its statements, the seed would have to lose {100 * share:.0f}% of its time to "
+            f"come within {goal:g}×: about {share * seed:.3f} s of its {seed:.3f} s"
+            + (f", {100 * share * seed / outside:.0f}% of the {outside:.3f} s it spends outside sqlite, which the "
+               "parts above spread over the stores' code around the statements, the plan's text and the agent's day"
+               if outside > 0 else "") + ".")
 
 
 WHOLE_ON_WATCHES = "**the whole seed, on the stopwatches**"
@@ -1439,22 +1443,27 @@ def job_section(job: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     lines += table(["run", "seconds", "goal", "verdict"], job_rows(job, facts))
     if "cores" in job:
         lines += [""] + cores_lines(job["cores"], goals["two_processes_speedup"])
-    seed = seed_seconds(job, facts)
-    if seed is not None and any("misses" in row[3] for row in job_rows(job, facts)):
+    rate = seed_rate(job, facts)
+    if rate is not None and any("misses" in row[3] for row in job_rows(job, facts)):
         range_seeds = (facts.get("memory") or {}).get("range_seeds", EARLIER_RANGE_SEEDS)
-        lines += ["", job_miss_cause(*seed, processes, range_seeds)]
+        lines += ["", job_miss_cause(*rate, processes, range_seeds)]
     return lines
 
 
-def seed_seconds(job: Dict[str, Any], facts: Dict[str, Any]) -> Optional[Tuple[float, str]]:
-    """A seed day's seconds and how they were taken: the median of the day section's runs as sim.py runs a seed,
-    else of its stopwatch runs, else the job's own of an older run."""
+def seed_rate(job: Dict[str, Any], facts: Dict[str, Any]) -> Optional[Tuple[float, str]]:
+    """Seed days per second on the job's processes, and where the figure comes from: the seed days per second
+    measured on that many processes, else (facts of an older run) one seed's time shared among them."""
+    processes, runs = job["processes"], job.get("cores", {}).get("runs", {})
+    if str(processes) in runs:
+        return statistics.median(runs[str(processes)]), "the seed days per second above"
     day = facts.get("day")
-    if isinstance(day, dict) and day.get("alone"):
-        return statistics.median(share["seed"] for share in day["alone"]), "the day section's seed as sim.py runs it"
     if isinstance(day, dict) and day.get("seeds"):
-        return statistics.median(sum(seed.values()) for seed in day["seeds"]), "the day section's seed on stopwatches"
-    return (sum(job["seed_parts"].values()), "the job's first seed on stopwatches") if "seed_parts" in job else None
+        seconds = statistics.median(sum(seed.values()) for seed in day["seeds"])
+        return processes / seconds, f"the day section's seed on stopwatches, {seconds:.2f} s, on each process"
+    if "seed_parts" in job:
+        seconds = sum(job["seed_parts"].values())
+        return processes / seconds, f"the job's first seed on stopwatches, {seconds:.2f} s, on each process"
+    return None
 
 
 def job_rows(job: Dict[str, Any], facts: Dict[str, Any]) -> List[List[str]]:
@@ -1497,11 +1506,10 @@ def cores_lines(cores: Dict[str, Any], goal: float) -> List[str]:
     return lines
 
 
-def job_miss_cause(seed: float, timed: str, processes: int, range_seeds: int) -> str:
-    """Why a run of sim.py misses its time: its seed days, shared among the processes."""
+def job_miss_cause(rate: float, measured: str, processes: int, range_seeds: int) -> str:
+    """Why a run of sim.py misses its time: its seed days, shared among the processes at `rate` seed days a second."""
     days = 2 * (5 + range_seeds)  # both models, the main seeds and the range seeds
     return (f"**Why a goal is missed.** A run is its seed days shared among the processes: the main job runs {days} "
-            f"and the main seeds alone 10, at about {seed:.2f} s each here ({timed}), "
-            f"so on {processes} processes the job needs about {days * seed / processes:.0f} s and the main seeds "
-            f"{10 * seed / processes:.1f} s before Python and its processes start; the day section shows where a "
-            "seed day's time goes.")
+            f"and the main seeds alone 10, and {processes} processes run about {rate:.2f} seed days a second here "
+            f"({measured}), so the job needs about {days / rate:.0f} s and the main seeds {10 / rate:.1f} s before "
+            "Python and its processes start; the day section shows where a seed day's time goes.")

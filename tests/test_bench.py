@@ -243,24 +243,33 @@ class SeedPartsTest(unittest.TestCase):
         self.assertIn("1,000 readings cost (20000 ns each", text)
         self.assertIn("| 1.50× (1.50–1.50) | meets the goal |", text)
 
-    def test_a_seed_over_the_goal_says_how_much_of_its_python_the_goal_would_take_away(self):
+    def test_a_seed_over_the_goal_says_how_much_of_its_time_the_goal_would_take_away(self):
         day = self.day()
         day["alone"] = [{"seed": 0.70, "sqlite": 0.42, "readings": 1000}] * 3  # 1.75x: 0.60 s allowed
         text = "\n".join(report.seed_parts_part(day, {"goals": bench.GOALS}))
         self.assertIn("| 1.75× (1.75–1.75) | **misses the goal** |", text)
-        self.assertIn("at most 0.600 s: 0.100 s less than it does, 33% of the 0.300 s it spends outside sqlite", text)
+        self.assertIn("At 1.75× its statements, the seed would have to lose 14% of its time to come within 1.5×: "
+                      "about 0.100 s of its 0.700 s, 33% of the 0.300 s it spends outside sqlite", text)
         self.assertNotIn("**Why.**", "\n".join(report.seed_parts_part(self.day(), {"goals": bench.GOALS})))
+
+    def test_the_cut_follows_the_ratio_printed_and_needs_no_time_outside_sqlite(self):
+        self.assertIn("lose 25% of its time to come within 1.5×: about 0.200 s of its 0.800 s.",
+                      report.seed_miss_cause(2.0, 0.80, 0.80, 1.5))
 
     def test_facts_without_those_runs_are_judged_on_the_stopwatches(self):
         text = "\n".join(report.seed_parts_part(self.day(alone=False), {"goals": bench.GOALS}))
         self.assertNotIn("its sqlite statements", text)
         self.assertIn("| 2.00× (2.00–2.00) | **misses the goal** |", text)
 
-    def test_the_main_jobs_miss_reasons_from_the_seed_as_sim_py_runs_it(self):
-        seconds, timed = report.seed_seconds({}, {"day": self.day()})
-        self.assertEqual(seconds, 0.60)
-        self.assertIn("(the day section's seed as sim.py runs it)", report.job_miss_cause(seconds, timed, 2, 200))
-        self.assertEqual(report.seed_seconds({}, {"day": self.day(alone=False)})[0], 0.80)
+    def test_the_main_jobs_miss_reasons_from_the_seed_days_per_second_measured_on_its_processes(self):
+        job = {"processes": 2, "cores": {"runs": {"1": [2.0, 1.9], "2": [4.0, 3.8, 4.1]}}}
+        rate, measured = report.seed_rate(job, {"day": self.day()})
+        self.assertEqual(rate, 4.0)
+        said = report.job_miss_cause(rate, measured, 2, 200)
+        self.assertIn("2 processes run about 4.00 seed days a second here (the seed days per second above), so the "
+                      "job needs about 102 s and the main seeds 2.5 s", said)
+        older = report.seed_rate({"processes": 2}, {"day": self.day()})  # facts from before the cores were measured
+        self.assertEqual(older, (2 / 0.80, "the day section's seed on stopwatches, 0.80 s, on each process"))
 
 
 class EnginesSectionTest(unittest.TestCase):

@@ -35,6 +35,16 @@ PORTER_EXAMPLES = """
 """.split()
 
 
+def _intro(characters: int) -> str:
+    """A section "Intro" of `characters` characters, its line ending included."""
+    return "## Intro\n" + ("lorem ipsum dolor sit amet " * 2000)[:characters - len("## Intro\n") - 1] + "\n"
+
+
+HEADING = "## Proxyserver settings"
+CUT_SHORT = _intro(kb_sections.SECTION_READ - 18) + HEADING  # the characters a search reads end inside the heading
+WHOLE_AT_THE_CUT = _intro(kb_sections.SECTION_READ - len(HEADING)) + HEADING + "\nx"  # they end with its last letter
+
+
 class StemTest(unittest.TestCase):
     def test_every_example_of_the_paper_gets_its_stem(self):
         pairs = list(zip(PORTER_EXAMPLES[::2], PORTER_EXAMPLES[1::2]))
@@ -149,10 +159,12 @@ class BoundsTest(unittest.TestCase):
             "a link and an address in headings": "## See [the guide](guide.md)\nx\n## https://example.com Setup\ny",
             "headings past the characters read": "# Start\n" + "word " * (kb_sections.SECTION_READ // 5) + "\n# Late",
             "lines ending in CR LF": "# A\r\ntext\r\n## B\r\nmore\r\n",
+            "a heading the characters read cut short": CUT_SHORT,
+            "a heading that ends where the characters read end": WHOLE_AT_THE_CUT,
         }
         for kind, content in contents.items():
             with self.subTest(kind):
-                opening = content[:kb_sections.SECTION_READ]
+                opening = content[:kb_sections.OPENING_READ]  # what a search reads of a content
                 text = kb_sections.article_text(content)
                 self.assertIsNotNone(text.parts)
                 self.assertTrue(set(text.anchors) - {""} <= set(text.parts))
@@ -160,6 +172,14 @@ class BoundsTest(unittest.TestCase):
                     answering = kb_sections.Answering.of(text, name)
                     self.assertIsNotNone(answering.span)
                     self.assertEqual(answering.text(opening), kb_sections.answering_part(opening, name))
+
+    def test_a_heading_the_characters_read_cut_short_is_text_and_one_they_hold_whole_is_a_heading(self):
+        for content, named in ((CUT_SHORT, "intro"), (WHOLE_AT_THE_CUT, "proxyserver-settings")):
+            with self.subTest(named):
+                text = kb_sections.article_text(content[:kb_sections.OPENING_READ])
+                self.assertEqual(text.anchors[-1], named)
+                readable = {part.anchor for part in kb_sections.content_parts(content)}
+                self.assertTrue(set(text.anchors) - {""} <= readable)
 
     def test_where_a_link_target_spans_lines_a_sections_text_is_found_by_reading_its_headings(self):
         content = '# A\nSee [x](y "a title\nover two lines").\n# B\nb'
@@ -189,6 +209,23 @@ class BoundsTest(unittest.TestCase):
         self.assertIsNone(texts.get((1, "v1")))
         self.assertEqual(sum(texts.get((number, "v1")) is not None for number in range(kb_sections.TEXTS_KEPT)),
                          kb_sections.TEXTS_KEPT - 1)
+
+
+class CutHeadingTest(unittest.TestCase):
+    def test_every_section_a_search_names_of_a_long_page_can_be_read(self):
+        store = kb_store.connect(default_location())
+        self.addCleanup(store.close)
+        store.create_knowledge_base("kb-docs", "Docs")
+        long_page = store.create_article("kb-docs", "Big page", CUT_SHORT + " and timeouts\nSet the proxyserver.\n")
+        for filler in ("Install", "Search", "Blog"):
+            store.create_article("kb-docs", filler, f"## {filler}\n\nWords about {filler.lower()}.")
+        found = store.call_tool("search_knowledge_base", {"knowledge_base_id": "kb-docs", "query": "proxyserver"})
+        result = next(r for r in found["results"] if r["article_id"] == long_page["article_id"])
+        self.assertEqual(result["section"], "intro")  # not "proxyserver-s", half the heading's words
+        read = store.call_tool("read_knowledge_article", {"knowledge_base_id": "kb-docs", "section": result["section"],
+                                                          "article_id": long_page["article_id"]})
+        self.assertNotIn("error", read)
+        self.assertTrue(read["content"].startswith("## Intro\n"))
 
 
 class SavedTextTest(unittest.TestCase):

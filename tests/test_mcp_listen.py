@@ -123,6 +123,22 @@ class ListenTest(unittest.TestCase):
             self.assertIsNone(asked.next(0.3))  # once, however often the new log was looked for
         self.assertIsNone(narrow.next(0.3))  # its grant holds only the knowledge base it named
 
+    def test_a_quiet_look_for_new_logs_matches_no_stream_again_and_a_new_log_matches_each_grant_once(self):
+        hub = self.server.hub
+        hub.autostart, hub.discover_seconds = False, 0  # the test looks, as often as it likes
+        streams = [self.server.handle(request("subscriptions/listen", {"notifications": {"resourcesListChanged": True}},
+                                              request_id=number)) for number in range(3)]
+        with mock.patch.object(listening.resources, "granted_logs", wraps=listening.resources.granted_logs) as matched:
+            hub.discover()
+            hub.discover()
+            self.assertEqual(matched.call_count, 1)  # three streams of one grant, the same logs twice
+            self.kb.create_knowledge_base("kb-later", "Created after the listen")
+            hub.discover()
+            hub.discover()
+            self.assertEqual(matched.call_count, 2)
+        for stream in streams:
+            self.assertIn("osfoundry://knowledge_base/kb-later", {watch.target.log_uri for watch in stream.watches})
+
     def test_a_list_changed_field_that_is_no_boolean_is_invalid_params_and_opens_nothing(self):
         answer = self.server.handle(request("subscriptions/listen", {"notifications": {"resourcesListChanged": 1}}))
         self.assertEqual(answer["error"]["code"], -32602)

@@ -95,6 +95,7 @@ class Stream:
         self.hub: Optional["Hub"] = None  # that opened it
         self.full_since: Optional[float] = None  # when the hub last found its outbox full, if it still is
         self.lists: Optional[ListInterest] = None  # set: it asked for list changes, in logs begun later too
+        self.listed = -1  # the hub's listing of logs (Hub.listing's number) its watches were last matched with
 
     def meta(self) -> Dict[str, Any]:
         return {} if self.subscription_id is None else {SUBSCRIPTION_ID: self.subscription_id}
@@ -169,6 +170,7 @@ class Hub:
         self.autostart = True  # False: no watcher thread, the caller ticks (a test that must decide when)
         self.discover_seconds = DISCOVER_SECONDS
         self.discovered_at: Optional[float] = None  # when discover() last looked for new logs
+        self.listing: Tuple[int, Dict[str, List[str]]] = (0, {})  # the logs it found then, numbered anew on a change
 
     def open(self, caller: str, subscription_id: Any, watches: List[Watch],
              first: Optional[Dict[str, Any]] = None, lists: Optional[ListInterest] = None) -> Stream:
@@ -246,7 +248,8 @@ class Hub:
     def discover(self) -> None:
         """Every discover_seconds at most, while a stream asks for list changes: each such stream's granted logs
         begun since it opened (a knowledge base or channel created since) watched for them from their start, so
-        that everything in them is news to it. Every log is read once for all the streams."""
+        that everything in them is news to it. The logs are listed once for all the streams, and a stream already
+        matched with the same listing is passed over, so a quiet second costs one listing."""
         now = self.clock()
         if self.discovered_at is not None and now - self.discovered_at < self.discover_seconds:
             return
@@ -256,12 +259,22 @@ class Hub:
             return
         self.discovered_at = now
         every = resources.every_log(self.tools)
+        if every != self.listing[1]:
+            self.listing = (self.listing[0] + 1, every)
+        number = self.listing[0]
+        granted: Dict[int, List[resources.Target]] = {}  # by grant: the streams of one token share it
         for stream in listeners:
             assert stream.lists is not None  # for mypy: listeners are the streams that asked
+            if stream.listed == number:  # matched with these very logs already: nothing begun since
+                continue
+            grant = stream.lists.grant
+            if id(grant) not in granted:
+                granted[id(grant)] = resources.granted_logs(self.tools, grant, every)
             watched = {watch.target.log_uri for watch in stream.watches if watch.lists}
-            for target in resources.granted_logs(self.tools, stream.lists.grant, every):
+            for target in granted[id(grant)]:
                 if target.log_uri not in watched:
                     stream.add(Watch(target, 0, lists=True))
+            stream.listed = number
 
     def feed(self, kind: str, log_id: str, watchers: List[Tuple[Stream, Watch]]) -> bool:
         after = min(watch.cursor for _, watch in watchers)

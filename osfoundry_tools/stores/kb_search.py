@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tu
 
 from osfoundry_tools.core.dialect import dialect_of
 from osfoundry_tools.stores import kb_sections
-from osfoundry_tools.stores.kb_sections import SECTION_READ, indexed_text, markdown_headings
+from osfoundry_tools.stores.kb_sections import OPENING_READ, indexed_text, markdown_headings
 
 TITLE_WEIGHT = 4  # bm25 weight of a title match against 1 for a content match (PostgreSQL: weight A against B)
 INDEX = ("CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5("
@@ -291,7 +291,7 @@ def reranked(connection: sqlite3.Connection, weighed: Dict[int, float], titles: 
 
 ARTICLE_TEXTS = "article texts"  # the key of a database's derived dict under which weighed_scores keeps what it read
 _WEIGHED_VERSIONS = "SELECT number, title, updated_at FROM articles WHERE number IN ({numbers})"
-_WEIGHED_TEXTS = f"SELECT number, substr(content, 1, {SECTION_READ}) FROM articles WHERE number IN ({{numbers}})"
+_WEIGHED_TEXTS = f"SELECT number, substr(content, 1, {OPENING_READ}) FROM articles WHERE number IN ({{numbers}})"
 
 
 def weighing_rows(connection: sqlite3.Connection, numbers: List[int], texts: "kb_sections.ArticleTexts"

@@ -34,6 +34,8 @@ from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Se
 from osfoundry_tools.stores.word_stems import stem
 
 SECTION_READ = 32_000  # characters of a content split into sections: a search's work stays bounded per article
+OPENING_READ = SECTION_READ + 1  # characters read of a content to split it: the one past the opening tells whether
+# the opening's last line is whole (opening_of)
 HEADING_COUNT = 2.0  # a word in a section's heading counts as this many in its text
 K1, B = 1.2, 0.75  # bm25's saturation of a word's count and its normalisation by length: the usual values
 WHOLE_B = 0.75  # the same normalisation of a whole text's score by its length
@@ -94,6 +96,22 @@ def markdown_headings(lines: Iterable[str]) -> Iterator[Tuple[int, int, str]]:
                 yield number, len(heading.group(1)), heading.group(2).strip()
 
 
+def opening_of(read: str) -> Tuple[str, bool]:
+    """The opening a search splits into sections (a content's first SECTION_READ characters), from what was read of
+    the content (its first OPENING_READ characters, or all of it), and whether the opening's last line is whole.
+
+    >>> opening_of("Intro\\n## Proxy settings"), opening_of("x" * (SECTION_READ - 3) + "\\n## Proxy")[1]
+    (('Intro\\n## Proxy settings', True), False)
+    """
+    return read[:SECTION_READ], len(read) <= SECTION_READ or read[SECTION_READ] == "\n"
+
+
+def opening_headings(lines: Iterable[str], cut: Optional[int]) -> Iterator[Tuple[int, int, str]]:
+    """markdown_headings of an opening's lines, except on line `cut`, its last where the cut shortened it (None
+    where it is whole): that line is text, so no heading is ever named by the first part of its words."""
+    return (heading for heading in markdown_headings(lines) if heading[0] != cut)
+
+
 class ArticleTexts:
     """The texts a store's searches have read, by article version, the TEXTS_KEPT most recently used: a knowledge
     base's pages are read once, not once per search. An article's (number, updated_at) names one content, so a
@@ -116,15 +134,16 @@ class ArticleTexts:
 
 def article_text(content: str) -> ArticleText:
     """A content's first SECTION_READ characters as a search reads them, web addresses and link targets left out
-    (indexed_text), split at its first SECTIONS_KEPT headings.
+    (indexed_text), split at its first SECTIONS_KEPT headings (`content`: the content, or its first OPENING_READ
+    characters: opening_of).
 
     >>> [(section.heading, section.text, section.words)
     ...  for section in article_text("Intro.\\n## Proxies\\nUse a proxy.\\n```\\n# code\\n```").sections]
     [({}, {'intro': 1}, 1), ({'proxies': 1}, {'use': 1, 'a': 1, 'proxy': 1, 'code': 1}, 5)]
     """
-    opening = content[:SECTION_READ]
+    opening, last_whole = opening_of(content)
     lines = indexed_text(opening).split("\n")
-    found = list(itertools.islice(markdown_headings(lines), SECTIONS_KEPT + 1))
+    found = list(itertools.islice(opening_headings(lines, None if last_whole else len(lines) - 1), SECTIONS_KEPT + 1))
     marks = found[:SECTIONS_KEPT]
     bounds = [(-1, "")] + [(line, text) for line, _, text in marks] + [(len(lines), "")]
     names = [""] + anchors_of([text for _, _, text in marks])
@@ -236,25 +255,28 @@ class Answering(NamedTuple):
         """The section of `text` that a search named `name`."""
         return cls(name, None if text.parts is None else text.parts.get(name))
 
-    def text(self, opening: str) -> str:
-        """The section's text in the article's first SECTION_READ characters: sliced where its place is known,
-        else found by answering_part."""
-        return opening[self.span[0]:self.span[1]] if self.span else answering_part(opening, self.anchor)
+    def text(self, read: str) -> str:
+        """The section's text in the article's first SECTION_READ characters, from its first OPENING_READ (`read`):
+        sliced where its place is known, else found by answering_part."""
+        return read[self.span[0]:self.span[1]] if self.span else answering_part(read, self.anchor)
 
 
 def answering_part(content: str, name: str) -> str:
-    """The text of the section a search named `name`, from its heading to the next heading of any level: what a
-    result's snippet quotes. Empty where the content has no such section among its first SECTIONS_KEPT headings,
-    the only ones a search names: the lines are read up to the heading after the one named, so a result costs
-    what its section does, not what its page's thousands of headings would.
+    """The text of the section a search named `name`, from its heading to the next heading of any level, within the
+    opening (opening_of: `content` is the content, or its first OPENING_READ characters): what a result's snippet
+    quotes. Empty where the opening has no such section among its first SECTIONS_KEPT headings, the only ones a
+    search names: the lines are read up to the heading after the one named, so a result costs what its section
+    does, not what its page's thousands of headings would.
 
     >>> answering_part("# A\\na\\n## B\\nb\\n# C", "a")
     '# A\\na\\n'
     """
-    lines = content.split("\n")
+    opening, whole = opening_of(content)
+    lines = opening.split("\n")
     seen: Dict[str, int] = {}
     start = None
-    headings = itertools.islice(markdown_headings(map(indexed_text, lines)), SECTIONS_KEPT + 1)
+    headings = itertools.islice(opening_headings(map(indexed_text, lines), None if whole else len(lines) - 1),
+                                SECTIONS_KEPT + 1)
     for index, (line, _, heading) in enumerate(headings):
         if start is not None:
             return "\n".join(lines[start:line]) + "\n"

@@ -62,7 +62,7 @@ from osfoundry_tools.stores.kb_search import (
     INDEX, SEARCH_COLUMN, SEARCH_CONFIG_SCHEMA, WORDS_COLUMN, in_chunks, index_table, merge_by_budget, outline_of,
     Rerank, query_words, search_rows, search_sql, subject_words,
 )
-from osfoundry_tools.stores.kb_sections import SECTION_READ, Answering, code_tokens, content_parts, indexed_text
+from osfoundry_tools.stores.kb_sections import OPENING_READ, Answering, code_tokens, content_parts, indexed_text
 from osfoundry_tools.stores.kb_snippets import OPENING, opening_of, snippet_of
 from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 
@@ -349,7 +349,7 @@ def answering_parts(connection: sqlite3.Connection, answering: Dict[int, Answeri
     text)."""
     if not answering:
         return {}
-    statement = _SECTION_TEXTS.format(read=SECTION_READ)
+    statement = _SECTION_TEXTS.format(read=OPENING_READ)
     return {number: (answering[number].anchor, answering[number].text(opening))
             for number, opening in in_chunks(connection, statement, list(answering))}
 
