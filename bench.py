@@ -284,6 +284,9 @@ def measure_guards(directory: str, sizes: Sizes, log: Callable[[str], None]) -> 
 # The knowledge-base day, scaled.
 
 
+SHARE_RUNS = 2  # runs of each kind (the seed as sim.py runs it, its statements alone) per repetition, the least kept
+
+
 def measure_day(sizes: Sizes, log: Callable[[str], None], seed: int = 1) -> Dict[str, Any]:
     """sim.py's day for one seed at each scale: the three checks' calls and bytes at the end of the day; and, once
     per repetition, where the time of sim.py's first seed goes (lab/knowledge_base/seed_profile.py), then that seed
@@ -293,7 +296,7 @@ def measure_day(sizes: Sizes, log: Callable[[str], None], seed: int = 1) -> Dict
         log(f"day: seed {seed} on stopwatches, then as sim.py runs it, repetition {repetition + 1} of "
             f"{sizes.repetitions}")
         seeds.append(seed_profile.timed_seed(seed, scenario)[1])
-        alone.append(seed_profile.sqlite_share(seed, scenario)._asdict())
+        alone.append(seed_profile.sqlite_share(seed, scenario, runs=SHARE_RUNS)._asdict())
     rows = []
     for scale in sizes.day_scales:
         log(f"day: scale x{scale}")
@@ -306,7 +309,8 @@ def measure_day(sizes: Sizes, log: Callable[[str], None], seed: int = 1) -> Dict
                      "saves": scenario.saves, "citations": end["citations"],
                      "distinct": end["distinct_citations"], "events": end["events_polled"],
                      "checks": len(replica["hours"]), "costs": end["costs"], "seconds": time.perf_counter() - started})
-    return {"scales": rows, "seeds": seeds, "alone": alone, "reading": seed_profile.reading_seconds()}
+    return {"scales": rows, "seeds": seeds, "alone": alone, "runs": SHARE_RUNS,
+            "reading": seed_profile.reading_seconds()}
 
 
 # ---------------------------------------------------------------------------

@@ -697,10 +697,11 @@ def seed_parts_part(day: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     if alone:
         lines += ["", "The stopwatches slow what they time: every store call and every statement passes through a "
                   "stand-in and reads the clock twice, so the seed on them takes longer than it does in sim.py. The "
-                  "goal is therefore judged on two further runs of the same seed in each repetition: one as sim.py "
-                  "runs it, on no stopwatch, and one with only its statements on a stopwatch, less what that "
-                  f"stopwatch's own {alone[0]['readings']:,} readings cost ({1e9 * day['reading']:.0f} ns each, "
-                  "timed around a call that does nothing)."]
+                  "goal is therefore judged on two further kinds of run of the same seed in each repetition"
+                  + (f", the least of {day['runs']} of each kind kept" if day.get("runs", 1) > 1 else "") + ": "
+                  "the seed as sim.py runs it, on no stopwatch, and the seed with only its statements on a "
+                  f"stopwatch, less what that stopwatch's own {alone[0]['readings']:,} readings cost "
+                  f"({1e9 * day['reading']:.0f} ns each, timed around a call that does nothing)."]
     lines += [""] + table(["goal", "measured", "verdict"], [[f"a seed day within {goal:g}× its own sqlite part",
                                                               spread(over, 2, "×"), meets(over.median <= goal)]])
     if alone and over.median > goal:
