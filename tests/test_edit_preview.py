@@ -73,7 +73,7 @@ class ItemPreviewTest(unittest.TestCase):
         before = snapshot(self.store)
         preview = self.store.preview("edit_record_item", self.arguments)
         self.assertEqual(snapshot(self.store), before)
-        was, now = dict(preview.before["fields"]), dict(preview.after["fields"])
+        was, now = ({label: shown for label, shown, _ in side["fields"]} for side in (preview.before, preview.after))
         self.assertEqual((was["Status"], now["Status"]), ("New", "In progress"))
         self.assertEqual((was["Owner"], now["Owner"]), (None, "Ren"))
         self.assertEqual(preview.before["title"], "Bug number 1")  # the field named title, not the first text

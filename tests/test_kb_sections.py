@@ -130,22 +130,27 @@ class BoundsTest(unittest.TestCase):
         self.assertEqual(text.sections[-1].heading, {"a": 1, "heading": 1})
         self.assertGreater(text.sections[-1].text["heading"], 100)
 
-    def test_a_results_section_is_read_to_the_heading_after_it_and_no_further(self):
+    def test_a_results_headings_are_walked_to_the_one_after_it_and_no_further(self):
         content = "".join(f"## aa\nline {number}\n" for number in range(5000))  # thousands of headings, all alike
-        read = []
-        indexed = kb_sections.indexed_text
-        kb_sections.indexed_text = lambda line: read.append(line) or indexed(line)
+        walked = []
+        headings = kb_sections.markdown_headings
+
+        def counted(lines):
+            for heading in headings(lines):
+                walked.append(heading)
+                yield heading
+        kb_sections.markdown_headings = counted
         try:
             self.assertEqual(kb_sections.answering_part(content, "aa-2"), "## aa\nline 2\n")
-            self.assertEqual(len(read), 7)  # three sections of two lines, and the heading after them
-            del read[:]
+            self.assertEqual(len(walked), 4)  # three sections, and the heading after them
+            del walked[:]
             last = f"aa-{kb_sections.SECTIONS_KEPT - 1}"  # the last a search can name (article_text's sections)
             self.assertEqual(kb_sections.answering_part(content, last),
                              f"## aa\nline {kb_sections.SECTIONS_KEPT - 1}\n")
             self.assertEqual(kb_sections.answering_part(content, f"aa-{kb_sections.SECTIONS_KEPT}"), "")
-            self.assertLessEqual(len(read), 3 * 2 * (kb_sections.SECTIONS_KEPT + 1))
+            self.assertLessEqual(len(walked), 2 * (kb_sections.SECTIONS_KEPT + 1))  # one heading more than named
         finally:
-            kb_sections.indexed_text = indexed
+            kb_sections.markdown_headings = headings
         named = kb_sections.article_text(content).anchors
         self.assertEqual((named[0], named[-1]), ("aa", last))
 
@@ -159,6 +164,8 @@ class BoundsTest(unittest.TestCase):
             "a link and an address in headings": "## See [the guide](guide.md)\nx\n## https://example.com Setup\ny",
             "headings past the characters read": "# Start\n" + "word " * (kb_sections.SECTION_READ // 5) + "\n# Late",
             "lines ending in CR LF": "# A\r\ntext\r\n## B\r\nmore\r\n",
+            "a link whose title spans lines": '# A\nSee [x](y "a title\nover two lines").\n# B\nb\n# A\nc',
+            "a heading inside such a title": 'x [l](p.md "t\n## Proxy\n")\n## Proxy\nset\n## Proxy\nagain',
             "a heading the characters read cut short": CUT_SHORT,
             "a heading that ends where the characters read end": WHOLE_AT_THE_CUT,
         }
@@ -181,13 +188,15 @@ class BoundsTest(unittest.TestCase):
                 readable = {part.anchor for part in kb_sections.content_parts(content)}
                 self.assertTrue(set(text.anchors) - {""} <= readable)
 
-    def test_where_a_link_target_spans_lines_a_sections_text_is_found_by_reading_its_headings(self):
-        content = '# A\nSee [x](y "a title\nover two lines").\n# B\nb'
+    def test_a_link_whose_title_spans_lines_hides_a_heading_alike_from_a_search_and_a_read(self):
+        content = 'Intro [l](p.md "t\n## Proxy\n")\n## Proxy\nset the proxy here'  # the first "## Proxy" is title
         text = kb_sections.article_text(content)
-        self.assertIsNone(text.parts)
-        answering = kb_sections.Answering.of(text, "b")
-        self.assertIsNone(answering.span)
-        self.assertEqual(answering.text(content), "# B\nb")
+        self.assertEqual(text.anchors, ("", "proxy"))
+        answering = kb_sections.Answering.of(text, "proxy")
+        self.assertEqual(answering.text(content), "## Proxy\nset the proxy here")
+        self.assertEqual(kb_sections.answering_part(content, "proxy"), "## Proxy\nset the proxy here")
+        (part,) = kb_sections.content_parts(content)
+        self.assertEqual((part.anchor, content[part.start:part.end]), ("proxy", "## Proxy\nset the proxy here"))
 
     def test_only_the_first_characters_of_a_content_are_read(self):
         content = "# Start\n" + "word " * (kb_sections.SECTION_READ // 5) + "farewell"

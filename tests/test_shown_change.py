@@ -297,6 +297,29 @@ class ThroughTheServerTest(unittest.TestCase):
         self.assertIn("Size: Small («s1») -> Small («s2»)", message)
         self.assertIn("Note (other): (empty) -> «x»", message)
 
+    def test_values_that_differ_but_would_read_alike_are_shown_as_a_change_each(self):
+        self.records.create_channel("cfg", "Config", [
+            {"key": "title", "label": "Title", "type": "text"},
+            {"key": "settings", "label": "Settings", "type": "json"},
+            {"key": "kind", "label": "Kind", "type": "select", "options": [
+                {"value": "a", "label": "Bug"}, {"value": "b", "label": "Bug"}, {"value": "c", "label": "Bug (a)"}]}])
+        self.records.create_item("cfg", {"title": "Flags", "settings": {"retries": 3}, "kind": "c"}, item_id="cfg-1")
+        version = read(self.records, "cfg-1", "cfg")["version"]
+        for values, shown in (({"settings": '{"retries": 3}'},  # the text in quotes, each difference marked
+                               'Settings: «{»"retries«»": 3}«» -> «"{\\»"retries«\\»": 3}«"»'),
+                              ({"settings": "1"}, 'Settings: «{"retries": 3}» -> «"1"»'),
+                              ({"kind": "a"}, 'Kind: Bug (a) (stored as "«c»") -> Bug (a) (stored as "«a»")')):
+            with self.subTest(values=values):
+                message = self.message_of(self.first_round("edit_record_item", {
+                    "record_channel_id": "cfg", "item_id": "cfg-1", "values": values, "expected_version": version,
+                    "idempotency_key": f"alike-{sorted(values)}"}))
+                self.assertNotIn("No field's value changes", message)
+                self.assertIn(shown, message)
+        unchanged = self.message_of(self.first_round("edit_record_item", {
+            "record_channel_id": "cfg", "item_id": "cfg-1", "values": {"settings": {"retries": 3}, "kind": "c"},
+            "expected_version": version, "idempotency_key": "same"}))
+        self.assertIn("No field's value changes", unchanged)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -192,9 +192,10 @@ class Preview(NamedTuple):
     None when there is none to show: the call is rejected, replayed, or names nothing visible).
 
     A subject is a dict: "kind" ("article" or "item"), "id", "where" (its knowledge base or channel), "title",
-    and either "content" (an article's text) or "fields" (an item's [label, value as shown] pairs, in schema
-    order, None as the value of a field that holds nothing). Two subjects that differ never read the same: what
-    a person approves is what they were shown."""
+    and either "content" (an article's text) or "fields" (an item's [label, value as shown, value as stored]
+    triples in schema order: the stored value as its JSON, record_fields.stored_text; None for both where a field
+    holds nothing). Two subjects that differ never read the same: what a person approves is what they were
+    shown."""
 
     answer: Dict[str, Any]
     before: Optional[Dict[str, Any]]

@@ -413,12 +413,22 @@ def line_end(line: str) -> str:
 
 
 def item_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str]:
-    """Each field of an item whose value would change, by label, in schema order."""
+    """Each field of an item whose stored value would change, by label, in schema order. Where the two values
+    would read alike (a shared label's suffix matching another label, say), each is followed by its stored JSON,
+    so no change is ever shown as none."""
     changed: List[str] = []
-    for (label, was), (_, value) in zip(before["fields"], after["fields"]):
-        if was != value:
-            changed += value_change(visible(label), was, value)
+    for (label, was, was_stored), (_, value, stored) in zip(before["fields"], after["fields"]):
+        if was_stored == stored:
+            continue
+        if was == value:
+            was, value = told_apart(was, was_stored), told_apart(value, stored)
+        changed += value_change(visible(label), was, value)
     return changed or ["No field's value changes"]
+
+
+def told_apart(shown: Optional[str], stored: Optional[str]) -> Optional[str]:
+    """A value as shown, followed by its stored JSON, for two values that would otherwise read alike."""
+    return None if stored is None else f"{shown} (stored as {stored})"
 
 
 def article_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str]:

@@ -74,8 +74,8 @@ class ArticleText(NamedTuple):
     places: Dict[str, "array.array[int]"]
     read: str  # the text as read (indexed_text), where a code-like token of the query is looked for as typed
     anchors: Tuple[str, ...]  # each section's anchor (section_anchors), "" for the text before the first heading
-    parts: Optional[Dict[str, Tuple[int, int]]]  # where answering_part's text of each anchor starts and ends in the
-    # content read (answering_spans); None where a link target spanning lines leaves fewer lines read than written
+    parts: Dict[str, Tuple[int, int]]  # where answering_part's text of each anchor starts and ends in the content
+    # read (answering_spans)
 
 
 def markdown_headings(lines: Iterable[str]) -> Iterator[Tuple[int, int, str]]:
@@ -156,31 +156,42 @@ def article_text(content: str) -> ArticleText:
     places = word_places("\n".join(lines))  # its headings' words among them
     whole = {word: len(at) for word, at in places.items()}
     return ArticleText(tuple(sections), Section({}, whole, sum(whole.values())), tuple(sorted(whole)), places,
-                       "\n".join(lines), tuple(anchors), answering_spans(opening, len(lines), found, names[1:]))
+                       "\n".join(lines), tuple(anchors), answering_spans(line_starts(opening), found, names[1:]))
 
 
-def answering_spans(opening: str, lines_read: int, headings: Sequence[Tuple[int, int, str]], names: Sequence[str]
-                    ) -> Optional[Dict[str, Tuple[int, int]]]:
-    """Where answering_part(opening, anchor) starts and ends in `opening`, for each of the first SECTIONS_KEPT
-    `headings` (markdown_headings of its lines as read, up to one more) by its anchor in `names` (anchors_of),
-    found once per content so that a search's results need not walk their pages' headings again. None where
-    `opening` has other than `lines_read` lines: a link target spanning lines was then left out, and the lines
-    read are not the lines written.
+def answering_spans(starts: Sequence[int], headings: Sequence[Tuple[int, int, str]], names: Sequence[str]
+                    ) -> Dict[str, Tuple[int, int]]:
+    """Where answering_part's text of each of the first SECTIONS_KEPT `headings` (opening_headings of an opening's
+    lines as read, up to one more) starts and ends in the opening, by its anchor in `names` (anchors_of), found
+    once per content so that a search's results need not walk their pages' headings again. `starts`: line_starts
+    of the opening.
 
     >>> opening = "# A\\na\\n## B\\nb"
-    >>> spans = answering_spans(opening, 4, [(0, 1, "A"), (2, 2, "B")], ["a", "b"])
+    >>> spans = answering_spans(line_starts(opening), [(0, 1, "A"), (2, 2, "B")], ["a", "b"])
     >>> spans, opening[slice(*spans["a"])] == answering_part(opening, "a")
     ({'a': (0, 6), 'b': (6, 12)}, True)
     """
-    lengths = [len(line) + 1 for line in opening.split("\n")]
-    if len(lengths) != lines_read:
-        return None
-    starts = list(itertools.accumulate(lengths, initial=0))
-    ends = [line for line, _, _ in headings[1:]] + [len(lengths)]
+    length = starts[-1] - 1
+    ends = [line for line, _, _ in headings[1:]] + [len(starts) - 1]
     spans: Dict[str, Tuple[int, int]] = {}
     for (line, _, _), end, name in zip(headings, ends, names):
-        spans.setdefault(name, (starts[line], min(starts[end], len(opening))))  # the first of an anchor, as read
+        spans.setdefault(name, (starts[line], min(starts[end], length)))  # the first of an anchor, as read
     return spans
+
+
+def line_starts(text: str) -> List[int]:
+    """Where each line of indexed_text(text) starts in `text`, then len(text) + 1: a line break inside a link
+    target that indexed_text leaves out (a link's title over two lines) starts no line of the text as read, so its
+    lines and the lines written differ there, and a heading is placed by the lines read.
+
+    >>> line_starts("a\\nb"), line_starts('See [x](y "a title\\nover two").\\n# B')
+    ([0, 2, 4], [0, 31, 35])
+    """
+    starts = list(itertools.accumulate([len(line) + 1 for line in text.split("\n")], initial=0))
+    if "](" not in text:
+        return starts
+    dropped = [match.span() for match in _LINK_TARGET.finditer(text)]
+    return [start for start in starts if not any(begin < start <= end for begin, end in dropped)]
 
 
 def anchor(heading: str) -> str:
@@ -227,25 +238,19 @@ def content_parts(content: str) -> List[Part]:
     >>> [(part.anchor, text[part.start:part.end]) for part in content_parts(text)]
     [('a', '# A\\na\\n## B\\nb\\n'), ('b', '## B\\nb\\n'), ('c', '# C\\nc')]
     """
-    lines = content.split("\n")
-    starts = list(itertools.accumulate([0] + [len(line) + 1 for line in lines]))
-    marks = list(markdown_headings(indexed_lines(lines)))
+    starts = line_starts(content)  # the lines as a search reads them, so headings are named alike in both
+    marks = list(markdown_headings(indexed_text(content).split("\n")))
     names = anchors_of([text for _, _, text in marks])
     parts = []
     for index, ((line, level, _), name) in enumerate(zip(marks, names)):
-        end = next((other for other, other_level, _ in marks[index + 1:] if other_level <= level), len(lines))
+        end = next((other for other, other_level, _ in marks[index + 1:] if other_level <= level), len(starts) - 1)
         parts.append(Part(name, starts[line], min(starts[end], len(content))))
     return parts
 
 
-def indexed_lines(lines: Sequence[str]) -> List[str]:
-    """Each line as a search reads it (indexed_text), so headings are named alike in a search and a read."""
-    return [indexed_text(line) for line in lines]
-
-
 class Answering(NamedTuple):
     """A search result's answering section: its anchor, and where answering_part's text of it starts and ends in
-    its article's opening (ArticleText.parts), or None where that is not known."""
+    its article's opening (ArticleText.parts), or None for an anchor the opening does not hold."""
 
     anchor: str
     span: Optional[Tuple[int, int]]
@@ -253,7 +258,7 @@ class Answering(NamedTuple):
     @classmethod
     def of(cls, text: "ArticleText", name: str) -> "Answering":
         """The section of `text` that a search named `name`."""
-        return cls(name, None if text.parts is None else text.parts.get(name))
+        return cls(name, text.parts.get(name))
 
     def text(self, read: str) -> str:
         """The section's text in the article's first SECTION_READ characters, from its first OPENING_READ (`read`):
@@ -264,25 +269,24 @@ class Answering(NamedTuple):
 def answering_part(content: str, name: str) -> str:
     """The text of the section a search named `name`, from its heading to the next heading of any level, within the
     opening (opening_of: `content` is the content, or its first OPENING_READ characters): what a result's snippet
-    quotes. Empty where the opening has no such section among its first SECTIONS_KEPT headings, the only ones a
-    search names: the lines are read up to the heading after the one named, so a result costs what its section
-    does, not what its page's thousands of headings would.
+    quotes, where ArticleText.parts does not place it. Empty where the opening has no such section among its first
+    SECTIONS_KEPT headings, the only ones a search names: the headings are walked up to the one after the one
+    named, not through a page's thousands.
 
     >>> answering_part("# A\\na\\n## B\\nb\\n# C", "a")
     '# A\\na\\n'
     """
     opening, whole = opening_of(content)
-    lines = opening.split("\n")
+    lines, starts = indexed_text(opening).split("\n"), line_starts(opening)
     seen: Dict[str, int] = {}
     start = None
-    headings = itertools.islice(opening_headings(map(indexed_text, lines), None if whole else len(lines) - 1),
-                                SECTIONS_KEPT + 1)
+    headings = itertools.islice(opening_headings(lines, None if whole else len(lines) - 1), SECTIONS_KEPT + 1)
     for index, (line, _, heading) in enumerate(headings):
         if start is not None:
-            return "\n".join(lines[start:line]) + "\n"
+            return opening[starts[start]:starts[line]]
         if index < SECTIONS_KEPT and numbered_anchor(heading, seen) == name:
             start = line
-    return "" if start is None else "\n".join(lines[start:])
+    return "" if start is None else opening[starts[start]:]
 
 
 def word_places(text: str) -> Dict[str, "array.array[int]"]:

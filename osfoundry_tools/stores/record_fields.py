@@ -538,9 +538,11 @@ def _is_url(value: Any) -> bool:
 
 def as_people_read(field: Field, value: Any) -> Optional[str]:
     """A stored value as a person reads it where a change is put to them: options by their labels, a boolean as
-    yes or no, anything else as its JSON; None for nothing. Two values that differ never read the same: a
-    label that several options share is followed by its option's value, a value that is no option says so,
-    and a multi_select whose labels could run together (one holds ", ") is a JSON list.
+    yes or no, text as it is (a json field's quoted), anything else as its JSON; None for nothing. Values that
+    differ seldom read the same: a label that several options share is followed by its option's value, a value
+    that is no option says so, and a multi_select whose labels could run together (one holds ", ") is a JSON
+    list; where two still would (a label written like another's suffixed one), the question shows their
+    stored_text beside them.
 
     >>> tag = Field.from_definition({"key": "tag", "label": "Tag", "type": "multi_select", "options": [
     ...     {"value": "a", "label": "Bug"}, {"value": "b", "label": "Bug"}, {"value": "c", "label": "UI"}]})
@@ -556,7 +558,21 @@ def as_people_read(field: Field, value: Any) -> Optional[str]:
         return json.dumps(labels, ensure_ascii=False) if any(", " in label for label in labels) else ", ".join(labels)
     if field.type == "boolean":
         return "yes" if value else "no"
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str) and field.type != "json":  # a json field's text is quoted: it may look like an object
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def stored_text(value: Any) -> Optional[str]:
+    """A stored value as its JSON, keys sorted, where as_people_read's text could leave two values alike; None for
+    nothing (null, "" and [] all clear a field).
+
+    >>> stored_text({"b": 1, "a": "é"}), stored_text("1"), stored_text([])
+    ('{"a": "é", "b": 1}', '"1"', None)
+    """
+    if value is None or value == [] or value == "":
+        return None
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def option_read(field: Field, value: Any) -> str:

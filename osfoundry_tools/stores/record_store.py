@@ -58,7 +58,7 @@ from osfoundry_tools.engines.opening import open_store
 from osfoundry_tools.stores.record_fields import (
     DETAILS, FIELD_TYPES, LISTED_FAILURES, RELATIONS_MAX, Failure, Field, as_people_read, check_value, formula_days,
     formula_parts, formula_value, missing_relations, not_unique, parse_schema, rejection, ungranted_relation,
-    unknown_field,
+    stored_text, unknown_field,
 )
 from osfoundry_tools.stores.item_values import (
     CUT_MARK, KEPT, PREVIEW_CHARACTERS, ItemValues, as_text, cut, preview_slots,
@@ -445,7 +445,8 @@ class RecordStore(AgentTools):
         labels = [field.label for field in shown]
         named = [f"{field.label} ({field.key})" if labels.count(field.label) > 1 else field.label for field in shown]
         return {"kind": "item", "id": item_id, "where": channel.id, "title": titles[0] if titles else item_id,
-                "fields": [[name, as_people_read(field, stored.get(field.key))] for name, field in zip(named, shown)]}
+                "fields": [[name, as_people_read(field, stored.get(field.key)), stored_text(stored.get(field.key))]
+                           for name, field in zip(named, shown)]}
 
     def _granted_log(self, connection: sqlite3.Connection, channel_id: str) -> str:
         """A record channel's event log is kept under its ID (once it exists and is granted)."""
