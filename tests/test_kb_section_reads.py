@@ -83,6 +83,19 @@ class SectionReadTest(unittest.TestCase):
                                                                "section": "install-1"})
         self.assertEqual(part["content"], "# Install\n\nThe second install covers wheels.\n")
 
+    def test_a_repeat_numbered_past_a_headings_own_number_is_named_and_read_apart(self):
+        content = ("# Install\n\nOne.\n\n# Install 1\n\nThe first release.\n\n"
+                   "# Install\n\nThe second install covers wheels.\n")
+        article = self.store.create_article(KB, "Thrice", content)["article_id"]
+        found = next(r for r in self.search("second install wheels") if r["article_id"] == article)
+        self.assertEqual(found["section"], "install-2")
+        reads = {name: self.store.call_tool("read_knowledge_article", {
+            "knowledge_base_id": KB, "article_id": article, "section": name})["content"]
+            for name in ("install", "install-1", "install-2")}
+        self.assertEqual(reads, {"install": "# Install\n\nOne.\n\n",
+                                 "install-1": "# Install 1\n\nThe first release.\n\n",
+                                 "install-2": "# Install\n\nThe second install covers wheels.\n"})
+
 
 class AnchorTest(unittest.TestCase):
     def test_the_parts_of_a_content_follow_its_headings_and_fenced_code_is_no_heading(self):

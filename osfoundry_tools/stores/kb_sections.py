@@ -205,21 +205,26 @@ def anchor(heading: str) -> str:
 
 
 def anchors_of(headings: Sequence[str]) -> List[str]:
-    """The anchors of a page's headings in order, a repeated one numbered from its second (install, install-1).
+    """The anchors of a page's headings in order, each one different: a repeated one numbered from its second
+    (install, install-1), past any number an earlier heading's own anchor already holds, as GitHub numbers them.
 
-    >>> anchors_of(["Install", "Usage", "Install"])
-    ['install', 'usage', 'install-1']
+    >>> anchors_of(["Install", "Usage", "Install"]), anchors_of(["Install", "Install 1", "Install"])
+    (['install', 'usage', 'install-1'], ['install', 'install-1', 'install-2'])
     """
     seen: Dict[str, int] = {}
     return [numbered_anchor(heading, seen) for heading in headings]
 
 
 def numbered_anchor(heading: str, seen: Dict[str, int]) -> str:
-    """The anchor of the next heading of a page, `seen` counting the anchors of those before it (anchors_of)."""
-    name = anchor(heading) or "section"
-    count = seen.get(name, 0)
-    seen[name] = count + 1
-    return f"{name}-{count}" if count else name
+    """The anchor of the next heading of a page, `seen` holding the anchors of those before it, each with the last
+    number given to a repeat of it (anchors_of)."""
+    base = anchor(heading) or "section"
+    name = base
+    while name in seen:  # taken, by a heading like this one or by one whose own anchor ends so ("Install 1")
+        seen[base] += 1
+        name = f"{base}-{seen[base]}"
+    seen[name] = 0
+    return name
 
 
 class Part(NamedTuple):
