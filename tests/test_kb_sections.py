@@ -43,6 +43,9 @@ def _intro(characters: int) -> str:
 HEADING = "## Proxyserver settings"
 CUT_SHORT = _intro(kb_sections.SECTION_READ - 18) + HEADING  # the characters a search reads end inside the heading
 WHOLE_AT_THE_CUT = _intro(kb_sections.SECTION_READ - len(HEADING)) + HEADING + "\nx"  # they end with its last letter
+TITLE = 'See [the notes](notes.md "Proxy notes\n' + HEADING + '\n'  # a link's title over lines, a heading's line in it
+TITLE_OPEN_AT_THE_CUT = (_intro(kb_sections.SECTION_READ - len(TITLE) - 5) + TITLE + "more of the title\")\n"
+                         "Set the proxyserver.\n")  # the characters a search reads end inside the title
 
 
 class StemTest(unittest.TestCase):
@@ -188,6 +191,14 @@ class BoundsTest(unittest.TestCase):
                 readable = {part.anchor for part in kb_sections.content_parts(content)}
                 self.assertTrue(set(text.anchors) - {""} <= readable)
 
+    def test_a_line_of_a_links_title_the_cut_leaves_open_is_text(self):
+        text = kb_sections.article_text(TITLE_OPEN_AT_THE_CUT[:kb_sections.OPENING_READ])
+        self.assertEqual(text.anchors[-1], "intro")  # not "proxyserver-settings": the rest closes the title
+        self.assertEqual([part.anchor for part in kb_sections.content_parts(TITLE_OPEN_AT_THE_CUT)], ["intro"])
+        closed_before = TITLE_OPEN_AT_THE_CUT.replace('"Proxy notes\n', '"Proxy notes")\n', 1)
+        self.assertEqual(kb_sections.article_text(closed_before[:kb_sections.OPENING_READ]).anchors[-1],
+                         "proxyserver-settings")  # a title closed before the cut hides nothing
+
     def test_a_link_whose_title_spans_lines_hides_a_heading_alike_from_a_search_and_a_read(self):
         content = 'Intro [l](p.md "t\n## Proxy\n")\n## Proxy\nset the proxy here'  # the first "## Proxy" is title
         text = kb_sections.article_text(content)
@@ -222,19 +233,23 @@ class BoundsTest(unittest.TestCase):
 
 class CutHeadingTest(unittest.TestCase):
     def test_every_section_a_search_names_of_a_long_page_can_be_read(self):
-        store = kb_store.connect(default_location())
-        self.addCleanup(store.close)
-        store.create_knowledge_base("kb-docs", "Docs")
-        long_page = store.create_article("kb-docs", "Big page", CUT_SHORT + " and timeouts\nSet the proxyserver.\n")
-        for filler in ("Install", "Search", "Blog"):
-            store.create_article("kb-docs", filler, f"## {filler}\n\nWords about {filler.lower()}.")
-        found = store.call_tool("search_knowledge_base", {"knowledge_base_id": "kb-docs", "query": "proxyserver"})
-        result = next(r for r in found["results"] if r["article_id"] == long_page["article_id"])
-        self.assertEqual(result["section"], "intro")  # not "proxyserver-s", half the heading's words
-        read = store.call_tool("read_knowledge_article", {"knowledge_base_id": "kb-docs", "section": result["section"],
-                                                          "article_id": long_page["article_id"]})
-        self.assertNotIn("error", read)
-        self.assertTrue(read["content"].startswith("## Intro\n"))
+        for content in (CUT_SHORT + " and timeouts\nSet the proxyserver.\n", TITLE_OPEN_AT_THE_CUT):
+            with self.subTest(content[-60:]):
+                store = kb_store.connect(default_location())
+                self.addCleanup(store.close)
+                store.create_knowledge_base("kb-docs", "Docs")
+                long_page = store.create_article("kb-docs", "Big page", content)
+                for filler in ("Install", "Search", "Blog"):
+                    store.create_article("kb-docs", filler, f"## {filler}\n\nWords about {filler.lower()}.")
+                found = store.call_tool("search_knowledge_base", {"knowledge_base_id": "kb-docs",
+                                                                  "query": "proxyserver settings"})
+                result = next(r for r in found["results"] if r["article_id"] == long_page["article_id"])
+                self.assertEqual(result["section"], "intro")  # not half the heading's words, nor a title's line
+                read = store.call_tool("read_knowledge_article", {"knowledge_base_id": "kb-docs",
+                                                                  "section": result["section"],
+                                                                  "article_id": long_page["article_id"]})
+                self.assertNotIn("error", read)
+                self.assertTrue(read["content"].startswith("## Intro\n"))
 
 
 class SavedTextTest(unittest.TestCase):

@@ -49,6 +49,7 @@ TEXTS_KEPT = 256  # article texts a store keeps between searches, most recently 
 _WORD = re.compile(r"\w+")
 _ADDRESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s()<>\[\]{}\"'`]+")  # a web address: scheme://...
 _LINK_TARGET = re.compile(r"\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")  # Markdown's [text](target "title"): the part after ]
+_OPEN_TARGET = re.compile(r"\]\((?:[^()\s]*(?:\s+(?:\"[^\"]*\"?)?)?)?\Z")  # the same, unfinished where a text ends
 
 _HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*")  # ATX: "## Install", "## Install ##"
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: ``` or ~~~
@@ -96,20 +97,45 @@ def markdown_headings(lines: Iterable[str]) -> Iterator[Tuple[int, int, str]]:
                 yield number, len(heading.group(1)), heading.group(2).strip()
 
 
-def opening_of(read: str) -> Tuple[str, bool]:
-    """The opening a search splits into sections (a content's first SECTION_READ characters), from what was read of
-    the content (its first OPENING_READ characters, or all of it), and whether the opening's last line is whole.
+class Opening(NamedTuple):
+    """What a search splits into sections of a content: its first SECTION_READ characters (text), their lines as a
+    search reads them (indexed_text), and the first of those lines that the rest of the content may make read
+    otherwise (unsettled; None where none): those lines are text, never headings, so a search names no section
+    that a read of the whole content would not know."""
 
-    >>> opening_of("Intro\\n## Proxy settings"), opening_of("x" * (SECTION_READ - 3) + "\\n## Proxy")[1]
-    (('Intro\\n## Proxy settings', True), False)
+    text: str
+    lines: List[str]
+    unsettled: Optional[int]
+
+
+def opening_of(read: str) -> Opening:
+    """The Opening of a content, from what was read of it: its first OPENING_READ characters, or all of it. Where
+    the content is longer, two things the cut leaves open are unsettled: a last line it shortened (its words may go
+    on), and every line from a link whose title it cut (the rest may close the title, and a read of the whole
+    content then leaves the title's lines out, as indexed_text does).
+
+    >>> opening_of("Intro\\n## Proxy").unsettled, opening_of("x" * (SECTION_READ - 3) + "\\n## Proxy").unsettled
+    (None, 1)
+    >>> opening_of('See [x](y "a\\n# B\\n' + "x" * SECTION_READ).unsettled
+    0
     """
-    return read[:SECTION_READ], len(read) <= SECTION_READ or read[SECTION_READ] == "\n"
+    text = read[:SECTION_READ]
+    indexed = indexed_text(text)
+    lines = indexed.split("\n")
+    if len(read) <= SECTION_READ:
+        return Opening(text, lines, None)
+    unsettled = None if read[SECTION_READ] == "\n" else len(lines) - 1
+    target = _OPEN_TARGET.search(indexed) if "](" in indexed else None
+    if target:
+        unsettled = indexed.count("\n", 0, target.start())
+    return Opening(text, lines, unsettled)
 
 
-def opening_headings(lines: Iterable[str], cut: Optional[int]) -> Iterator[Tuple[int, int, str]]:
-    """markdown_headings of an opening's lines, except on line `cut`, its last where the cut shortened it (None
-    where it is whole): that line is text, so no heading is ever named by the first part of its words."""
-    return (heading for heading in markdown_headings(lines) if heading[0] != cut)
+def opening_headings(opening: Opening) -> Iterator[Tuple[int, int, str]]:
+    """markdown_headings of an opening's lines before its unsettled ones: no heading is ever named by the first
+    part of its words, nor from the lines of a link's title that the rest of the content may close."""
+    unsettled = len(opening.lines) if opening.unsettled is None else opening.unsettled
+    return (heading for heading in markdown_headings(opening.lines) if heading[0] < unsettled)
 
 
 class ArticleTexts:
@@ -141,9 +167,9 @@ def article_text(content: str) -> ArticleText:
     ...  for section in article_text("Intro.\\n## Proxies\\nUse a proxy.\\n```\\n# code\\n```").sections]
     [({}, {'intro': 1}, 1), ({'proxies': 1}, {'use': 1, 'a': 1, 'proxy': 1, 'code': 1}, 5)]
     """
-    opening, last_whole = opening_of(content)
-    lines = indexed_text(opening).split("\n")
-    found = list(itertools.islice(opening_headings(lines, None if last_whole else len(lines) - 1), SECTIONS_KEPT + 1))
+    opened = opening_of(content)
+    opening, lines = opened.text, opened.lines
+    found = list(itertools.islice(opening_headings(opened), SECTIONS_KEPT + 1))
     marks = found[:SECTIONS_KEPT]
     bounds = [(-1, "")] + [(line, text) for line, _, text in marks] + [(len(lines), "")]
     names = [""] + anchors_of([text for _, _, text in marks])
@@ -281,11 +307,11 @@ def answering_part(content: str, name: str) -> str:
     >>> answering_part("# A\\na\\n## B\\nb\\n# C", "a")
     '# A\\na\\n'
     """
-    opening, whole = opening_of(content)
-    lines, starts = indexed_text(opening).split("\n"), line_starts(opening)
+    opened = opening_of(content)
+    opening, starts = opened.text, line_starts(opened.text)
     seen: Dict[str, int] = {}
     start = None
-    headings = itertools.islice(opening_headings(lines, None if whole else len(lines) - 1), SECTIONS_KEPT + 1)
+    headings = itertools.islice(opening_headings(opened), SECTIONS_KEPT + 1)
     for index, (line, _, heading) in enumerate(headings):
         if start is not None:
             return opening[starts[start]:starts[line]]
