@@ -36,7 +36,7 @@ Glossary (experiments.py has figure, ours, range, verdict):
 import dataclasses
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from lab.experiments import EXACT, INSIDE, published_interval
+from lab.experiments import EXACT, published_interval, range_meets
 
 FIRM_WIDTH = 1 / 3  # a match is firm when our range is at most this share of the published figure wide
 OTHER_WIDTHS = (1 / 4, 1 / 2)  # where the pages say the line might have been drawn instead
@@ -141,6 +141,14 @@ class Sweep:
         return self.hit is not None
 
 
+def value_giving(values: Sequence[Tuple[str, float]], published: float, decimals: int) -> Optional[str]:
+    """The first value tried, past ours as run (the first of `values`), whose figure rounds to the published one
+    (published_interval), in words; None when none does. The rule for a parameter tried only at its listed values (a
+    shape, a policy): a figure between two of them is given by neither, so it does not rest on the parameter."""
+    lower, upper = published_interval(published, decimals)
+    return next((words for words, value in values[1:] if lower <= value < upper), None)
+
+
 def reached_by(sweeps: Iterable[Sweep]) -> List[str]:
     """The figures some sweep reaches: they rest on a parameter the article never states."""
     return [key for sweep in sweeps if sweep.reached for key in sweep.keys]
@@ -181,7 +189,8 @@ def relative_width(row: Dict[str, Any]) -> Optional[float]:
 def strength(row: Dict[str, Any], check: bool, firm_width: float = FIRM_WIDTH, fixed: bool = False) -> str:
     """A figure's strength: a check holds when ours is exact; one fixed by the inputs is that, whatever its
     verdict; a measured one is firm, loose, outside or unranged (no range was run, so nothing says how firm
-    an exact one is)."""
+    an exact one is). A measured figure matches only where our range meets it: ours exact over the main seeds
+    while no group of range seeds comes as near is no match (range_meets)."""
     if check:
         return CHECK if row.get("verdict") == EXACT else FAILED
     if fixed:
@@ -189,9 +198,14 @@ def strength(row: Dict[str, Any], check: bool, firm_width: float = FIRM_WIDTH, f
     width = relative_width(row)
     if width is None:
         return UNRANGED
-    if row.get("verdict") not in (EXACT, INSIDE):
+    if not meets(row):
         return OUTSIDE
     return FIRM if width <= firm_width else LOOSE
+
+
+def meets(row: Dict[str, Any]) -> bool:
+    """Whether a figure's row has a range, and that range meets the published figure (range_meets)."""
+    return row.get("low") is not None and range_meets(row["published"], row["low"], row["high"], row["decimals"])
 
 
 def assess(rows: Rows, basis: Basis, firm_width: float = FIRM_WIDTH,

@@ -168,8 +168,9 @@ def seed_options(p: argparse.ArgumentParser, main_seeds: str, range_groups: int,
                    help="worker processes to run seed days in; the page does not depend on it (default: the cores "
                    f"this process may use, {seed_pool.usable_cores()} here)")
     p.add_argument("--out", metavar="DIR", help=f"where to write {written}, made if missing (default: results/ "
-                   "for a run with the committed page's settings, --jobs aside; a new folder under runs/ for "
-                   "any other, so that no try overwrites the committed results)")
+                   "for a run with the committed page's settings, --jobs aside, which rewrites the committed page "
+                   "so that `git diff results/` shows what moved; a new folder under runs/ for any other, so that "
+                   "no try with other settings overwrites the committed results)")
 
 
 # ---------------------------------------------------------------------------
@@ -320,9 +321,16 @@ def verdict(published: float, ours: float, low: Optional[float], high: Optional[
         return EXACT
     if low is None or high is None:
         return NO_RANGE
-    if low < upper and high >= lower:
+    if range_meets(published, low, high, decimals):
         return INSIDE
     return OUTSIDE
+
+
+def range_meets(published: float, low: float, high: float, decimals: int) -> bool:
+    """Whether our unrounded range [low, high] meets the numbers the published figure stands for
+    (published_interval): what a match rests on, whether or not ours, over the main seeds, is exact."""
+    lower, upper = published_interval(published, decimals)
+    return low < upper and high >= lower
 
 
 def published_interval(published: float, decimals: int) -> Tuple[float, float]:

@@ -20,7 +20,7 @@ import re
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
 from lab import evidence
-from lab.experiments import OUTSIDE, number
+from lab.experiments import EXACT, OUTSIDE, number
 
 MARGINAL = 0.25  # a miss by at most this share of the range's width is called marginal
 
@@ -130,14 +130,41 @@ def reason(causes: "Causes[Reason]", key: str, arguments: Sequence[Any],
 
 
 def marginal(row: Row) -> Optional[str]:
-    """For a near miss, "marginal: <miss> outside a range <width> wide"; None for a wider miss, no range or a
-    range of no width (a deterministic figure's, its own value). The published figure stands for the interval
-    that rounds to it, so the miss is measured from that interval's nearer end."""
+    """For a near miss, "marginal: <miss> outside a range <width> wide"; None for a wider miss, no miss (a range
+    that meets the published figure), no range or a range of no width (a deterministic figure's, its own value).
+    The published figure stands for the interval that rounds to it, so the miss is measured from that interval's
+    nearer end."""
     if row["low"] is None:
         return None
     width = row["high"] - row["low"]
     half = 0.5 * 10 ** -row["decimals"]
     miss = max(row["low"] - (row["published"] + half), (row["published"] - half) - row["high"])
-    if width <= 0 or miss > MARGINAL * width:
+    if width <= 0 or miss <= 0 or miss > MARGINAL * width:
         return None
     return f"marginal: {number(miss, row['decimals'])} outside a range {number(width, row['decimals'])} wide"
+
+
+def missing_draw(draw_rows: Sequence[Dict[str, Row]], key: str) -> Tuple[int, Row]:
+    """The first draw of the range seeds (0: the committed one) whose range misses a figure, and its row: a figure
+    is outside when it misses in any draw, so why it misses is worked out on a draw where it does (the committed
+    draw where none does)."""
+    return next(((index, rows[key]) for index, rows in enumerate(draw_rows)
+                 if rows[key].get("low") is not None and not evidence.meets(rows[key])), (0, draw_rows[0][key]))
+
+
+def main_seeds_alone(draw: int, row: Row) -> Optional[str]:
+    """Why a figure ours gets exact is still no match: in that draw no group of range seeds comes as near (the
+    cause of such a miss, on either page); None for any other miss."""
+    if row.get("verdict") != EXACT or row["low"] is None or evidence.meets(row):
+        return None
+    side = "above" if row["low"] > row["published"] else "below"
+    return (f"{draw_words(draw)}ours over the main seeds rounds to the published figure, but every group of five "
+            f"range seeds lies {side} it ({number(row['low'], row['decimals'])} to "
+            f"{number(row['high'], row['decimals'])}): the main seeds fell at the edge of what other seeds give, "
+            "so the match is not counted")
+
+
+def draw_words(index: int) -> str:
+    """Where a miss was measured, for a note: nothing for the committed draw, "in draw 3 of the range seeds, "
+    for another (numbered from 1, the committed one first)."""
+    return f"in draw {index + 1} of the range seeds, " if index else ""

@@ -68,6 +68,12 @@ class StrengthTest(unittest.TestCase):
         self.assertEqual(evidence.strength(row(0, 0, [0, 2]), check=False), evidence.LOOSE)
         self.assertEqual(evidence.relative_width(row(0, 0, [0, 2])), float("inf"))
 
+    def test_ours_exact_is_no_match_where_our_range_misses_the_figure(self):
+        edge = row(30, 30.2, [31, 33, 36])  # the main seeds round to 30, every group of range seeds lies above
+        self.assertEqual(edge["verdict"], experiments.EXACT)
+        self.assertEqual(evidence.strength(edge, check=False), evidence.OUTSIDE)
+        self.assertEqual(evidence.strength(row(30, 30.2, [30.4, 33, 36]), check=False), evidence.FIRM)  # rounds in
+
     def test_without_a_range_an_exact_figure_is_unranged_not_a_match(self):
         self.assertEqual(evidence.strength(row(30, 30, []), check=False), evidence.UNRANGED)
 
@@ -195,6 +201,13 @@ class SweepTest(unittest.TestCase):
         self.assertEqual((counts[evidence.FIRM], counts[evidence.UNSTATED]), (0, 1))
         self.assertEqual(evidence.held(counts), 0)
         self.assertIn("1 unstated parameter", evidence.tally_text(counts))
+
+    def test_a_value_tried_gives_the_figure_only_when_it_rounds_to_it_and_ours_as_run_is_never_one(self):
+        values = (("ours, as run", 153.2), ("no spaces", 152.4), ("wider", 160.0))
+        self.assertIsNone(evidence.value_giving(values, 153, 0))  # 153 lies between two shapes: given by neither
+        self.assertEqual(evidence.value_giving(values, 152, 0), "no spaces")
+        self.assertEqual(evidence.value_giving(values + (("narrower", 152.6),), 153, 0), "narrower")  # halves up
+        self.assertIsNone(evidence.value_giving((("ours, as run", 2.0), ("other", 1.5)), 2.0, 2))
 
     def test_the_pieces_text_counts_each_strength_and_spreads_it_over_the_draws(self):
         counts = dict.fromkeys(evidence.STRENGTHS, 0)

@@ -46,10 +46,12 @@ def sim_report_of(rows, groups=20):
                              provenance=MADE_BY, timing=(0.0, 0.0, 1))
 
 
-def triage_report_of(rows):
-    """Just what the record-channel report's rows, numbers and reasons read of a report."""
-    return types.SimpleNamespace(rows=rows, basis=NO_BASIS, numbers=lambda: figures.numbered(
-        NO_BASIS, [key for key, r in rows.items() if "verdict" in r]))
+def triage_report_of(rows, *further):
+    """Just what the record-channel report's rows, numbers and reasons read of a report (`further`: the rows of
+    further draws of the range seeds)."""
+    return types.SimpleNamespace(rows=rows, basis=NO_BASIS, draw_rows=lambda: [rows, *further],
+                                 numbers=lambda: figures.numbered(NO_BASIS, [key for key, r in rows.items()
+                                                                             if "verdict" in r]))
 
 
 class CellsTest(unittest.TestCase):
@@ -111,6 +113,25 @@ class ReasonsTest(unittest.TestCase):
                                         "falls outside such a range 10% of the time"), text)
         self.assertEqual(kb_reasons.reason(kb, kb_measured.POPULAR, "top10.questions", "distinct")[0],
                          kb_reasons.UNKNOWN)
+
+    def test_a_range_that_meets_the_figure_is_no_miss_however_near_its_edge(self):
+        for published in (10.9, 11.0, 9.0):  # inside, and at either edge: a miss would come out 0 or less
+            self.assertIsNone(figures.marginal(row(10.0, 9.0, 11.0, published=published)), published)
+        self.assertIsNotNone(figures.marginal(row(10.0, 9.0, 11.0, published=11.2)))  # 11.15, where 11.2 starts,
+        # lies past the range's 11.0
+
+    def test_a_figure_outside_in_a_later_draw_only_is_explained_by_that_draw(self):
+        inside = row(10.0, 9.0, 11.0, published=10.9)
+        report = triage_report_of({"R5.x": inside}, {"R5.x": inside}, {"R5.x": NEAR})
+        self.assertEqual(record_reasons.reason(report, "R5.x"), "in draw 3 of the range seeds, marginal: 0.3 "
+                         "outside a range 2.0 wide, within what another draw of seeds could give")
+
+    def test_ours_exact_beside_a_range_that_misses_is_explained_as_the_main_seeds_alone(self):
+        edge = row(11.3, 9.0, 11.0, published=11.3)
+        self.assertEqual(edge["verdict"], experiments.EXACT)
+        reason = record_reasons.reason(triage_report_of({"R5.x": edge}), "R5.x")
+        self.assertTrue(reason.startswith("ours over the main seeds rounds to the published figure, but every group "
+                                          "of five range seeds lies below it (9.0 to 11.0)"), reason)
 
     def test_the_knowledge_base_table_numbers_the_marginal_note_its_verdict_points_to(self):
         kb = sim_report_of({"top10.saves": NEAR})

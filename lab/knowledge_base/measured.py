@@ -17,7 +17,7 @@ import statistics
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from lab import evidence
-from lab.experiments import Provenance, published_interval
+from lab.experiments import Provenance
 from lab.knowledge_base import law
 from lab.knowledge_base.approval import OUTCOMES, WAYS, Approval
 from lab.knowledge_base.day import Scenario
@@ -115,8 +115,8 @@ class Report:
 
 def event_shape(run: ModelRun, published: Mapping[str, float]) -> evidence.Sweep:
     """What an event holds and how it is written, over the main seeds: ours as run, and the poll strategy's bytes
-    in the shapes day.poll_shapes weighs each page in. The published figure is reached when it lies between ours
-    as run and the nearest shape tried (or within the nearest one's rounding)."""
+    in the shapes day.poll_shapes weighs each page in. The published figure is reached when a shape tried gives it,
+    rounded as published (evidence.value_giving, the rule of every sweep of listed values)."""
     end = run.main["zipf"]["hours"][-1]
     kib = {shape: size / 1024 for shape, size in end["poll_shapes"].items()}
     values = (("{sequence, type, article_id, updated_at}, spaces after `,` and `:` (ours, as run)",
@@ -125,16 +125,12 @@ def event_shape(run: ModelRun, published: Mapping[str, float]) -> evidence.Sweep
               ("without the change's time (updated_at)", kib["untimed"]),
               ("without the change's time, no spaces", kib["untimed_compact"]))
     target = published["K3.poll.kib"]
-    lower, upper = published_interval(target, 0)
+    hit = evidence.value_giving(values, target, 0)
     nearest = min(values[1:], key=lambda pair: abs(pair[1] - target))
-    low, high = sorted((values[0][1], nearest[1]))
-    reachable = low < upper and high >= lower
-    hit = nearest[0] if lower <= nearest[1] < upper else f"between '{nearest[0]}' and ours as run"
     return evidence.Sweep(
-        "what an event holds, and how it is written", ("K3.poll.kib",), "KiB polled", values,
-        hit if reachable else None,
-        f"the article never shows an event, so the shape '{nearest[0]}' is as plausible as ours" if reachable
-        else "no shape tried gives the published figure")
+        "what an event holds, and how it is written", ("K3.poll.kib",), "KiB polled", values, hit,
+        f"the article never shows an event, so the shape '{hit}' is as plausible as ours" if hit else
+        f"no shape tried gives the published figure (the nearest, '{nearest[0]}', gives {nearest[1]:,.1f} KiB)")
 
 
 SWEEPS = (event_shape,)  # the sweeps of the parameters the article never states, in the order the page lists them

@@ -242,8 +242,15 @@ def _construction(report: Any, model: str, key: str, reading: str) -> Optional[C
             "this run's settings differ from the article's")
 
 
+def _main_seeds_alone(report: Any, model: str, key: str, reading: str) -> Optional[Cause]:
+    """Ours exact over the main seeds, while the range of some draw misses: no match (figures.main_seeds_alone)."""
+    text = figures.main_seeds_alone(*figures.missing_draw(report.models[model].draw_rows(reading), key))
+    return ("main seeds alone", text) if text else None
+
+
 CAUSES: List[Tuple[str, Callable[[Any, str, str, str], Optional[Cause]]]] = [
     (r"", _construction),
+    (r"", _main_seeds_alone),
     (r"^K3\.poll\.kib", _poll_size),
     (r"^K4\.replays$", _replays),
     (r"^K4\.", _popularity_law),
@@ -264,13 +271,15 @@ def reason(report: Any, model: str, key: str, reading: str) -> Cause:
 
 def marginal(report: Any, model: str, key: str, reading: str) -> Optional[Cause]:
     """For a near miss: how near, and how many of our independent ranged figures chance alone would put outside."""
-    near = figures.marginal(row(report, model, reading, key))
+    draw, missed = figures.missing_draw(report.models[model].draw_rows(reading), key)
+    near = figures.marginal(missed)
     if not near:
         return None
     ranged = independent_ranged(report, model, reading)
     groups = len(report.models[model].groups)
     chance = 1 - inside_chance(groups)  # a further group's chance of falling outside the range of `groups`
-    return ("marginal", f"{near}; a further group of our own seeds falls outside such a range {100 * chance:.0f}% "
+    return ("marginal", f"{figures.draw_words(draw)}{near}; a further group of our own seeds falls outside such a "
+            f"range {100 * chance:.0f}% "
             f"of the time, so chance alone puts about {ranged * chance:.0f} of our {ranged} independent ranged "
             "figures outside")
 
@@ -284,10 +293,10 @@ def independent_ranged(report: Any, model: str, reading: str) -> int:
 
 def not_known(report: Any, model: str, key: str, reading: str) -> Cause:
     """No checked cause: say so, with where ours lies."""
-    r = row(report, model, reading, key)
+    draw, r = figures.missing_draw(report.models[model].draw_rows(reading), key)
     side = "below" if r["ours"] < r["published"] else "above"
-    return (UNKNOWN, f"cause not known: ours lies {side} the published figure and no cause this page checks "
-            "applies")
+    return (UNKNOWN, f"cause not known: {figures.draw_words(draw)}ours lies {side} the published figure and no cause "
+            "this page checks applies")
 
 
 def causes_by_name(report: Any, model: str, reading: str) -> Dict[str, List[str]]:

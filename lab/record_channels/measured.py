@@ -105,8 +105,8 @@ def _bare_share(report: Report) -> Sweep:
     hit = implied_bare_share(report)
     reachable = 0 < hit <= 1 or saved + bare == published
     return Sweep("share of severity intents written as a bare word (\"major\")", ("R1.no.values.saved",),
-                 "fields saved", tuple(values), f"{hit:.0%}" if reachable else None,
-                 f"a bare word in {hit:.0%} of severity intents is as plausible as our {ours:.0%}: people write "
+                 "fields saved", tuple(values), f"{hit:.1%}" if reachable else None,
+                 f"a bare word in {hit:.1%} of severity intents is as plausible as our {ours:.0%}: people write "
                  "both, and nothing published says how often each" if reachable else
                  "no share from 0% to 100% gives the published figure")
 
@@ -119,7 +119,7 @@ def _field_policy(report: Report) -> Sweep:
               ("send an empty edit when nothing is left", (row["edit_calls"] + nothing) / items),
               ("send the refused edit again", (row["edit_calls"] + nothing) / items))
     published = report.published["R1.no.field.calls_per_item"]
-    hit = next((words for words, value in values if round(value, 2) == published), None)
+    hit = evidence.value_giving(values, published, 2)
     return Sweep("what the agent sends when the rejection names only the field", ("R1.no.field.calls_per_item",),
                  "edit calls per item", values, hit,
                  "a scripted agent that sends its next edit whatever is left is as plausible as ours, which stops"
@@ -134,15 +134,17 @@ def _preview_shape(report: Report) -> Sweep:
               ("and the schema without colours or false flags", kib("page_bytes_lean")),
               ("and no spaces after `,` and `:`", kib("page_bytes_lean_compact")))
     published = report.published["R2.page_kib"]
+    hit = evidence.value_giving(values, published, 1)
     low, high = min(v for _, v in values), max(v for _, v in values)
-    reachable = low - 0.05 <= published <= high + 0.05
     per_preview = r2["page_bytes_lean_compact"] / r2["previews"]
+    where = (f"the leanest shape tried weighs {low:,.1f} KiB a page ({per_preview:,.0f} bytes a preview with its "
+             f"share of the schema), still above the published figure" if low > published else
+             f"the fullest shape tried weighs {high:,.1f} KiB a page, still below the published figure"
+             if high < published else "the published figure lies between the shapes tried, and none gives it")
     return Sweep("the JSON shape of a preview and of the schema", ("R2.page_kib", "R2.schema_bytes", "R4.relist.kib"),
-                 "KiB a page", values, "between the shapes tried" if reachable else None,
-                 "the published page lies within the shapes tried" if reachable else
-                 f"the leanest shape tried weighs {low:,.1f} KiB a page ({per_preview:,.0f} bytes a preview with its "
-                 f"share of the schema), still {'above' if low > published else 'below'} the published figure: no "
-                 "shape tried reaches it")
+                 "KiB a page", values, hit,
+                 f"the shape '{hit}' is as plausible as ours: the article shows no preview" if hit else
+                 f"{where}: no shape tried reaches it")
 
 
 def _event_shape(report: Report) -> Sweep:
@@ -153,12 +155,10 @@ def _event_shape(report: Report) -> Sweep:
               ("the change's time as well (updated_at)", kib("bytes_timed")),
               ("the change's time, no spaces", kib("bytes_timed_compact")))
     published = report.published["R4.poll.kib"]
-    close = min(values, key=lambda pair: abs(pair[1] - published))
-    reachable = round(close[1], 1) == published
-    return Sweep("what an event holds, and how it is written", ("R4.poll.kib",), "KiB a poll", values,
-                 close[0] if reachable else None,
+    hit = evidence.value_giving(values, published, 1)
+    return Sweep("what an event holds, and how it is written", ("R4.poll.kib",), "KiB a poll", values, hit,
                  "an event that also says when its change happened is as plausible as ours; the knowledge-base "
-                 "events the article describes carry such a time" if reachable else
+                 "events the article describes carry such a time" if hit else
                  "no shape tried gives the published figure")
 
 

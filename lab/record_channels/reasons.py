@@ -32,8 +32,9 @@ def reason(report: Report, key: str) -> str:
 
 def marginal(report: Report, key: str) -> Optional[str]:
     """A miss by at most figures.MARGINAL of the range's width: chance, most likely."""
-    near = figures.marginal(report.rows[key])
-    return near and f"{near}, within what another draw of seeds could give"
+    draw, missed = figures.missing_draw(report.draw_rows(), key)
+    near = figures.marginal(missed)
+    return near and f"{figures.draw_words(draw)}{near}, within what another draw of seeds could give"
 
 
 def _nothing_left_cause(report: Report, key: str) -> Optional[str]:
@@ -144,7 +145,13 @@ def _runs_cause(report: Report, key: str) -> str:
     return "a deterministic count that differs: the pagination or the counting has a bug"
 
 
+def _main_seeds_alone(report: Report, key: str) -> Optional[str]:
+    """Ours exact over the main seeds, while the range of some draw misses: no match (figures.main_seeds_alone)."""
+    return figures.main_seeds_alone(*figures.missing_draw(report.draw_rows(), key))
+
+
 CAUSES: List[Tuple[str, Callable[[Report, str], Optional[str]]]] = [
+    (r"", _main_seeds_alone),
     (r"^R3\.", _runs_cause),
     (r"^R1\.no\.field\.calls_per_item$", _nothing_left_cause),
     (r"^R1\.no\.values\.(saved|saved_pct|left)$", _values_cause),

@@ -16,7 +16,7 @@ import json
 from typing import Dict, List, Sequence, Tuple
 
 from lab import evidence, figures, pages
-from lab.experiments import INSIDE, OUTSIDE, TIMING_MARK, seeds_text, table
+from lab.experiments import INSIDE, OUTSIDE, TIMING_MARK, number, seeds_text, table
 from lab.record_channels import measured
 from lab.record_channels.measured import Report
 from lab.record_channels.reasons import r6_cause, reason
@@ -202,7 +202,7 @@ def r1(report: Report) -> List[str]:
     rows = []
     for row, (schema, says) in R1_LABELS.items():
         r = report.main["R1"][row]
-        rows.append((schema, says, f"{r['saved']:,} ({report.ours(f'R1.{row}.saved_pct'):.1f}%)",
+        rows.append((schema, says, f"{r['saved']:,} ({number(report.ours(f'R1.{row}.saved_pct'), 1)}%)",
                      f"{r['flagged']:,}", f"{report.ours(f'R1.{row}.calls_per_item'):.2f}",
                      f"{r['first_failed']:,}"))
     lines = [
@@ -355,17 +355,16 @@ R3_LABELS = {"create.offset": ("created", "offset"), "create.before_id": ("creat
 
 
 def r3(report: Report) -> List[str]:
-    """R3: offset against before_id while the channel changes. (This page and R6's name the stores of runs.py as
-    `triage_runs.`, the module's name before lab/ was split per experiment, as the committed page does.)"""
+    """R3: offset against before_id while the channel changes."""
     s = report.scenario
     runs = report.main["R3"]["create.offset"]["runs"]
     lines = [f"## R3: offset against before_id ({s.offset_items:,} items by {s.page_limit}, newest first, "
              f"{runs} runs; {s.offset_changes} items change after each page)", ""]
     lines += table(FIGURE_HEADER, [figure_row(report, *spec) for spec in r3_specs()])
-    lines += ["", f"The offset pass is our counterfactual store (`triage_runs.OffsetPagedStore`: the same tools, "
-              f"`offset` in place of `before_id`). New bugs at the top push every item down, so each offset page "
-              f"starts on {s.offset_changes} items already read; deleting read items pulls everything up, so each "
-              f"page starts past {s.offset_changes} unread ones, which nobody lists although they existed from "
+    lines += ["", "The offset pass is our counterfactual store (`OffsetPagedStore` of `lab/record_channels/runs.py`: "
+              "the same tools, `offset` in place of `before_id`). New bugs at the top push every item down, so each "
+              f"offset page starts on {s.offset_changes} items already read; deleting read items pulls everything up, "
+              f"so each page starts past {s.offset_changes} unread ones, which nobody lists although they existed from "
               "start to finish. A `before_id` names the last item read, which stays put even when it is itself "
               "deleted (the store keeps a tombstone). Bugs created during the pass appear on no page: the event "
               "log is what finds them (R4)."]
@@ -456,12 +455,12 @@ def r6(report: Report) -> List[str]:
         ("with / validation stubbed, the schema still read (ours only)", "—", ratio(f["checks_ratios"]), "—"),
     ])
     lines += ["", "The published stub replaced `validate()`, which held the schema query and the per-field checks "
-              "(`docs/source-figures.md`, R6), so its figures sit beside `triage_runs.UnreadSchemaStore`, which stubs "
-              "the store's "
-              "`_validate` (the per-field checks and the unique-value and relation queries) and reads the "
-              "channel's schema once and keeps it. `triage_runs.UnvalidatedStore` stubs `_validate` alone, to "
-              "split our cost in two. Ratios are the median of the per-run ratios, here and in the prose. Every "
-              "edit in every variant succeeds, so all do the same writes. Timing lines end with a marker; the "
+              "(`docs/source-figures.md`, R6), so its figures sit beside `UnreadSchemaStore` "
+              "(`lab/record_channels/runs.py`), which stubs the store's `_validate` (the per-field checks and the "
+              "unique-value and relation queries) and reads the channel's schema once and keeps it. "
+              "`UnvalidatedStore` stubs `_validate` alone, to split our cost in two. Ratios are the median of the "
+              "per-run ratios, here and in the prose. Every edit in every variant succeeds, so all do the same "
+              "writes. Timing lines end with a marker; the "
               "determinism test skips them."]
     return lines
 
