@@ -50,7 +50,7 @@ from osfoundry_tools.cli import (
     run_deaf, run_main, shown, write_files,
 )
 from lab import seed_pool
-from lab.experiments import DRAWS, GROUP_SIZE, RESULTS, RUNS
+from lab.experiments import DRAWS, GROUP_SIZE, RESULTS, ROOT, RUNS, commit_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGE, FACTS = "performance.md", "performance.json"
@@ -351,8 +351,7 @@ def measure_engines(directory: str, sizes: Sizes, run: Dict[str, str],
     plan = engines.Plan(writers=sizes.engine_writers, edits=sizes.engine_edits, items=sizes.engine_items,
                         repetitions=sizes.engine_repetitions, calls=sizes.calls)
     facts = engines.measure(directory, plan, log)
-    return dict(facts, measured={"date": run["date"], "command": run["command"], "python": python_shown(),
-                                 "seconds": time.perf_counter() - started})
+    return dict(facts, measured=measured_by(run, time.perf_counter() - started))
 
 
 def python_shown() -> str:
@@ -380,9 +379,7 @@ def measure_mcp(sizes: Sizes, run: Dict[str, str], log: Callable[[str], None]) -
             _mcp_repetition(facts, stdio, ports, sizes)
     plan = {"round_trips": sizes.round_trips, "warm_up": round_trips.WARM_UP, "clients": list(sizes.clients),
             "client_calls": sizes.client_calls, "client_warm_up": round_trips.CLIENT_WARM_UP}
-    return dict(facts, plan=plan, sdk=sdk is not None, measured={
-        "date": run["date"], "command": run["command"], "python": python_shown(),
-        "seconds": time.perf_counter() - started})
+    return dict(facts, plan=plan, sdk=sdk is not None, measured=measured_by(run, time.perf_counter() - started))
 
 
 def _mcp_repetition(facts: Dict[str, Any], stdio: Dict[str, List[str]], ports: Dict[str, int], sizes: Sizes) -> None:
@@ -409,8 +406,7 @@ def measure_http(directory: str, sizes: Sizes, run: Dict[str, str], log: Callabl
                           held=sizes.held_heads, hold_seconds=sizes.hold_seconds,
                           retry_seconds=GOALS["connect_retry_seconds"])
     facts = http_load.measure(directory, plan, log)
-    return dict(facts, measured={"date": run["date"], "command": run["command"], "python": python_shown(),
-                                 "seconds": time.perf_counter() - started})
+    return dict(facts, measured=measured_by(run, time.perf_counter() - started))
 
 
 def measure_push(directory: str, sizes: Sizes, log: Callable[[str], None]) -> Dict[str, Any]:
@@ -472,11 +468,18 @@ def timed_sim(directory: str, arguments: Sequence[str], out: str, log: Callable[
 
 
 def machine(now: datetime.datetime, command: Sequence[str]) -> Dict[str, str]:
-    """What the figures were measured on."""
+    """What the figures were measured on, and by which command at which commit."""
     return {"date": now.strftime("%Y-%m-%d"), "system": f"{platform.system()} {platform.release()}",
             "machine": platform.machine(), "processor": platform.processor() or "unknown",
             "cpus": str(os.cpu_count()), "python": f"{platform.python_implementation()} {platform.python_version()}",
-            "sqlite": sqlite3.sqlite_version, "command": " ".join(["python3", "bench.py", *command])}
+            "sqlite": sqlite3.sqlite_version, "command": " ".join(["python3", "bench.py", *command]),
+            "commit": commit_of(ROOT)}
+
+
+def measured_by(run: Dict[str, str], seconds: float) -> Dict[str, Any]:
+    """When, by which command and at which commit a section was measured (a run's machine facts), and in how long."""
+    return {"date": run["date"], "command": run["command"], "commit": run.get("commit"), "python": python_shown(),
+            "seconds": seconds}
 
 
 def parser() -> OneLineParser:
@@ -637,8 +640,7 @@ def merged_into(earlier: Dict[str, Any], fresh: Dict[str, Any]) -> Dict[str, Any
     for section, seconds in fresh["section_seconds"].items():
         measured = fresh[section]
         if isinstance(measured, dict) and "measured" not in measured:
-            measured = dict(measured, measured={"date": run["date"], "command": run["command"],
-                                                "python": python_shown(), "seconds": seconds})
+            measured = dict(measured, measured=measured_by(run, seconds))
         merged[section] = measured
         merged["section_seconds"][section] = seconds
     return merged

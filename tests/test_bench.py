@@ -268,7 +268,8 @@ class SeedPartsTest(unittest.TestCase):
         self.assertEqual(rate, 4.0)
         said = report.job_miss_cause(rate, measured, 2, 200)
         self.assertIn("2 processes run about 4.00 seed days a second here (the seed days per second above), so the "
-                      "job needs about 102 s and the main seeds 2.5 s", said)
+                      "job's seed days need about 102 s and the main seeds' 2.5 s", said)
+        self.assertIn("10 approval runs, which its progress counts with the seed days (420 runs)", said)
         older = report.seed_rate({"processes": 2}, {"day": self.day()})  # facts from before the cores were measured
         self.assertEqual(older, (2 / 0.80, "the day section's seed on stopwatches, 0.80 s, on each process"))
 

@@ -568,7 +568,7 @@ class RecordStore(AgentTools):
         """Every field of `values` that may not be saved, in schema order, then unknown keys as sent.
 
         An agent may not write a hidden relation, whatever it sends. The whole of validation, in one method,
-        so lab/triage_runs.py (table R6) can stub it out to weigh it.
+        so lab/record_channels/runs.py (table R6) can stub it out to weigh it.
         """
         failed: Dict[str, Failure] = {}
         unknown: List[Failure] = []
