@@ -1,7 +1,7 @@
 """sim.py: rerun the knowledge-base experiments (docs/source-figures.md) and write them beside the published figures.
 
     python3 sim.py --seeds 1-5        # writes results/knowledge_base.md and results/knowledge_base.svg
-    python3 sim.py --sensitivity      # writes results/knowledge_base_sensitivity.md (a few minutes)
+    python3 sim.py --sensitivity      # writes results/knowledge_base_sensitivity.md (about 8 minutes on 2 cores)
 
 Layer: a client (see the README's "What is here, layer by layer"). This file is the command alone: its options,
 their checks, and the options handed down to lab/knowledge_base/ as models, seeds and settings. There,
@@ -91,7 +91,8 @@ def parser() -> argparse.ArgumentParser:
                  ranges_default=f"{RANGE_GROUPS} per draw, for the main page and --sensitivity alike")
     p.add_argument("--sensitivity", action="store_true",
                    help=f"instead of the main page, write {SENSITIVITY}: the tallies of the popular model with "
-                   "each of its ingredients alone and with areas of several sizes (a few minutes)")
+                   "each of its ingredients alone and with areas of several sizes (about 8 minutes on 2 cores: "
+                   "its page's last line says how long it took)")
     day = p.add_argument_group("the day (as published: docs/source-figures.md)")
     day.add_argument("--articles", type=positive, default=ARTICLES, help=f"articles in the knowledge base "
                      f"(default {ARTICLES})")

@@ -9,10 +9,12 @@ import json
 import os
 import shutil
 import tempfile
+import types
 import unittest
 from unittest import mock
 
 from osfoundry_tools.server.tokens import MAX_FILE_BYTES, WRITE_SCOPE, Grant, TokenFileError, Tokens, grant_keys
+from osfoundry_tools.server import workspace
 from osfoundry_tools.server.workspace import SERVED
 from osfoundry_tools.stores import record_store
 from tests.helpers import ROOT  # noqa: F401  (puts the project on the path)
@@ -332,6 +334,13 @@ class ReprTest(Folder):
     def test_the_repr_counts_and_names_the_callers_and_shows_no_token(self):
         tokens = Tokens.load(self.write(GOOD), KINDS)
         self.assertEqual(repr(tokens), "Tokens(2 callers: alice, reader)")
+
+    def test_the_startup_line_says_whom_the_tokens_serve_in_words(self):
+        options = types.SimpleNamespace(tokens=Tokens.load(self.write(GOOD), KINDS), approve_writes=False,
+                                        durability="full", rejection_detail="labels", people_edit_every=0)
+        line = workspace.describe(options, ":memory:", ":memory:", None, ())
+        self.assertIn("callers, grants and scopes from the token file: 2 callers: alice, reader;", line)
+        self.assertNotIn("Tokens(", line)
 
     def test_the_repr_of_a_rotation_counts_the_tokens_too(self):
         tokens = Tokens.load(self.write(dict(GOOD, **{ALICE_NEXT: {"caller": "alice"}})), KINDS)

@@ -68,7 +68,8 @@ class Edited(NamedTuple):
     def conflict(self, subject_id: str, expected: Any) -> VersionConflict:
         """The rejection of an edit whose expected_version is no longer the subject's version."""
         return VersionConflict(
-            f"{self.noun} {json.dumps(subject_id)} has changed since version {expected}; nothing was saved. Call "
+            f"{self.noun} {json.dumps(subject_id)} is not at version {expected}, the expected_version you sent: it "
+            "has changed since you read it, or that version was never its; nothing was saved. Call "
             f"{self.read_tool} again, {self.redo}, and edit with its {self.version_key} as expected_version (you "
             "may keep the same idempotency_key).", **{self.id_key: subject_id, "expected_version": expected})
 

@@ -49,9 +49,9 @@ PROG = "mcp_server.py"  # the command's name in its messages, unless started by 
 def parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The command line, each option explained."""
     p = OneLineParser(prog=prog, description=(
-        "Serve the seven osFoundry tools (knowledge bases and record channels) over MCP on stdio: "
-        "newline-delimited JSON-RPC on stdin and stdout, logs on stderr. Give --demo, a database file, "
-        "your own content (--kb-from-dir, --channel-from), or several of them."))
+        "Serve the seven osFoundry tools (knowledge bases and record channels) over MCP: on stdio by default "
+        "(newline-delimited JSON-RPC on stdin and stdout, logs on stderr), or over Streamable HTTP with --http. "
+        "Give --demo, a database file, your own content (--kb-from-dir, --channel-from), or several of them."))
     p.add_argument("--demo", action="store_true", help=(
         f"serve a demo workspace: knowledge base {demo.KNOWLEDGE_BASE} (a help centre of {demo.ARTICLES} "
         f"published articles in English on accounts, billing, integrations and troubleshooting, beside "

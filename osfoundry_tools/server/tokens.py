@@ -127,9 +127,13 @@ class Tokens:
         return len(self._digests)
 
     def __repr__(self) -> str:
+        return f"Tokens({self.described()})"
+
+    def described(self) -> str:
+        """Whom the tokens serve, as a startup line says it: "2 callers: alice, reader" (the tokens never shown)."""
         callers = sorted({grant.caller for _, grant in self._digests})
         tokens = "" if len(callers) == len(self) else f"{len(self)} tokens, "
-        return f"Tokens({tokens}{len(callers)} callers: {', '.join(callers)})"
+        return f"{tokens}{len(callers)} caller{'' if len(callers) == 1 else 's'}: {', '.join(callers)}"
 
 
 def _digest(token: str) -> bytes:

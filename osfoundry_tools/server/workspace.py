@@ -143,7 +143,7 @@ def describe(options: argparse.Namespace, kb_path: str, records_path: str, plan:
         parts.append(served + (f", written only where new: {', '.join(kept)} served as found" if kept else ""))
     parts.extend(loaded)
     if getattr(options, "tokens", None) is not None:
-        parts.append(f"callers, grants and scopes from the token file: {options.tokens!r}")
+        parts.append(f"callers, grants and scopes from the token file: {options.tokens.described()}")
     else:
         parts.append("granted knowledge bases: " + (", ".join(options.grant_kb) if options.grant_kb else "all"))
         parts.append("granted record channels: " + (", ".join(options.grant_channel) if options.grant_channel

