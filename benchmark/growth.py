@@ -195,10 +195,11 @@ def calls_for(store: Any, facts: Dict[str, Any]) -> Dict[str, Callable[[int], An
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = OneLineParser(prog="benchmark.growth", description="Build one benchmark file and print what it holds.")
-    p.add_argument("command", choices=["build"])
-    p.add_argument("kind", choices=KINDS)
-    p.add_argument("size", type=int)
-    p.add_argument("path")
+    p.add_argument("command", choices=["build"], help="build: the one thing this module does on its own")
+    p.add_argument("kind", choices=KINDS, help="what the file holds: a knowledge base of made-up articles or of "
+                   "help-centre articles, a bug channel's items, or a bug channel's event log")
+    p.add_argument("size", type=int, help=f"how many articles, items or events (at least {MIN_SIZE})")
+    p.add_argument("path", help="the sqlite file to write; it must not exist yet")
     options = p.parse_args(argv)
     if options.size < MIN_SIZE:
         p.error(f"size must be at least {MIN_SIZE}")
