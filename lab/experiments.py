@@ -314,16 +314,17 @@ def verdict(published: float, ours: float, low: Optional[float], high: Optional[
 
     A figure published to `decimals` decimals stands for every number that rounds to it, halves rounding
     up: 15.8 for [15.75, 15.85), 30 for [29.5, 30.5). Ours is exact when it lies in that interval, and
-    inside range when our unrounded range [low, high] meets it.
+    inside range when our unrounded range [low, high] meets it. A range that misses the interval makes the
+    figure outside, ours exact or not: ours is the main seeds' alone, and the range says what other seeds give.
     """
     lower, upper = published_interval(published, decimals)
+    if low is not None and high is not None and not range_meets(published, low, high, decimals):
+        return OUTSIDE
     if lower <= ours < upper:
         return EXACT
     if low is None or high is None:
         return NO_RANGE
-    if range_meets(published, low, high, decimals):
-        return INSIDE
-    return OUTSIDE
+    return INSIDE
 
 
 def range_meets(published: float, low: float, high: float, decimals: int) -> bool:
@@ -341,8 +342,9 @@ def published_interval(published: float, decimals: int) -> Tuple[float, float]:
 
 
 VERDICT_RULE = ("A figure published to d decimals stands for the numbers that round to it, halves rounding up "
-                "(12.3 for 12.25 up to 12.35, 7 for 6.5 up to 7.5): `exact` when ours lies in that interval, "
-                "`inside range` when our range, unrounded, meets it, otherwise `outside range`.")
+                "(12.3 for 12.25 up to 12.35, 7 for 6.5 up to 7.5): `outside range` when our range, unrounded, "
+                "misses it, whatever ours is; otherwise `exact` when ours lies in that interval, `inside range` "
+                "when it does not.")
 
 
 def measure(figures: Figures, main: Dict[str, Any], groups: Sequence[Dict[str, Any]],

@@ -20,7 +20,7 @@ import re
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
 from lab import evidence
-from lab.experiments import EXACT, OUTSIDE, number
+from lab.experiments import OUTSIDE, number, published_interval
 
 MARGINAL = 0.25  # a miss by at most this share of the range's width is called marginal
 
@@ -134,14 +134,17 @@ def marginal(row: Row) -> Optional[str]:
     that meets the published figure), no range or a range of no width (a deterministic figure's, its own value).
     The published figure stands for the interval that rounds to it, so the miss is measured from that interval's
     nearer end."""
-    if row["low"] is None:
+    if row["low"] is None or evidence.meets(row):
         return None
     width = row["high"] - row["low"]
     half = 0.5 * 10 ** -row["decimals"]
     miss = max(row["low"] - (row["published"] + half), (row["published"] - half) - row["high"])
-    if width <= 0 or miss <= 0 or miss > MARGINAL * width:
+    if width <= 0 or miss > MARGINAL * width:
         return None
-    return f"marginal: {number(miss, row['decimals'])} outside a range {number(width, row['decimals'])} wide"
+    wide = f"a range {number(width, row['decimals'])} wide"
+    if miss <= 0:  # the range misses the interval at its very edge: it ends where the next rounding begins
+        return f"marginal: {wide} that ends where the published figure's rounding begins"
+    return f"marginal: {number(miss, row['decimals'])} outside {wide}"
 
 
 def missing_draw(draw_rows: Sequence[Dict[str, Row]], key: str) -> Tuple[int, Row]:
@@ -153,15 +156,16 @@ def missing_draw(draw_rows: Sequence[Dict[str, Row]], key: str) -> Tuple[int, Ro
 
 
 def main_seeds_alone(draw: int, row: Row) -> Optional[str]:
-    """Why a figure ours gets exact is still no match: in that draw no group of range seeds comes as near (the
-    cause of such a miss, on either page); None for any other miss."""
-    if row.get("verdict") != EXACT or row["low"] is None or evidence.meets(row):
+    """Why a figure ours gets exact is still outside: in that draw our range misses it (the cause of such a miss,
+    on either page); None for any other miss."""
+    lower, upper = published_interval(row["published"], row["decimals"])
+    if row["low"] is None or evidence.meets(row) or not lower <= row["ours"] < upper:
         return None
     side = "above" if row["low"] > row["published"] else "below"
-    return (f"{draw_words(draw)}ours over the main seeds rounds to the published figure, but every group of five "
+    return (f"{draw_words(draw)}ours over the main seeds rounds to the published figure, but our range over the "
             f"range seeds lies {side} it ({number(row['low'], row['decimals'])} to "
             f"{number(row['high'], row['decimals'])}): the main seeds fell at the edge of what other seeds give, "
-            "so the match is not counted")
+            "so the figure counts as outside")
 
 
 def draw_words(index: int) -> str:

@@ -70,7 +70,7 @@ class StrengthTest(unittest.TestCase):
 
     def test_ours_exact_is_no_match_where_our_range_misses_the_figure(self):
         edge = row(30, 30.2, [31, 33, 36])  # the main seeds round to 30, every group of range seeds lies above
-        self.assertEqual(edge["verdict"], experiments.EXACT)
+        self.assertEqual(edge["verdict"], experiments.OUTSIDE)  # the verdict the tables show says so too
         self.assertEqual(evidence.strength(edge, check=False), evidence.OUTSIDE)
         self.assertEqual(evidence.strength(row(30, 30.2, [30.4, 33, 36]), check=False), evidence.FIRM)  # rounds in
 

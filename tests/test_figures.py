@@ -128,10 +128,16 @@ class ReasonsTest(unittest.TestCase):
 
     def test_ours_exact_beside_a_range_that_misses_is_explained_as_the_main_seeds_alone(self):
         edge = row(11.3, 9.0, 11.0, published=11.3)
-        self.assertEqual(edge["verdict"], experiments.EXACT)
+        self.assertEqual(edge["verdict"], experiments.OUTSIDE)  # shown as outside, where its reason is listed
         reason = record_reasons.reason(triage_report_of({"R5.x": edge}), "R5.x")
-        self.assertTrue(reason.startswith("ours over the main seeds rounds to the published figure, but every group "
-                                          "of five range seeds lies below it (9.0 to 11.0)"), reason)
+        self.assertTrue(reason.startswith("ours over the main seeds rounds to the published figure, but our range "
+                                          "over the range seeds lies below it (9.0 to 11.0)"), reason)
+
+    def test_a_range_that_ends_where_the_published_figures_rounding_begins_is_a_marginal_miss(self):
+        edge = row(11.6, 11.35, 12.0, published=11.3)  # 11.3 stands for [11.25, 11.35): the range starts past it
+        self.assertEqual(edge["verdict"], experiments.OUTSIDE)
+        self.assertEqual(figures.marginal(edge), "marginal: a range 0.7 wide that ends where the published "
+                         "figure's rounding begins")
 
     def test_the_knowledge_base_table_numbers_the_marginal_note_its_verdict_points_to(self):
         kb = sim_report_of({"top10.saves": NEAR})

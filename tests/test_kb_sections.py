@@ -199,6 +199,12 @@ class BoundsTest(unittest.TestCase):
         self.assertEqual(kb_sections.article_text(closed_before[:kb_sections.OPENING_READ]).anchors[-1],
                          "proxyserver-settings")  # a title closed before the cut hides nothing
 
+    def test_a_links_target_holding_an_address_is_unfinished_at_the_cut_all_the_same(self):
+        link = 'See [x](https://example.com/O\'Reilly "a title\n' + HEADING + "\n"  # the address stops at the '
+        content = _intro(kb_sections.SECTION_READ - len(link) - 5) + link + 'more")\nSet the proxyserver.\n'
+        self.assertEqual(kb_sections.article_text(content[:kb_sections.OPENING_READ]).anchors[-1], "intro")
+        self.assertEqual([part.anchor for part in kb_sections.content_parts(content)], ["intro"])
+
     def test_a_link_whose_title_spans_lines_hides_a_heading_alike_from_a_search_and_a_read(self):
         content = 'Intro [l](p.md "t\n## Proxy\n")\n## Proxy\nset the proxy here'  # the first "## Proxy" is title
         text = kb_sections.article_text(content)

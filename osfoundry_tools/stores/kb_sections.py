@@ -120,14 +120,14 @@ def opening_of(read: str) -> Opening:
     0
     """
     text = read[:SECTION_READ]
-    indexed = indexed_text(text)
-    lines = indexed.split("\n")
+    unlinked = without_link_targets(text)  # an unfinished target is looked for before addresses go: it may hold one
+    lines = without_addresses(unlinked).split("\n")
     if len(read) <= SECTION_READ:
         return Opening(text, lines, None)
     unsettled = None if read[SECTION_READ] == "\n" else len(lines) - 1
-    target = _OPEN_TARGET.search(indexed) if "](" in indexed else None
+    target = _OPEN_TARGET.search(unlinked) if "](" in unlinked else None
     if target:
-        unsettled = indexed.count("\n", 0, target.start())
+        unsettled = unlinked.count("\n", 0, target.start())
     return Opening(text, lines, unsettled)
 
 
@@ -474,8 +474,16 @@ def indexed_text(content: str) -> str:
     >>> indexed_text("See [the guide](setting-up.md) or https://example.com/x.")
     'See [the guide] or  '
     """
-    if "](" in content:
-        content = _LINK_TARGET.sub("]", content)
+    return without_addresses(without_link_targets(content))
+
+
+def without_link_targets(content: str) -> str:
+    """The content, the targets of its Markdown links left out (the first step of indexed_text)."""
+    return _LINK_TARGET.sub("]", content) if "](" in content else content
+
+
+def without_addresses(content: str) -> str:
+    """The content, its web addresses left out (the second step of indexed_text): none spans a line."""
     return _ADDRESS.sub(" ", content) if "://" in content else content
 
 
