@@ -111,8 +111,8 @@ class Opening(NamedTuple):
 def opening_of(read: str) -> Opening:
     """The Opening of a content, from what was read of it: its first OPENING_READ characters, or all of it. Where
     the content is longer, two things the cut leaves open are unsettled: a last line it shortened (its words may go
-    on), and every line from a link whose title it cut (the rest may close the title, and a read of the whole
-    content then leaves the title's lines out, as indexed_text does).
+    on), and every line from a link whose target it cut, a title over lines most often (the rest may finish the
+    target, and a read of the whole content then leaves its lines out, as indexed_text does).
 
     >>> opening_of("Intro\\n## Proxy").unsettled, opening_of("x" * (SECTION_READ - 3) + "\\n## Proxy").unsettled
     (None, 1)
