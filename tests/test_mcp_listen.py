@@ -78,6 +78,13 @@ class ListenTest(unittest.TestCase):
         self.assertEqual(self.sequences(one, 1), [first])
         self.assertEqual(self.sequences(both, 2), [first, second])
 
+    def test_once_the_hub_has_stopped_its_watcher_reads_the_stores_no_more(self):
+        self.listen(LOG)  # the watcher starts with the first stream
+        watcher = self.server.hub.thread
+        self.assertTrue(watcher.is_alive())
+        self.server.hub.stop()
+        self.assertFalse(watcher.is_alive())  # so the stores may close: no read of theirs is left under way
+
     def test_list_changes_come_to_who_asked_for_created_unpublished_published_and_deleted_not_plain_saves(self):
         asked = self.server.handle(request("subscriptions/listen", {"notifications": {"resourcesListChanged": True}}))
         narrow = self.server.handle(request("subscriptions/listen", {"notifications": {"resourcesListChanged": True}},

@@ -74,6 +74,46 @@ class TransactionHelperTest(unittest.TestCase):
         self.assertEqual(texts(self.database), [])
 
 
+class CloseTest(unittest.TestCase):
+    """A connection is never closed under a transaction another thread is running on it (the driver would free
+    what that thread's statement is reading, and the process would crash)."""
+
+    def setUp(self):
+        self.database = Database(":memory:", SCHEMA)
+        self.started, self.release, self.read = threading.Event(), threading.Event(), []
+
+    def reading(self):
+        with self.database.read() as connection:
+            self.started.set()
+            self.release.wait(5)
+            self.read.append(connection.execute("SELECT count(*) FROM notes").fetchone()[0])
+
+    def test_close_waits_for_the_transaction_under_way_then_closes(self):
+        reader = threading.Thread(target=self.reading)
+        reader.start()
+        self.started.wait(5)
+        threading.Timer(0.2, self.release.set).start()
+        self.database.close(wait=5)
+        reader.join(5)
+        self.assertEqual(self.read, [0])  # its statement ran to the end, on an open connection
+        with self.assertRaises(sqlite3.ProgrammingError):
+            self.database.connection.execute("SELECT 1")
+
+    def test_past_its_wait_close_leaves_the_connection_open_and_says_so(self):
+        reader = threading.Thread(target=self.reading)
+        reader.start()
+        self.started.wait(5)
+        with self.assertLogs("osfoundry", "WARNING") as said:
+            self.database.close(wait=0.05)
+        self.release.set()
+        reader.join(5)
+        self.assertEqual(self.read, [0])
+        self.assertIn("still in a transaction", said.output[0])
+        self.database.close()  # nothing under way now: closed
+        with self.assertRaises(sqlite3.ProgrammingError):
+            self.database.connection.execute("SELECT 1")
+
+
 class FileDatabaseTest(unittest.TestCase):
     def test_a_file_database_uses_wal_and_a_busy_timeout(self):
         with tempfile.TemporaryDirectory() as folder:

@@ -35,6 +35,7 @@ Glossary:
 
 import copy
 import dataclasses
+import logging
 import os
 import secrets
 import sqlite3
@@ -46,6 +47,8 @@ from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Set,
 from osfoundry_tools.core.events import EVENT_LOG_SCHEMA
 from osfoundry_tools.core.idempotency import IDEMPOTENCY_SCHEMA
 from osfoundry_tools.core.rejections import Busy, ReadOnly, Rejection, StorageError
+
+log = logging.getLogger("osfoundry")
 
 BUSY_TIMEOUT_SECONDS = 10.0  # how long a write waits for the writers before it, then answers busy
 DURABILITY = {"full": "FULL", "normal": "NORMAL"}  # durability -> PRAGMA synchronous, on WAL
@@ -260,9 +263,19 @@ class Database:
 
     # -- the connection ---------------------------------------------------------
 
-    def close(self) -> None:
-        """Close the connection."""
-        self.connection.close()
+    def close(self, wait: float = BUSY_TIMEOUT_SECONDS) -> None:
+        """Close the connection once the transaction under way on it, in any thread, has ended (`wait` seconds at
+        most): the driver runs a statement with the interpreter's lock released, and a connection closed under it
+        frees what it is reading, which takes the process down. Past the wait it stays open, and a warning says
+        so: a connection left to the process's end costs nothing, and a crash costs everything."""
+        if not self._lock.acquire(timeout=wait):
+            log.warning("the %s database's connection was still in a transaction after %g s; it is left open",
+                        self.layout.name, wait)
+            return
+        try:
+            self.connection.close()
+        finally:
+            self._lock.release()
 
     @property
     def shareable(self) -> bool:

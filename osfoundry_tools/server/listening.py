@@ -37,6 +37,7 @@ SLOW_SECONDS = 5.0  # a stream whose outbox stays full this long is told to resy
 MAX_STREAMS, MAX_PER_CALLER = 1000, 32
 EVENTS_PER_READ = 100  # the poll's own limit
 READS_PER_TICK = 20  # of one log: a long replay goes on at the next tick
+STOP_SECONDS = 10.0  # how long stopping waits for the watcher to finish its read (a write lock may hold it up)
 TOO_MANY = -32000
 log = logging.getLogger("osfoundry.mcp")
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
@@ -207,14 +208,17 @@ class Hub:
         if self.streams:
             self.woken.set()
 
-    def stop(self) -> None:
-        """End every stream (each transport then closes it cleanly) and the watcher."""
+    def stop(self, wait: float = STOP_SECONDS) -> None:
+        """End every stream (each transport then closes it cleanly) and the watcher, waiting for it to finish the
+        read it may be in (`wait` seconds at most), so that nothing reads the stores once this returns."""
         with self.guard:
             self.stopped = True
             streams, self.streams = self.streams, []
         for stream in streams:
             stream.end()
         self.woken.set()
+        if self.thread is not None and self.thread is not threading.current_thread():
+            self.thread.join(wait)
 
     def run(self) -> None:
         while not self.stopped:
