@@ -36,7 +36,7 @@ Glossary (experiments.py has figure, ours, range, verdict):
 import dataclasses
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from lab.experiments import EXACT, published_interval, range_meets
+from lab.experiments import EXACT, INSIDE, published_interval, range_meets
 
 FIRM_WIDTH = 1 / 3  # a match is firm when our range is at most this share of the published figure wide
 OTHER_WIDTHS = (1 / 4, 1 / 2)  # where the pages say the line might have been drawn instead
@@ -189,8 +189,8 @@ def relative_width(row: Dict[str, Any]) -> Optional[float]:
 def strength(row: Dict[str, Any], check: bool, firm_width: float = FIRM_WIDTH, fixed: bool = False) -> str:
     """A figure's strength: a check holds when ours is exact; one fixed by the inputs is that, whatever its
     verdict; a measured one is firm, loose, outside or unranged (no range was run, so nothing says how firm
-    an exact one is). A measured figure matches only where our range meets it: ours exact over the main seeds
-    while no group of range seeds comes as near is no match (range_meets)."""
+    an exact one is). A measured figure matches only where our range meets it, as its verdict says
+    (experiments.verdict: outside wherever the range misses, ours exact or not)."""
     if check:
         return CHECK if row.get("verdict") == EXACT else FAILED
     if fixed:
@@ -198,7 +198,7 @@ def strength(row: Dict[str, Any], check: bool, firm_width: float = FIRM_WIDTH, f
     width = relative_width(row)
     if width is None:
         return UNRANGED
-    if not meets(row):
+    if row.get("verdict") not in (EXACT, INSIDE):
         return OUTSIDE
     return FIRM if width <= firm_width else LOOSE
 
