@@ -202,16 +202,39 @@ class StatelessEraTest(unittest.TestCase):
         self.assertIn("expired", refused["message"])
         self.assertEqual(self.space.rows(), before)
 
-    def test_a_state_used_once_is_refused_when_replayed(self):
+    def test_the_same_approved_round_sent_again_gets_the_stored_result_and_writes_nothing(self):
+        arguments = self.space.article_edit()
+        state = self.ask(arguments)["requestState"]
+        saved = answered(self.space.stateless("edit_knowledge_article", arguments, requestState=state,
+                                              inputResponses=approve()))
+        before = self.space.rows()
+        again = self.space.stateless("edit_knowledge_article", arguments, requestState=state, inputResponses=approve())
+        self.assertFalse(again["isError"], again)
+        self.assertEqual(answered(again), dict(saved, replay=True))
+        self.assertEqual(self.space.rows(), before)
+        self.assertEqual(self.space.approvals.tally.counts["approved and saved"], 1)
+        for responses in (decline(), None):  # a retry that lost the approval: still saved, not "nothing was saved"
+            self.assertEqual(answered(self.space.stateless("edit_knowledge_article", arguments, requestState=state,
+                                                           inputResponses=responses)), dict(saved, replay=True))
+        other = dict(arguments, idempotency_key="edit-2")  # the state is of that call only
+        refused = answered(self.space.stateless("edit_knowledge_article", other, requestState=state,
+                                                inputResponses=approve()))
+        self.assertEqual(refused["error"], "invalid_request_state")
+        self.assertIn("another call", refused["message"])
+        self.assertEqual(self.space.rows(), before)
+
+    def test_a_refused_state_says_what_the_call_without_it_will_do(self):
         arguments = self.space.article_edit()
         state = self.ask(arguments)["requestState"]
         self.space.stateless("edit_knowledge_article", arguments, requestState=state, inputResponses=approve())
-        before = self.space.rows()
-        replayed = answered(self.space.stateless("edit_knowledge_article", arguments, requestState=state,
-                                                 inputResponses=approve()))
-        self.assertEqual(replayed["error"], "invalid_request_state")
-        self.assertIn("used already", replayed["message"])
-        self.assertEqual(self.space.rows(), before)
+        self.space.clock.now += 61
+        refused = answered(self.space.stateless("edit_knowledge_article", arguments, requestState=state,
+                                                inputResponses=approve()))
+        self.assertIn("expired", refused["message"])
+        self.assertIn("this call saved nothing", refused["message"])
+        self.assertIn("you get that result back (replay: true)", refused["message"])
+        told = self.space.stateless("edit_knowledge_article", arguments)  # as the message tells: nobody asked
+        self.assertIs(answered(told)["replay"], True)
 
     def test_servers_sharing_a_key_accept_each_others_states(self):
         arguments = self.space.article_edit()

@@ -158,7 +158,7 @@ class ApprovalThroughTheSdkTest(unittest.TestCase):
         self.assertIn('"error": "approval_unavailable"', text(refused))
         self.assertIn("2026-07-28", text(refused))
 
-    def test_forged_altered_expired_and_replayed_states_are_refused(self):
+    def test_forged_altered_and_expired_states_are_refused_and_a_replayed_round_gets_its_result(self):
         async def work(client, person):
             version = await version_of(client)
             arguments = edit_arguments(version, "states")
@@ -187,11 +187,12 @@ class ApprovalThroughTheSdkTest(unittest.TestCase):
             return outcomes
 
         outcomes = self.run_http(MODERN, work)
-        for case in ("forged", "altered", "replayed", "expired"):
+        for case in ("forged", "altered", "expired"):
             self.assertIn('"error": "invalid_request_state"', text(outcomes[case]), case)
         self.assertEqual(outcomes["unchanged"], outcomes["version"])
         self.assertFalse(outcomes["saved"].is_error, text(outcomes["saved"]))
-        self.assertIn("used already", text(outcomes["replayed"]))
+        self.assertFalse(outcomes["replayed"].is_error, text(outcomes["replayed"]))  # the same round, sent again
+        self.assertIn('"replay": true', text(outcomes["replayed"]))
         self.assertIn("expired", text(outcomes["expired"]))
 
 

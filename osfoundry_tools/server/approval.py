@@ -9,7 +9,8 @@ and the stores' previews (agent_tools.AgentTools.preview), not the stores themse
 Glossary:
   approval       a person's answer to one request: approve or decline (with an optional reason); there is no
                  "approve all" and nothing is remembered, so every write is asked again
-  request        what the person reads: who asks, which article or item (by title), what would change, and
+  request        what the person reads: who asks, which article or item (by title, between quotes it cannot
+                 close: a quote it holds is shown by its code), what would change, and
                  that approving saves this one change only. Every character that changes is shown, in context
                  (shown_change.py): each changed line, title or field as a "- " and a "+ " line with the
                  changed words between « and », whitespace and line ends that change marked, unchanged text
@@ -26,7 +27,9 @@ Glossary:
                  store's identity (its file's device and inode, not its path: a copy of the files refuses it) and
                  an expiry; servers given one key and serving the same store accept each other's. Whatever a
                  client sends in its place (not a string, over STATE_CHARACTERS, not ASCII, of another shape) is
-                 refused with invalid_request_state, in words that name requestState
+                 refused with invalid_request_state, in words that name requestState. The same round sent again
+                 once its change is saved (a retry after a lost answer) gets the call's stored result, replay:
+                 true, whatever answer it carries, as the same call and key get anywhere: it writes nothing
   bound          how long a person may take: APPROVAL_SECONDS unless --approval-timeout says otherwise; past it,
                  the call is answered as unanswered (handshake era) or its requestState as expired
 
@@ -50,7 +53,7 @@ from typing import Any, Callable, Dict, Mapping, Optional
 from osfoundry_tools.core.idempotency import fingerprint
 from osfoundry_tools.core.rejections import Rejection, quote
 from osfoundry_tools.server.shown_change import (
-    QUESTION_CHARACTERS, article_change, item_change, too_large, visible,
+    QUESTION_CHARACTERS, article_change, code_of, item_change, too_large, visible,
 )
 
 log = logging.getLogger("osfoundry.mcp")
@@ -92,7 +95,7 @@ class ApprovalUnavailable(Rejection):
 
 
 class InvalidRequestState(Rejection):
-    """A requestState this server did not seal for this very call, or one that expired or was used."""
+    """A requestState this server did not seal for this very call, or one that expired."""
 
     code = "invalid_request_state"
 
@@ -107,12 +110,13 @@ def request_message(caller: str, tool_title: str, before: Optional[Mapping[str, 
     store that shows no subject, the call's arguments). Every changed character is in it, with some context
     (shown_change.py says how it reads); ChangeTooLarge, nobody asked, for a change that cannot be shown whole
     within QUESTION_CHARACTERS."""
+    agent = f"Agent {quoted(named(caller))} asks to save a change ({visible(tool_title)})"
     if before is None or after is None:
         shown = visible(json.dumps(arguments, ensure_ascii=False))
-        lines = [f"Agent {quote(caller)} asks to save a change ({tool_title}) with these arguments:", shown]
+        lines = [f"{agent} with these arguments:", shown]
     else:
-        what = f'the {before["kind"]} "{named(before["title"])}" ({visible(before["where"])}/{visible(before["id"])})'
-        lines = [f"Agent {quote(caller)} asks to save a change ({tool_title}) to {what}.", ""]
+        where = f'{between(before["where"], "()/")}/{between(before["id"], "()/")}'
+        lines = [f'{agent} to the {before["kind"]} {quoted(named(before["title"]))} ({where}).', ""]
         lines += article_change(before, after) if before["kind"] == "article" else item_change(before, after)
     lines += ["", CLOSING]
     message = "\n".join(lines)
@@ -126,9 +130,27 @@ CLOSING = "Approving saves this one change, once; the agent's next change is ask
 
 
 def named(title: str) -> str:
-    """A title as the opening sentence names its subject: visible, cut to LINE_CHARACTERS (the change itself is
-    shown whole below it)."""
-    return visible(title) if len(title) <= LINE_CHARACTERS else visible(title[:LINE_CHARACTERS - 1]) + "…"
+    """A title as the opening sentence names its subject: cut to LINE_CHARACTERS (the change itself is shown whole
+    below it)."""
+    return title if len(title) <= LINE_CHARACTERS else title[:LINE_CHARACTERS - 1] + "…"
+
+
+def between(text: str, delimiters: str) -> str:
+    """Text people wrote, as the question puts it between `delimiters`: visible, and each delimiter it holds shown
+    by its code, so that it cannot close them and make what follows read as the question's own words.
+
+    >>> between('a "b" (c/d)', '"'), between("kb/x)", "()/")
+    ('a ⟨U+0022⟩b⟨U+0022⟩ (c/d)', 'kb⟨U+002F⟩x⟨U+0029⟩')
+    """
+    shown = visible(text)
+    for delimiter in delimiters:
+        shown = shown.replace(delimiter, code_of(delimiter))
+    return shown
+
+
+def quoted(text: str) -> str:
+    """Text people wrote (a title, the caller's name) between double quotes it cannot close."""
+    return f'"{between(text, chr(34))}"'
 
 
 def cut(text: str, limit: int = LINE_CHARACTERS) -> str:
@@ -362,10 +384,11 @@ def subject_name(answer: Mapping[str, Any]) -> str:
 
 
 def state_refused(reason: str) -> Dict[str, Any]:
-    """The rejection for a requestState that cannot be used."""
+    """The rejection for a requestState that cannot be used: this call wrote nothing, and what to send instead."""
     return InvalidRequestState(
-        f"the requestState sent with this call cannot be used: {reason}; nothing was saved. Send the call again "
-        "without requestState and inputResponses, and the person is asked afresh.", reason=reason).as_result()
+        f"the requestState sent with this call cannot be used: {reason}; this call saved nothing. Send the call "
+        "again without requestState and inputResponses: if its idempotency_key saved this very call already, "
+        "you get that result back (replay: true); otherwise the person is asked afresh.", reason=reason).as_result()
 
 
 def answers_of(responses: Any) -> Optional[Any]:

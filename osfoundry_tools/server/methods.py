@@ -384,7 +384,10 @@ class Server:
 
     def answered_stateless(self, name: str, arguments: Dict[str, Any], params: Dict[str, Any],
                            exchange: Exchange) -> Dict[str, Any]:
-        """The stateless era's retry: its requestState checked against the seal, then the person's answer."""
+        """The stateless era's retry: its requestState checked against the seal, then the person's answer. A
+        round whose call its key has saved already (the approved round sent again, its answer lost) gets the
+        call's stored result, replay: true, whatever the answer, and writes nothing: the approval was of exactly
+        that call, and a decline cannot say that nothing was saved."""
         approvals, grant, meta = cast(approval.Approvals, self.approvals), exchange.grant, exchange.meta or {}
         refusal = approvals.seal.refusal(params["requestState"], self.tools.caller(name, grant), name, arguments,
                                          self.tools.store_identity(name))
@@ -392,10 +395,13 @@ class Server:
             return tool_result(approval.state_refused(refusal))
         answer = approval.Answer.of(approval.answers_of(params.get("inputResponses")))
         if not answer.approved:
+            stored = self.tools.preview(name, arguments, grant).answer  # "nothing was saved" must be true
+            if stored.get("replay") is True:
+                return tool_result(stored)
             return tool_result(approvals.refused(answer, approval.who_answers(meta.get(CLIENT_INFO_KEY))))
         saved = self.tools.call(name, arguments, grant)
-        if saved.get("replay") is True:  # the change this state approved is saved already: a replay of the state
-            return tool_result(approval.state_refused("it was used already: the change it approved is saved"))
+        if saved.get("replay") is True:  # the approved round sent again: its stored result, as the key gives anywhere
+            return tool_result(saved)
         return tool_result(approvals.committed(saved))
 
     def question(self, name: str, arguments: Dict[str, Any],

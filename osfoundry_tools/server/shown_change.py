@@ -17,10 +17,14 @@ How a change reads:
               lines)". Only unchanged text is ever left out
   visible     inside a span, whitespace other than one space between two other characters is marked: ␣ a space,
               ⇥ a tab, ␍ a carriage return, ↵ a line feed. Everywhere, a character that prints nothing or could
-              reorder or hide text (controls, format characters such as U+202E, spaces other than U+0020) is
-              shown as its code, ⟨U+202E⟩, and so are these marks themselves where the text holds them
-  non-ASCII   under a pair, the non-ASCII characters of its spans with their Unicode names (NAMED_CHARACTERS at
-              most, those of words that mix scripts first), so that a Cyrillic а put for a Latin a is seen
+              reorder or hide text (controls, format characters such as U+202E, spaces other than U+0020, and
+              the blanks str.isprintable() passes: Hangul fillers, U+2800, variation selectors...) is shown as
+              its code, ⟨U+202E⟩, and so are these marks themselves where the text holds them
+  non-ASCII   under a pair, each distinct non-ASCII character of its spans, once. Every one that could pass for
+              another (in a word that mixes scripts, or readable as ASCII: could_pass_for_ascii) is named with
+              its Unicode name, however many there are; the others (é, 中, —) fill the room left up to
+              NAMED_CHARACTERS and are counted past it. So a Cyrillic а put for a Latin a is seen, whatever
+              else changes on the line, and a long edit in another script is not refused for its notes
   bound       a span longer than SPAN_CHARACTERS, or a question longer than QUESTION_CHARACTERS, cannot be
               shown: the write is refused with change_too_large_to_approve, nothing is saved and its
               idempotency key stays free
@@ -31,6 +35,7 @@ How a change reads:
 
 import bisect
 import difflib
+import json
 import re
 import unicodedata
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
@@ -41,7 +46,8 @@ from osfoundry_tools.core.rejections import Rejection
 CONTEXT_CHARACTERS = 40  # of unchanged text shown each side of a span: enough to read the words around a change
 SPAN_CHARACTERS = 2000  # of one span, at most: a paragraph rewritten, not a page
 QUESTION_CHARACTERS = 6000  # of the whole question: what an elicitation dialog shows without tiring its reader
-NAMED_CHARACTERS = 4  # non-ASCII characters named under a pair; the others are counted
+NAMED_CHARACTERS = 4  # non-ASCII characters named under a pair at least; past it, accented letters are listed
+#                        unnamed, and every other character is named all the same
 INLINE_CHARACTERS = 60  # a value whose two sides are each this short is shown on one line, old -> new
 JOINED_SAME = 3  # unchanged characters between two spans at most, for the two to be shown as one
 ELIDED_AT_LEAST = 24  # unchanged text is cut only where this many characters or more would be left out: fewer
@@ -92,11 +98,38 @@ def visible(text: str, span: bool = False) -> str:
             shown.append(" " if alone or not span else "␣")
         elif character in WHITESPACE_MARKS:
             shown.append(WHITESPACE_MARKS[character])
-        elif not character.isprintable():
+        elif prints_nothing(character):
             shown.append(code_of(character))
         else:
             shown.append(character)
     return "".join(shown)
+
+
+def prints_nothing(character: str) -> bool:
+    """Whether a character shows no mark of its own on a screen: what str.isprintable() refuses (controls, format
+    characters, spaces other than U+0020, unassigned and private code points), and BLANK_CHARACTERS, which it
+    passes (Hangul fillers, the blank Braille pattern, variation selectors...).
+
+    >>> [prints_nothing(c) for c in ("a", "\u3164", "\u2800", "\ufe0f", "\u034f", "\U000e0100", "\u00e9")]
+    [False, True, True, True, True, True, False]
+    """
+    if not character.isprintable():
+        return True
+    code = ord(character)
+    return any(low <= code <= high for low, high in BLANK_CHARACTERS)
+
+
+BLANK_CHARACTERS = (  # (first, last) code points that print nothing, or a blank, yet str.isprintable() passes
+    (0x034F, 0x034F),  # combining grapheme joiner
+    (0x115F, 0x1160), (0x3164, 0x3164), (0xFFA0, 0xFFA0),  # Hangul fillers
+    (0x17B4, 0x17B5),  # Khmer inherent vowels
+    (0x180B, 0x180F),  # Mongolian free variation selectors and vowel separator
+    (0x2800, 0x2800),  # Braille pattern blank
+    (0xFE00, 0xFE0F), (0xE0100, 0xE01EF),  # variation selectors
+    (0x16FE4, 0x16FE4),  # Khitan small script filler
+    (0x1D159, 0x1D159), (0x1D173, 0x1D17A),  # musical null notehead, musical format characters
+    (0xE0000, 0xE0FFF),  # tag characters and the rest of their default-ignorable plane block
+)
 
 
 def script_of(character: str) -> str:
@@ -104,29 +137,88 @@ def script_of(character: str) -> str:
     return unicodedata.name(character, "?").split(" ")[0]
 
 
+def could_pass_for_ascii(character: str) -> bool:
+    """Whether a non-ASCII character could be read as an ASCII one, or as nothing: a letter drawn like a Latin one
+    (LATIN_LOOKALIKES: Cyrillic а, Greek ο, dotless ı...), a form that folds to ASCII (fullwidth Ａ, mathematical
+    𝐚, superscript ¹), a digit of another script (١ reads as 1), punctuation drawn like ASCII's (one dot leader,
+    division slash), or a character that prints nothing. An accented letter, a Chinese or a Russian word's own
+    letters (б, ж), a dash or a curly quote reads as what it is.
+
+    >>> [could_pass_for_ascii(c) for c in ("а", "ο", "Ａ", "١", "\u2215", "\u3164", "é", "б", "中", "—")]
+    [True, True, True, True, True, True, False, False, False, False]
+    """
+    if character in LATIN_LOOKALIKES or prints_nothing(character):
+        return True
+    folded = unicodedata.normalize("NFKC", character)
+    return (folded != character and folded.isascii()) or unicodedata.category(character) == "Nd"
+
+
+LATIN_LOOKALIKES = frozenset(  # letters and marks drawn like ASCII ones, which no normalisation folds to them
+    "аеорсухіјѕһԁԛԝӏүԍɡ" "АВЕКМНОРСТХУІЈЅԌԚԜӀ"  # Cyrillic
+    "αονριυκχτγ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"  # Greek
+    "օսոհզգ" "ՕՍ"  # Armenian
+    "ıȷɑɡɩʏꞮ"  # Latin letters drawn like other ASCII letters: dotless i, script g
+    "․∕⁄∶ːꓸ։׃᛫‚‹›ʼʹ‐‑‒"
+    "−٫۔܁܂﹒‧··"  # punctuation: dots, slashes, colons, quotes, hyphens
+)
+
+
+WRITTEN_TOGETHER = {script: "CJK" for script in ("HIRAGANA", "KATAKANA", "HALFWIDTH", "HANGUL", "BOPOMOFO",
+                                                 "IDEOGRAPHIC")}  # scripts one Japanese, Korean or Chinese word mixes
+
+
+def mixed_words(spans: Sequence[str]) -> List[Tuple[str, str]]:
+    """(word, its scripts) of each word of the spans whose letters mix scripts, each word once; the scripts a
+    Japanese, Korean or Chinese word is written in together count as one (WRITTEN_TOGETHER)."""
+    mixed: Dict[str, str] = {}
+    for span in spans:
+        for word in re.findall(r"\w+", span):
+            scripts = sorted({WRITTEN_TOGETHER.get(script_of(c), script_of(c)) for c in word if c.isalpha()})
+            if len(scripts) > 1:
+                mixed[word] = " and ".join(scripts)
+    return list(mixed.items())
+
+
+def lookalikes_first(found: Sequence[str], mixed: Sequence[Tuple[str, str]]) -> List[str]:
+    """The characters of `found` that could pass for others: those in a word that mixes scripts, then those that
+    could be read as ASCII (could_pass_for_ascii), each group in the order found."""
+    in_mixed = [c for c in found if any(c in word for word, _ in mixed)]
+    return in_mixed + [c for c in found if c not in in_mixed and could_pass_for_ascii(c)]
+
+
+def character_name(character: str) -> str:
+    """A character as a note names it: itself (by its code where it prints nothing, or is one of the question's
+    marks), its code point and its Unicode name."""
+    shown = code_of(character) if character in OWN_MARKS or prints_nothing(character) else character
+    return f"{shown} U+{ord(character):04X} {unicodedata.name(character, '(no name)')}"
+
+
 def named_characters(spans: Sequence[str]) -> Optional[str]:
-    """The note under a side of a pair: its spans' non-ASCII characters with their names, those of words that
-    mix scripts first, NAMED_CHARACTERS at most and the rest counted; None if there are none.
+    """The note under a side of a pair: each distinct non-ASCII character of its spans, once; None if there are
+    none. Every one that could pass for another (lookalikes_first: in a word that mixes scripts, or readable as
+    ASCII) is named with its Unicode name, however many there are (saying so past NAMED_CHARACTERS); the others,
+    which read as what they are (é, 中, —), fill the room left up to NAMED_CHARACTERS and are counted past it.
 
     >>> named_characters(["pаss"])
     'non-ASCII: а U+0430 CYRILLIC SMALL LETTER A (in «pаss», which mixes CYRILLIC and LATIN letters)'
+    >>> named_characters(["Müller, Øre, ааа", "café"])
+    'non-ASCII: а U+0430 CYRILLIC SMALL LETTER A, ü U+00FC LATIN SMALL LETTER U WITH DIAERESIS, Ø U+00D8 LATIN \
+CAPITAL LETTER O WITH STROKE, é U+00E9 LATIN SMALL LETTER E WITH ACUTE'
     """
-    found: List[str] = []
-    mixed: List[Tuple[str, str]] = []  # (word, its scripts) of the words that mix scripts
-    for span in spans:
-        for word in re.findall(r"\w+", span):
-            scripts = sorted({script_of(c) for c in word if c.isalpha()})
-            if len(scripts) > 1:
-                mixed.append((word, " and ".join(scripts)))
-                found += [c for c in word if not c.isascii() and c not in found]
-        found += [c for c in span if not c.isascii() and c not in found]
+    found = list(dict.fromkeys(c for span in spans for c in span if not c.isascii()))
     if not found:
         return None
-    names = [f"{c if c.isprintable() else code_of(c)} U+{ord(c):04X} {unicodedata.name(c, '(no name)')}"
-             for c in found[:NAMED_CHARACTERS]]
-    more = f", and {len(found) - NAMED_CHARACTERS} more" if len(found) > NAMED_CHARACTERS else ""
+    mixed = mixed_words(spans)
+    suspects = lookalikes_first(found, mixed)
+    others = [c for c in found if c not in suspects]
+    room = max(NAMED_CHARACTERS - len(suspects), 0)
+    names = ", ".join(character_name(c) for c in suspects + others[:room])
+    lead = "non-ASCII" if len(suspects) <= NAMED_CHARACTERS else \
+        f"non-ASCII ({len(suspects)} characters that could pass for others: more than usual, all named)"
+    rest = others[room:]
+    more = f", and {len(rest):,} more that read as what they are" if rest else ""
     words = "".join(f" (in «{visible(word)}», which mixes {scripts} letters)" for word, scripts in mixed[:2])
-    return f"non-ASCII: {', '.join(names)}{more}{words}"
+    return f"{lead}: {names}{more}{words}"
 
 
 # ---------------------------------------------------------------------------
@@ -413,9 +505,9 @@ def line_end(line: str) -> str:
 
 
 def item_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str]:
-    """Each field of an item whose stored value would change, by label, in schema order. Where the two values
+    """Each field of an item whose stored text would change, by label, in schema order. Where the two values
     would read alike (a shared label's suffix matching another label, say), each is followed by its stored JSON,
-    so no change is ever shown as none."""
+    and where they differ only in the order of their keys, that is said, so no change is ever shown as none."""
     changed: List[str] = []
     for (label, was, was_stored), (_, value, stored) in zip(before["fields"], after["fields"]):
         if was_stored == stored:
@@ -423,7 +515,24 @@ def item_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str
         if was == value:
             was, value = told_apart(was, was_stored), told_apart(value, stored)
         changed += value_change(visible(label), was, value)
-    return changed or ["No field's value changes"]
+        if only_order_differs(was_stored, stored):
+            changed.append(f"  {ONLY_ORDER}")
+    return changed or [NO_FIELD_CHANGES]
+
+
+NO_FIELD_CHANGES = "No field's value changes: approving saves the same values again, as a new version"
+ONLY_ORDER = "the same keys and values, in another order: the stored text changes all the same"
+
+
+def only_order_differs(was: Optional[str], now: Optional[str]) -> bool:
+    """Whether two stored JSON texts differ only in the order of an object's keys.
+
+    >>> only_order_differs('{"a": 1, "b": 2}', '{"b": 2, "a": 1}'), only_order_differs('{"a": 1}', '{"a": 1.0}')
+    (True, False)
+    """
+    if was is None or now is None or was == now:
+        return False
+    return json.dumps(json.loads(was), sort_keys=True) == json.dumps(json.loads(now), sort_keys=True)
 
 
 def told_apart(shown: Optional[str], stored: Optional[str]) -> Optional[str]:

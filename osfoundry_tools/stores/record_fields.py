@@ -564,15 +564,17 @@ def as_people_read(field: Field, value: Any) -> Optional[str]:
 
 
 def stored_text(value: Any) -> Optional[str]:
-    """A stored value as its JSON, keys sorted, where as_people_read's text could leave two values alike; None for
-    nothing (null, "" and [] all clear a field).
+    """A stored value as its JSON, as the item's row holds it (keys in their stored order: two values whose keys
+    come in another order are stored differently, so they differ here too), for the question to tell a change
+    by and to show where as_people_read's text could leave two values alike; None for nothing (null, "" and []
+    all clear a field).
 
     >>> stored_text({"b": 1, "a": "é"}), stored_text("1"), stored_text([])
-    ('{"a": "é", "b": 1}', '"1"', None)
+    ('{"b": 1, "a": "é"}', '"1"', None)
     """
     if value is None or value == [] or value == "":
         return None
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return json.dumps(value, ensure_ascii=False)
 
 
 def option_read(field: Field, value: Any) -> str:
