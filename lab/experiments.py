@@ -17,6 +17,7 @@ import argparse
 import dataclasses
 import decimal
 import os
+import math
 import platform
 import shlex
 import sqlite3
@@ -295,6 +296,45 @@ def inside_chance(groups: int) -> float:
     """The chance that a further group's value falls inside spread() of `groups` values (of one distribution):
     between the (cut + 1)-th smallest and the (cut + 1)-th largest, (groups - 2 cut - 1) / (groups + 1)."""
     return (groups - 2 * spread_cut(groups) - 1) / (groups + 1)
+
+
+def inside_every_chance(groups: int, draws: int, steps: int = 4000) -> float:
+    """The chance that one further group's value falls inside spread() of `groups` values in each of `draws`
+    disjoint draws (all of one distribution): the same value is judged against every draw, so the draws are not
+    independent of it. At the value's quantile u, one draw holds it when at least cut + 1 of its groups lie below
+    u and cut + 1 above; the chance is that probability to the power `draws`, averaged over u (the midpoint rule
+    over `steps` quantiles). One draw gives inside_chance.
+
+    >>> round(inside_every_chance(10, 1), 4) == round(inside_chance(10), 4), round(inside_every_chance(10, 4), 3)
+    (True, 0.635)
+    """
+    cut = spread_cut(groups)
+
+    def held(u: float) -> float:
+        return sum(math.comb(groups, k) * u ** k * (1 - u) ** (groups - k) for k in range(cut + 1, groups - cut))
+    return sum(held((step + 0.5) / steps) ** draws for step in range(steps)) / steps
+
+
+def count_range_chance(trials: int, chance: float, count: int, groups: int, draws: int) -> float:
+    """The chance that spread() of `groups` groups, each counting the successes of `trials` independent tries
+    of this `chance`, holds `count`, in each of `draws` disjoint draws: how often a published count would meet
+    our range if that law alone made ours (near 1, the match could not have failed).
+
+    >>> round(count_range_chance(150, 0.005, 0, 10, 4), 3), round(count_range_chance(150, 0.2, 10, 10, 4), 3)
+    (0.993, 0.0)
+    """
+    cut = spread_cut(groups)
+    pmf = [math.comb(trials, k) * chance ** k * (1 - chance) ** (trials - k) for k in range(trials + 1)]
+    below, equal = sum(pmf[:count]), pmf[count] if 0 <= count <= trials else 0.0
+    above = max(0.0, 1.0 - below - equal)
+    held = 0.0
+    for lower in range(groups + 1):  # groups below the count, then equal to it, the rest above
+        for level in range(groups - lower + 1):
+            higher = groups - lower - level
+            if lower + level >= cut + 1 and higher + level >= cut + 1:
+                held += (math.comb(groups, lower) * math.comb(groups - lower, level)
+                         * below ** lower * equal ** level * above ** higher)
+    return held ** draws
 
 
 def normal_spread(values: Sequence[float]) -> Tuple[float, float]:

@@ -161,11 +161,29 @@ def main_seeds_alone(draw: int, row: Row) -> Optional[str]:
     lower, upper = published_interval(row["published"], row["decimals"])
     if row["low"] is None or evidence.meets(row) or not lower <= row["ours"] < upper:
         return None
-    side = "above" if row["low"] > row["published"] else "below"
     return (f"{draw_words(draw)}ours over the main seeds rounds to the published figure, but our range over the "
-            f"range seeds lies {side} it ({number(row['low'], row['decimals'])} to "
+            f"range seeds lies {range_side(row)} it ({number(row['low'], row['decimals'])} to "
             f"{number(row['high'], row['decimals'])}): the main seeds fell at the edge of what other seeds give, "
             "so the figure counts as outside")
+
+
+def range_side(row: Row) -> str:
+    """Which side of the published figure a range that misses it lies on: "above" or "below" (what makes the
+    verdict, whichever side ours over the main seeds lies on)."""
+    return "above" if row["low"] > row["published"] else "below"
+
+
+def where_range_lies(row: Row) -> str:
+    """Where a missing figure's range lies, for a note, and ours where it lies on the other side.
+
+    >>> where_range_lies({"ours": 28.7, "low": 20.0, "high": 26.1, "published": 28.4, "decimals": 1})
+    'our range lies below the published figure (20.0 to 26.1), though ours over the main seeds lies above it'
+    """
+    side = range_side(row)
+    words = (f"our range lies {side} the published figure ({number(row['low'], row['decimals'])} to "
+             f"{number(row['high'], row['decimals'])})")
+    ours = "below" if row["ours"] < row["published"] else "above" if row["ours"] > row["published"] else side
+    return words if ours == side else f"{words}, though ours over the main seeds lies {ours} it"
 
 
 def draw_words(index: int) -> str:

@@ -44,8 +44,8 @@ def answer_opening(article: str, counts: Mapping[str, int]) -> str:
               f"{evidence.measured(counts)} pieces of evidence" if shared else "")
     return (f"Of the {evidence.total(counts)} figures the {article} article publishes, each counted once however "
             f"many rows restate it, {evidence.checks_words(counts)}, and {fixed} "
-            f"{'is' if fixed == 1 else 'are'} fixed by the inputs (a sample or an analytic share of a stated "
-            f"setting, whatever the model); the other {evidence.measured_figures(counts)} are measured, decided by "
+            f"{'is' if fixed == 1 else 'are'} fixed by the inputs (a sample of what the stated settings alone "
+            f"give, whatever the model); the other {evidence.measured_figures(counts)} are measured, decided by "
             f"a mechanism of the model{pieces}: ")
 
 
@@ -137,8 +137,10 @@ def counting_rules(restating: str, rule_words: str, after: str) -> str:
         "with the rows that rest on it. Each independent figure is of one of three kinds. A *check* is a figure "
         "the way the run is built fixes (each is listed with what fixes it): it must come out exact, and it "
         "measures none of the article's claims. A figure *fixed by the inputs* is an analytic share of a stated "
-        "setting or a sample of a stated count: whatever the model, ours measures the sampling, not a claim, so "
-        "it is listed with what fixes it and tallied apart. A *measured* figure is one a mechanism of the model "
+        "setting, a sample of a stated count, or a count so well decided by the stated settings' own law that our "
+        "range would hold the published one nearly always (at least 95% of the time, in every draw): whatever "
+        "the model, ours measures the sampling, not a claim, so its match could not have failed; it is listed "
+        "with what fixes it and tallied apart. A *measured* figure is one a mechanism of the model "
         "decides, and only those count as firm, loose or outside; measured figures that follow from one cause "
         "count as one piece of evidence, the weakest of their strengths, and are listed together with the cause "
         "named. A measured figure is a *firm* match when our range meets it and is at most "

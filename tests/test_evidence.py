@@ -129,6 +129,15 @@ class KindsTest(unittest.TestCase):
         self.assertEqual((counts[evidence.FIRM], counts[evidence.OUTSIDE]), (1, 1))  # page firm, schema outside
         self.assertEqual(evidence.total(counts), 5)
 
+    def test_a_figure_fixed_under_one_reading_is_measured_under_every_other(self):
+        basis = dataclasses.replace(KINDS, fixed_under={"per citation": {"own": "a sample of a stated share"}})
+        self.assertEqual(basis.read_as("per citation").kind("own"), evidence.FIXED)
+        self.assertEqual(basis.read_as("distinct").kind("own"), "measured")
+        self.assertEqual(basis.kind("own"), "measured")
+        counts = evidence.tally(evidence.assess(kinds_rows(), basis.read_as("per citation")),
+                                basis.read_as("per citation"))
+        self.assertEqual((counts[evidence.FIXED], counts[evidence.FIRM]), (2, 0))
+
     def test_over_draws_a_figure_is_firm_only_when_firm_in_every_draw(self):
         draws = [evidence.assess(kinds_rows(), KINDS), evidence.assess(kinds_rows(), KINDS),
                  evidence.assess(dict(kinds_rows(), own=row(10, 10, [9, 16])), KINDS)]
@@ -172,6 +181,27 @@ class BasesTest(unittest.TestCase):
         counted = [key for key in kb_scenario.BASIS.independent(measured) if kb_scenario.BASIS.tallied(key)]
         self.assertEqual((len(counted), len([k for k in counted if k in kb_scenario.BASIS.checks])), (41, 7))
         self.assertEqual(set(kb_scenario.BASIS.independent(measured)) - set(counted), {"K3.title.kib", "K3.reread.kib"})
+
+    def test_a_rejection_count_the_stated_law_makes_certain_is_fixed_by_the_inputs_and_no_other(self):
+        fixed = [key for key in kb_scenario.BASIS.fixed if key.startswith("K4.")]
+        self.assertEqual(fixed, ["K4.d0.conflicts", "K4.d0.gone", "K4.d1.gone"])  # 20 s both, 15 min unpublished
+        self.assertIn("99.5% of the time", kb_scenario.BASIS.fixed["K4.d0.conflicts"])
+        busier = dataclasses.replace(kb_scenario.DAY_AS_STATED, saves=30 * kb_scenario.SAVES)
+        self.assertEqual([k for k in kb_scenario.basis_for(busier).fixed if k.startswith("K4.")], [])
+        self.assertEqual([k for k in kb_scenario.basis_for(kb_scenario.DAY_AS_STATED, groups=0).fixed
+                          if k.startswith("K4.")], [])
+
+    def test_a_published_count_far_from_the_law_could_have_failed(self):
+        self.assertGreater(experiments.count_range_chance(150, 0.005, 0, 10, 4), 0.99)
+        self.assertLess(experiments.count_range_chance(150, 0.005, 5, 10, 4), 0.01)
+        self.assertLess(experiments.count_range_chance(150, 0.1, 30, 10, 4), 0.01)
+        self.assertAlmostEqual(experiments.inside_every_chance(10, 1), experiments.inside_chance(10), places=6)
+        self.assertLess(experiments.inside_every_chance(10, 4), experiments.inside_every_chance(10, 1))
+
+    def test_the_control_share_per_citation_is_fixed_by_the_inputs_and_measured_per_distinct_version(self):
+        self.assertEqual(kb_scenario.BASIS.read_as("citation").kind("control.stale"), evidence.FIXED)
+        self.assertIn("29.6%", kb_scenario.BASIS.read_as("citation").fixed["control.stale"])
+        self.assertEqual(kb_scenario.BASIS.read_as("distinct").kind("control.stale"), "measured")
 
     def test_the_record_article_publishes_29_independent_figures_19_of_them_checks(self):
         counted = record_scenario.BASIS.independent(record_scenario.PUBLISHED)

@@ -8,6 +8,7 @@ import unittest
 
 import sim
 import triage
+from lab import figures
 from lab.knowledge_base import measured as kb_measured
 from lab.knowledge_base import reasons as kb_reasons
 from lab.knowledge_base import report as kb_report
@@ -42,12 +43,27 @@ class KnowledgeBaseNotesTest(unittest.TestCase):
                         rows[key.replace("__", ".")]["published"] = value
         return copied
 
-    def test_a_figure_without_a_cause_is_said_to_lie_on_the_side_it_lies(self):
+    def test_a_figure_without_a_cause_is_said_to_lie_on_the_side_its_range_lies(self):
         for published, side in ((0.0, "above"), (1e9, "below")):
             report = self.with_published(top10__questions=published)
             with self.subTest(side=side):
                 note = kb_reasons.not_known(report, self.model, "top10.questions", "distinct")[1]
-                self.assertIn(f"ours lies {side} the published figure", note)
+                self.assertIn(f"our range lies {side} the published figure", note)
+                self.assertNotIn("though ours", note)
+
+    def test_chance_alone_is_reckoned_over_the_measured_figures_only(self):
+        count = kb_reasons.independent_ranged(self.report, self.model, "distinct")
+        basis = self.report.basis.read_as("distinct")
+        ranged = [a for a in self.report.assessed(self.model, "distinct").values() if a.width]
+        self.assertEqual(count, len([a for a in ranged if basis.kind(a.key) == "measured"]))
+        self.assertLess(count, len([a for a in ranged if a.key not in basis.checks]))  # the fixed ones are left out
+
+    def test_ours_on_the_other_side_of_the_published_figure_from_its_range_is_said_apart(self):
+        row = {"ours": 28.7, "low": 20.0, "high": 26.1, "published": 28.4, "decimals": 1}
+        self.assertEqual(figures.where_range_lies(row), "our range lies below the published figure (20.0 to 26.1), "
+                         "though ours over the main seeds lies above it")
+        self.assertEqual(figures.where_range_lies(dict(row, ours=19.0)),
+                         "our range lies below the published figure (20.0 to 26.1)")
 
     def test_the_poll_note_puts_ours_on_the_side_of_the_published_figure_it_lies(self):
         ours = kb_measured.row(self.report, self.model, "distinct", "K3.poll.kib_per_check")["ours"]

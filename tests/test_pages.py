@@ -26,7 +26,7 @@ class SkeletonTest(unittest.TestCase):
         self.assertEqual(pages.answer_opening("record-channel", COUNTS),
                          "Of the 48 figures the record-channel article publishes, each counted once however many "
                          "rows restate it, 7 check how the run is built, and all hold, and 0 are fixed by the inputs "
-                         "(a sample or an analytic share of a stated setting, whatever the model); the other 41 are "
+                         "(a sample of what the stated settings alone give, whatever the model); the other 41 are "
                          "measured, decided by a mechanism of the model: ")
         self.assertIn("2 are fixed by the inputs", pages.answer_opening("x", SHARED))
         self.assertIn("the other 39 are measured, decided by a mechanism of the model, 1 of them counted with "

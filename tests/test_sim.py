@@ -275,19 +275,24 @@ class CommittedPageTest(unittest.TestCase):
                             self.assertRegex(notes.get(int(match.group(2)), ""), r"^[A-Z].{40,}\.$")
         self.assertIn("](knowledge_base.svg)", self.text)
 
-    def test_a_note_that_puts_ours_above_or_below_the_published_figure_agrees_with_every_row_pointing_to_it(self):
+    def test_a_note_that_puts_our_range_above_or_below_the_published_figure_agrees_with_every_row_pointing_to_it(self):
         checked = 0
         for rows, notes in figure_tables(self.text):
             for line in rows:
                 cells = line.strip("| ").split(" | ")
-                for ours, verdict in zip(cells[3::3], cells[5::3]):
+                for ours, spread, verdict in zip(cells[3::3], cells[4::3], cells[5::3]):
                     pointed = re.search(r"\[(\d+)\]", verdict)
-                    side = pointed and re.search(r"ours lies (above|below) the published figure",
-                                                 notes[int(pointed.group(1))])
-                    if side:
+                    said = pointed and re.search(  # the committed draw's range only: the table shows that one
+                        r"cause not known: our range lies (above|below) the published figure \([^)]*\)"
+                        r"(?:, though ours over the main seeds lies (above|below) it)?", notes[int(pointed.group(1))])
+                    if said:
                         checked += 1
-                        below = figure_value(ours) < figure_value(cells[2])
-                        self.assertEqual(side.group(1), "below" if below else "above", line)
+                        published = figure_value(cells[2])
+                        low, high = (figure_value(end) for end in spread.split(" – "))
+                        self.assertEqual(said.group(1), "below" if high < published else "above", line)
+                        self.assertTrue(high < published or low > published, line)
+                        ours_side = "below" if figure_value(ours) < published else "above"
+                        self.assertEqual(said.group(2) or said.group(1), ours_side, line)
         self.assertGreater(checked, 0)
 
     def test_the_committed_page_is_titled_as_the_canonical_run_and_says_what_made_it(self):
@@ -333,8 +338,9 @@ class CommittedPageTest(unittest.TestCase):
                 self.assertIn("top-10 share of questions, measured", fixed)
         for row in rows:
             shown = counts_of(header, row)
+            reading = "citation" if "per citation" in row[1] else "distinct"
             with self.subTest(row=row[:2]):
-                self.assertEqual(shown["fixed by the inputs"], len(kb_scenario.BASIS.fixed))
+                self.assertEqual(shown["fixed by the inputs"], len(kb_scenario.BASIS.read_as(reading).fixed))
                 self.assertEqual(shown["measured figures"], shown["independent figures"] - shown["checks"]
                                  - shown.get("failed checks", 0) - shown["fixed by the inputs"])
                 self.assertLessEqual(shown["measured figures"], 30)
@@ -369,6 +375,17 @@ class CommittedPageTest(unittest.TestCase):
                               f"the model {row[0]} ", sentence)
                 self.assertIn(f"matches {shown['firm']} firmly and {shown['loose']} loosely and misses "
                               f"{shown['outside']}", sentence)
+
+    def test_the_opening_sentence_counts_the_figures_telling_the_models_apart_under_the_reading_it_names(self):
+        header, rows = table_with_header(self.text, "## How strong the evidence is")
+        sentence = self.text.splitlines()[2]
+        column = next(n for n, name in enumerate(header) if name.startswith("tell the models apart"))
+        consistent = [row for row in rows if "(consistent)" in row[1]]
+        apart = sum(int(row[column]) for row in consistent)
+        said = re.search(r"under that reading (\d+) of them tell the two models apart", sentence)
+        self.assertIsNotNone(said, sentence)
+        self.assertEqual(int(said.group(1)), apart)
+        self.assertLess(said.start(), sentence.index("per citation, is impossible"))
 
     def test_every_row_restating_a_figure_names_one_the_page_numbers(self):
         numbers = {row[0] for row in table_with_header(self.text, "## Each published figure once")[1]}

@@ -61,6 +61,15 @@ SAVE, QUESTION, EDIT, CHECK = range(4)
 Connect = Callable[..., kb_store.KnowledgeBaseStore]  # kb_store.connect, or one that wraps the store it opens
 
 
+def duration_words(seconds: int) -> str:
+    """A delay as the pages write it: 20 s, 15 min, 1 h."""
+    if seconds % HOUR == 0:
+        return f"{seconds // HOUR} h"
+    if seconds % MINUTE == 0:
+        return f"{seconds // MINUTE} min"
+    return f"{seconds} s"
+
+
 @dataclasses.dataclass(frozen=True)
 class Scenario:
     """The day's setup; scenario.py names its constants, models.py makes the models of it, sim.py fills it from

@@ -12,6 +12,7 @@ Glossary (day.py has the others):
 
 import functools
 import math
+from typing import Tuple
 
 from lab.knowledge_base.day import HOUR, MINUTE, TOP, Scenario, popularity
 from osfoundry_tools.content.workload import zipf_weights
@@ -43,22 +44,31 @@ def expected_uniform_stale(scenario: Scenario) -> float:
     return 1 - (1 - math.exp(-mean)) / mean if mean else 0.0
 
 
-def expected_rejection(scenario: Scenario, delay: int, day_ends: bool) -> float:
+def expected_rejection(scenario: Scenario, delay: int, day_ends: bool, kinds: float = 1.0) -> float:
     """Share of delayed edits whose article a person saved (or unpublished) within the delay, when the article
     and every save are popularity draws and answers come at uniform times; with `day_ends`, no save comes
-    after the last hour, as in our day. The answer times are LAW_STEPS midpoints of the day."""
+    after the last hour, as in our day. The answer times are LAW_STEPS midpoints of the day. `kinds`: the share
+    of the saves that count (the unpublishes alone: the save mix's last share)."""
     day = scenario.hours * HOUR
     total = 0.0
     for step in range(LAW_STEPS):
         asked = (step + 0.5) * day / LAW_STEPS
-        total += share_saved_within(scenario, min(delay, day - asked) if day_ends else delay)
+        total += share_saved_within(scenario, min(delay, day - asked) if day_ends else delay, kinds)
     return total / LAW_STEPS
 
 
+def rejection_kinds(scenario: Scenario, delay: int, day_ends: bool) -> Tuple[float, float]:
+    """The chances that a delayed edit is rejected as "version changed" and as "unpublished" under the law: an
+    unpublish within the delay makes it unpublished; a save that changes it, with no unpublish, version changed
+    (each the share of saves of its kind, independent Poisson draws)."""
+    unpublished = expected_rejection(scenario, delay, day_ends, scenario.save_mix[-1])
+    return expected_rejection(scenario, delay, day_ends) - unpublished, unpublished
+
+
 @functools.lru_cache(maxsize=4096)
-def share_saved_within(scenario: Scenario, window: float) -> float:
+def share_saved_within(scenario: Scenario, window: float, kinds: float = 1.0) -> float:
     """Share of edits whose article a person saved within `window` seconds, saves being popularity draws at a
-    uniform rate. Kept per scenario and window: the report asks for the same windows from every delay (the
-    times left in the day are the same answer times), and its notes ask again."""
-    shares, rate = popularity(scenario), scenario.saves / (scenario.hours * HOUR)  # rate: saves per second
+    uniform rate (`kinds` of them counted). Kept per scenario and window: the report asks for the same windows
+    from every delay (the times left in the day are the same answer times), and its notes ask again."""
+    shares, rate = popularity(scenario), kinds * scenario.saves / (scenario.hours * HOUR)  # rate: saves per second
     return sum(p * (1 - math.exp(-rate * p * window)) for p in shares)

@@ -84,7 +84,7 @@ class Report:
 
     def tally(self, model: str, reading: str = LEADING) -> Dict[str, int]:
         """How many pieces of evidence have each strength, over every draw (evidence.tally)."""
-        return evidence.tally(self.assessed(model, reading), self.basis)
+        return evidence.tally(self.assessed(model, reading), self.basis.read_as(reading))
 
     def draw_tallies(self, model: str, reading: str = LEADING) -> List[Dict[str, int]]:
         """The tally of each draw of the range seeds alone, the committed draw's first."""
@@ -148,15 +148,17 @@ def reached(run: ModelRun, published: Mapping[str, float]) -> List[str]:
 def assessed(run: ModelRun, basis: evidence.Basis, published: Mapping[str, float],
              reading: str = LEADING) -> Dict[str, evidence.Assessment]:
     """Every independent, tallied figure of a run under a reading, with its strength over every draw of the range
-    seeds (its weakest in any); a figure a sweep reaches rests on an unstated parameter."""
-    found = reached(run, published)
+    seeds (its weakest in any); a figure a sweep reaches rests on an unstated parameter. `basis` is read as the
+    reading asks (Basis.read_as: some figures the inputs fix under one reading only)."""
+    found, basis = reached(run, published), basis.read_as(reading)
     return evidence.across([evidence.assess(rows, basis, reached=found) for rows in run.draw_rows(reading)])
 
 
 def draw_tallies(run: ModelRun, basis: evidence.Basis, published: Mapping[str, float],
                  reading: str = LEADING) -> List[Dict[str, int]]:
-    """The tally of each draw of a run's range seeds alone, the committed draw's first."""
-    found = reached(run, published)
+    """The tally of each draw of a run's range seeds alone, the committed draw's first (`basis` read as the
+    reading asks)."""
+    found, basis = reached(run, published), basis.read_as(reading)
     return [evidence.tally(evidence.assess(rows, basis, reached=found), basis) for rows in run.draw_rows(reading)]
 
 
@@ -410,7 +412,8 @@ class Sensitivity:
     def tally(self, name: str, reading: str = LEADING) -> Dict[str, int]:
         """A variant's pieces of evidence by strength under a reading, over every draw of the range seeds (each at
         its weakest in any), counted as the main page counts them (its basis, its sweeps)."""
-        return evidence.tally(assessed(self.variants[name], self.basis, self.published, reading), self.basis)
+        return evidence.tally(assessed(self.variants[name], self.basis, self.published, reading),
+                              self.basis.read_as(reading))
 
     def draw_tallies(self, name: str, reading: str = LEADING) -> List[Dict[str, int]]:
         """A variant's tally in each draw of the range seeds alone, the committed draw's first."""

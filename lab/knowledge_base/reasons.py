@@ -19,7 +19,7 @@ import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from lab import evidence, figures
-from lab.experiments import inside_chance, number
+from lab.experiments import inside_every_chance, number
 from lab.knowledge_base import day, law, measured
 from lab.knowledge_base.measured import POPULAR, STATED, row
 
@@ -270,33 +270,35 @@ def reason(report: Any, model: str, key: str, reading: str) -> Cause:
 
 
 def marginal(report: Any, model: str, key: str, reading: str) -> Optional[Cause]:
-    """For a near miss: how near, and how many of our independent ranged figures chance alone would put outside."""
-    draw, missed = figures.missing_draw(report.models[model].draw_rows(reading), key)
+    """For a near miss: how near, and how many of our measured ranged figures chance alone would put outside, by
+    the rule the tallies count with (outside when the range of any draw misses)."""
+    draw_rows = report.models[model].draw_rows(reading)
+    draw, missed = figures.missing_draw(draw_rows, key)
     near = figures.marginal(missed)
     if not near:
         return None
     ranged = independent_ranged(report, model, reading)
-    groups = len(report.models[model].groups)
-    chance = 1 - inside_chance(groups)  # a further group's chance of falling outside the range of `groups`
-    return ("marginal", f"{figures.draw_words(draw)}{near}; a further group of our own seeds falls outside such a "
-            f"range {100 * chance:.0f}% "
-            f"of the time, so chance alone puts about {ranged * chance:.0f} of our {ranged} independent ranged "
-            "figures outside")
+    groups, draws = len(report.models[model].groups), len(draw_rows)
+    chance = 1 - inside_every_chance(groups, draws)  # one further group outside the range of any draw
+    where = "such a range" if draws == 1 else f"the range of at least one of our {draws} draws"
+    return ("marginal", f"{figures.draw_words(draw)}{near}; a further group of our own seeds falls outside {where} "
+            f"{100 * chance:.0f}% of the time, so chance alone puts about {ranged * chance:.0f} of our {ranged} "
+            "measured ranged figures outside")
 
 
 def independent_ranged(report: Any, model: str, reading: str) -> int:
-    """Independent, tallied figures that are no checks and whose range has some width: each counted once,
-    however many rows restate it (evidence.py)."""
+    """Measured, tallied figures (neither checks nor fixed by the inputs) whose range has some width: each counted
+    once, however many rows restate it (evidence.py)."""
+    basis = report.basis.read_as(reading)
     return sum(1 for a in report.assessed(model, reading).values()
-               if a.key not in report.basis.checks and a.width is not None and a.width > 0)
+               if basis.kind(a.key) == evidence.KINDS[2] and a.width is not None and a.width > 0)
 
 
 def not_known(report: Any, model: str, key: str, reading: str) -> Cause:
-    """No checked cause: say so, with where ours lies."""
+    """No checked cause: say so, with where our range lies (the verdict's side), and ours where it differs."""
     draw, r = figures.missing_draw(report.models[model].draw_rows(reading), key)
-    side = "below" if r["ours"] < r["published"] else "above"
-    return (UNKNOWN, f"cause not known: {figures.draw_words(draw)}ours lies {side} the published figure and no cause "
-            "this page checks applies")
+    return (UNKNOWN, f"cause not known: {figures.draw_words(draw)}{figures.where_range_lies(r)}, and no cause this "
+            "page checks applies")
 
 
 def causes_by_name(report: Any, model: str, reading: str) -> Dict[str, List[str]]:
@@ -309,13 +311,7 @@ def causes_by_name(report: Any, model: str, reading: str) -> Dict[str, List[str]
     return grouped
 
 
-def _delay(seconds: int) -> str:
-    """20 s, 15 min, 1 h."""
-    if seconds % day.HOUR == 0:
-        return f"{seconds // day.HOUR} h"
-    if seconds % day.MINUTE == 0:
-        return f"{seconds // day.MINUTE} min"
-    return f"{seconds} s"
+_delay = day.duration_words  # 20 s, 15 min, 1 h
 
 
 def delay_words(delays: Sequence[int]) -> str:

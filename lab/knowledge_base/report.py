@@ -135,11 +135,23 @@ def answer(report: Report) -> str:
                       f", and the model {report.title(model)} {said}")
         return words
 
-    text = (pages.answer_opening("knowledge-base", report.tally(lead)) + f"{pages.draws_words(report.draws)}"
+    favour = f"; under that reading {favour_words(report, LEADING)}" if other else ""  # its own reading's counts
+    return (pages.answer_opening("knowledge-base", report.tally(lead)) + f"{pages.draws_words(report.draws)}"
             "counting each stale version once, the "
-            f"reading under which the published table is consistent, {tallies(LEADING)}. The article's literal "
-            f"reading, per citation, is impossible: {_impossible_words(report)}; under it {tallies('citation')}")
-    return text + (f"; {favour_words(report, LEADING)}." if other else ".")
+            f"reading under which the published table is consistent, {tallies(LEADING)}{favour}. The article's "
+            f"literal reading, per citation, is impossible: {_impossible_words(report)}; under it "
+            f"{_more_fixed_words(report, 'citation')}{tallies('citation')}.")
+
+
+def _more_fixed_words(report: Report, reading: str) -> str:
+    """'the inputs fix 1 more figure, so 26 pieces of evidence remain, and ': what a reading fixes beyond the
+    leading one (Basis.read_as), before its tallies; '' when nothing."""
+    more = len(report.basis.read_as(reading).fixed) - len(report.basis.read_as(LEADING).fixed)
+    if more <= 0:
+        return ""
+    left = evidence.measured(report.tally(report.default, reading))
+    return (f"the inputs fix {more} more figure{'' if more == 1 else 's'}, so {left} pieces of evidence remain, "
+            "and ")
 
 
 def _impossible_words(report: Report) -> str:
@@ -947,7 +959,7 @@ def evidence_rows(report: Report, reading_name: str, only_differing: bool = Fals
                                      figures.published_cell(row(report, report.default, reading_name, key),
                                                             units[key]))
         for model in report.models:
-            cells += figures.strength_cells(report.basis, assessed[model][key], numbers(report))
+            cells += figures.strength_cells(report.basis.read_as(reading_name), assessed[model][key], numbers(report))
         rows.append(cells + ([report.title(favoured[key]) if key in favoured else "—"] if len(report.models) > 1
                              else []))
     return rows

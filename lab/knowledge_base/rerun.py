@@ -23,7 +23,7 @@ from lab.knowledge_base.models import late_models, models_of, sensitivity_models
 from lab.knowledge_base.measured import ModelRun, Report, Sensitivity
 from lab.knowledge_base.report import CHART, RESULTS, SENSITIVITY
 from lab.knowledge_base.scenario import (
-    BASIS, CALIBRATED, K4_READINGS, MODELS, PUBLISHED, PUBLISHED_K1, K4Reading, decimals_of,
+    CALIBRATED, K4_READINGS, MODELS, PUBLISHED, PUBLISHED_K1, K4Reading, basis_for, decimals_of,
 )
 
 SEED_PARTS = "seed_parts"  # the key under which a timed job's result carries its parts (seed_profile.py)
@@ -117,7 +117,8 @@ def measure_report(prog: str, models: Dict[str, Scenario], seeds: Sequence[int],
     seconds = time.perf_counter() - started
     return Report(models=measured, seeds=seeds, groups=groups, draws=draws, k1=k1, published_k1=PUBLISHED_K1,
                   published=PUBLISHED, published_hours=published_hours(models[MODELS[0]]),
-                  calibrated=CALIBRATED, basis=BASIS, provenance=made_by,
+                  calibrated=CALIBRATED, basis=basis_for(models[MODELS[0]], len(groups), max(1, len(draws))),
+                  provenance=made_by,
                   timing=(main_seconds, seconds, jobs), seed_parts=parts, approval=approvals)
 
 
@@ -169,7 +170,8 @@ def measure_sensitivity(prog: str, stated: Scenario, area_articles: Optional[int
     readings = k4_readings(by_model)
     seconds = time.perf_counter() - started
     page = Sensitivity(
-        variants={name: measured[name] for name in variants}, seeds=seeds, groups=groups, draws=draws, basis=BASIS,
+        variants={name: measured[name] for name in variants}, seeds=seeds, groups=groups, draws=draws,
+        basis=basis_for(stated, len(groups), max(1, len(draws))),
         provenance=made_by, readings=K4_READINGS, k4=readings, published=PUBLISHED,
         models={model: runs["day ends"].scenario for model, runs in by_model.items()}, timing=(seconds, jobs))
     return {SENSITIVITY: sensitivity_page.markdown(page)}, seconds
