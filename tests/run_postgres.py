@@ -28,7 +28,7 @@ CONTRACT_MODULES = (  # bad input, compare-and-swap, idempotency, events, grants
     "tests.test_search_questions", "tests.test_search_quality", "tests.test_kb_sections", "tests.test_kb_section_reads",
     "tests.test_edit_preview", "tests.test_rerank",
     "tests.test_approval",
-    "tests.test_mcp_resources", "tests.test_mcp_listen", "tests.test_http_sessions",
+    "tests.test_mcp_resources", "tests.test_mcp_listen", "tests.test_http_sessions", "tests.test_session_feed",
 )
 
 

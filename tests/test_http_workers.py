@@ -13,7 +13,7 @@ import unittest
 from unittest import mock
 
 from osfoundry_tools.content import demo, own_content
-from osfoundry_tools.server import command_line, http_workers
+from osfoundry_tools.server import command_line, http_workers, streamable_http
 from osfoundry_tools.server.options import parse_options
 from osfoundry_tools.server.workspace import open_workspace
 from osfoundry_tools.stores import kb_store, record_store
@@ -229,14 +229,42 @@ class RefusedTest(unittest.TestCase):
         self.assertEqual(options.workers, 1)
 
 
-class WorkerSigtermTest(unittest.TestCase):
+class StopSignalTest(unittest.TestCase):
+    """A signal that stops a server only marks its Stop (command_line.stop_on_signals): nothing is raised where it
+    lands, so it cannot land between an accept and its connection's thread."""
+
+    def setUp(self):
+        for number in (signal.SIGTERM, signal.SIGINT):
+            self.addCleanup(signal.signal, number, signal.getsignal(number))
+        self.stop = streamable_http.Stop()
+        self.addCleanup(self.stop.close)
+
     def test_a_worker_stopping_ignores_the_sigterms_that_follow(self):
-        self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
-        with self.assertLogs("osfoundry.mcp") as logged, self.assertRaises(SystemExit) as stop:
-            command_line.stop_worker_on_sigterm(signal.SIGTERM, None)
-        self.assertEqual(stop.exception.code, 0)
-        self.assertEqual(logged.output, ["INFO:osfoundry.mcp:SIGTERM: stopping"])
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # as in a worker
+        stopped = command_line.stop_on_signals(self.stop, (signal.SIGTERM, signal.SIGINT))
+        signal.raise_signal(signal.SIGTERM)  # handled before this returns; before the fix, SystemExit here
+        self.assertEqual((self.stop.reason, self.stop.hurried), ("SIGTERM", False))
+        signal.raise_signal(signal.SIGTERM)
+        self.assertEqual((self.stop.reason, self.stop.hurried), ("SIGTERM", False))
+        stopped()
         self.assertIs(signal.getsignal(signal.SIGTERM), signal.SIG_IGN)
+
+    def test_a_ctrl_c_ignored_already_stays_ignored_as_in_a_worker(self):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        stopped = command_line.stop_on_signals(self.stop, (signal.SIGTERM, signal.SIGINT))
+        signal.raise_signal(signal.SIGINT)
+        self.assertIsNone(self.stop.reason)
+        stopped()
+        self.assertIs(signal.getsignal(signal.SIGINT), signal.SIG_IGN)
+
+    def test_a_ctrl_c_after_the_stop_ends_its_grace_and_raises_again_once_stopped(self):
+        stopped = command_line.stop_on_signals(self.stop, (signal.SIGTERM, signal.SIGINT))
+        signal.raise_signal(signal.SIGTERM)
+        signal.raise_signal(signal.SIGINT)
+        self.assertEqual((self.stop.reason, self.stop.hurried), ("SIGTERM", True))
+        stopped()
+        with self.assertRaises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
 
 
 class OpenOnlyTest(unittest.TestCase):
@@ -254,6 +282,8 @@ class OpenOnlyTest(unittest.TestCase):
 
     def test_a_worker_does_not_read_the_sources_again(self):
         with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "a.md"), "w", encoding="utf-8") as article:
+                article.write("# A\nText.\n")  # a folder that holds no .md file is refused with the options
             options = parse_options(["--http", "0", "--kb-db", os.path.join(folder, "kb.db"),
                                                 "--records-db", os.path.join(folder, "records.db"),
                                                 "--kb-from-dir", folder, "--workers", "2"])

@@ -1,8 +1,9 @@
 """Listen streams without the SDK, in one process: a save notifies each stream watching it once, with its sequence;
-a stream resumes from a sequence with no gap and no duplicate; the caps, the slow listener's resync notice, and a
-listen for what the caller may not see."""
+a stream resumes from a sequence with no gap and no duplicate, a removal missed included; the caps, a cancelled
+listen, the slow listener's resync notice and what it costs, and a listen for what the caller may not see."""
 
 import http.client
+import io
 import json
 import os
 import queue
@@ -16,13 +17,15 @@ import unittest
 from typing import Optional
 from unittest import mock
 
-from osfoundry_tools.server import listening, streamable_http, tokens
+from osfoundry_tools.server import listening, stdio, streamable_http, tokens
+from osfoundry_tools.server.routing import POLL
 from osfoundry_tools.stores import kb_store
 from tests.helpers import KB, OTHER_KB, ROOT, edit, read
 from tests.record_helpers import BUGS
 from tests.test_mcp_eras import WRITER, request, server_of
 
 LOG = f"osfoundry://knowledge_base/{KB}"
+KB_TYPE = "knowledge_base"
 KB_ONLY = tokens.Grant.of("kb-only", {"knowledge_base": [KB]}, frozenset({tokens.WRITE_SCOPE}))
 WAIT = 5.0  # seconds at most for a notification that must come
 
@@ -58,6 +61,10 @@ class ListenTest(unittest.TestCase):
         self.saves += 1
         version = read(self.kb, article)["updated_at"]
         self.assertNotIn("error", edit(self.kb, article, version, f"key-{self.saves}", f"Text {self.saves}."))
+
+    def head(self, kind=KB_TYPE, log_id=KB):
+        return self.server.tools.call(POLL, {"resource_type": kind, "resource_id": log_id,
+                                             "after_sequence": 2 ** 62, "limit": 1})["last_sequence"]
 
     def sequences(self, stream, count):
         got = []
@@ -191,7 +198,11 @@ class ListenTest(unittest.TestCase):
     def test_a_forged_or_malformed_sequence_is_refused(self):
         for query, code in (("after_sequence=99999", -32602), ("after_sequence=-1", -32602),
                             ("after_sequence=x", -32602), ("from=1", -32602),
-                            ("after_sequence=1&after_sequence=2", -32602)):
+                            ("after_sequence=1&after_sequence=2", -32602),
+                            ("after_sequence=%C2%B2", -32602), ("after_sequence=%D9%A3", -32602),  # ², Arabic 3
+                            ("after_sequence=%EF%BC%91", -32602), ("after_sequence=1%E2%80%8B", -32602),
+                            ("after_sequence=+1", -32602), ("after_sequence=1_0", -32602),
+                            ("after_sequence=" + "0" * 19, -32602)):
             with self.subTest(query=query):
                 answer = self.server.handle(listen_request(f"{LOG}?{query}"))
                 self.assertEqual(answer["error"]["code"], code)
@@ -262,6 +273,111 @@ class ListenTest(unittest.TestCase):
         self.assertEqual(notice["_meta"]["io.osfoundry/resyncFrom"], sequences[-1])
         stream.release()
         self.assertEqual(self.server.hub.streams, [])
+
+    def test_a_reader_too_slow_for_its_replay_costs_a_few_reads_a_tick_not_a_busy_loop(self):
+        hub = self.server.hub
+        hub.outbox, hub.autostart = 4, False  # the test ticks
+        start = self.head()
+        for number in range(60):
+            self.save(self.articles[number % 3])
+        self.listen(LOG)  # a live listener, at the head
+        slow = self.listen(f"{LOG}?after_sequence={start}", request_id=2)
+        reads = hub.outbox // 2 + 2  # of the slow one's log, two events a read, until its outbox fills; the live one's
+        with mock.patch.object(listening, "EVENTS_PER_READ", 2), \
+                mock.patch.object(hub.tools, "call", wraps=hub.tools.call) as calls:
+            for _ in range(10):
+                calls.reset_mock()
+                self.assertFalse(hub.tick())  # nothing for a stream that can take it: no tick at once after
+                polls = [call for call in calls.call_args_list if call.args[0] == POLL]
+                self.assertLessEqual(len(polls), reads)
+                slow.next(0)  # the reader takes one message a tick
+
+    def test_a_reader_that_takes_less_than_its_replay_brings_falls_behind_though_it_reads(self):
+        hub, now = self.server.hub, [0.0]
+        hub.outbox, hub.autostart, hub.clock, hub.slow_seconds = 4, False, lambda: now[0], 3.0
+        start = self.head()
+        for number in range(40):
+            self.save(self.articles[number % 3])
+        slow = self.listen(f"{LOG}?after_sequence={start}")
+        taken = []
+        for second in range(1, 20):
+            hub.tick()
+            if slow.behind:
+                break
+            taken.append(slow.next(0)["params"]["_meta"]["io.osfoundry/sequence"])  # one message a second
+            now[0] = second
+        self.assertTrue(slow.behind, "a reader three seconds behind its oldest message kept its stream")
+        rest = []
+        while True:
+            try:
+                rest.append(slow.next(WAIT))
+            except listening.Closed:
+                break
+        sequences = taken + [message["params"]["_meta"]["io.osfoundry/sequence"] for message in rest[:-1]]
+        self.assertEqual(sequences, list(range(start + 1, start + 1 + len(sequences))))
+        self.assertEqual(rest[-1]["params"]["_meta"]["io.osfoundry/resyncFrom"], sequences[-1])
+
+    def test_a_cancelled_listen_ends_unanswered_and_frees_its_place_for_its_own_connection_only(self):
+        self.server.hub.max_per_caller = 1
+        connection, another = object(), object()  # over stdio, the Peer that sent the listen and a stranger
+        stream = self.server.handle(listen_request(LOG, request_id=7), peer=connection)
+        self.assertEqual(stream.next(WAIT)["method"], "notifications/subscriptions/acknowledged")
+        for sender, request_id in ((another, 7), (None, 7), (connection, "7"), (connection, 8)):
+            with self.subTest(sender=sender, request_id=request_id):
+                self.assertIsNone(self.server.handle(
+                    {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id}},
+                    peer=sender))
+                self.assertEqual(self.server.hub.streams, [stream])
+        self.server.handle({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}},
+                           peer=connection)
+        with self.assertRaises(listening.Closed):
+            stream.next(0.1)
+        self.assertIsNone(stream.closing)  # a cancelled request is not answered
+        self.assertEqual(self.server.hub.streams, [])
+        self.listen(LOG, request_id=7)  # its place is free
+
+    def test_a_resume_replays_a_deletion_and_an_unpublishing_missed_and_its_other_uris_go_on(self):
+        item, other_item = (f"osfoundry://record/{BUGS}/items/{item}" for item in self.items[:2])
+        article = f"{LOG}/articles/{self.articles[0]}"
+        kb_seen, records_seen = self.head(), self.head("record", BUGS)
+        self.records.delete_item(BUGS, self.items[0])
+        self.kb.unpublish_article(KB, self.articles[0])
+        resumed = self.listen(f"{item}?after_sequence={records_seen}", f"{other_item}?after_sequence={records_seen}",
+                              f"{article}?after_sequence={kb_seen}")
+        told = [stream_message(resumed)["params"] for _ in range(2)]
+        self.assertEqual(sorted((params["uri"], params["_meta"]["io.osfoundry/event"]) for params in told),
+                         sorted([(item, "deleted"), (article, "unpublished")]))
+        self.records.edit_item(BUGS, self.items[1], {"title": "Renamed bug"})
+        self.server.hub.wake()
+        self.assertEqual(stream_message(resumed)["params"]["uri"], other_item)  # the others go on
+        cases = {"draft": (f"{LOG}/articles/draft-1", None), "missing": (f"{LOG}/articles/nope", None),
+                 "ungranted": (f"osfoundry://knowledge_base/{OTHER_KB}/articles/refund-1", KB_ONLY),
+                 "ungranted log": (f"osfoundry://knowledge_base/{OTHER_KB}", KB_ONLY)}
+        shapes = set()
+        for case, (uri, grant) in cases.items():
+            with self.subTest(case=case):
+                error = self.server.handle(listen_request(f"{uri}?after_sequence=0"), grant=grant)["error"]
+                self.assertEqual(error["code"], -32002)
+                shapes.add(error["message"].replace(json.dumps(f"{uri}?after_sequence=0"), "URI"))
+        self.assertEqual(len(shapes), 1)
+
+    def test_saves_of_an_unpublished_article_reach_no_listener_though_the_poll_lists_them(self):
+        whole = self.listen(LOG)
+        lists = self.server.handle(request("subscriptions/listen", {"notifications": {"resourcesListChanged": True}},
+                                           request_id=2))
+        self.assertEqual(lists.next(WAIT)["method"], "notifications/subscriptions/acknowledged")
+        seen = self.head()
+        for number in range(2):
+            self.kb.save_article(KB, "gone-1", content=f"Still unpublished, edited {number}.")
+        created = self.kb.create_article(KB, "A new article", "Its text.")["article_id"]  # news to both
+        self.server.hub.wake()
+        for stream in (whole, lists):
+            meta = stream_message(stream)["params"]["_meta"]
+            self.assertEqual((meta["io.osfoundry/sequence"], meta["io.osfoundry/event"]), (seen + 3, "created"))
+        self.assertIn(created, json.dumps(meta))
+        polled = self.server.tools.call(POLL, {"resource_type": KB_TYPE, "resource_id": KB, "after_sequence": seen})
+        self.assertEqual([(event["type"], event["article_id"]) for event in polled["events"]],
+                         [("unpublished", "gone-1"), ("unpublished", "gone-1"), ("created", created)])
 
     def test_subscribe_over_http_in_the_handshake_era_says_what_to_do(self):
         answer = self.server.handle(request("resources/subscribe", {"uri": LOG}, meta=None))
@@ -409,6 +525,30 @@ class HttpTokensTest(HttpServerCase):
         self.assertEqual([stream.caller for stream in self.server.hub.streams], ["kb-only"])
 
 
+class PeerStreamsTest(unittest.TestCase):
+    """A stdio connection keeps only its open listen streams: one that ends leaves no trace, however many come."""
+
+    def test_a_stream_that_ends_leaves_the_connection_s_list(self):
+        hub = listening.Hub(tools=None)  # type: ignore[arg-type]  # no watch: the streams are opened and closed
+        peer = stdio.Peer(queue.Queue(), io.BytesIO())
+        try:
+            streams = [hub.open("caller", f"s-{n}", []) for n in range(3)]
+            for stream in streams:
+                peer.stream(stream, hub)
+            for stream in streams[:2]:
+                hub.close(stream)
+            for _ in range(400):  # each ends in its writer thread
+                with peer.streams_lock:
+                    if len(peer.streams) == 1:
+                        break
+                time.sleep(0.05)
+            self.assertEqual(peer.streams, streams[2:])
+            peer.hang_up(hub)
+            self.assertEqual(hub.streams, [])
+        finally:
+            hub.stop()
+
+
 class StdioStreamTest(unittest.TestCase):
     """mcp_server.py over real pipes, on a database file that this test process saves into (another process than
     the server): a modern listen beside other calls, a legacy subscribe and unsubscribe, the exit at EOF."""
@@ -456,6 +596,20 @@ class StdioStreamTest(unittest.TestCase):
         self.assertEqual(update["_meta"]["io.modelcontextprotocol/subscriptionId"], "s-1")
         self.process.stdin.close()
         self.assertEqual(self.process.wait(WAIT), 0)
+
+    def test_a_cancelled_listen_ends_unanswered_and_frees_its_place(self):
+        support = "osfoundry://knowledge_base/kb-support"
+        for number in range(listening.MAX_PER_CALLER + 1):  # one more than the cap: each cancelled frees its place
+            self.send(listen_request(support, request_id=f"c-{number}"))
+            self.assertEqual(self.next()["method"], "notifications/subscriptions/acknowledged")
+            self.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": f"c-{number}"}})
+        self.send(listen_request(support, request_id="open"))
+        self.assertEqual(self.next()["method"], "notifications/subscriptions/acknowledged")
+        self.save()
+        self.assertEqual(self.next()["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "open")
+        self.send({"jsonrpc": "2.0", "id": 4, "method": "ping"})
+        self.assertEqual(self.next(), {"jsonrpc": "2.0", "id": 4, "result": {}})
+        self.assertTrue(self.lines.empty())  # neither the save nor a result for the cancelled ones
 
     def test_legacy_subscribe_notifies_until_unsubscribe(self):
         self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

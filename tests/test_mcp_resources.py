@@ -1,6 +1,7 @@
 """Articles and items as MCP resources, in both eras, without the SDK: resources/list page by page, the templates,
 resources/read with the version and citation, and a grant applied exactly as the read tools apply it."""
 
+import base64
 import json
 import unittest
 from unittest import mock
@@ -82,6 +83,25 @@ class ResourcesTest(unittest.TestCase):
                                ("resources/templates/list", {"cursor": "x"})):
             with self.subTest(method=method, params=params):
                 self.assertEqual(self.ask(method, params)["error"]["code"], -32602)
+
+    def test_a_cursor_out_of_range_too_deep_or_too_long_is_invalid_params_never_an_internal_error(self):
+        def cursor(text):
+            return base64.urlsafe_b64encode(text.encode()).decode()
+
+        cursors = {"a number past 64 bits": cursor('[0, "", 99999999999999999999]'),
+                   "a negative number": cursor('[0, "", -1]'), "a kind of true": cursor('[true, "", 0]'),
+                   "no such kind": cursor('[2, "", 0]'), "a number of 1.5": cursor('[0, "", 1.5]'),
+                   "NaN": cursor('[0, "", NaN]'), "an ID too long": cursor(json.dumps([0, "k" * 129, 0])),
+                   "an object": cursor('{"kind": 0}'), "four parts": cursor('[0, "", 0, 0]'),
+                   "nested deep": cursor("[" * 2000), "nested deeper than any bound": cursor("[" * 100_000),
+                   "not UTF-8": base64.urlsafe_b64encode(b"\xff\xfe[0]").decode(), "not ASCII": "\u00b2\u0663",
+                   "very long": "A" * 1_000_000, "a list": [cursor('[0, "", 0]')], "a number": 5}
+        for case, value in cursors.items():
+            with self.subTest(case=case):
+                error = self.ask("resources/list", {"cursor": value})["error"]
+                self.assertEqual(error["code"], -32602)
+                self.assertIn("unknown cursor", error["message"])
+        self.assertIn("resources", self.ask("resources/list", {"cursor": cursor('[1, "", 0]')})["result"])
 
     def test_the_templates_name_both_kinds(self):
         templates = self.ask("resources/templates/list")["result"]["resourceTemplates"]

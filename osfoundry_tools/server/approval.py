@@ -177,7 +177,7 @@ class Answer:
     """What came back: approved, or not and why (declined, cancelled, no answer) with a reason if one was given."""
 
     def __init__(self, outcome: str, reason: Optional[str] = None) -> None:
-        self.outcome = outcome  # "approved", "declined", "cancelled" or "unanswered"
+        self.outcome = outcome  # "approved", "declined", "cancelled", "unanswered" or "stopped" (the server's)
         self.reason = reason
 
     @property
@@ -209,6 +209,9 @@ def declined(answer: Answer, who: str, bound: float) -> Declined:
     elif answer.outcome == "cancelled":
         text = (f"{who} dismissed the approval request without deciding; nothing was saved.{said} Tell them what "
                 "you want to change; send the same call (the same idempotency_key is fine) when they are ready.")
+    elif answer.outcome == "stopped":
+        text = (f"the server is stopping, so the question to {who} was given up before they answered; nothing was "
+                "saved. Send the same call again (the same idempotency_key is fine) once the server is back.")
     else:
         text = (f"no answer came from {who} within {bound:g} seconds; nothing was saved. Send the same call again "
                 "(the same idempotency_key is fine) when the person is there to approve it.")
@@ -297,7 +300,8 @@ def load_key(path: str, read: Callable[[str], bytes]) -> bytes:
     """A shared sealing key from a file (its bytes, surrounding whitespace dropped); ValueError if too short."""
     key = read(path).strip()
     if len(key) < 16:
-        raise ValueError(f"{path}: a sealing key needs at least 16 bytes, e.g. from: openssl rand -hex 32 > {path}")
+        raise ValueError(f"{path}: a sealing key needs at least 16 bytes, e.g. from: "
+                         f"(umask 077; openssl rand -hex 32 > {path})")
     return key
 
 
@@ -309,7 +313,7 @@ class Tally:
     """How approvals went since the server started, counted as they happen (thread-safe)."""
 
     KINDS = ("asked", "approved and saved", "approved, then changed meanwhile", "approved, then failed", "declined",
-             "cancelled", "unanswered", "version_conflict before asking", "too large to show")
+             "cancelled", "unanswered", "stopped", "version_conflict before asking", "too large to show")
 
     def __init__(self) -> None:
         self.counts: Dict[str, int] = collections.Counter()

@@ -1,6 +1,10 @@
 """The MCP server's command (mcp_server.py, osfoundry-mcp, python3 -m osfoundry_tools): serving over stdio, over
 HTTP, or from several worker processes, as its options (options.py) say, and stopping on EOF, SIGTERM or Ctrl-C.
 
+A signal that stops a server only marks the stop (stop_on_signals, record_sigterm), never raises where it lands:
+the serving loop sees the mark between two connections (HTTP) or two messages (stdio) and stops in order. Only a
+workers' parent, which serves nothing itself, is stopped by an exception (stop_on_sigterm).
+
 Layer: server, its top.
 """
 
@@ -13,7 +17,7 @@ import socket
 import sqlite3
 import sys
 import time
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from osfoundry_tools.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, run_main
 from osfoundry_tools.content import own_content
@@ -87,9 +91,11 @@ def serve_command(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int
                                started)
     log.info("serving %d tools over stdio, %s; %s; ready in %.2f s", len(tools.listing()), revisions,
              workspace.description, time.perf_counter() - started)
+    sigterm: List[int] = []
+    signal.signal(signal.SIGTERM, functools.partial(record_sigterm, sigterm))
     try:
-        serve(server, sys.stdin.buffer, protocol_out)
-        log.info("stdin closed: stopping")
+        serve(server, sys.stdin.buffer, protocol_out, stopping=lambda: bool(sigterm))
+        log.info("SIGTERM: stopping" if sigterm else "stdin closed: stopping")
     except BrokenPipeError:  # the client closed our stdout: nobody is left to answer
         os.dup2(os.open(os.devnull, os.O_WRONLY), protocol_out.fileno())  # so the exit's flush cannot fail
         log.info("stdout closed: stopping")
@@ -116,8 +122,10 @@ def refused_start(listener: Optional[socket.socket], message: str) -> int:
 
 def serve_over_http(server: Server, options: argparse.Namespace, workspace: Workspace, listener: socket.socket,
                     description: str, started: float, worker: bool = False) -> int:
-    """Serve Streamable HTTP on `listener` (bound to options.http) until Ctrl-C or SIGTERM; 0 then. As one worker of
-    several (`worker`), without the startup line: the parent says when all serve."""
+    """Serve Streamable HTTP on `listener` (bound to options.http) until SIGTERM (0) or Ctrl-C (KeyboardInterrupt,
+    once stopped in the same order; a Ctrl-C during a SIGTERM's grace ends the grace, then so). As one worker of
+    several (`worker`), without the startup line (the parent says when all serve), and deaf to Ctrl-C (its parent
+    stops it with SIGTERM)."""
     host, port = options.http
     shared_folder = getattr(options, "sessions_folder", None)  # the workers' parent's, which removes it
     folder = shared_folder or sessions.new_folder()
@@ -132,17 +140,28 @@ def serve_over_http(server: Server, options: argparse.Namespace, workspace: Work
                  len(server.tools.listing()), shown_address(*address), description, options.http_limits.describe(),
                  time.perf_counter() - started)
 
-    signal.signal(signal.SIGTERM, stop_worker_on_sigterm if worker else stop_on_sigterm)
+    stop = streamable_http.Stop()
+    stopped = stop_on_signals(stop, (signal.SIGTERM, signal.SIGINT))
     try:
-        streamable_http.serve_http(functools.partial(handle_logged, server), http_options, ready, listener)
-        log.info("stopping")
+        streamable_http.serve_http(functools.partial(handle_logged, server), http_options, ready, listener, stop,
+                                   announce_stop)
     finally:
+        stopped()
         server.hub.stop()
         log_approvals(server)
         workspace.close()
         if shared_folder is None:
             sessions.remove_folder(folder)
+        stop.close()
+    if stop.reason == "SIGINT" or stop.hurried:
+        raise KeyboardInterrupt  # stopped as SIGTERM stops it; the command's one line and status 130 follow
     return EXIT_OK
+
+
+def announce_stop(reason: Optional[str]) -> None:
+    """The line that says the server stops, as its grace begins: none for Ctrl-C, whose line ends the run."""
+    if reason == "SIGTERM":
+        log.info("SIGTERM: stopping")
 
 
 def serve_in_workers(options: argparse.Namespace, workspace: Workspace, listener: socket.socket, description: str,
@@ -215,19 +234,45 @@ def handle_logged(server: Server, message: Any, grant: Optional[tokens.Grant] = 
     return server.handle(message, grant, protocol_version, session=session)
 
 
+def stop_on_signals(stop: streamable_http.Stop, numbers: Sequence[int]) -> Callable[[], None]:
+    """Make each signal of `numbers` (SIGTERM, SIGINT) only ask `stop`, never raise where it lands (between an
+    accept and its connection's thread, say): the first asks the stop (its name the reason), a Ctrl-C after it
+    hurries it (the grace ends now), and a SIGTERM after it is ignored (a service manager's to the whole group of
+    processes, then a worker's parent's), so that none cuts the grace short. A signal ignored already stays so
+    (Ctrl-C in a worker, which its parent hears, or in a server started in the background or under nohup).
+    Returns what to call once stopped: Ctrl-C raises again (it can cut the closing of the databases short), and
+    SIGTERM stays ignored."""
+    def asked(number: int, frame: Any) -> None:
+        if stop.reason is None:
+            stop.ask(signal.Signals(number).name)
+        elif number == signal.SIGINT:
+            stop.hurry()
+
+    previous = {number: signal.signal(number, asked) for number in numbers
+                if signal.getsignal(number) is not signal.SIG_IGN}
+
+    def stopped() -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if signal.SIGINT in previous:
+            signal.signal(signal.SIGINT, previous[signal.SIGINT] or signal.SIG_DFL)
+
+    return stopped
+
+
+def record_sigterm(sigterms: List[int], number: int, frame: Any) -> None:
+    """Over stdio, SIGTERM (each one) only marks the stop in `sigterms`: the message under way is answered (a
+    question to a person is given up, unanswered), then the server stops as at EOF, with status 0."""
+    sigterms.append(number)
+
+
 def stop_on_sigterm(number: int, frame: Any) -> None:
-    """SIGTERM ends the HTTP server as EOF ends the stdio one: one line, then the graceful stop (the requests
-    under way answered within the grace), status 0. The SIGTERMs that follow the first are ignored (a service
-    manager's to the whole group of processes, then a worker's parent's), so that none cuts the grace short:
-    Ctrl-C or SIGKILL does."""
+    """A workers' parent's SIGTERM: one line, then the exception that stops the workers (Workers.stop: each stops
+    gracefully, answering the requests under way within the grace), status 0. The parent only waits for its
+    workers, so an exception may land anywhere in it. The SIGTERMs that follow the first are ignored (a service
+    manager's to the whole group of processes), so that none cuts the grace short: Ctrl-C or SIGKILL does."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     log.info("SIGTERM: stopping")
     raise SystemExit(EXIT_OK)
-
-
-def stop_worker_on_sigterm(number: int, frame: Any) -> None:
-    """A worker's stop_on_sigterm: the same."""
-    stop_on_sigterm(number, frame)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

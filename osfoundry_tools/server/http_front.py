@@ -419,14 +419,17 @@ class Slots:
     """The connections open at once, at most `capacity`: each holds a slot from accept to close. `peak` is the most
     open at once since memory was last given back.
 
-    Each connection also says when it waits for a request (idle) and when one came, so that a stop (stop()) ends
-    the idle ones at once and lets the others finish the request they are reading or answering."""
+    Each connection also says when it waits for a request (idle), whether for its first (fresh: accepted, no request
+    yet), and when one came, so that a stop (stop()) ends the kept-alive idle ones at once, lets the others finish
+    the request they are reading or answering, and lets a fresh one still send its first, until cut_fresh()."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self.open: Set[socket.socket] = set()
         self.idle: Set[socket.socket] = set()  # waiting for a request's first byte
-        self.cut: Set[socket.socket] = set()  # idle when the stop came, and ended by it
+        self.fresh: Set[socket.socket] = set()  # of the idle, those waiting for their first request
+        self.cut: Set[socket.socket] = set()  # idle when the stop ended them
+        self.fresh_wait = True  # whether a fresh connection may still wait for its first request
         self.stopping = False
         self.changed = threading.Condition()
         self.peak = 0
@@ -448,6 +451,7 @@ class Slots:
         with self.changed:
             self.open.discard(connection)
             self.idle.discard(connection)
+            self.fresh.discard(connection)
             self.cut.discard(connection)
             self.changed.notify_all()
             left = len(self.open)
@@ -463,12 +467,15 @@ class Slots:
         with self.changed:
             return len(self.open)
 
-    def waits(self, connection: socket.socket) -> bool:
-        """`connection` is about to wait for its next request: False once the server is stopping (close it)."""
+    def waits(self, connection: socket.socket, fresh: bool = False) -> bool:
+        """`connection` is about to wait for its next request (`fresh`: its first): False once the server is
+        stopping (close it), unless it is fresh and the stop still lets fresh ones wait."""
         with self.changed:
-            if self.stopping:
+            if self.stopping and not (fresh and self.fresh_wait):
                 return False
             self.idle.add(connection)
+            if fresh:
+                self.fresh.add(connection)
             return True
 
     def came(self, connection: socket.socket) -> bool:
@@ -476,26 +483,39 @@ class Slots:
         meanwhile, so that a request arriving at that very moment is answered as one arriving during the stop."""
         with self.changed:
             self.idle.discard(connection)
+            self.fresh.discard(connection)
             if connection in self.cut:
                 self.cut.discard(connection)
                 return False
             return True
 
     def stop(self) -> None:
-        """The server stops: no connection waits for another request, the idle ones end now (their reading ends),
-        and those reading or answering a request go on."""
+        """The server stops: no connection waits for another request, the kept-alive idle ones end now (their
+        reading ends: HTTP lets a kept-alive connection close whenever it idles), the fresh ones may still receive
+        their first request until cut_fresh(), and those reading or answering a request go on."""
         with self.changed:
             self.stopping = True
-            for connection in self.idle:
-                self.cut.add(connection)
-                shut(connection, socket.SHUT_RD)
-            self.idle.clear()
+            self.end_waits(self.idle - self.fresh)
+
+    def cut_fresh(self) -> None:
+        """End the wait of the fresh connections still waiting for their first request, and let no other wait."""
+        with self.changed:
+            self.fresh_wait = False
+            self.end_waits(set(self.fresh))
+
+    def end_waits(self, connections: Set[socket.socket]) -> None:
+        """End the reading of idle `connections` (the lock held)."""
+        for connection in connections:
+            self.cut.add(connection)
+            shut(connection, socket.SHUT_RD)
+        self.idle -= connections
+        self.fresh -= connections
 
     def cut_all(self, wait_seconds: float) -> None:
         """End every connection still open (its reading and writing), then wait up to `wait_seconds` for their
         threads to close them."""
         with self.changed:
-            self.stopping = True
+            self.stopping, self.fresh_wait = True, False
             for connection in self.open:
                 shut(connection, socket.SHUT_RDWR)
             self.changed.wait_for(lambda: not self.open, wait_seconds)

@@ -11,21 +11,31 @@ read of each watched log per interval, nothing while no stream is open. A stream
 watches every log of its grant, and those begun later too: the logs are listed again every DISCOVER_SECONDS. Each
 event goes to every stream watching its article or item, or its whole log, once; a stream's cursor per watch then
 passes it, so a stream that resumes from an older sequence is first replayed what the log holds after it, by the
-same loop, with no gap and no duplicate.
+same loop, with no gap and no duplicate. An event that tells of a save of a resource already gone (an unpublished
+article saved again: resources.repeated_removals) reaches no stream, though poll_resource_events lists it.
 
 Bounds: at most max_streams streams in all and max_per_caller for one caller (a -32000 error beyond, before any
-ack); at most OUTBOX messages waiting for one stream. A full outbox holds the stream's cursors where they are (the
-log keeps the rest, read again at the next tick: a long replay goes at the pace the client reads); a stream whose
-outbox stays full for SLOW_SECONDS cannot keep up, and gets, instead of more, one notice per log naming the
-sequence to resume from (resyncFrom), and is then ended.
+ack); at most OUTBOX messages waiting for one stream. A stream with more than half its outbox waiting is not fed
+until it has taken most of them, and a full outbox holds the stream's cursors where they are (the log keeps the
+rest, read again once it has room: a long replay goes at the pace the client reads, and a slow reader costs only
+the reads that refill its outbox, never the same events read again and again). A stream that leaves a message
+unread for SLOW_SECONDS with more than half its outbox waiting cannot keep up, and gets, instead of more, one
+notice per log naming the sequence to resume from (resyncFrom), and is then ended.
+
+Glossary:
+  position   where a session's GET stream stands: for each subscription (by its revision, sessions.py) the last
+             sequence handed out for it; each of its messages carries the position after it as its event ID
+             (position_id), which a GET resumes from when the client sends it back as Last-Event-ID (SessionFeed)
 """
 
 import collections
+import hashlib
 import logging
 import threading
 import time
 from typing import Any, Callable, Deque, Dict, List, NamedTuple, Optional, Set, Tuple
 
+from osfoundry_tools.core.checks import SQLITE_INTEGER_MAX
 from osfoundry_tools.server import resources, sessions, tokens
 from osfoundry_tools.server.protocol import ProtocolError
 from osfoundry_tools.server.routing import POLL, Tools
@@ -33,11 +43,14 @@ from osfoundry_tools.server.routing import POLL, Tools
 WATCH_SECONDS = 0.05  # how often the logs are read while a stream is open
 DISCOVER_SECONDS = 1.0  # how often a stream that asked for list changes looks for logs begun since it opened
 OUTBOX = 256  # notifications waiting for one stream; past them its cursors wait
-SLOW_SECONDS = 5.0  # a stream whose outbox stays full this long is told to resync, and ended
+SLOW_SECONDS = 5.0  # a stream that leaves a message unread this long, its outbox over half full, is told to resync
 MAX_STREAMS, MAX_PER_CALLER = 1000, 32
 EVENTS_PER_READ = 100  # the poll's own limit
 READS_PER_TICK = 20  # of one log: a long replay goes on at the next tick
+REPEATS_KEPT = 10_000  # events judged by repeated_removals, remembered so that a replay asks the log no more
 STOP_SECONDS = 10.0  # how long stopping waits for the watcher to finish its read (a write lock may hold it up)
+EVENT_ID_CHARACTERS = 8192  # the longest Last-Event-ID read; ours hold at most MAX_SUBSCRIPTIONS cursors
+TAG_CHARACTERS = 8  # of the session's tag that opens each of its event IDs
 TOO_MANY = -32000
 log = logging.getLogger("osfoundry.mcp")
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
@@ -60,14 +73,17 @@ class Opened(Exception):
 
 class Watch:
     """One URI a stream watches, and the last sequence of its log already sent for it; or (`lists`) one granted
-    log whose changes to resources/list (LIST_EVENTS) the stream is told of."""
+    log whose changes to resources/list (LIST_EVENTS) the stream is told of. `revision`: the session's
+    subscription it follows, on a session's GET stream (None elsewhere)."""
 
-    __slots__ = ("target", "cursor", "lists")
+    __slots__ = ("target", "cursor", "lists", "revision")
 
-    def __init__(self, target: resources.Target, cursor: int, lists: bool = False) -> None:
+    def __init__(self, target: resources.Target, cursor: int, lists: bool = False,
+                 revision: Optional[int] = None) -> None:
         self.target = target
         self.cursor = cursor
         self.lists = lists
+        self.revision = revision
 
     def wants(self, subject: str) -> bool:
         return self.target.subject is None or self.target.subject == subject
@@ -80,58 +96,96 @@ class ListInterest(NamedTuple):
     grant: Optional[tokens.Grant]
 
 
+class Waiting(NamedTuple):
+    """One message in a stream's outbox: its event ID (None: it has none) and when it was queued."""
+
+    message: Dict[str, Any]
+    event_id: Optional[str]
+    since: float
+
+
 class Stream:
-    """One listener's notifications waiting to be written (the transport takes them with next()); its watches."""
+    """One listener's notifications waiting to be written (the transport takes them with next() or take()); its
+    watches."""
 
     def __init__(self, caller: str, subscription_id: Any, watches: List[Watch], outbox: int = OUTBOX) -> None:
         self.caller = caller
         self.subscription_id = subscription_id  # the listen request's id; None: a stdio connection's subscribe
         self.watches = watches
         self.limit = outbox
-        self.outbox: Deque[Dict[str, Any]] = collections.deque()
+        self.outbox: Deque[Waiting] = collections.deque()
         self.ready = threading.Condition()
         self.behind: Dict[str, int] = {}  # log URI -> the sequence to resync from, once the outbox overflowed
         self.ended = False
         self.closing: Optional[Dict[str, Any]] = None  # the listen request's result, written once the stream ends
         self.hub: Optional["Hub"] = None  # that opened it
-        self.full_since: Optional[float] = None  # when the hub last found its outbox full, if it still is
+        self.owner: Any = None  # the connection that opened it (over stdio), whose cancellation of its id ends it
+        self.tag: Optional[str] = None  # a session's GET stream: its tag, and each message an event ID (position_id)
         self.lists: Optional[ListInterest] = None  # set: it asked for list changes, in logs begun later too
         self.listed = -1  # the hub's listing of logs (Hub.listing's number) its watches were last matched with
 
     def meta(self) -> Dict[str, Any]:
         return {} if self.subscription_id is None else {SUBSCRIPTION_ID: self.subscription_id}
 
-    def put(self, message: Dict[str, Any]) -> bool:
-        """Queue one message; False (and nothing queued) when the outbox is full."""
+    def put(self, messages: List[Dict[str, Any]], event_id: Optional[str] = None, now: float = 0.0) -> bool:
+        """Queue the messages of one event, `event_id` on the last (the position once all are read); False (and
+        nothing queued) when the outbox has no room for all of them."""
         with self.ready:
-            if self.ended or len(self.outbox) >= self.limit:
+            if self.ended or len(self.outbox) + len(messages) > self.limit:
                 return False
-            self.outbox.append(message)
+            for number, message in enumerate(messages, 1):
+                self.outbox.append(Waiting(message, event_id if number == len(messages) else None, now))
             self.ready.notify()
             return True
+
+    def crowded(self) -> bool:
+        """More than half its outbox waits: it is fed again once it has taken most of it."""
+        return len(self.outbox) * 2 > self.limit
+
+    def oldest(self) -> Optional[float]:
+        """When the message that has waited longest was queued; None with nothing waiting."""
+        with self.ready:
+            return self.outbox[0].since if self.outbox else None
 
     def fall_behind(self, log_uri: str, sequence: int) -> None:
         with self.ready:
             self.behind.setdefault(log_uri, sequence)
             self.ready.notify()
 
-    def next(self, timeout: Optional[float]) -> Optional[Dict[str, Any]]:
-        """The next message to write, None after `timeout` seconds without one (a keep-alive is due); Closed once
-        the stream has ended and everything before its end was taken."""
+    def fall_behind_everywhere(self) -> None:
+        """It cannot keep up: for each log it watches, a notice naming the lowest sequence it had of it."""
+        lowest: Dict[str, int] = {}
+        for watch in list(self.watches):
+            uri = watch.target.log_uri
+            lowest[uri] = min(lowest.get(uri, watch.cursor), watch.cursor)
+        if not lowest:
+            self.end()
+        for uri, sequence in lowest.items():
+            self.fall_behind(uri, sequence)
+
+    def take(self, timeout: Optional[float]) -> Optional[Tuple[Dict[str, Any], Optional[str]]]:
+        """The next message to write and its event ID (None: it has none), None after `timeout` seconds without
+        one (a keep-alive is due); Closed once the stream has ended and everything before its end was taken."""
         with self.ready:
             if not self.outbox and not self.behind and not self.ended:
                 self.ready.wait(timeout)
             if self.outbox:
-                return self.outbox.popleft()
+                waiting = self.outbox.popleft()
+                return waiting.message, waiting.event_id
             if self.behind:
                 log_uri, sequence = self.behind.popitem()
                 if not self.behind:
                     self.ended = True
                 return {"jsonrpc": "2.0", "method": UPDATED, "params": {"uri": log_uri, "_meta": {
-                    **self.meta(), resources.META_LOG: log_uri, resources.META_RESYNC: sequence}}}
+                    **self.meta(), resources.META_LOG: log_uri, resources.META_RESYNC: sequence}}}, None
             if self.ended:
                 raise Closed()
             return None
+
+    def next(self, timeout: Optional[float]) -> Optional[Dict[str, Any]]:
+        """take()'s message alone."""
+        taken = self.take(timeout)
+        return None if taken is None else taken[0]
 
     def end(self) -> None:
         with self.ready:
@@ -150,6 +204,62 @@ class Stream:
 
     def drop(self, uri: str) -> None:
         self.watches[:] = [watch for watch in self.watches if watch.target.uri != uri]
+
+    def event_id(self, passing: List[Watch], sequence: int) -> Optional[str]:
+        """A session's GET stream: the event ID of the message that hands `sequence` out to the watches
+        `passing`, its position once read (None on any other stream)."""
+        if self.tag is None:
+            return None
+        moving = {id(watch) for watch in passing}
+        revisions: Dict[int, List[int]] = collections.defaultdict(list)  # cursor -> the revisions at it
+        for watch in list(self.watches):
+            if watch.revision is not None:
+                revisions[sequence if id(watch) in moving else watch.cursor].append(watch.revision)
+        return position_id(self.tag, revisions)
+
+
+def position_id(tag: str, revisions: Dict[int, List[int]]) -> str:
+    """TAG:CURSOR=REVISION.REVISION:CURSOR=... : a session's tag, then each cursor with the revisions of the
+    subscriptions it is the last sequence handed out for.
+
+    >>> position_id("0123abcd", {17: [2, 1], 9: [3]})
+    '0123abcd:9=3:17=1.2'
+    """
+    return tag + "".join(f":{cursor}=" + ".".join(str(revision) for revision in sorted(held))
+                         for cursor, held in sorted(revisions.items()))
+
+
+def position_of(text: Any, tag: str) -> Dict[int, int]:
+    """The revision -> cursor an event ID of this session's stream names; {} for anything else (another
+    session's, one made up or altered, one too long), which a GET then ignores. Only ASCII digits are numbers,
+    and none past sqlite's integers.
+
+    >>> position_of("0123abcd:9=3:17=1.2", "0123abcd")
+    {3: 9, 1: 17, 2: 17}
+    >>> position_of("0123abcd:\\u00b2=1", "0123abcd"), position_of("0123abcd:9=3", "ffffffff")
+    ({}, {})
+    """
+    if not isinstance(text, str) or len(text) > EVENT_ID_CHARACTERS or not text.isascii():
+        return {}
+    head, *groups = text.split(":")
+    found: Dict[int, int] = {}
+    if head != tag:
+        return {}
+    for group in groups:
+        cursor, _, revisions = group.partition("=")
+        numbers = [cursor, *revisions.split(".")]
+        if not all(number.isdigit() and len(number) <= 19 for number in numbers):
+            return {}
+        values = [int(number) for number in numbers]
+        if max(values) > SQLITE_INTEGER_MAX:
+            return {}
+        found.update((revision, values[0]) for revision in values[1:])
+    return found
+
+
+def session_tag(session: sessions.Session) -> str:
+    """What opens each event ID of the session's GET stream: a GET of another session ignores it."""
+    return hashlib.sha256(session.id_hash.encode("ascii")).hexdigest()[:TAG_CHARACTERS]
 
 
 class Hub:
@@ -172,6 +282,7 @@ class Hub:
         self.discover_seconds = DISCOVER_SECONDS
         self.discovered_at: Optional[float] = None  # when discover() last looked for new logs
         self.listing: Tuple[int, Dict[str, List[str]]] = (0, {})  # the logs it found then, numbered anew on a change
+        self.repeats: Dict[Tuple[str, str, int], bool] = {}  # (kind, log, sequence) -> whether it repeats a removal
 
     def open(self, caller: str, subscription_id: Any, watches: List[Watch],
              first: Optional[Dict[str, Any]] = None, lists: Optional[ListInterest] = None) -> Stream:
@@ -180,7 +291,7 @@ class Hub:
         stream = Stream(caller, subscription_id, watches, self.outbox)
         stream.hub, stream.lists = self, lists
         if first is not None:
-            stream.outbox.append(first)
+            stream.put([first], now=self.clock())
         with self.guard:
             if self.stopped:
                 raise ProtocolError(TOO_MANY, "the server is stopping; listen again to it or another in a moment")
@@ -202,6 +313,20 @@ class Hub:
         with self.guard:
             if stream in self.streams:
                 self.streams.remove(stream)
+
+    def cancel(self, owner: Any, request_id: Any) -> bool:
+        """notifications/cancelled from `owner` (a stdio connection) naming a listen of its own: that stream ends
+        and frees its place, and no result is written for it (a cancelled request is not answered). False when
+        `owner` has no open listen of that id (one ended already, or another request): nothing changes."""
+        if owner is None or isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+            return False
+        with self.guard:
+            named = [stream for stream in self.streams if stream.owner is owner and
+                     type(stream.subscription_id) is type(request_id) and stream.subscription_id == request_id]
+        for stream in named:
+            stream.closing = None
+            self.close(stream)
+        return bool(named)
 
     def wake(self) -> None:
         """A write went through this process: read the logs now, not at the next tick."""
@@ -226,23 +351,32 @@ class Hub:
             self.woken.clear()
             try:
                 if self.tick():
-                    self.woken.set()  # a log had more than one tick's reads: go on at once
+                    self.woken.set()  # a stream that can take more had more than one tick's reads: go on at once
             except Exception:  # a log that cannot be read now (a busy database): the next tick tries again
                 log.exception("reading the event logs for listeners failed")
 
     def watched(self) -> Dict[Tuple[str, str], List[Tuple[Stream, Watch]]]:
+        """The watches of each log to feed now: those of every stream but one whose outbox is over half full (it
+        is fed once it has taken most of it; if its oldest message has waited slow_seconds, it falls behind)."""
         with self.guard:
             streams = list(self.streams)
+        now = self.clock()
         logs: Dict[Tuple[str, str], List[Tuple[Stream, Watch]]] = collections.defaultdict(list)
         for stream in streams:
             if stream.behind or stream.ended:
+                continue
+            if stream.crowded():
+                since = stream.oldest()
+                if since is not None and now - since >= self.slow_seconds:
+                    stream.fall_behind_everywhere()
                 continue
             for watch in list(stream.watches):
                 logs[(watch.target.kind.resource_type, watch.target.log_id)].append((stream, watch))
         return logs
 
     def tick(self) -> bool:
-        """Read each watched log once after its lowest cursor and hand its events out; True if one has more."""
+        """Read each watched log after its lowest cursor and hand its events out; True if a log has more for a
+        stream that can take it."""
         self.discover()
         more = False
         for (kind, log_id), watchers in self.watched().items():
@@ -281,59 +415,72 @@ class Hub:
             stream.listed = number
 
     def feed(self, kind: str, log_id: str, watchers: List[Tuple[Stream, Watch]]) -> bool:
-        after = min(watch.cursor for _, watch in watchers)
+        """Hand out the log's events after its watchers' lowest cursor, READS_PER_TICK reads at most; a stream
+        whose outbox fills takes nothing more this tick, and the reads go on from the lowest cursor of the others
+        (none left: done). True if the log has more for a stream that can take it."""
         blocked: Set[int] = set()  # the streams whose outbox is full: nothing more for them this tick
+        after = min(watch.cursor for _, watch in watchers)
         for _ in range(READS_PER_TICK):
             polled = self.tools.call(POLL, {"resource_type": kind, "resource_id": log_id, "after_sequence": after,
                                             "limit": EVENTS_PER_READ})
             if "error" in polled:
                 return False
+            repeated = self.repeated(kind, log_id, polled["events"])
             for event in polled["events"]:
-                self.hand_out(event, watchers, blocked)
-            after = polled["last_sequence"]
-            if not polled["has_more"] or len(blocked) == len({id(stream) for stream, _ in watchers}):
+                self.hand_out(event, watchers, blocked, event["sequence"] in repeated)
+            open_ = [watch.cursor for stream, watch in watchers if id(stream) not in blocked]
+            if not polled["has_more"] or not open_:
                 return False
+            after = max(polled["last_sequence"], min(open_))
         return True
 
-    def hand_out(self, event: Dict[str, Any], watchers: List[Tuple[Stream, Watch]], blocked: Set[int]) -> None:
+    def repeated(self, kind: str, log_id: str, events: List[Dict[str, Any]]) -> Set[int]:
+        """The sequences among `events` that tell of a save of a resource gone already (resources.
+        repeated_removals), each judged once."""
+        resource_kind = resources.BY_TYPE.get(kind)
+        if resource_kind is None or resource_kind.gone_again is None:
+            return set()
+        asked = [event for event in events if event["type"] == resource_kind.gone_again and
+                 (kind, log_id, event["sequence"]) not in self.repeats]
+        if asked:
+            if len(self.repeats) > REPEATS_KEPT:
+                self.repeats.clear()
+            judged = resources.repeated_removals(self.tools, resource_kind, log_id, events)
+            self.repeats.update(((kind, log_id, event["sequence"]), event["sequence"] in judged) for event in asked)
+        return {event["sequence"] for event in events if self.repeats.get((kind, log_id, event["sequence"]))}
+
+    def hand_out(self, event: Dict[str, Any], watchers: List[Tuple[Stream, Watch]], blocked: Set[int],
+                 silent: bool = False) -> None:
         """One event to each stream that watches it and has not had it: once per stream however many of its
-        watches it matches. A stream whose outbox is full keeps its cursors, so the event comes again."""
+        watches it matches (`silent`: to none, every cursor passing it). A stream whose outbox has no room keeps
+        its cursors, so the event comes again."""
         sequence = event["sequence"]
-        sent: Set[int] = set()
-        told: Set[int] = set()  # the streams told of this event's change to the list
+        due: Dict[int, Tuple[Stream, List[Watch]]] = {}
         for stream, watch in watchers:
-            if watch.cursor >= sequence or stream.behind or id(stream) in blocked:
+            if watch.cursor < sequence and not stream.behind and id(stream) not in blocked:
+                due.setdefault(id(stream), (stream, []))[1].append(watch)
+        for stream, watches in due.values():
+            messages = [] if silent else messages_for(stream, watches, event)
+            if messages and not stream.put(messages, stream.event_id(watches, sequence), self.clock()):
+                blocked.add(id(stream))
                 continue
-            subject = str(event.get(watch.target.kind.subject_key))
-            if watch.lists:
-                if event["type"] in LIST_EVENTS and id(stream) not in told:
-                    if not self.delivered(stream, watch, list_changed(stream.meta(), watch.target, event), blocked):
-                        continue
-                    told.add(id(stream))
-            elif watch.wants(subject) and id(stream) not in sent:
-                if not self.delivered(stream, watch, notification(stream.meta(), watch.target, subject, event),
-                                      blocked):
-                    continue
-                sent.add(id(stream))
-            watch.cursor = sequence
+            for watch in watches:
+                watch.cursor = sequence
 
-    def delivered(self, stream: Stream, watch: Watch, message: Dict[str, Any], blocked: Set[int]) -> bool:
-        """`message` put in the stream's outbox; False, the stream blocked for this round and its full outbox
-        noted, if there was no room."""
-        if not stream.put(message):
-            blocked.add(id(stream))
-            self.outbox_full(stream, watch)
-            return False
-        stream.full_since = None
-        return True
 
-    def outbox_full(self, stream: Stream, watch: Watch) -> None:
-        """A stream's outbox was full: noted, and once it has stayed full SLOW_SECONDS, the stream falls behind."""
-        now = self.clock()
-        if stream.full_since is None:
-            stream.full_since = now
-        elif now - stream.full_since >= self.slow_seconds:
-            stream.fall_behind(watch.target.log_uri, watch.cursor)
+def messages_for(stream: Stream, watches: List[Watch], event: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """What one stream is sent for one event of a log, given its watches of that log: a resources/updated if one
+    watches the article or item (or the log), a list_changed if one asked for list changes and the event is one."""
+    kind = watches[0].target.kind
+    subject = str(event.get(kind.subject_key))
+    messages = []
+    updating = [watch for watch in watches if not watch.lists and watch.wants(subject)]
+    if updating:
+        messages.append(notification(stream.meta(), updating[0].target, subject, event))
+    listing = [watch for watch in watches if watch.lists]
+    if listing and event["type"] in LIST_EVENTS:
+        messages.append(list_changed(stream.meta(), listing[0].target, event))
+    return messages
 
 
 def notification(meta: Dict[str, Any], target: resources.Target, subject: str,
@@ -351,33 +498,44 @@ def notification(meta: Dict[str, Any], target: resources.Target, subject: str,
 class SessionFeed:
     """The GET stream of an HTTP session (the handshake era): a stream of the hub whose watches follow what the
     session subscribed, read from the sessions' book at each look (a POST that subscribed may have reached another
-    worker), and whose progress is saved there, so that a GET opened again, in any worker, goes on from it."""
+    worker). Each of its messages carries its position as event ID; a GET that sends one back (Last-Event-ID)
+    goes on from it exactly, in any worker, and the book keeps it as what the client has confirmed. A GET without
+    one goes on from what the book keeps, so that nothing is lost: what the client read since comes again."""
 
-    def __init__(self, hub: Hub, book: sessions.Book, session: sessions.Session) -> None:
+    def __init__(self, hub: Hub, book: sessions.Book, session: sessions.Session,
+                 last_event_id: Optional[str] = None) -> None:
+        """ProtocolError beyond the caps on streams, before the session's turn is taken: a GET refused leaves the
+        session's open one alone."""
         self.hub, self.book, self.session = hub, book, session
-        self.turn = book.take_turn(session)
         self.stream = hub.open(session.caller, None, [])
+        try:
+            self.turn = book.take_turn(session)
+        except BaseException:
+            self.stream.release()
+            raise
+        self.stream.tag = session_tag(session)
+        self.resumed: Optional[Dict[int, int]] = position_of(last_event_id, self.stream.tag)  # until the first look
         self.revisions: Dict[str, int] = {}  # URI -> the revision of its subscription the stream watches
-        self.saved: Dict[str, Tuple[int, int]] = {}  # URI -> the (revision, cursor) last saved
 
     def look(self) -> bool:
-        """Save the progress, follow the subscriptions; False once the session is gone or another GET took over.
-        Progress is saved only while nothing waits in the outbox: then every cursor read was written."""
-        watches = list(self.stream.watches)
-        cursors = {watch.target.uri: watch.cursor for watch in watches}
-        with self.stream.ready:
-            idle = not self.stream.outbox
-        progress = {uri: (self.revisions[uri], cursor) for uri, cursor in cursors.items()
-                    if idle and uri in self.revisions and self.saved.get(uri) != (self.revisions[uri], cursor)}
-        found = self.book.look(self.session, self.turn, progress)
+        """Follow the subscriptions; False once the session is gone or another GET took over. At the first look,
+        each subscription the Last-Event-ID names starts where it says, and the book keeps that as confirmed (what
+        a later GET without one goes on from); nothing else the stream hands out is ever saved as read."""
+        found = self.book.look(self.session, self.turn, {})
         if found is None:
             return False
-        self.saved.update(progress)
+        resumed, self.resumed = self.resumed or {}, None
+        confirmed = {subscription.uri: (subscription.revision, resumed[subscription.revision])
+                     for subscription in found if subscription.revision in resumed}
+        if confirmed and self.book.look(self.session, self.turn, confirmed) is None:
+            return False
         added = False
         for subscription in found:
             if self.revisions.get(subscription.uri) != subscription.revision:
+                cursor = resumed.get(subscription.revision, subscription.cursor)
                 self.stream.drop(subscription.uri)
-                self.stream.add(Watch(resources.parse(subscription.uri, resume=True), subscription.cursor))
+                self.stream.add(Watch(resources.parse(subscription.uri, resume=True), cursor,
+                                      revision=subscription.revision))
                 self.revisions[subscription.uri] = subscription.revision
                 added = True
         for uri in set(self.revisions) - {subscription.uri for subscription in found}:

@@ -108,7 +108,7 @@ class Server:
         if not isinstance(message, dict):
             return error_message(None, INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
         if "id" not in message:
-            self.notification(message)
+            self.notification(message, peer)
             return None
         request_id = message["id"]
         if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
@@ -122,6 +122,7 @@ class Server:
         except CallCancelled:  # the client cancelled the call while its user was asked: nothing may be answered
             return None
         except listening.Opened as opened:  # a listen stream: the transport writes it, and its result at its end
+            opened.stream.owner = peer  # over stdio, whose notifications/cancelled may end it
             return cast(Dict[str, Any], opened.stream)
         except ProtocolError as error:
             return error_message(request_id, error.code, error.message, error.data)
@@ -180,14 +181,16 @@ class Server:
         caller gets the same tools; what a grant allows is judged at each call)."""
         return dict(self.list_tools(params, exchange), ttlMs=TOOLS_TTL_MS, cacheScope="public")
 
-    def notification(self, message: Dict[str, Any]) -> None:
+    def notification(self, message: Dict[str, Any], peer: Optional["Peer"] = None) -> None:
         """Note a notification; never answer one, not even a malformed or unknown one."""
         method, params = message.get("method"), message.get("params")
         if method == "notifications/cancelled":
-            # Requests are answered one at a time before the next line is read, so a cancellation always
-            # names a request already answered (or none): there is nothing left to stop, and nothing to send.
+            # Requests are answered one at a time before the next line is read, so a cancellation names a request
+            # answered already (or none), or a listen whose stream is open on this stdio connection: that stream
+            # ends, unanswered. Over HTTP a listen is cancelled by closing its stream.
             cancelled = params.get("requestId") if isinstance(params, dict) else None
-            log.debug("cancellation of request %s: already answered", rejections.loggable(cancelled))
+            if not self.hub.cancel(peer, cancelled):
+                log.debug("cancellation of request %s: already answered", rejections.loggable(cancelled))
         elif method != "notifications/initialized":
             log.debug("ignored notification %s", rejections.loggable(method))
 
@@ -357,6 +360,8 @@ class Server:
         approvals.tally.add("asked")
         answer = approval.Answer.of(peer.ask(approval.ELICIT, approval.elicitation(question), approvals.bound,
                                              exchange.request_id))
+        if answer.outcome == "unanswered" and peer.stopping():  # given up for a stop, not for the person's time
+            answer = approval.Answer("stopped")
         if not answer.approved:
             return tool_result(approvals.refused(answer, approval.who_answers(peer.client)))
         return tool_result(approvals.committed(self.tools.call(name, arguments, grant)))

@@ -11,16 +11,22 @@ Glossary:
                  whose event log numbers every change of its articles or items
   after_sequence a listen's or a subscription's resume point, in the URI's query (?after_sequence=N): the last
                  sequence of that log the client saw
+  cursor         of resources/list: our own (kind's index, log ID, number) of the page's last row, as base64 JSON;
+                 a client's is read within bounds, and anything else is the one -32602 rejection
+  gone           an article unpublished, an item deleted: a read refuses it, and the event that removed it is the
+                 last news of it; a later save of an article still unpublished writes its `unpublished` event
+                 again (poll_resource_events lists it, as published), which no listener is told of
 """
 
 import base64
 import binascii
 import dataclasses
 import json
+import re
 import urllib.parse
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
-from osfoundry_tools.core import rejections
+from osfoundry_tools.core import checks, rejections
 from osfoundry_tools.server import tokens
 from osfoundry_tools.server.protocol import INVALID_PARAMS, ProtocolError
 from osfoundry_tools.server.routing import POLL, Tools
@@ -33,6 +39,11 @@ META_SEQUENCE, META_LOG, META_EVENT, META_RESYNC = ("io.osfoundry/sequence", "io
                                                     "io.osfoundry/resyncFrom")
 META_VERSION, META_CITATION = "io.osfoundry/version", "io.osfoundry/citation"
 AFTER = "after_sequence"
+SEQUENCE_DIGITS = 18  # the longest after_sequence: 999999999999999999 fits sqlite's integers
+DIGITS = re.compile(f"[0-9]{{1,{SEQUENCE_DIGITS}}}")  # ASCII digits only: str.isdigit takes ² and ٣ too
+CURSOR_CHARACTERS = 4096  # the longest resources/list cursor read; ours hold a log ID of at most 128 characters
+PREVIOUS_EVENT = ("SELECT type FROM events WHERE resource_id = ? AND subject_id = ? AND sequence < ? "
+                  "ORDER BY sequence DESC LIMIT 1")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +60,8 @@ class Kind:
     log_column: str  # the column of the knowledge base or channel in its table
     listing: str  # the SQL of one page: (log ID, resource ID, name, number) after a (log ID, number)
     logs: str  # the SQL of every knowledge base's or channel's ID
+    once_readable: str  # the SQL of a resource that was readable once (gone since, or readable now), by log and ID
+    gone_again: Optional[str]  # the event a save of a resource already gone writes again (None: none is saved)
 
     def template(self) -> Dict[str, Any]:
         return {"uriTemplate": f"{SCHEME}{self.resource_type}/{{{self.log_key}}}/{self.collection}/"
@@ -63,11 +76,13 @@ KINDS = (
     Kind("knowledge_base", "articles", "read_knowledge_article", "knowledge_base_id", "article_id", "updated_at",
          "An article of a granted knowledge base", "knowledge_base_id",
          _PAGE_SQL.format(log="knowledge_base_id", name="title", table="articles", live="status = 'published'",
-                          granted="{granted}"), "SELECT id FROM knowledge_bases ORDER BY id"),
+                          granted="{granted}"), "SELECT id FROM knowledge_bases ORDER BY id",
+         "SELECT 1 FROM articles WHERE knowledge_base_id = ? AND id = ? AND status != 'draft'", "unpublished"),
     Kind("record", "items", "read_record_item", "record_channel_id", "item_id", "version",
          "An item of a granted record channel", "channel_id",
          _PAGE_SQL.format(log="channel_id", name="id", table="items", live="deleted_at IS NULL",
-                          granted="{granted}"), "SELECT id FROM channels ORDER BY id"),
+                          granted="{granted}"), "SELECT id FROM channels ORDER BY id",
+         "SELECT 1 FROM items WHERE channel_id = ? AND id = ?", None),
 )
 BY_TYPE = {kind.resource_type: kind for kind in KINDS}
 
@@ -128,10 +143,10 @@ def parse_after(uri: str, query: str) -> Optional[int]:
     if not query:
         return None
     pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
-    if len(pairs) != 1 or pairs[0][0] != AFTER or not pairs[0][1].isdigit() or len(pairs[0][1]) > 18:
+    if len(pairs) != 1 or pairs[0][0] != AFTER or not DIGITS.fullmatch(pairs[0][1]):
         raise ProtocolError(INVALID_PARAMS, f"Invalid params: the query of {rejections.quote(uri[:300])} may hold "
-                            f"only {AFTER}=N, N the last sequence you saw (0 to 999999999999999999); "
-                            "leave it out to start from now")
+                            f"only {AFTER}=N, N the last sequence you saw in ASCII digits (0 to "
+                            f"{'9' * SEQUENCE_DIGITS}); leave it out to start from now")
     return int(pairs[0][1])
 
 
@@ -152,17 +167,36 @@ def encode_cursor(position: Tuple[int, str, int]) -> str:
 
 
 def decode_cursor(cursor: Any) -> Tuple[int, str, int]:
-    """A cursor of ours back to (kind's index, log ID, number); ProtocolError for any other."""
+    """A cursor of ours back to (kind's index, log ID, number); ProtocolError (-32602) for any other, whatever it
+    holds: a cursor is read only up to CURSOR_CHARACTERS, and each part only within the range ours take.
+
+    >>> decode_cursor(encode_cursor((1, "bugs", 7)))
+    (1, 'bugs', 7)
+    >>> decode_cursor(encode_cursor((0, "kb", 10 ** 20)))  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    osfoundry_tools.server.protocol.ProtocolError: Invalid params: unknown cursor
+    """
     if cursor is None:
         return (0, "", 0)
-    try:
-        kind, log_id, number = json.loads(base64.urlsafe_b64decode(str(cursor).encode()))
-        if isinstance(kind, int) and 0 <= kind < len(KINDS) and isinstance(log_id, str) and isinstance(number, int):
-            return (kind, log_id, number)
-    except (ValueError, TypeError, binascii.Error):
-        pass
+    if isinstance(cursor, str) and len(cursor) <= CURSOR_CHARACTERS and cursor.isascii():
+        try:
+            position = checks.strict_json(base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8"))
+        except (ValueError, binascii.Error, RecursionError):  # UnicodeDecodeError and JSONDecodeError: ValueErrors
+            position = None
+        if ours(position):
+            return (position[0], position[1], position[2])
     raise ProtocolError(INVALID_PARAMS, "Invalid params: unknown cursor; pass the nextCursor of the previous "
                         "resources/list page, or no cursor for the first")
+
+
+def ours(position: Any) -> bool:
+    """Whether a decoded cursor is one encode_cursor could have made: [kind's index, log ID, number]."""
+    if not isinstance(position, list) or len(position) != 3:
+        return False
+    kind, log_id, number = position
+    return (type(kind) is int and 0 <= kind < len(KINDS) and isinstance(log_id, str)
+            and len(log_id) <= checks.ID_CHARACTERS and type(number) is int
+            and 0 <= number <= checks.SQLITE_INTEGER_MAX)
 
 
 def listing(tools: Tools, grant: Optional[tokens.Grant], cursor: Any) -> Dict[str, Any]:
@@ -244,13 +278,58 @@ def read(tools: Tools, grant: Optional[tokens.Grant], uri: Any) -> Dict[str, Any
 
 def head_of(tools: Tools, grant: Optional[tokens.Grant], target: Target) -> int:
     """The last sequence of the target's log, as the caller may see it; -32002 if the caller may not watch the
-    target (its log or resource missing, ungranted, or the resource unpublished now)."""
+    target: its log missing or ungranted, or its resource one a read refuses now, unless the URI resumes
+    (after_sequence) and the resource was readable once: gone since (unpublished, deleted), its removal and what
+    came after are replayed like any change. A draft or missing resource is refused alike either way."""
     if target.kind.resource_type not in tools.stores:
         raise not_found(target.uri)
-    if target.subject is not None:
-        read(tools, grant, target.uri.partition("?")[0])
     polled = tools.call(POLL, {"resource_type": target.kind.resource_type, "resource_id": target.log_id,
                                "after_sequence": 2 ** 62, "limit": 1}, grant)
     if "error" in polled:
         raise not_found(target.uri)
+    if target.subject is not None and not readable(tools, grant, target):
+        if target.after is None or not once_readable(tools, target):
+            raise not_found(target.uri)
     return int(polled["last_sequence"])
+
+
+def readable(tools: Tools, grant: Optional[tokens.Grant], target: Target) -> bool:
+    """Whether the read tool answers the target's resource now; -32603 if the store could not be read."""
+    answer = tools.call(target.kind.read_tool, {target.kind.log_key: target.log_id,
+                                                target.kind.subject_key: target.subject}, grant)
+    if answer.get("error") in ("storage_error", "busy"):
+        raise ProtocolError(-32603, f"Internal error: {answer.get('message')}", {"error": answer["error"]})
+    return "error" not in answer
+
+
+def once_readable(tools: Tools, target: Target) -> bool:
+    """Whether the target's resource, in a log the caller may read, was readable once: an article published
+    since it was made (published or unpublished now), an item (live or deleted). What poll_resource_events shows of
+    the log names it too, so this tells the caller nothing the log does not; a draft or missing one is not."""
+    if target.subject is None or len(target.subject) > checks.ID_CHARACTERS:
+        return False
+    with tools.lock, tools.stores[target.kind.resource_type].database.read() as connection:
+        return connection.execute(target.kind.once_readable, (target.log_id, target.subject)).fetchone() is not None
+
+
+def repeated_removals(tools: Tools, kind: Kind, log_id: str, events: List[Dict[str, Any]]) -> Set[int]:
+    """The sequences of those `events` (one read of a log, oldest first) that tell of a save of a resource gone
+    already: a `gone_again` event whose resource's previous event in the log is one too (an article unpublished,
+    then saved while unpublished). A read refused the resource before and after, and resources/list did not change:
+    no listener is told. The previous event is the read's own where it holds one, else one indexed read back."""
+    repeated: Set[int] = set()
+    if kind.gone_again is None or not any(event["type"] == kind.gone_again for event in events):
+        return repeated
+    last: Dict[str, str] = {}  # subject -> the type of its latest event so far
+    with tools.lock, tools.stores[kind.resource_type].database.read() as connection:
+        for event in events:
+            subject = str(event.get(kind.subject_key))
+            if event["type"] == kind.gone_again:
+                before = last.get(subject)
+                if before is None:
+                    row = connection.execute(PREVIOUS_EVENT, (log_id, subject, event["sequence"])).fetchone()
+                    before = row[0] if row is not None else None
+                if before == kind.gone_again:
+                    repeated.add(event["sequence"])
+            last[subject] = event["type"]
+    return repeated

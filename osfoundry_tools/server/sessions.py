@@ -15,6 +15,9 @@ Glossary:
               GET of one session may reach different workers); a server's restart starts an empty book, and the
               client, answered 404, initializes again (the spec's way), resuming from its after_sequence
   stream turn a counter per session: a new GET takes the turn, and the stream of an older turn ends at its next look
+  confirmed   where a subscription's client has read up to, as the Last-Event-ID of a GET says (listening.
+              SessionFeed): a GET without one goes on from it, so that nothing is lost; what a stream wrote is
+              never taken as read (the client may have gone before reading it)
   idle        a session that no request and no open GET stream has touched for idle_seconds is forgotten
 
 Bounds: at most max_sessions in all and max_per_caller for one token (beyond, initialize is answered without a
@@ -53,7 +56,7 @@ class Full(Exception):
 
 class Subscription(NamedTuple):
     uri: str  # as the client subscribed it, after_sequence included
-    cursor: int  # the last sequence sent for it (or to resume after)
+    cursor: int  # the last sequence its client confirmed (at first, the one it subscribed after)
     revision: int  # changed by each resources/subscribe of the URI, not by the stream's own progress
 
 
@@ -192,9 +195,9 @@ class Book:
         return self.run(work, write=True)  # type: ignore[return-value]
 
     def look(self, session: Session, turn: int, progress: Dict[str, Tuple[int, int]]) -> Optional[List[Subscription]]:
-        """A GET stream's look, every moment: its `progress` saved (URI -> (revision, cursor) the stream has sent
-        up to, kept only while the subscription is still that revision), the session touched; its subscriptions
-        now, or None once the session is gone or another stream took the turn."""
+        """A GET stream's look, every moment: its `progress` saved (URI -> (revision, cursor) the client confirmed,
+        kept only while the subscription is still that revision, and only forward), the session touched; its
+        subscriptions now, or None once the session is gone or another stream took the turn."""
         def work(connection: sqlite3.Connection) -> Optional[List[Subscription]]:
             row = connection.execute("SELECT turn, seen FROM sessions WHERE id_hash = ?",
                                      (session.id_hash,)).fetchone()

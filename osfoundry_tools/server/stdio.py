@@ -1,7 +1,9 @@
 """The stdio transport: newline-delimited messages on stdin and stdout, read by a thread so that a call waiting for a
 person's answer still sees the client's messages.
 
-Layer: server, a transport: it hands the methods one line at a time.
+Layer: server, a transport: it hands the methods one line at a time. It stops at EOF, or once `stopping()` says so
+(SIGTERM's mark, looked at between two messages and while a question waits): the message under way is answered
+first, and the question is given up, unanswered.
 """
 
 import collections
@@ -93,6 +95,7 @@ def write_message(stream: BinaryIO, message: Dict[str, Any]) -> None:
 END = object()  # what the inbox holds once stdin has closed
 INBOX_LINES = 64  # lines read ahead of the one being answered; the reader waits while the inbox is full
 DEFERRED_LINES = 1000  # requests held back while a person is asked; past this the question goes unanswered
+STOP_LOOK_SECONDS = 0.1  # how often a wait for stdin looks whether a stop was asked
 QUESTION_ID_BYTES = 16  # of randomness in the id of each question put to the client's user
 
 
@@ -123,17 +126,19 @@ class Peer:
     (CallCancelled), and every other message is held back, in order, to be answered after the call."""
 
     def __init__(self, inbox: "queue.Queue[Any]", stdout: BinaryIO,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, stopping: Callable[[], bool] = lambda: False) -> None:
         self.inbox = inbox
         self.stdout = stdout
         self.clock = clock
+        self.stopping = stopping  # whether a stop was asked (a signal's handler marks it, nothing more)
         self.deferred: Deque[Any] = collections.deque()
         self.capabilities: Any = None
         self.client: Dict[str, Any] = {}
         self.asked = 0
         self.writing = threading.Lock()  # the answers and the listen streams' notifications share stdout
         self.subscriptions: Optional[listening.Stream] = None  # resources/subscribe's, in the handshake era
-        self.streams: List[listening.Stream] = []
+        self.streams: List[listening.Stream] = []  # those still open: each leaves the list as it ends
+        self.streams_lock = threading.Lock()  # streams end in their writer threads, while hang_up reads the list
 
     def send(self, message: Dict[str, Any]) -> None:
         """One message on stdout, whole, whichever thread sends it."""
@@ -142,10 +147,13 @@ class Peer:
 
     def stream(self, stream: listening.Stream, hub: listening.Hub) -> None:
         """Write a listen stream's messages as they come, then its closing result; ended when stdin closes."""
-        self.streams.append(stream)
+        with self.streams_lock:
+            self.streams.append(stream)
 
         def ended() -> None:
             hub.close(stream)
+            with self.streams_lock:
+                self.streams.remove(stream)  # a connection that opens and cancels listens keeps no trace of them
             if stream.closing is not None:
                 self.send(stream.closing)
 
@@ -153,7 +161,9 @@ class Peer:
 
     def hang_up(self, hub: listening.Hub) -> None:
         """stdin closed: every stream of this connection ends, unwritten (nobody is left to read it)."""
-        for stream in self.streams:
+        with self.streams_lock:
+            open_now = list(self.streams)
+        for stream in open_now:
             stream.closing = None
             hub.close(stream)
 
@@ -162,17 +172,30 @@ class Peer:
         self.capabilities, self.client = capabilities, client
 
     def lines(self) -> Iterator[Optional[bytes]]:
-        """Each line to answer, those held back during a question first, until stdin closes."""
-        while True:
-            line = self.deferred.popleft() if self.deferred else self.inbox.get()
+        """Each line to answer, those held back during a question first, until stdin closes or a stop is asked."""
+        while not self.stopping():
+            line = self.deferred.popleft() if self.deferred else self.next_line()
             if line is END:
                 return
             yield line
 
+    def next_line(self, seconds: Optional[float] = None) -> Any:
+        """The inbox's next line, waiting `seconds` at most (queue.Empty then; None: as long as it takes); END once
+        stdin has closed or a stop is asked, which the wait looks at every STOP_LOOK_SECONDS."""
+        deadline = None if seconds is None else self.clock() + seconds
+        while not self.stopping():
+            left = STOP_LOOK_SECONDS if deadline is None else max(0.0, min(STOP_LOOK_SECONDS, deadline - self.clock()))
+            try:
+                return self.inbox.get(timeout=left)
+            except queue.Empty:
+                if deadline is not None and self.clock() >= deadline:
+                    raise
+        return END
+
     def ask(self, method: str, params: Dict[str, Any], seconds: float, call_id: Any) -> Any:
         """Send the client our request and wait at most `seconds` for its result; None if none came (no answer in
-        time, an error, stdin closed, too many messages held back). CallCancelled if the client cancels the call
-        `call_id` meanwhile.
+        time, an error, stdin closed, a stop asked, too many messages held back). CallCancelled if the client cancels
+        the call `call_id` meanwhile.
 
         The request's id is drawn at random as it is sent, so only a client that has read the question can answer
         it: a response sent along with the call, before the question, names an id that cannot be the question's
@@ -183,7 +206,7 @@ class Peer:
         deadline = self.clock() + seconds
         while len(self.deferred) < DEFERRED_LINES:
             try:
-                line = self.inbox.get(timeout=max(0.0, deadline - self.clock()))
+                line = self.next_line(max(0.0, deadline - self.clock()))
             except queue.Empty:
                 return None
             if line is END:
@@ -230,9 +253,11 @@ def answer_line(server: Server, line: bytes, peer: Optional["Peer"] = None) -> O
     return server.handle(message, peer=peer)
 
 
-def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO, limit: int = MAX_LINE_BYTES) -> None:
-    """Answer every line of stdin on stdout until EOF."""
-    peer = Peer(read_in_background(stdin, limit), stdout)
+def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO, limit: int = MAX_LINE_BYTES,
+          stopping: Callable[[], bool] = lambda: False) -> None:
+    """Answer every line of stdin on stdout until EOF, or until `stopping()` says a stop was asked (looked at
+    between two messages, and while a question waits): the message under way is answered first."""
+    peer = Peer(read_in_background(stdin, limit), stdout, stopping=stopping)
     try:
         for line in peer.lines():
             answer = too_long(limit) if line is None else answer_line(server, line, peer)

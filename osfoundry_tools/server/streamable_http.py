@@ -14,13 +14,18 @@ Glossary (the MCP specification's transports page and security section, revision
   bearer token    the secret after "Authorization: Bearer "; Tokens turns it into a grant or refuses it (401)
   grant           what a token allows (tokens.Grant), passed to `handle` with each message
   metadata        the RFC 9728 protected-resource document that tells a client how to authenticate
-  stop            on SIGTERM or Ctrl-C (or shutdown()): the server stops waiting for new requests, lets each
-                  request whose first byte has come finish within the grace (--http-grace-seconds, default
-                  GRACE_SECONDS) and closes its connection after the answer; idle connections end at once; a new
-                  connection, or a request that arrives on one as the stop ends it, is answered 503 with
-                  Retry-After; at the end of the grace, connections still open (a client that does not read, a
-                  call still running) are cut. The command then exits 0 after SIGTERM, 130 after Ctrl-C, with one
-                  line, in one process as with --workers
+  stop            on SIGTERM or Ctrl-C (or shutdown()): asked of the server through a Stop, which a signal's
+                  handler only marks (the serving loop sees it between two connections, so that no signal lands
+                  between an accept and its connection's thread); the server stops waiting for new requests, lets
+                  each request whose first byte has come finish within the grace (--http-grace-seconds, default
+                  GRACE_SECONDS) and closes its connection after the answer; kept-alive idle connections end at
+                  once; a connection accepted before the stop with no request yet has its first request served if
+                  it comes within FIRST_REQUEST_SECONDS, and is answered 503 with Retry-After after that; a new
+                  connection, one still waiting in the backlog, or a request that arrives on a connection as the
+                  stop ends it, is answered 503 with Retry-After; at the end of the grace, connections still open
+                  (a client that does not read, a call still running) are cut, the backlog answered 503, and the
+                  listener closed. The command then exits 0 after SIGTERM, 130 after Ctrl-C, with one line, in
+                  one process as with --workers
 
 Before any of that, http_front.py reads each request within its limits (connections, head and body sizes, a
 deadline per request), and every header that decides who asks or what is asked must come once: two Origin,
@@ -36,9 +41,10 @@ client initializes again. A request without the header is served as before, sess
 always sessionless (the header is not read). Initialize beyond the caps on sessions is answered without one.
 
 Server-sent events carry only a subscriptions/listen stream and a session's GET stream (write_stream); every other
-answer is one JSON body, which the specification allows. Left out on purpose: resumability of an SSE stream by
-Last-Event-ID (a listen resumes from its URI's after_sequence, a session's GET stream from the progress its session
-keeps), and TLS (bind to a loopback address, or put a TLS proxy in front).
+answer is one JSON body, which the specification allows. A session's GET stream is resumable: each of its events
+has an id (its position, listening.SessionFeed), and a GET that sends the last one back as Last-Event-ID goes on
+from it with no gap and no duplicate. A listen resumes from its URIs' after_sequence instead (2026-07-28 has no
+Last-Event-ID). Left out on purpose: TLS (bind to a loopback address, or put a TLS proxy in front).
 """
 
 import base64
@@ -51,6 +57,7 @@ import json
 import logging
 import re
 import select
+import selectors
 import socket
 import sys
 import threading
@@ -92,6 +99,7 @@ CREDENTIAL_NAME = re.compile(r"token|secret|passw|bearer|^auth$|authoriz|api[-_]
 RETRY_SECONDS = 1  # the Retry-After of a 503: the connections or the body budget were full, or the server stops
 GRACE_SECONDS = 5.0  # on SIGTERM or Ctrl-C, how long requests in progress may take to finish (--http-grace-seconds)
 CUT_SECONDS = 1.0  # once the grace is over, how long the connections cut are given to close
+FIRST_REQUEST_SECONDS = 1.0  # at a stop, how long a connection accepted with no request yet has to send one
 WARN_EVERY_SECONDS = 60.0  # the same warning (all connections in use, out of descriptors) once a minute at most
 REFUSED_LINGERING = 32  # connections refused for want of a slot that wait a moment before they are closed
 UNREAD_LINE = "(no request line read)"  # the log's name for a request refused before its request line was read
@@ -369,6 +377,57 @@ STREAM_WAKE_SECONDS = 0.5  # how often a quiet listen stream looks whether the s
 STREAM_SEND_BUFFER = 64 * 1024  # bytes the kernel holds for one listen stream's client (not the default megabytes)
 
 
+class Stop:
+    """A stop asked of a serving McpHttpServer, from another thread or from a signal's handler, which may run
+    anywhere on the main thread: ask() only records why and wakes the serving loop (a byte on a socket it watches
+    beside the listener), which sees it between two connections and returns, so that no exception ever lands
+    between an accept and the start of that connection's thread. hurry() ends the stop's grace at once."""
+
+    def __init__(self) -> None:
+        self.reason: Optional[str] = None  # why the stop was asked ("SIGTERM", "SIGINT", "shutdown"), once it was
+        self.hurried = False  # the grace is to end now (a second Ctrl-C)
+        pair = socket.socketpair()
+        for end in pair:
+            end.setblocking(False)
+        self.waker: Optional[socket.socket] = pair[0]  # the loop's end: readable once woken
+        self.wake_end: Optional[socket.socket] = pair[1]  # the end a stop writes on
+
+    def ask(self, reason: str) -> None:
+        """Stop serving, for `reason` (the first given is kept)."""
+        if self.reason is None:
+            self.reason = reason
+        self.wake()
+
+    def hurry(self) -> None:
+        """End the stop's grace now: the connections still open are cut."""
+        self.hurried = True
+        self.wake()
+
+    def wake(self) -> None:
+        """A byte for the serving loop, which wakes at once to look at the stop."""
+        end = self.wake_end
+        if end is not None:
+            try:
+                end.send(b".")
+            except OSError:  # full: the loop is woken already; or closed meanwhile
+                pass
+
+    def woken(self) -> None:
+        """Take the wake-up bytes, so that the loop waits again."""
+        try:
+            while self.waker is not None and self.waker.recv(512):
+                pass
+        except OSError:  # none left (BlockingIOError)
+            pass
+
+    def close(self) -> None:
+        """Let the sockets go; ask() and hurry() still record after it, waking nothing."""
+        ends, self.waker, self.wake_end = (self.waker, self.wake_end), None, None  # first: no handler sends on them
+        for end in ends:
+            if end is not None:
+                end.close()
+
+
 class McpHttpServer(http.server.ThreadingHTTPServer):
     """A threaded HTTP server holding what its requests need: the message handler, the options, and what the limits
     share between connections (the slots and the body budget)."""
@@ -376,8 +435,12 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
     daemon_threads = True  # an open keep-alive connection never holds the process at exit
 
     def __init__(self, handle: Handle, options: HttpOptions, clock: Callable[[], float] = time.monotonic,
-                 listener: Optional[socket.socket] = None) -> None:
+                 listener: Optional[socket.socket] = None, stop: Optional[Stop] = None) -> None:
         self.handle_message = handle
+        self.owns_stop = stop is None  # its sockets are then closed with the server's
+        self.stop = stop if stop is not None else Stop()
+        self.loop_ended = threading.Event()  # set while serve_forever does not run
+        self.loop_ended.set()
         self.options = options
         self.limits = options.limits
         self.clock = clock
@@ -400,6 +463,45 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
             self.server_address = listener.getsockname()
             self.server_name, self.server_port = options.host, self.server_address[1]
         self.loopback = is_loopback(options.host)
+
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        """Accept connections and start each one's thread until a stop is asked (self.stop: shutdown(), or a
+        signal's handler), which is looked at only here, between two connections; what serve_forever of
+        socketserver does, woken at once by the stop rather than at the next poll_interval."""
+        self.loop_ended.clear()
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(self.socket, selectors.EVENT_READ)
+                selector.register(cast(socket.socket, self.stop.waker), selectors.EVENT_READ)
+                while self.stop.reason is None:
+                    ready = [key.fileobj for key, _ in selector.select(poll_interval)]
+                    if self.stop.reason is not None:
+                        break
+                    if self.socket in ready:
+                        self.accept_one()
+                    if self.stop.waker in ready:
+                        self.stop.woken()
+                    self.service_actions()
+        finally:
+            self.loop_ended.set()
+
+    def accept_one(self) -> None:
+        """Accept a connection and hand it to process_request: socketserver's _handle_request_noblock, without the
+        bare except that closed the connection under its thread when a signal's exception landed in between."""
+        try:
+            request, client_address = self.get_request()
+        except OSError:  # none waits (another worker took it), or out of descriptors
+            return
+        try:
+            self.process_request(request, client_address)
+        except Exception:  # no thread could start: nothing else holds the connection
+            self.handle_error(request, client_address)
+            self.shutdown_request(request)
+
+    def shutdown(self) -> None:
+        """Stop serve_forever, and wait until it has returned (call it from another thread than the loop's)."""
+        self.stop.ask("shutdown")
+        self.loop_ended.wait()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """Serve the connection on a thread of its own while a slot is free; else answer 503 at once, from the
@@ -466,37 +568,81 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
         self.stop_gracefully(0)
 
     def stop_gracefully(self, grace: float) -> None:
-        """Stop within `grace` seconds (once serve_forever has returned): every idle connection ends now; the
-        requests in progress, those whose first byte has come, are read, answered and their connections closed;
-        what arrives meanwhile, a new connection or a request on one the stop ended, is answered 503 with
-        Retry-After. At the end of the grace, every connection still open is cut (a client that does not read
-        its answer, a call still running), then the listener is closed."""
+        """Stop within `grace` seconds (once serve_forever has returned): every kept-alive idle connection ends
+        now; the requests in progress, those whose first byte has come, are read, answered and their connections
+        closed, and so is the first request of a connection accepted with none yet, if it comes within
+        FIRST_REQUEST_SECONDS (and the grace), after which such a connection is answered 503 with Retry-After;
+        what arrives meanwhile, a new connection or a request on one the stop ended, is answered 503 so too. The
+        grace ends once no connection is open, when the stop is hurried, or at its end, when every connection
+        still open is cut (a client that does not read its answer, a call still running). Then the connections
+        still waiting in the listener's backlog are answered 503 too, the listener is closed, and the connections
+        answered 503 are closed once their clients have closed, LINGER_SECONDS after their answer at most (at
+        once with no grace)."""
         self.slots.stop()
-        end = self.clock() + grace
+        began = self.clock()
+        end, fresh_end = began + grace, began + min(grace, FIRST_REQUEST_SECONDS)
         try:
-            while self.slots.count() and self.clock() < end:
+            self.socket.setblocking(False)  # the backlog is taken at once, and accept() never waits
+        except OSError:  # closed already (a second server_close)
+            pass
+        try:
+            while self.slots.count() and self.clock() < end and not self.stop.hurried:
+                if self.clock() >= fresh_end:
+                    self.slots.cut_fresh()
                 self.refuse_arrivals(min(0.05, max(0.0, end - self.clock())))
         finally:
             self.slots.cut_all(CUT_SECONDS)
+            try:
+                self.refuse_backlog()
+            except (OSError, ValueError):  # out of descriptors, or the listener is gone
+                pass
             super().server_close()
-            while self.closing:
-                self.closing.popleft()[1].close()
+            self.let_go_refused(self.clock() + (http_front.LINGER_SECONDS if grace > 0 else 0.0))
+            if self.owns_stop:
+                self.stop.close()
 
     def refuse_arrivals(self, seconds: float) -> None:
-        """During a stop's grace: wait up to `seconds` for a new connection and answer it 503 (as refuse_busy
-        does), and close the refused connections whose time has come."""
+        """During a stop's grace: wait up to `seconds` for new connections and answer each 503 (refuse_backlog),
+        and close the refused connections whose time has come."""
         self.service_actions()
         try:
             ready, _, _ = select.select([self.socket], [], [], seconds)
-            if not ready:
-                return
-            connection, _ = self.socket.accept()
-        except (BlockingIOError, InterruptedError):  # another worker took it
-            return
-        except OSError:  # out of descriptors, or the listener is gone: the stop goes on
+            if ready:
+                self.refuse_backlog()
+        except (OSError, ValueError):  # out of descriptors, or the listener is gone: the stop goes on
             time.sleep(seconds)
-            return
-        self.refuse(connection, self.stopping_reply)
+
+    def refuse_backlog(self) -> None:
+        """Answer 503 (as refuse_busy does) to each connection waiting in the non-blocking listener's backlog, at
+        most as many as it holds, so that none is reset when the listener closes."""
+        for _ in range(self.limits.backlog):
+            try:
+                connection, _ = self.socket.accept()
+            except (BlockingIOError, InterruptedError):  # none waits (or another worker took it)
+                return
+            self.refuse(connection, self.stopping_reply)
+
+    def let_go_refused(self, until: float) -> None:
+        """Close each refused connection once its client has closed its end (what it sends meanwhile is read and
+        dropped, so that the close resets none before the client has read its 503), at its time (refuse()) or
+        `until` at the latest."""
+        scratch = bytearray(http_front.CHUNK)
+        with selectors.DefaultSelector() as selector:
+            for _, connection in self.closing:
+                selector.register(connection, selectors.EVENT_READ)
+            while self.closing:
+                due = min(self.closing[0][0], until)
+                if self.clock() >= due:
+                    connection = self.closing.popleft()[1]
+                    selector.unregister(connection)
+                    connection.close()
+                    continue
+                for key, _ in selector.select(due - self.clock()):
+                    connection = cast(socket.socket, key.fileobj)
+                    if not still_open(connection, scratch):
+                        self.closing = collections.deque(entry for entry in self.closing if entry[1] is not connection)
+                        selector.unregister(connection)
+                        connection.close()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A connection that failed outside `handle` (the client went away, or a bug): logged, not on stderr."""
@@ -511,6 +657,16 @@ class McpHttpServer6(McpHttpServer):
     """The same, bound to an IPv6 address such as ::1."""
 
     address_family = socket.AF_INET6
+
+
+def still_open(connection: socket.socket, scratch: bytearray) -> bool:
+    """Whether a non-blocking connection is still open once what its client sent is read (into `scratch`, dropped)."""
+    try:
+        return connection.recv_into(scratch) > 0
+    except BlockingIOError:
+        return True
+    except OSError:  # reset
+        return False
 
 
 def response_bytes(status: int, message: str, headers: Dict[str, str]) -> bytes:
@@ -551,20 +707,22 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
     def handle_one_request(self) -> None:
         """Wait for a request, read its head and serve it. The connection closes when none comes in time, when the
         client leaves, after what is no request (answered 400, 408, 414 or 431 first), and once the server
-        stops (a request that comes as it stops answered 503, with Retry-After)."""
+        stops: a fresh connection's first request is still served if it comes within FIRST_REQUEST_SECONDS, and
+        one that comes as the stop ends the wait is answered 503, with Retry-After (a fresh connection's, before it
+        comes)."""
         self.close_connection = True
         self.command, self.path, self.request_version, self.requestline = "", "", "HTTP/1.1", UNREAD_LINE
         self.headers = NO_FIELDS
         self.body_read = False
-        if not self.mcp.slots.waits(self.connection):  # the server is stopping: no further request here
-            if not self.requests_read:  # accepted as the stop began: what it sends is answered as arrivals are
-                self.unread = True
-                self.write(self.mcp.stopping_reply)
+        fresh = not self.requests_read
+        if not self.mcp.slots.waits(self.connection, fresh):  # the server is stopping: no further request here
+            if fresh:  # the stop no longer waits for first requests: what it sends is answered as arrivals are
+                self.refuse_stopping()
             return
         came = self.reader.next_request()
-        if not self.mcp.slots.came(self.connection):
-            if came:  # it came as the stop ended the connection: answered as what arrives during a stop
-                self.write(self.mcp.stopping_reply)
+        if not self.mcp.slots.came(self.connection):  # the stop ended the wait
+            if came or fresh:  # a request that came at that moment, or a fresh connection's still to come: 503
+                self.refuse_stopping()
             return
         if not came:
             return
@@ -578,6 +736,12 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         except http_front.Ended:
             return
         self.serve({"POST": self.post, "GET": self.get, "DELETE": self.delete}.get(self.command, self.refuse_method))
+
+    def refuse_stopping(self) -> None:
+        """The 503 of a request that comes during a stop, the rest of the request read and dropped (finish: drain)
+        so that closing the connection does not reset it before the client has read the 503."""
+        self.unread = True
+        self.write(self.mcp.stopping_reply)
 
     def read_head(self) -> None:
         """The request line and headers, kept as BaseHTTPRequestHandler keeps them (the headers looked up as its
@@ -693,7 +857,8 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             raise Refusal(http.HTTPStatus.METHOD_NOT_ALLOWED, "Method Not Allowed: this server has no event stream",
                           {"Allow": "POST, DELETE"})
         try:
-            feed = listening.SessionFeed(hub, cast(sessions.Book, self.book), session)
+            feed = listening.SessionFeed(hub, cast(sessions.Book, self.book), session,
+                                         self.headers.get("Last-Event-ID"))
         except ProtocolError as refused:  # the caps on streams
             raise Refusal(http.HTTPStatus.TOO_MANY_REQUESTS, f"Too Many Requests: {refused.message}",
                           {"Retry-After": str(RETRY_SECONDS)}, code=refused.code) from None
@@ -882,17 +1047,19 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
                     if not look():
                         stream.end()
                 try:
-                    message = stream.next(LOOK_SECONDS if look is not None else STREAM_WAKE_SECONDS)
+                    taken = stream.take(LOOK_SECONDS if look is not None else STREAM_WAKE_SECONDS)
                 except listening.Closed:
                     break
-                if message is None:
+                if taken is None:
                     quiet += LOOK_SECONDS if look is not None else STREAM_WAKE_SECONDS
                     if quiet >= KEEPALIVE_SECONDS:
                         self.write(b": keep-alive\n\n")
                         quiet = 0.0
                     continue
                 quiet = 0.0
-                self.write(b"event: message\ndata: " + encoded(message) + b"\n\n")
+                message, event_id = taken
+                named = b"" if event_id is None else b"id: " + event_id.encode("ascii") + b"\n"
+                self.write(b"event: message\n" + named + b"data: " + encoded(message) + b"\n\n")
             if stream.closing is not None:
                 self.write(b"event: message\ndata: " + encoded(stream.closing) + b"\n\n")
         except (OSError, ValueError):  # the client went away or stopped reading
@@ -966,13 +1133,13 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
 # Starting and running.
 
 
-def make_server(handle: Handle, options: HttpOptions,
-                listener: Optional[socket.socket] = None) -> McpHttpServer:
+def make_server(handle: Handle, options: HttpOptions, listener: Optional[socket.socket] = None,
+                stop: Optional[Stop] = None) -> McpHttpServer:
     """A server bound to options.host and options.port, or serving `listener` (bound there already), and ready to
-    serve (server_address gives the port)."""
+    serve (server_address gives the port) until `stop` (its own, without one) is asked."""
     host = options.host[1:-1] if options.host.startswith("[") and options.host.endswith("]") else options.host
     server_class = McpHttpServer6 if ":" in host else McpHttpServer
-    return server_class(handle, options._replace(host=host), listener=listener)
+    return server_class(handle, options._replace(host=host), listener=listener, stop=stop)
 
 
 def bound_address(server: http.server.HTTPServer) -> Tuple[str, int]:
@@ -982,21 +1149,23 @@ def bound_address(server: http.server.HTTPServer) -> Tuple[str, int]:
 
 
 def serve_http(handle: Handle, options: HttpOptions, ready: Callable[[Tuple[str, int]], None],
-               listener: Optional[socket.socket] = None) -> None:
-    """Serve until shutdown(), an exception (SIGTERM's SystemExit, Ctrl-C's KeyboardInterrupt, raised on again
-    once stopped) or the like, calling ready(address) once bound (or on `listener`, bound already: a worker's),
-    then stop gracefully within options.grace_seconds (McpHttpServer.stop_gracefully); the socket always
-    closes. The open-file limit is raised to fit max_connections, or the connections lowered to fit it (with a
-    warning)."""
+               listener: Optional[socket.socket] = None, stop: Optional[Stop] = None,
+               stopping: Callable[[Optional[str]], None] = lambda reason: None) -> None:
+    """Serve until `stop` is asked (by a signal's handler, say) or shutdown(), calling ready(address) once bound
+    (or on `listener`, bound already: a worker's), then stopping(the stop's reason) and the graceful stop within
+    options.grace_seconds (McpHttpServer.stop_gracefully; hurried by stop.hurry()); the socket always closes,
+    whatever ends the serving. The open-file limit is raised to fit max_connections, or the connections lowered to
+    fit it (with a warning)."""
     wanted = options.limits.max_connections
     fitting = http_front.connections_that_fit(wanted)
     if fitting < wanted:
         log.warning("the open-file limit (ulimit -n) leaves room for %d connections: at most %d are served, not %d",
                     fitting, fitting, wanted)
         options = options._replace(limits=options.limits._replace(max_connections=fitting))
-    server = make_server(handle, options, listener)
+    server = make_server(handle, options, listener, stop)
     try:
         ready(bound_address(server))
         server.serve_forever()
-    finally:  # shutdown(), or SIGTERM's SystemExit, or Ctrl-C's KeyboardInterrupt, which go on once stopped
+        stopping(server.stop.reason)
+    finally:
         server.stop_gracefully(options.grace_seconds)
