@@ -1,6 +1,6 @@
 """sim.py: rerun the knowledge-base experiments (docs/source-figures.md) and write them beside the published figures.
 
-    python3 sim.py --seeds 1-5        # writes results/knowledge_base.md and results/knowledge_base.svg
+    python3 sim.py --seeds 1-5        # writes results/knowledge_base.md and .svg (about 2 minutes on 2 cores)
     python3 sim.py --sensitivity      # writes results/knowledge_base_sensitivity.md (about 8 minutes on 2 cores)
 
 Layer: a client (see the README's "What is here, layer by layer"). This file is the command alone: its options,
@@ -86,9 +86,11 @@ def parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="sim.py", description="Rerun the knowledge-base experiments (their published figures: "
         "docs/source-figures.md) in two models of the day and write results/knowledge_base.md and "
-        "results/knowledge_base.svg beside the published figures.")
+        "results/knowledge_base.svg beside the published figures. The default run takes about 2 minutes on 2 "
+        "cores (the page's 'Run time' section says how long it took).")
     seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the ranges", "the results", DRAWS,
                  ranges_default=f"{RANGE_GROUPS} per draw, for the main page and --sensitivity alike")
+    p.derive_default("ranges", lambda options: RANGE_GROUPS)
     p.add_argument("--sensitivity", action="store_true",
                    help=f"instead of the main page, write {SENSITIVITY}: the tallies of the popular model with "
                    "each of its ingredients alone and with areas of several sizes (about 8 minutes on 2 cores: "
@@ -134,6 +136,7 @@ def parser() -> argparse.ArgumentParser:
                       help="articles per product area in the popular model; a question names its article's area "
                       f"(default: √articles, {popular_areas(ARTICLES)}; the model as stated keeps "
                       f"{STATED_AREA_ARTICLES})")
+    p.derive_default("area_articles", lambda options: popular_areas(options.articles))
     return p
 
 

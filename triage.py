@@ -1,6 +1,6 @@
 """triage.py: rerun the record-channel experiments (docs/source-figures.md) and write them beside the published figures.
 
-    python3 triage.py                 # seeds 1-5, writes results/record_channels.md
+    python3 triage.py                 # seeds 1-5, writes results/record_channels.md (about 1.5 minutes on 2 cores)
 
 Layer: a client (see the README's "What is here, layer by layer"). This file is the command alone: its options,
 their checks, and the options handed down to lab/record_channels/ as a Scenario, seeds and settings. There,
@@ -100,7 +100,8 @@ def parser() -> argparse.ArgumentParser:
     """The command line; every scenario constant above has its option."""
     p = OneLineParser(prog="triage.py", description="Rerun the record-channel experiments (their published "
                       "figures: docs/source-figures.md) through record_store.py's agent tools and write "
-                      "results/record_channels.md beside the published figures.")
+                      "results/record_channels.md beside the published figures. The default run takes about 1.5 "
+                      "minutes on 2 cores (the page's 'Run time' section says how long it took).")
     seed_options(p, MAIN_SEEDS, RANGE_GROUPS, "the 95%% ranges (mean ± 1.96 standard deviations)", RESULTS,
                  DRAWS)
     work = p.add_argument_group("the triage (R1, R2, R5; as published: docs/source-figures.md)")
@@ -134,7 +135,8 @@ def parser() -> argparse.ArgumentParser:
     other.add_argument("--changes", type=change_counts, default=CHANGES, metavar="M/C/D",
                        help="R4: items people then modify, create and delete (default 30/12/3)")
     other.add_argument("--move-share", type=share, default=MOVE_SHARE, metavar="P",
-                       help="R5: share of bugs a person moves between the agent's read and write (default 1/8)")
+                       help=f"R5: share of bugs a person moves between the agent's read and write "
+                       f"(default {MOVE_SHARE})")
     other.add_argument("--timed-edits", type=positive, default=TIMED_EDITS, metavar="N",
                        help=f"R6: valid six-field edits per timed run (default {TIMED_EDITS})")
     other.add_argument("--timed-runs", type=non_negative, default=TIMED_RUNS, metavar="N",

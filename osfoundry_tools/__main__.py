@@ -6,4 +6,7 @@ import sys
 
 from osfoundry_tools.server.command_line import main
 
-sys.exit(main())
+PROG = "python3 -m osfoundry_tools"  # the command as typed: its usage, --version and error lines name it so
+# (main() would name it after sys.argv[0], which -m sets to this file's path)
+
+sys.exit(main(prog=PROG))

@@ -15,6 +15,9 @@ Glossary:
   canonical run a command run with the settings its committed results/ page was made with: the only
                 run that writes results/ unless --out says otherwise; any other run writes into a
                 folder of its own under runs/
+  derived       said of a default worked out from the other options (sim.py's --area-articles is
+                √--articles): the option's value is None until the command works it out, and that value
+                typed back is no change
   probe         a file created, written and removed in an output folder before any work, so that a folder
                 that cannot be written (a read-only disk, /proc, a full one) costs one line, not the run
   regular file  what a command reads from a path it is given: never a folder, FIFO, device or socket, which
@@ -29,6 +32,7 @@ import datetime
 import math
 import os
 import re
+import shlex
 import signal
 import stat
 import subprocess
@@ -56,8 +60,14 @@ class OneLineParser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.derived: Dict[str, Callable[[argparse.Namespace], Any]] = {}  # dest -> its derived default
         self.add_argument("--version", action="version", version=f"%(prog)s {VERSION}",
                           help="print the version and exit")
+
+    def derive_default(self, dest: str, derive: Callable[[argparse.Namespace], Any]) -> None:
+        """Give the option `dest` (default None) a derived default: derive(options) is the value it takes when
+        not given, so that changed_settings counts that value, typed back, as no change."""
+        self.derived[dest] = derive
 
     def error(self, message: str) -> NoReturn:
         if self.prog.endswith(".py"):
@@ -138,11 +148,19 @@ def exponent(text: str) -> float:
 
 def changed_settings(p: argparse.ArgumentParser, options: argparse.Namespace, apart: Sequence[str]) -> List[str]:
     """The options whose values differ from their defaults, as flags ("--seeds"), leaving out those in
-    `apart` (destinations such as "jobs" or "out", which move no figure)."""
+    `apart` (destinations such as "jobs" or "out", which move no figure). An option with a derived default
+    differs only when it was given a value other than the one derived from the other options."""
     defaults = p.parse_args([])
+    derived = getattr(p, "derived", {})
     flags = {action.dest: action.option_strings[-1] for action in p._actions if action.option_strings}
+
+    def differs(name: str, value: Any) -> bool:
+        if name in derived:
+            return value is not None and value != derived[name](options)
+        return bool(getattr(defaults, name, value) != value)
+
     return [flags.get(name, name) for name, value in vars(options).items()
-            if name not in apart and getattr(defaults, name, value) != value]
+            if name not in apart and differs(name, value)]
 
 
 def check_folder(p: argparse.ArgumentParser, flag: str, folder: str) -> None:
@@ -194,8 +212,8 @@ def output_folder(p: argparse.ArgumentParser, out: Optional[str], changed: Seque
             folder = f"{base}-{number}"
     verb = "differs" if len(changed) == 1 else "differ"
     return Destination(folder, f"{', '.join(changed)} {verb} from the committed results' settings: writing into "
-                       f"{shown(folder)}/ (--out results would replace the committed page)", reserved=True,
-                       made=folder)
+                       f"{shown(folder)}/ (--out {shlex.quote(shown(results))} would replace the committed page)",
+                       reserved=True, made=folder)
 
 
 def writable_folder(p: argparse.ArgumentParser, flag: str, folder: str) -> Optional[str]:

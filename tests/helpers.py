@@ -2,6 +2,7 @@
 
 import contextlib
 import datetime
+import importlib.util
 import io
 import json
 import os
@@ -119,6 +120,21 @@ def edit(store: kb_store.KnowledgeBaseStore, article_id: str, version: str, key:
 def as_json(result: Dict[str, Any]) -> str:
     """A result as an MCP client receives it; raises if it is not strict JSON."""
     return json.dumps(result, allow_nan=False)
+
+
+SDK_PYTHON = (3, 10)  # the oldest Python the official MCP SDK (mcp 2.3.0) installs on
+
+
+def sdk_missing(error: ImportError) -> str:
+    """Why the tests of the official MCP SDK are skipped here, given the ImportError of their imports: one line,
+    the same whichever module's import failed first (the SDK's own or one it brings, such as httpx2), naming the
+    cause and what runs them."""
+    if sys.version_info < SDK_PYTHON:
+        return (f"the official MCP SDK needs Python {SDK_PYTHON[0]}.{SDK_PYTHON[1]} or newer, and this is "
+                f"{sys.version.split()[0]}: make conformance runs these tests in .venv, made with a newer one")
+    if importlib.util.find_spec("mcp") is None:
+        return "the official MCP SDK is not installed here: make conformance installs it into .venv and runs them"
+    return f"the official MCP SDK cannot be imported ({error}); make conformance installs it into .venv"
 
 
 def store_definitions() -> Dict[str, Dict[str, Any]]:

@@ -9,6 +9,8 @@ import errno
 import glob
 import io
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -49,8 +51,8 @@ def toy_command(results, runs, measured):
 
 
 def run_quietly(command, argv):
-    """run_command's status and what it said on stderr."""
-    with contextlib.redirect_stderr(io.StringIO()) as said:
+    """run_command's status and what it said on stderr; what it prints on stdout (each page's answer) is dropped."""
+    with contextlib.redirect_stderr(io.StringIO()) as said, contextlib.redirect_stdout(io.StringIO()):
         status = experiments.run_command(command, argv)
     return status, said.getvalue()
 
@@ -89,6 +91,17 @@ class SafeResultsTest(unittest.TestCase):
         self.assertIn("--n differs from the committed results' settings", first)
         self.assertIn(folder, first)
         self.assertIn(folder, last)
+
+    def test_the_out_the_first_line_offers_names_results_from_wherever_the_run_was_started(self):
+        elsewhere = os.path.join(self.folder.name, "elsewhere")
+        os.makedirs(elsewhere)
+        self.addCleanup(os.chdir, os.getcwd())
+        for started_in in (self.folder.name, elsewhere):
+            with self.subTest(started_in=started_in):
+                os.chdir(started_in)
+                first = run_quietly(self.command, ["--n", "3"])[1].splitlines()[0]
+                (offered,) = re.findall(r"\(--out (.+) would replace the committed page\)$", first)
+                self.assertEqual(os.path.abspath(shlex.split(offered)[0]), self.results)
 
     def test_the_canonical_run_writes_results_and_a_destination_option_does_not_make_a_run_other(self):
         for argv in ([], ["--jobs", "1"]):
@@ -153,6 +166,72 @@ class SafeResultsTest(unittest.TestCase):
                     folder = bench.destination(p, p.parse_args(argv + ["--quiet"])).folder
                     self.assertEqual(os.path.dirname(folder) if where == "runs" else folder,
                                      self.runs if where == "runs" else self.results)
+
+
+class ShownDefaultsTest(unittest.TestCase):
+    """What --help gives as each option's default is what the option takes when typed, and changes nothing."""
+
+    def test_each_option_s_shown_default_typed_back_is_taken_and_keeps_the_run_canonical(self):
+        for command in (sim.COMMAND, triage.COMMAND):
+            p = command.parser()
+            for action in p._actions:
+                if not action.option_strings or action.nargs == 0 or action.dest in command.apart:
+                    continue
+                flag = action.option_strings[-1]
+                with self.subTest(prog=command.prog, option=flag):
+                    (shown,) = re.findall(r"\(default:? ([^)]*)\)", action.help)
+                    taken = [word for word in (word.strip(",;") for word in shown.split()) if accepts(action, word)]
+                    self.assertTrue(taken, f"{flag}: no word of its shown default {shown!r} is taken")
+                    options = p.parse_args([flag, taken[0]])
+                    self.assertEqual(cli.changed_settings(p, options, command.apart), [])
+
+    def test_a_derived_default_typed_back_is_no_change_and_another_value_is(self):
+        p = sim.parser()
+        for argv, changed in ((["--area-articles", "20"], []), (["--ranges", "10"], []),
+                              (["--articles", "100", "--area-articles", "10"], ["--articles"]),
+                              (["--articles", "100", "--area-articles", "20"], ["--articles", "--area-articles"]),
+                              (["--area-articles", "40"], ["--area-articles"])):
+            with self.subTest(argv=argv):
+                self.assertEqual(cli.changed_settings(p, p.parse_args(argv), sim.COMMAND.apart), changed)
+
+
+def accepts(action, word):
+    """Whether the option `action` takes `word` as its value."""
+    try:
+        action.type(word)
+    except (argparse.ArgumentTypeError, ValueError):
+        return False
+    return True
+
+
+class RunTimeInHelpTest(unittest.TestCase):
+    """The help says about how long the default run takes, as the committed page's run took it on 2 cores: the
+    same order, since a run's time moves with whatever else the machine does (the page says what this one took)."""
+
+    def test_the_minutes_the_help_gives_are_between_half_and_twice_the_committed_runs_seconds(self):
+        sensitivity = next(action.help for action in sim.parser()._actions if "--sensitivity" in action.option_strings)
+        for said, page in ((sim.parser().description, "knowledge_base.md"),
+                           (sensitivity, "knowledge_base_sensitivity.md"),
+                           (triage.parser().description, "record_channels.md")):
+            with self.subTest(page=page):
+                (minutes,) = re.findall(r"about ([\d.]+) minutes on 2 cores", said)
+                with open(os.path.join(ROOT, "results", page), encoding="utf-8") as file:
+                    seconds = max(float(s) for s in re.findall(r"([\d.]+) s on 2 processes", file.read()))
+                self.assertLessEqual(seconds / 2, float(minutes) * 60, (minutes, seconds))
+                self.assertLessEqual(float(minutes) * 60, 2 * seconds, (minutes, seconds))
+
+
+class PackageCommandTest(unittest.TestCase):
+    def test_python_m_osfoundry_tools_calls_itself_so_in_its_version_usage_and_errors(self):
+        run = [sys.executable, "-m", "osfoundry_tools"]
+        version = subprocess.run([*run, "--version"], cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+        self.assertEqual(version.stdout, f"python3 -m osfoundry_tools {cli.VERSION}\n")
+        usage = subprocess.run([*run, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+        self.assertTrue(usage.stdout.startswith("usage: python3 -m osfoundry_tools [-h]"), usage.stdout[:80])
+        refused = subprocess.run([*run, "--frobnicate"], cwd=ROOT, capture_output=True, text=True, timeout=WAIT,
+                                 stdin=subprocess.DEVNULL)
+        self.assertEqual(refused.stderr, "python3 -m osfoundry_tools: error: unrecognized arguments: --frobnicate "
+                         "(python3 -m osfoundry_tools --help explains every option)\n")
 
 
 class OptionsCheckedFirstTest(unittest.TestCase):

@@ -616,6 +616,16 @@ class ServerOptionsTest(unittest.TestCase):
                       '"Doing"'.encode(), run.stderr)
         self.assertFalse(os.path.exists(files.path("r.db")))
 
+    def test_a_folder_without_markdown_is_refused_as_an_option_with_the_line_that_points_to_help(self):
+        files = Folder(self)
+        os.makedirs(files.path("empty"))
+        files.write("text/notes.txt", "hello")
+        for folder, problem in (("empty", "is empty"), ("text", "holds no Markdown \\(\\.md\\) file")):
+            with self.subTest(folder=folder):
+                server_refusal(self, ["--kb-from-dir", folder], rf"\Amcp_server\.py: error: {folder}: {problem}"
+                               r"[^;]*; put .* \(python3 mcp_server\.py --help explains every option\)\n\Z",
+                               cwd=files.root)
+
     def test_bad_content_options_exit_2_with_one_line_before_anything_is_opened(self):
         files = Folder(self)
         rows, fields = files.channel("bugs.csv", "title,status\nA,new\n")

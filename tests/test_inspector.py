@@ -57,6 +57,14 @@ class InspectorTest(unittest.TestCase):
         self.assertFalse(result.get("isError"))
         self.assertTrue(result["structuredContent"]["results"])
 
+    def test_a_rejection_comes_through_as_the_server_sent_it_not_as_the_clients_own_error(self):
+        done = inspector("--method", "tools/call", "--tool-name", "read_knowledge_article",
+                         "--tool-arg", "knowledge_base_id=kb-support", "--tool-arg", "article_id=art-99999")
+        result = json.loads(done.stdout)  # the Inspector exits non-zero on isError, after printing the result
+        self.assertTrue(result["isError"], done.stderr)
+        self.assertNotIn("structuredContent", result)
+        self.assertEqual(json.loads(result["content"][0]["text"])["error"], "not_found")
+
 
 
 @unittest.skipUnless(RUN, "fetches the Inspector with npx: make conformance runs it (MCP_INSPECTOR=1)")

@@ -12,14 +12,14 @@ import sys
 import tempfile
 import unittest
 
-from tests.helpers import ROOT, store_definitions
+from tests.helpers import ROOT, sdk_missing, store_definitions
 
 try:
     import jsonschema
     from mcp import ClientSession, MCPError, StdioServerParameters
     from mcp.client.stdio import stdio_client
 except ImportError as error:  # the SDK is optional: make conformance installs it
-    SDK_MISSING = f"the official MCP SDK cannot be imported ({error}); make conformance installs it into .venv"
+    SDK_MISSING = sdk_missing(error)
 else:
     SDK_MISSING = ""
 
@@ -66,6 +66,17 @@ def require_sdk():
     """Only reached when the class was not skipped: with MCP_SDK_REQUIRED=1, a missing SDK fails."""
     if SDK_MISSING:
         raise AssertionError(SDK_MISSING)
+
+
+class SkipReasonTest(unittest.TestCase):
+    """Where the SDK cannot be imported, its modules skip for one reason, the real one, in one line."""
+
+    def test_every_sdk_module_gives_the_same_reason_and_on_python_3_9_names_the_version_it_needs(self):
+        from tests import test_mcp_sdk_modes
+        self.assertEqual(SDK_MISSING, test_mcp_sdk_modes.SDK_MISSING)
+        self.assertNotIn("\n", SDK_MISSING)
+        if sys.version_info < (3, 10):
+            self.assertIn("needs Python 3.10 or newer", SDK_MISSING)
 
 
 @unittest.skipIf(SDK_MISSING and not REQUIRED, SDK_MISSING)

@@ -28,7 +28,7 @@ import unittest
 import uuid
 from typing import Any, Dict, List, Optional
 
-from tests.helpers import ROOT, store_definitions
+from tests.helpers import ROOT, sdk_missing, store_definitions
 
 try:
     import httpx2
@@ -38,7 +38,7 @@ try:
     from mcp.client.streamable_http import streamable_http_client
     from mcp.types import Implementation
 except ImportError as error:  # the SDK is optional: make conformance installs it
-    SDK_MISSING = f"the official MCP SDK cannot be imported ({error}); make conformance installs it into .venv"
+    SDK_MISSING = sdk_missing(error)
 else:
     SDK_MISSING = ""
 

@@ -10,6 +10,7 @@ import os
 import queue
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,7 +25,7 @@ from osfoundry_tools.server import stdio
 from osfoundry_tools.server.options import parse_options
 from osfoundry_tools.server.workspace import open_workspace
 from osfoundry_tools.stores import kb_store, record_store
-from tests.helpers import ROOT, assert_server_refuses, store_definitions
+from tests.helpers import ROOT, assert_server_refuses, server_options_refused, store_definitions
 
 SERVER = os.path.join(ROOT, "mcp_server.py")
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -608,6 +609,17 @@ class DemoWorkspaceTest(unittest.TestCase):
             "expected_version": 1, "idempotency_key": "k"})
         self.assertEqual(refused, {"error": "validation_failed"})
 
+    def test_the_startup_line_says_when_the_databases_hold_nothing_to_serve_and_what_fills_them(self):
+        temporary = tempfile.TemporaryDirectory()
+        self.addCleanup(temporary.cleanup)
+        files = ["--kb-db", os.path.join(temporary.name, "kb.db"), "--records-db", os.path.join(temporary.name, "r.db")]
+        empty = self.open(*files)
+        self.assertTrue(empty.description.startswith("nothing served yet: "), empty.description)
+        self.assertIn("start once with --demo", empty.description)
+        empty.close()
+        self.assertNotIn("nothing served yet", self.open("--demo", *files).description)
+        self.assertNotIn("nothing served yet", self.open(*files).description)  # the demo is there now
+
     def test_demo_files_are_written_once_and_keep_their_changes_across_restarts(self):
         temporary = tempfile.TemporaryDirectory()
         self.addCleanup(temporary.cleanup)
@@ -706,6 +718,18 @@ class CommandLineTest(unittest.TestCase):
         for flag in ("--demo", "--kb-db", "--records-db", "--grant-kb", "--grant-channel", "--no-write-scope",
                      "--rejection-detail", "--people-edit-every", "--seed", "--verbose"):
             self.assertIn(flag, stdout.getvalue())
+
+    @unittest.skipUnless(shutil.which("openssl") and shutil.which("sh"), "needs openssl and sh")
+    def test_a_missing_approval_key_file_is_refused_with_a_command_that_makes_one_the_server_takes(self):
+        with tempfile.TemporaryDirectory() as folder:
+            key = os.path.join(folder, "approval key")
+            code, said = server_options_refused(["--demo", "--approval-key-file", key])
+            self.assertEqual((code, said.count("\n")), (2, 1), said)
+            self.assertIn("No such file or directory; make the key once with: ", said)
+            (command,) = re.findall(r"make the key once with: (\(.*?\)) \(python3 ", said)
+            subprocess.run(["sh", "-c", command], check=True, timeout=WAIT)
+            self.assertEqual(os.stat(key).st_mode & 0o777, 0o600)
+            self.assertEqual(len(parse_options(["--demo", "--approval-key-file", key]).approval_key), 64)
 
     def test_a_bad_option_through_the_real_command_writes_one_line_and_nothing_on_stdout(self):
         run = subprocess.run([sys.executable, SERVER, "--rejection-detail", "loud"], capture_output=True,

@@ -9,6 +9,7 @@ what it prints, echoes included, must be the text block that follows it on its p
 """
 
 import glob
+import json
 import os
 import re
 import subprocess
@@ -144,6 +145,20 @@ class ReadmeTest(unittest.TestCase):
                     self.assertTrue(os.path.exists(path))
                     if anchor:
                         self.assertIn(anchor, anchors(path))
+
+    def test_each_request_of_the_readme_is_answered_by_the_server_it_is_shown_with(self):
+        """Each tools/call line of the README, sent to the server the README starts for it: the one serving
+        --kb-from-dir docs for the knowledge base docs, the demo for the others; none may answer an error."""
+        requests = [json.loads(block) for block in readme_blocks("json") if '"tools/call"' in block]
+        on_docs = [request for request in requests if request["params"]["arguments"]["knowledge_base_id"] == "docs"]
+        self.assertEqual([request["params"]["name"] for request in on_docs], ["read_knowledge_article"])
+        for request in requests:
+            served = ["--kb-from-dir", "docs"] if request in on_docs else ["--demo"]
+            with self.subTest(tool=request["params"]["name"], served=served):
+                done = subprocess.run([sys.executable, "mcp_server.py", *served], input=json.dumps(request) + "\n",
+                                      cwd=ROOT, capture_output=True, text=True, timeout=60)
+                answer = json.loads(done.stdout)
+                self.assertFalse(answer["result"]["isError"], answer["result"]["content"])
 
     def test_the_readme_shows_the_two_commands(self):
         (commands,) = readme_blocks("sh")

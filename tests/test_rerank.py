@@ -2,13 +2,16 @@
 search it re-orders. Its tests skip, saying how to install it, where numpy or the weights are missing (make test);
 `make rerank` installs them into .venv and runs this module there, where a skip is a failure."""
 
+import contextlib
 import importlib.util
+import io
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 from osfoundry_tools.stores import kb_rerank, kb_search, kb_store, kb_vectors
 from tests import postgres_helpers
@@ -57,6 +60,21 @@ class WithoutTheExtraTest(unittest.TestCase):
             self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
             self.assertIn(kb_rerank.MAKE_TARGET, done.stderr)
             self.assertEqual(os.listdir(folder), [])
+
+    def test_without_the_extra_the_advice_fits_the_way_the_server_was_started(self):
+        from osfoundry_tools.server.options import parse_options
+        advice = {"mcp_server.py": ["make rerank", ".venv/bin/python mcp_server.py --rerank"],
+                  "python3 -m osfoundry_tools": ["make rerank", ".venv/bin/python -m osfoundry_tools --rerank"],
+                  "osfoundry-mcp": ["pipx install --force '.[rerank]'", "uvx --from '.[rerank]' osfoundry-mcp"]}
+        for prog, named in advice.items():
+            with self.subTest(prog=prog), mock.patch.object(kb_rerank, "packaged_folder", return_value=None), \
+                    contextlib.redirect_stderr(io.StringIO()) as said, self.assertRaises(SystemExit):
+                parse_options(["--demo", "--rerank"], prog)
+            self.assertEqual(said.getvalue().count("\n"), 1, said.getvalue())
+            for words in named:
+                self.assertIn(words, said.getvalue())
+            if prog != "mcp_server.py":
+                self.assertNotIn("mcp_server.py", said.getvalue())
 
     def test_rerank_model_without_rerank_is_refused(self):
         from osfoundry_tools.server.options import parse_options

@@ -27,8 +27,8 @@ SCENARIO = triage.scenario_from(triage.parser().parse_args([]))
 
 
 def run(*argv):
-    """triage.main quietly; returns its exit status."""
-    with contextlib.redirect_stderr(io.StringIO()):
+    """triage.main quietly (neither its progress nor the page's answer it prints); returns its exit status."""
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
         return triage.main(list(argv))
 
 

@@ -212,11 +212,13 @@ def _kind(path: str) -> str:
 
 def check_paths(folders: Sequence[str], channels: Sequence[Tuple[str, str]],
                 taken: Sequence[Tuple[str, str, str]] = ()) -> None:
-    """What can be checked of the sources without reading them: each folder a folder, each rows and field file
-    a file of its kind, each name an ID, and no two sources of one ID; `taken`: (kind, ID, who) already served,
-    such as the demo's. ContentError for the first problem."""
+    """What can be checked of the sources without reading them: each folder a folder that holds a .md file, each
+    rows and field file a file of its kind, each name an ID, and no two sources of one ID; `taken`: (kind, ID, who)
+    already served, such as the demo's. ContentError for the first problem."""
     check_distinct("knowledge base", [(i, who) for kind, i, who in taken if kind == "knowledge base"]
                    + [(checked_folder(folder), os.path.normpath(folder)) for folder in folders])
+    for folder in folders:
+        check_holds_markdown(folder, markdown_files(folder))
     check_distinct("record channel", [(i, who) for kind, i, who in taken if kind == "record channel"]
                    + [(checked_rows(rows, fields), rows) for rows, fields in channels])
 
@@ -277,10 +279,7 @@ def read_knowledge_base(folder: str) -> KnowledgeBase:
     """The knowledge base a folder makes: one article per .md file, sorted by path, subfolders included."""
     shown, knowledge_base = os.path.normpath(folder), checked_folder(folder)
     found, others = markdown_files(folder)
-    if not found:
-        problem = (f"holds no Markdown (.md) file, only {_count(len(others), 'other file')} such as {others[0]}"
-                   if others else "is empty")
-        raise ContentError(shown, problem, "put one .md file per article in it (subfolders count too)")
+    check_holds_markdown(folder, (found, others))
     articles: List[Article] = []
     first_path: Dict[str, str] = {}
     for relative in found:
@@ -292,6 +291,16 @@ def read_knowledge_base(folder: str) -> KnowledgeBase:
         first_path[article.article_id] = article.path
         articles.append(article)
     return KnowledgeBase(shown, knowledge_base, folder_name(folder), tuple(articles))
+
+
+def check_holds_markdown(folder: str, files: Tuple[List[str], List[str]]) -> None:
+    """ContentError for a folder whose files (markdown_files' answer) hold no .md file: it would serve nothing."""
+    found, others = files
+    if not found:
+        problem = (f"holds no Markdown (.md) file, only {_count(len(others), 'other file')} such as {others[0]}"
+                   if others else "is empty")
+        raise ContentError(os.path.normpath(folder), problem,
+                           "put one .md file per article in it (subfolders count too)")
 
 
 def markdown_files(folder: str) -> Tuple[List[str], List[str]]:

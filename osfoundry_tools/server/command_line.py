@@ -275,9 +275,10 @@ def stop_on_sigterm(number: int, frame: Any) -> None:
     raise SystemExit(EXIT_OK)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> int:
     """The command (and the package's osfoundry-mcp): serve_command, with Ctrl-C ending it in one line and exit
-    status 130; its messages name it as it was started."""
+    status 130; its messages name it as it was started (`prog`, where the caller knows better than sys.argv:
+    python3 -m osfoundry_tools, whose sys.argv[0] is __main__.py's path)."""
     started_as = os.path.basename(sys.argv[0]) if argv is None else ""
-    prog = started_as if started_as and not started_as.startswith("-") else PROG
+    prog = prog or (started_as if started_as and not started_as.startswith("-") else PROG)
     return run_main(prog, functools.partial(serve_command, prog=prog), argv, interrupted="interrupted; stopped")

@@ -8,6 +8,7 @@ import argparse
 import functools
 import os
 import secrets
+import shlex
 from typing import Any, Optional, Sequence, Tuple
 
 from osfoundry_tools import cli
@@ -69,7 +70,8 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         "serve a folder of Markdown files as a knowledge base, repeatable: one article per .md file (subfolders "
         "too), titled by its first '# ' heading (else by its file name), a draft if its front matter says "
         "draft: true; the knowledge base's ID is the folder's name, each article's its path in the folder without "
-        ".md (lower-cased, other characters as -). Every file is checked before anything is written; with "
+        ".md, both lower-cased with accents dropped and other characters than a-z, 0-9, _ and - as - (a folder "
+        "'My Docs' serves my-docs). Every file is checked before anything is written; with "
         "--kb-db, it is written into the file only if that knowledge base is not there yet (one that is, is served "
         "as found)"))
     p.add_argument("--channel-from", metavar=("ROWS", "FIELDS"), nargs=2, action="append", help=(
@@ -186,6 +188,9 @@ def check_approval(p: argparse.ArgumentParser, options: argparse.Namespace) -> N
         return
     try:
         options.approval_key = approval.load_key(options.approval_key_file, read_private_key)
+    except FileNotFoundError as error:
+        p.error(f"--approval-key-file: {options.approval_key_file}: {error.strerror}; make the key once with: "
+                f"(umask 077; openssl rand -hex 32 > {shlex.quote(options.approval_key_file)})")
     except OSError as error:
         p.error(f"--approval-key-file: {options.approval_key_file}: {error.strerror or error}")
     except ValueError as error:
@@ -276,8 +281,21 @@ def check_rerank(p: argparse.ArgumentParser, options: argparse.Namespace) -> Non
     if options.rerank:
         try:
             options.reranker = kb_rerank.Reranker(options.rerank_model)
-        except kb_rerank.RerankUnavailable as missing:
-            p.error(str(missing))
+        except kb_rerank.RerankNotInstalled as missing:  # its advice fits mcp_server.py in a checkout
+            p.error(str(missing) if p.prog.endswith(".py")
+                    else kb_rerank.MISSING.format(install=rerank_install(p.prog)))
+        except kb_rerank.RerankUnavailable as unusable:
+            p.error(str(unusable))
+
+
+def rerank_install(prog: str) -> str:
+    """How to install the re-ranker's extra for the server started as `prog` other than mcp_server.py (whose
+    advice, make rerank in the checkout, is kb_rerank.IN_A_CHECKOUT): run as a module, or installed as a command."""
+    if prog.startswith("python3 -m "):
+        return (f"run `{kb_rerank.MAKE_TARGET}` in the checkout, then start the server with .venv/bin/python -m "
+                f"{prog[len('python3 -m '):]} --rerank; or pip install '.[rerank]' into the Python that runs it")
+    return (f"install {prog} again with its rerank extra, from the checkout: pip install '.[rerank]' into its "
+            f"environment, pipx install --force '.[rerank]', or uvx --from '.[rerank]' {prog} --rerank")
 
 
 def check_http(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:

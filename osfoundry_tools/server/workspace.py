@@ -14,6 +14,7 @@ from osfoundry_tools.content import demo, own_content
 from osfoundry_tools.core import agent_tools, rejections
 from osfoundry_tools.core.clock import wall_clock
 from osfoundry_tools.engines import database
+from osfoundry_tools.server import resources
 from osfoundry_tools.server.methods import APPROVAL_INSTRUCTIONS, INSTRUCTIONS
 from osfoundry_tools.server.routing import Readers, Tools, by_resource_type, open_readers
 from osfoundry_tools.stores import kb_store, kb_vectors, record_store
@@ -92,6 +93,7 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = wall_
                                                options.people_edit_every)
         kept_content = own_content.write_content(content, kb, records)
         stores = by_resource_type([kb, records])
+        nothing = fill and holds_nothing(stores)  # a worker (fill=False) prints no startup line
         over_http = getattr(options, "http", None) is not None
         readers = open_readers(stores) if over_http else {}
     except BaseException:
@@ -99,7 +101,7 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = wall_
         records.close()
         raise
     loaded = describe_content(content, kept_content, kb_shown, records_shown)
-    description = describe(options, kb_shown, records_shown, plan, kept, loaded)
+    description = describe(options, kb_shown, records_shown, plan, kept, loaded, nothing)
     if over_http:
         description += describe_readers(stores, readers)
     return Workspace(stores, lock, colleague, description, instructions_for(options), readers)
@@ -112,6 +114,16 @@ def describe_readers(stores: Mapping[str, agent_tools.AgentTools], readers: Mapp
     parts = [f"connections for reads beside each store's own: {', '.join(shared)}"] if shared else []
     parts += [f"reads under the workspace lock (in memory): {', '.join(alone)}"] if alone else []
     return "".join("; " + part for part in parts)
+
+
+def holds_nothing(stores: Mapping[str, agent_tools.AgentTools]) -> bool:
+    """Whether the stores hold no knowledge base and no channel at all, so that every tool call would answer
+    not_found (one read of each store)."""
+    for kind in resources.KINDS:
+        with stores[kind.resource_type].database.read() as connection:
+            if connection.execute(kind.logs).fetchone() is not None:
+                return False
+    return True
 
 
 def write_demo(plan: demo.Plan, kb: kb_store.KnowledgeBaseStore, records: record_store.RecordStore,
@@ -133,11 +145,17 @@ def write_demo(plan: demo.Plan, kb: kb_store.KnowledgeBaseStore, records: record
     return kept
 
 
+NOTHING = ("nothing served yet: the databases hold no knowledge base and no channel, so every call answers "
+           "not_found (start once with --demo, or give --kb-from-dir or --channel-from, to write some there)")
+
+
 def describe(options: argparse.Namespace, kb_path: str, records_path: str, plan: Optional[demo.Plan],
-             kept: Sequence[str], loaded: Sequence[str] = ()) -> str:
+             kept: Sequence[str], loaded: Sequence[str] = (), nothing: bool = False) -> str:
     """The startup line's account of what is served; `kept`: database files that already held something;
-    `loaded`: what describe_content says of the --kb-from-dir and --channel-from sources."""
-    parts = [f"knowledge bases in {kb_path}", f"record channels in {records_path}"]
+    `loaded`: what describe_content says of the --kb-from-dir and --channel-from sources; `nothing`: whether the
+    stores hold nothing at all (holds_nothing), which the line then says first."""
+    parts = [NOTHING] if nothing else []
+    parts += [f"knowledge bases in {kb_path}", f"record channels in {records_path}"]
     if plan is not None:
         served = f"demo (seed {options.seed}): {demo.describe(plan)}"
         parts.append(served + (f", written only where new: {', '.join(kept)} served as found" if kept else ""))

