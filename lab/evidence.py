@@ -17,7 +17,7 @@ Glossary (experiments.py has figure, ours, range, verdict):
                  a stated count (the top-10 share of a stated Zipf law, the bugs asking for 20 points), or a
                  count the stated inputs' own law makes our range hold nearly always (experiments.
                  count_range_chance: a rare rejection against a published 0). Whatever the model, ours measures
-                 the sampling, not a claim, so its match could not have failed: it is shown and tallied apart
+                 the sampling, not a claim, so a match says nothing of the model: it is shown and tallied apart
   measured       an independent figure a mechanism of the model decides: the only kind firm, loose and outside
                  count
   cause          one cause several measured figures follow from (one unstated JSON shape behind three sizes):
@@ -172,6 +172,8 @@ class Assessment:
     percentile: Optional[float]  # 0-100; None without range groups
     width: Optional[float]  # our range's width over the published figure; None without a range
     draws: Tuple[str, ...] = ()  # its strength in each draw of the range seeds, where there are several
+    missed: bool = False  # a figure fixed by the inputs whose range misses the published one, in some draw: the
+    #                       published figure is not what those inputs give
 
 
 def percentile(row: Dict[str, Any]) -> Optional[float]:
@@ -228,7 +230,8 @@ def assess(rows: Rows, basis: Basis, firm_width: float = FIRM_WIDTH,
         found = strength(rows[key], key in basis.checks, firm_width, key in basis.fixed)
         return UNSTATED if key in reached and found in MEASURED else found
 
-    return {key: Assessment(key, judged(key), percentile(rows[key]), relative_width(rows[key]))
+    return {key: Assessment(key, judged(key), percentile(rows[key]), relative_width(rows[key]),
+                            missed=key in basis.fixed and rows[key].get("low") is not None and not meets(rows[key]))
             for key in basis.independent(published) if basis.tallied(key) and "verdict" in rows.get(key, {})}
 
 
@@ -244,7 +247,8 @@ def across(per_draw: Sequence[Mapping[str, Assessment]]) -> Dict[str, Assessment
         strengths = tuple(draw[key].strength for draw in per_draw)
         weakest = (min(strengths, key=WEAKEST_FIRST.index) if assessment.strength in MEASURED
                    else assessment.strength)
-        found[key] = dataclasses.replace(assessment, strength=weakest, draws=strengths)
+        found[key] = dataclasses.replace(assessment, strength=weakest, draws=strengths,
+                                         missed=any(draw[key].missed for draw in per_draw))
     return found
 
 

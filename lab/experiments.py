@@ -318,7 +318,7 @@ def inside_every_chance(groups: int, draws: int, steps: int = 4000) -> float:
 def count_range_chance(trials: int, chance: float, count: int, groups: int, draws: int) -> float:
     """The chance that spread() of `groups` groups, each counting the successes of `trials` independent tries
     of this `chance`, holds `count`, in each of `draws` disjoint draws: how often a published count would meet
-    our range if that law alone made ours (near 1, the match could not have failed).
+    our range if that law alone made ours (near 1, a match says nothing of the model).
 
     >>> round(count_range_chance(150, 0.005, 0, 10, 4), 3), round(count_range_chance(150, 0.2, 10, 10, 4), 3)
     (0.993, 0.0)

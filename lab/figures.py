@@ -97,7 +97,9 @@ def strength_cells(basis: evidence.Basis, assessment: evidence.Assessment,
     width = "—" if assessment.width is None else ("∞" if assessment.width == float("inf") else
                                                   f"{100 * assessment.width:.0f}%")
     if assessment.strength == evidence.FIXED:
-        return [percentile, width, f"{evidence.FIXED}: {basis.fixed[assessment.key]}"]
+        missed = ("; yet our range misses the published figure, so the article's run did not have these inputs, "
+                  "or not under this reading" if assessment.missed else "")
+        return [percentile, width, f"{evidence.FIXED}: {basis.fixed[assessment.key]}{missed}"]
     shown = assessment.strength
     if len(set(assessment.draws)) > 1:
         shown += f" (per draw: {', '.join(assessment.draws)})"

@@ -13,6 +13,7 @@ from tests.record_helpers import EVERY_TYPE, read
 from tests.test_approval import Workspace, answered, approve
 
 CYRILLIC_APPLE = "\u0430\u0440\u0440\u04cf\u0435"  # аррӏе: a, er, er, palochka, ie, all Cyrillic
+OTHERS = "accented letters, letters of other scripts, dashes and the like"  # how a note counts the rest
 BLANKS = ("\u2800", "\u3164", "\u115f", "\u1160", "\uffa0", "\u034f", "\ufe00", "\ufe0f", "\U000e0100",
           "\U000e01ef", "\u17b4", "\u180b", "\U000e0041")  # each prints nothing, or a blank
 
@@ -34,7 +35,8 @@ class LookalikesTest(unittest.TestCase):
         message = question(article(old), article(new))
         for character in sorted(set(CYRILLIC_APPLE)):
             self.assertIn(f"U+{ord(character):04X} {unicodedata.name(character)}", message)
-        self.assertIn("and 4 more that read as what they are", message.split("\n")[-3])  # é, ñ, ü, Ø
+        note = message.split("\n")[-3]  # under the "+ " line: Ø (like O) named too; é, ñ, ü counted
+        self.assertIn(f"and 3 more: {OTHERS}", note)
 
     def test_a_word_wholly_in_another_script_is_named_before_accented_letters(self):
         note = named_characters(["José", CYRILLIC_APPLE[:3]])
@@ -55,7 +57,7 @@ class LookalikesTest(unittest.TestCase):
 
     def test_characters_that_read_as_what_they_are_are_counted_past_the_named_ones(self):
         note = named_characters(["àáâãäå"])
-        self.assertTrue(note.endswith("and 2 more that read as what they are"), note)
+        self.assertTrue(note.endswith(f"and 2 more: {OTHERS}"), note)
 
     def test_a_long_edit_in_japanese_chinese_or_korean_names_no_more_than_the_usual_few(self):
         for text in ("日本語のテキストを編集します、東京都の天気は晴れです", "这是一个关于数据库备份的中文说明",
@@ -69,12 +71,17 @@ class LookalikesTest(unittest.TestCase):
         note = named_characters(["привет"])  # р and е look Latin; п, и, в, т do not
         self.assertLess(note.index("U+0440"), note.index("U+043F"))  # р before п, met first
         self.assertLess(note.index("U+0435"), note.index("U+043F"))
-        self.assertTrue(note.endswith("and 2 more that read as what they are"), note)
+        self.assertTrue(note.endswith(f"and 2 more: {OTHERS}"), note)
 
     def test_a_japanese_word_with_a_cyrillic_letter_in_it_still_mixes_scripts(self):
         note = named_characters(["カタカナо"])
         self.assertIn("U+043E CYRILLIC SMALL LETTER O", note)
         self.assertIn("mixes", note)
+
+    def test_letters_of_scripts_drawn_like_latin_are_named_whatever_comes_before_them(self):
+        note = named_characters(["Müller café ñ pay ꓮꓢꓮꓑ to ᏚᎻᎪᎡ ᴀ"])  # Lisu, Cherokee, a Latin small capital
+        for character in "ꓮꓢꓑᏚᎻᎪᎡᴀ":
+            self.assertIn(f"U+{ord(character):04X}", note)
 
     def test_forms_that_fold_to_ascii_and_digits_of_other_scripts_are_named(self):
         note = named_characters(["Ｐａｙ ١٢"])

@@ -4,7 +4,7 @@ experiments declare, held to the article's own numbers."""
 import dataclasses
 import unittest
 
-from lab import evidence, experiments, pages
+from lab import evidence, experiments, figures, pages
 from lab.knowledge_base import scenario as kb_scenario
 from lab.record_channels import scenario as record_scenario
 
@@ -128,6 +128,15 @@ class KindsTest(unittest.TestCase):
         self.assertEqual((evidence.measured(counts), counts[evidence.SHARED]), (2, 1))
         self.assertEqual((counts[evidence.FIRM], counts[evidence.OUTSIDE]), (1, 1))  # page firm, schema outside
         self.assertEqual(evidence.total(counts), 5)
+
+    def test_a_figure_fixed_by_the_inputs_that_misses_in_any_draw_says_so(self):
+        draws = [evidence.assess(kinds_rows(), KINDS),
+                 evidence.assess(dict(kinds_rows(), sampled=row(30, 30, [33, 36])), KINDS)]
+        self.assertFalse(draws[0]["sampled"].missed)
+        across = evidence.across(draws)
+        self.assertEqual((across["sampled"].strength, across["sampled"].missed), (evidence.FIXED, True))
+        self.assertIn("yet our range misses the published figure", figures.strength_cells(KINDS, across["sampled"])[2])
+        self.assertNotIn("misses", figures.strength_cells(KINDS, draws[0]["sampled"])[2])
 
     def test_a_figure_fixed_under_one_reading_is_measured_under_every_other(self):
         basis = dataclasses.replace(KINDS, fixed_under={"per citation": {"own": "a sample of a stated share"}})

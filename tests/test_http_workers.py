@@ -258,6 +258,7 @@ class StopSignalTest(unittest.TestCase):
         self.assertIs(signal.getsignal(signal.SIGINT), signal.SIG_IGN)
 
     def test_a_ctrl_c_after_the_stop_ends_its_grace_and_raises_again_once_stopped(self):
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a server in the foreground
         stopped = command_line.stop_on_signals(self.stop, (signal.SIGTERM, signal.SIGINT))
         signal.raise_signal(signal.SIGTERM)
         signal.raise_signal(signal.SIGINT)
@@ -339,6 +340,30 @@ class WorkersUnitTest(unittest.TestCase):
         self.assertRegex(told[0], r"^worker 2 \(pid \d+\) ended with status 4; a new worker 2 \(pid \d+\) serves in "
                          r"its place$")
         self.assertEqual(pool.numbers, {})
+
+    def test_kill_ends_at_once_workers_that_a_stop_would_wait_for(self):
+        listener = http_workers.listen("127.0.0.1", 0, 8)
+        pool = http_workers.Workers(listener, 2, stop_seconds=600)  # a stop would wait ten minutes for them
+
+        def work(number, ready):
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # deaf to the stop: only SIGKILL ends them
+            ready()
+            time.sleep(600)
+            return 0
+
+        pool.start(work)
+        pids = list(pool.numbers)
+        try:
+            pool.wait_ready()
+            pool.kill()
+        finally:
+            for pid in pids:  # whatever happened, no worker outlives the test
+                http_workers.send(pid, signal.SIGKILL)
+        self.assertEqual(pool.numbers, {})
+        for pid in pids:
+            with self.assertRaises(ChildProcessError):  # reaped by kill(): no zombie left
+                os.waitpid(pid, os.WNOHANG)
+        self.assertEqual(pool.lifeline_write, -1)
 
 
 if __name__ == "__main__":

@@ -214,11 +214,12 @@ def _rare_rejections(scenario: Scenario, groups: int, draws: int) -> Dict[str, s
             held = count_range_chance(edits, chance, round(PUBLISHED[key]), groups, draws)
             if held >= FIXED_CHANCE:
                 often = "more than 99.9%" if held > 0.999 else f"{100 * held:.1f}%"
-                fixed[key] = (f"from the stated saves, their popularity and the delay alone, the popularity law "
-                              f"expects {edits * chance:.2f} such rejections at {duration_words(delay)} in a group "
-                              f"of five seeds: a range of {groups} groups would then hold the published "
-                              f"{PUBLISHED[key]:.0f} in {'each of ' + str(draws) + ' draws' if draws > 1 else 'a draw'}"
-                              f" {often} of the time, so the match could not have failed")
+                fixed[key] = (f"with the edited articles drawn as the stated questions are, the popularity law of "
+                              f"the stated saves and delay expects {edits * chance:.2f} such rejections at "
+                              f"{duration_words(delay)} in a group of five seeds: a range of {groups} groups would "
+                              f"then hold the published {PUBLISHED[key]:.0f} in "
+                              f"{'each of ' + str(draws) + ' draws' if draws > 1 else 'a draw'} {often} of the time, "
+                              "so a match says nothing of the model")
     return fixed
 
 

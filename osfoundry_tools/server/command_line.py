@@ -189,8 +189,13 @@ def serve_in_workers(options: argparse.Namespace, workspace: Workspace, listener
         log.error("%s", ended)
         return EXIT_FAILED
     finally:
-        pool.stop()
-        sessions.remove_folder(options.sessions_folder)
+        try:
+            pool.stop()
+        except KeyboardInterrupt:  # a second Ctrl-C: the workers are cut at once, as one process cuts its requests
+            pool.kill()
+            raise
+        finally:
+            sessions.remove_folder(options.sessions_folder)
     return EXIT_OK  # never reached: supervise() ends in WorkerEnded, SIGTERM or Ctrl-C
 
 

@@ -195,6 +195,22 @@ class Workers:
                     send(pid, signal.SIGKILL)
                 deadline = float("inf")
             time.sleep(0.02)
+        self.let_go_of_lifeline()
+
+    def kill(self) -> None:
+        """A second Ctrl-C during stop(): SIGKILL to every worker still running, each reaped, the lifeline let go
+        (their open requests end unanswered, as one process's are cut)."""
+        for pid in list(self.numbers):
+            send(pid, signal.SIGKILL)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:  # reaped already
+                pass
+            del self.numbers[pid]
+        self.let_go_of_lifeline()
+
+    def let_go_of_lifeline(self) -> None:
+        """Close the lifeline's end: no worker is left to hold to it."""
         if self.lifeline_write >= 0:
             os.close(self.lifeline_write)
             self.lifeline_write = -1

@@ -22,7 +22,7 @@ How a change reads:
               its code, ⟨U+202E⟩, and so are these marks themselves where the text holds them
   non-ASCII   under a pair, each distinct non-ASCII character of its spans, once. Every one that could pass for
               another (in a word that mixes scripts, or readable as ASCII: could_pass_for_ascii) is named with
-              its Unicode name, however many there are; the others (é, 中, —) fill the room left up to
+              its Unicode name, however many there are; the others (é, 中, б, —) fill the room left up to
               NAMED_CHARACTERS and are counted past it. So a Cyrillic а put for a Latin a is seen, whatever
               else changes on the line, and a long edit in another script is not refused for its notes
   bound       a span longer than SPAN_CHARACTERS, or a question longer than QUESTION_CHARACTERS, cannot be
@@ -139,27 +139,46 @@ def script_of(character: str) -> str:
 
 def could_pass_for_ascii(character: str) -> bool:
     """Whether a non-ASCII character could be read as an ASCII one, or as nothing: a letter drawn like a Latin one
-    (LATIN_LOOKALIKES: Cyrillic а, Greek ο, dotless ı...), a form that folds to ASCII (fullwidth Ａ, mathematical
-    𝐚, superscript ¹), a digit of another script (١ reads as 1), punctuation drawn like ASCII's (one dot leader,
-    division slash), or a character that prints nothing. An accented letter, a Chinese or a Russian word's own
-    letters (б, ж), a dash or a curly quote reads as what it is.
+    (LATIN_LOOKALIKES: Cyrillic а, Greek ο, dotless ı...), a letter of any script not known to read as itself
+    (READ_AS_THEMSELVES: Cherokee Ꭺ, Lisu ꓮ, small capital ᴀ...), a form that folds to ASCII (fullwidth Ａ,
+    mathematical 𝐚, superscript ¹), a digit of another script (١ reads as 1), punctuation drawn like ASCII's (one
+    dot leader, division slash), or a character that prints nothing. An accented letter, a Chinese or a Russian
+    word's own letters (б, ж), a dash or a curly quote reads as what it is.
 
-    >>> [could_pass_for_ascii(c) for c in ("а", "ο", "Ａ", "١", "\u2215", "\u3164", "é", "б", "中", "—")]
-    [True, True, True, True, True, True, False, False, False, False]
+    >>> [could_pass_for_ascii(c) for c in ("а", "ο", "Ａ", "١", "\u2215", "\u3164", "Ꭺ", "ꓮ", "ᴀ", "é", "б", "中", "—")]
+    [True, True, True, True, True, True, True, True, True, False, False, False, False]
     """
     if character in LATIN_LOOKALIKES or prints_nothing(character):
         return True
     folded = unicodedata.normalize("NFKC", character)
-    return (folded != character and folded.isascii()) or unicodedata.category(character) == "Nd"
+    if (folded != character and folded.isascii()) or unicodedata.category(character) == "Nd":
+        return True
+    return character.isalpha() and not reads_as_itself(character)
+
+
+def reads_as_itself(letter: str) -> bool:
+    """Whether a letter cannot be taken for a Latin one: an ASCII letter with marks (é, ñ: they print beside it),
+    or a letter of a script in READ_AS_THEMSELVES (whose letters drawn like Latin ones LATIN_LOOKALIKES lists)."""
+    base = unicodedata.normalize("NFD", letter)[0]
+    if base != letter and base.isascii():
+        return True
+    return script_of(letter) in READ_AS_THEMSELVES
+
+
+READ_AS_THEMSELVES = frozenset((  # scripts whose letters, LATIN_LOOKALIKES aside, no reader takes for Latin ones
+    "CYRILLIC", "GREEK", "ARMENIAN", "HEBREW", "ARABIC", "SYRIAC", "THAANA", "DEVANAGARI", "BENGALI", "GURMUKHI",
+    "GUJARATI", "ORIYA", "TAMIL", "TELUGU", "KANNADA", "MALAYALAM", "SINHALA", "THAI", "LAO", "TIBETAN", "MYANMAR",
+    "GEORGIAN", "ETHIOPIC", "KHMER", "MONGOLIAN", "CJK", "HIRAGANA", "KATAKANA", "HALFWIDTH", "HANGUL", "BOPOMOFO",
+    "IDEOGRAPHIC", "YI",
+))
 
 
 LATIN_LOOKALIKES = frozenset(  # letters and marks drawn like ASCII ones, which no normalisation folds to them
-    "аеорсухіјѕһԁԛԝӏүԍɡ" "АВЕКМНОРСТХУІЈЅԌԚԜӀ"  # Cyrillic
-    "αονριυκχτγ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"  # Greek
+    "аеорсухіјѕһԁԛԝӏүԍɡѵѡ" "АВЕКМНОРСТХУІЈЅԌԚԜӀ"  # Cyrillic
+    "αονριυκχτγϲϳ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹ"  # Greek
     "օսոհզգ" "ՕՍ"  # Armenian
-    "ıȷɑɡɩʏꞮ"  # Latin letters drawn like other ASCII letters: dotless i, script g
-    "․∕⁄∶ːꓸ։׃᛫‚‹›ʼʹ‐‑‒"
-    "−٫۔܁܂﹒‧··"  # punctuation: dots, slashes, colons, quotes, hyphens
+    "\u2024\u2215\u2044\u2236\u02d0\ua4f8\u0589\u05c3\u16eb\u201a\u2039\u203a\u02bc\u02b9\u2010\u2011\u2012"
+    "\u2212\u066b\u06d4\u0701\u0702\ufe52\u2027\u00b7\u0387"  # punctuation: dots, slashes, colons, quotes, hyphens
 )
 
 
@@ -202,8 +221,8 @@ def named_characters(spans: Sequence[str]) -> Optional[str]:
     >>> named_characters(["pаss"])
     'non-ASCII: а U+0430 CYRILLIC SMALL LETTER A (in «pаss», which mixes CYRILLIC and LATIN letters)'
     >>> named_characters(["Müller, Øre, ааа", "café"])
-    'non-ASCII: а U+0430 CYRILLIC SMALL LETTER A, ü U+00FC LATIN SMALL LETTER U WITH DIAERESIS, Ø U+00D8 LATIN \
-CAPITAL LETTER O WITH STROKE, é U+00E9 LATIN SMALL LETTER E WITH ACUTE'
+    'non-ASCII: Ø U+00D8 LATIN CAPITAL LETTER O WITH STROKE, а U+0430 CYRILLIC SMALL LETTER A, ü U+00FC LATIN \
+SMALL LETTER U WITH DIAERESIS, é U+00E9 LATIN SMALL LETTER E WITH ACUTE'
     """
     found = list(dict.fromkeys(c for span in spans for c in span if not c.isascii()))
     if not found:
@@ -216,7 +235,7 @@ CAPITAL LETTER O WITH STROKE, é U+00E9 LATIN SMALL LETTER E WITH ACUTE'
     lead = "non-ASCII" if len(suspects) <= NAMED_CHARACTERS else \
         f"non-ASCII ({len(suspects)} characters that could pass for others: more than usual, all named)"
     rest = others[room:]
-    more = f", and {len(rest):,} more that read as what they are" if rest else ""
+    more = f", and {len(rest):,} more: accented letters, letters of other scripts, dashes and the like" if rest else ""
     words = "".join(f" (in «{visible(word)}», which mixes {scripts} letters)" for word, scripts in mixed[:2])
     return f"{lead}: {names}{more}{words}"
 
