@@ -581,6 +581,18 @@ class HandshakeOverStdioTest(unittest.TestCase):
         self.assertEqual(self.client.receive()["id"], 10)  # the next answer is the ping's, not the call's
         self.assertEqual(self.space.rows(), before)
 
+    def test_a_cancellation_naming_another_kind_of_id_cancels_nothing(self):
+        self.connect()
+        asked = self.question(self.space.article_edit(), request_id=9)
+        for other in (9.0, "9", [9]):  # no JSON-RPC id of 9 but the integer
+            self.client.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": other}})
+        self.client.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "cancel"}})
+        self.client.send({"jsonrpc": "2.0", "id": 10, "method": "ping"})
+        answer = self.client.receive()  # the call was still there to answer, before the ping: the person dismissed it
+        self.assertEqual(answer["id"], 9, answer)
+        self.assertEqual(answered(answer["result"])["answer"], "cancelled")
+        self.assertEqual(self.client.receive()["id"], 10)
+
     def test_no_answer_within_the_bound_is_declined_as_unanswered(self):
         self.space.approvals.bound = 0.2
         self.connect()

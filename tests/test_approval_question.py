@@ -83,6 +83,10 @@ class LookalikesTest(unittest.TestCase):
         for character in "ꓮꓢꓑᏚᎻᎪᎡᴀ":
             self.assertIn(f"U+{ord(character):04X}", note)
 
+    def test_a_combining_mark_is_named_whatever_comes_before_it(self):
+        note = named_characters(["José Müller café ñ pay\u0307pal"])  # a dot above the y's neighbour: i̇ for i
+        self.assertIn("U+0307 COMBINING DOT ABOVE", note)
+
     def test_forms_that_fold_to_ascii_and_digits_of_other_scripts_are_named(self):
         note = named_characters(["Ｐａｙ ١٢"])
         for character in "Ｐａｙ١٢":

@@ -37,7 +37,7 @@ from typing import Any, Callable, Deque, Dict, List, NamedTuple, Optional, Set, 
 
 from osfoundry_tools.core.checks import SQLITE_INTEGER_MAX
 from osfoundry_tools.server import resources, sessions, tokens
-from osfoundry_tools.server.protocol import ProtocolError
+from osfoundry_tools.server.protocol import ProtocolError, same_request_id
 from osfoundry_tools.server.routing import POLL, Tools
 
 WATCH_SECONDS = 0.05  # how often the logs are read while a stream is open
@@ -318,11 +318,11 @@ class Hub:
         """notifications/cancelled from `owner` (a stdio connection) naming a listen of its own: that stream ends
         and frees its place, and no result is written for it (a cancelled request is not answered). False when
         `owner` has no open listen of that id (one ended already, or another request): nothing changes."""
-        if owner is None or isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        if owner is None:
             return False
         with self.guard:
-            named = [stream for stream in self.streams if stream.owner is owner and
-                     type(stream.subscription_id) is type(request_id) and stream.subscription_id == request_id]
+            named = [stream for stream in self.streams
+                     if stream.owner is owner and same_request_id(request_id, stream.subscription_id)]
         for stream in named:
             stream.closing = None
             self.close(stream)

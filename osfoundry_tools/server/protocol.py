@@ -89,6 +89,16 @@ def check_handshake_header(method: str, header: Optional[str]) -> None:
                         {"supported": list(SUPPORTED_VERSIONS), "requested": header})
 
 
+def same_request_id(named: Any, request_id: Any) -> bool:
+    """Whether a message naming `named` (a cancellation's requestId) names the request of `request_id`: JSON-RPC
+    ids are strings or integers, the same only when of one kind and equal (3.0 and true name no request 3).
+
+    >>> same_request_id(3, 3), same_request_id(3.0, 3), same_request_id(True, 1), same_request_id("3", 3)
+    (True, False, False, False)
+    """
+    return type(named) is type(request_id) and isinstance(named, (str, int)) and named == request_id
+
+
 def error_message(request_id: Any, code: int, message: str, data: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """A JSON-RPC error response (with `data`, if any)."""
     error: Dict[str, Any] = {"code": code, "message": message}

@@ -142,14 +142,14 @@ def could_pass_for_ascii(character: str) -> bool:
     (LATIN_LOOKALIKES: Cyrillic а, Greek ο, dotless ı...), a letter of any script not known to read as itself
     (READ_AS_THEMSELVES: Cherokee Ꭺ, Lisu ꓮ, small capital ᴀ...), a form that folds to ASCII (fullwidth Ａ,
     mathematical 𝐚, superscript ¹), a digit of another script (١ reads as 1), punctuation drawn like ASCII's (one
-    dot leader, division slash), or a character that prints nothing. An accented letter, a Chinese or a Russian
-    word's own letters (б, ж), a dash or a curly quote reads as what it is.
+    dot leader, division slash), a combining mark, or a character that prints nothing. An accented letter, a
+    Chinese or a Russian word's own letters (б, ж), a dash or a curly quote reads as what it is.
 
     >>> [could_pass_for_ascii(c) for c in ("а", "ο", "Ａ", "١", "\u2215", "\u3164", "Ꭺ", "ꓮ", "ᴀ", "é", "б", "中", "—")]
     [True, True, True, True, True, True, True, True, True, False, False, False, False]
     """
-    if character in LATIN_LOOKALIKES or prints_nothing(character):
-        return True
+    if character in LATIN_LOOKALIKES or prints_nothing(character) or unicodedata.category(character) in ("Mn", "Me"):
+        return True  # a combining mark alone can make a letter pass for another (i and a dot above it: i̇)
     folded = unicodedata.normalize("NFKC", character)
     if (folded != character and folded.isascii()) or unicodedata.category(character) == "Nd":
         return True
@@ -206,9 +206,10 @@ def lookalikes_first(found: Sequence[str], mixed: Sequence[Tuple[str, str]]) -> 
 
 
 def character_name(character: str) -> str:
-    """A character as a note names it: itself (by its code where it prints nothing, or is one of the question's
-    marks), its code point and its Unicode name."""
-    shown = code_of(character) if character in OWN_MARKS or prints_nothing(character) else character
+    """A character as a note names it: itself (by its code where it prints nothing, is one of the question's marks,
+    or is a combining mark, which would sit on the note's own comma), its code point and its Unicode name."""
+    by_code = character in OWN_MARKS or prints_nothing(character) or unicodedata.category(character) in ("Mn", "Me")
+    shown = code_of(character) if by_code else character
     return f"{shown} U+{ord(character):04X} {unicodedata.name(character, '(no name)')}"
 
 

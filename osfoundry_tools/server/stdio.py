@@ -20,7 +20,7 @@ from osfoundry_tools.core import checks, rejections
 from osfoundry_tools.server import listening
 from osfoundry_tools.server.methods import Server
 from osfoundry_tools.server.protocol import (
-    INTERNAL_ERROR, LOGGED_CHARACTERS, PARSE_ERROR, CallCancelled, encoded, error_message, too_long,
+    INTERNAL_ERROR, LOGGED_CHARACTERS, PARSE_ERROR, CallCancelled, encoded, error_message, same_request_id, too_long,
 )
 
 log = logging.getLogger("osfoundry.mcp")
@@ -230,7 +230,7 @@ class Peer:
             return None
         method, params = message.get("method"), message.get("params")
         if method == "notifications/cancelled" and isinstance(params, dict) and "id" not in message and \
-                params.get("requestId") == call_id:
+                same_request_id(params.get("requestId"), call_id):
             raise CallCancelled()
         if method == "ping" and "id" in message:
             self.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
