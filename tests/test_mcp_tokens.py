@@ -4,16 +4,21 @@ token, and a presented token finds its grant by comparing digests with every sto
 Each test writes its file into a temporary folder with the mode it names (0600 unless it says otherwise).
 """
 
+import hashlib
 import hmac
 import json
 import os
+import random
 import shutil
+import string
 import tempfile
 import types
 import unittest
 from unittest import mock
 
-from osfoundry_tools.server.tokens import MAX_FILE_BYTES, WRITE_SCOPE, Grant, TokenFileError, Tokens, grant_keys
+from osfoundry_tools.server.tokens import (
+    MAX_FILE_BYTES, WRITE_SCOPE, Grant, TokenFileError, Tokens, check_private, grant_keys,
+)
 from osfoundry_tools.server import workspace
 from osfoundry_tools.server.workspace import SERVED
 from osfoundry_tools.stores import record_store
@@ -103,7 +108,8 @@ class GoodFileTest(Folder):
         self.assertIsNone(tokens.grant_for(ALICE_NEXT).granted("record"))
 
     def test_the_shortest_and_longest_tokens_and_callers_load(self):
-        shortest, longest = "a" * 16, "~" * 512
+        drawn = "".join(hashlib.sha256(bytes([number])).hexdigest() for number in range(8))  # 512 hex digits
+        shortest, longest = "0f3a9c1e7b2d5a84", "~" + drawn[1:]
         tokens = Tokens.load(self.write({shortest: {"caller": "a"}, longest: {"caller": "b" * 128}}), KINDS)
         self.assertEqual(tokens.grant_for(shortest).caller, "a")
         self.assertEqual(tokens.grant_for(longest).caller, "b" * 128)
@@ -241,6 +247,70 @@ class TokenRefusalTest(Folder):
                      secrets=["too-short"])
 
 
+class WeakTokenTest(Folder):
+    """A token anyone could guess is refused, whatever its length, in a line that says why and does not show it."""
+
+    WEAK = {"a" * 16: "only 1 different character", "abababababababab": "only 2 different characters",
+            "passwordpassword": "one run of 8 characters repeated", "x" * 512: "only 1 different character",
+            "changeme-changeme-changeme": "one run of 9 characters repeated",
+            "abcdefghijklmnop": "its characters run in order", "0123456789abcdef": "its characters run in order",
+            "ZYXWVUTSRQPONMLK": "its characters run in order", "aaaaaaaaaaaaaaab": "only 2 different characters",
+            "1a2b3c4d1a2b3c4d": "one run of 8 characters repeated"}
+
+    def test_a_guessable_token_is_refused_saying_why_and_how_to_make_one(self):
+        for token, reason in self.WEAK.items():
+            with self.subTest(token=token):
+                self.refused({ALICE: {"caller": "alice"}, token: {"caller": "bob"}},
+                             rf": entry 2 \(caller bob\) has a weak token \({reason}[^)]*\), which anyone may guess; "
+                             "make a new one, e.g. with: openssl rand -hex 32$", secrets=[token])
+
+    def test_random_tokens_of_every_form_load(self):
+        draw = random.Random(20260101)
+        forms = {"hex": "0123456789abcdef", "base64": string.ascii_letters + string.digits + "-_",
+                 "visible": "".join(map(chr, range(0x21, 0x7f)))}
+        for form, alphabet in forms.items():
+            for length in (16, 24, 32, 64, 512):
+                drawn = {"".join(draw.choice(alphabet) for _ in range(length)): {"caller": f"c{number}"}
+                         for number in range(50)}
+                with self.subTest(form=form, length=length):
+                    self.assertEqual(len(Tokens.load(self.write(drawn), KINDS)), len(drawn))
+
+    def test_the_examples_of_the_documentation_load(self):
+        self.assertEqual(len(Tokens.load(self.write({"token-of-alice-0123456789": {"caller": "alice"},
+                                                     "token-of-a-reader-98765432": {"caller": "reader"}}), KINDS)), 2)
+
+
+@unittest.skipUnless(hasattr(os, "geteuid"), "file owners are POSIX")
+class OwnerTest(Folder):
+    """A token file another user owns is theirs to read and change: refused, however private its mode."""
+
+    def owned_by(self, owner):
+        path = self.write(GOOD)
+        status = os.stat(path)
+        return path, os.stat_result((status.st_mode, status.st_ino, status.st_dev, status.st_nlink, owner,
+                                     status.st_gid, status.st_size, 0, 0, 0))
+
+    def test_a_file_of_another_user_is_refused_with_the_chown_that_fixes_it(self):
+        other = 65534 if os.geteuid() != 65534 else 65533
+        path, status = self.owned_by(other)
+        with self.assertRaisesRegex(ValueError, rf"belongs to user {other}, who may read and change it; "
+                                                rf"chown {os.geteuid()} {path}$"):
+            check_private(path, status)
+
+    def test_a_file_of_this_user_or_of_root_passes(self):
+        for owner in {os.geteuid(), 0}:
+            path, status = self.owned_by(owner)
+            check_private(path, status)
+
+    @unittest.skipUnless(hasattr(os, "geteuid") and os.geteuid() == 0, "only root may give a file away")
+    def test_the_loader_and_the_server_refuse_a_file_given_to_another_user(self):
+        path = self.write(GOOD)
+        os.chown(path, 65534, 65534)
+        self.refused_path(path, "belongs to user 65534, who may read and change it; chown 0 ")
+        server_refusal(self, ["--demo", "--http", "127.0.0.1:0", "--tokens", path],
+                       r"^mcp_server\.py: error: --tokens: .*tokens\.json: belongs to user 65534")
+
+
 class GrantRefusalTest(Folder):
     def test_an_entry_that_is_not_an_object_is_refused(self):
         self.refused({ALICE: "alice"}, "entry 1 maps its token to a JSON string; map each token to an object")
@@ -270,6 +340,7 @@ class GrantRefusalTest(Folder):
         for key in ("knowledge_bases", "channels"):
             for value, pattern in (("kb-support", "that is a JSON string"), (None, "that is a JSON null"),
                                    ({"kb": True}, "that is a JSON object"), (["*"], 'lists "\\*" as one of its'),
+                                   (["kb-support", "*"], 'lists "\\*" as one of its'),
                                    ([""], "item \\(number 1\\) that does not fit"),
                                    (["ok", "i" * 129], "item \\(number 2\\) that does not fit"),
                                    (["ok", 3], "item \\(number 2\\) that does not fit")):

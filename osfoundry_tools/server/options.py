@@ -200,7 +200,7 @@ def check_approval(p: argparse.ArgumentParser, options: argparse.Namespace) -> N
 def read_private_key(path: str) -> bytes:
     """A key file's bytes: a regular file of 4 KiB at most that no other user may read (as a token file)."""
     try:
-        return cli.read_file(path, 4096, lambda status: tokens.check_private(path, status.st_mode))
+        return cli.read_file(path, 4096, lambda status: tokens.check_private(path, status))
     except cli.FileTooLarge:
         raise ValueError(f"{path} is larger than 4 KiB: a key file holds one key") from None
     except cli.FileRefused as refused:

@@ -11,15 +11,16 @@ kept by resource type. The file is JSON, an object from each token to its grant:
    "token-for-a-held-agent": {"caller": "bot", "knowledge_bases": "*", "scopes": ["osfoundry:write"],
                               "approve_writes": true}}
 
-It is refused whole, in one line, at the first fault, and only if no other user may read it. A
-token never appears in a message, a repr or a log: entries are named by their position (and
-their caller, once it is known to be well formed and none of the file's tokens), and only
-tokens' digests are kept. The file is read as a regular file of at most MAX_FILE_BYTES (a FIFO,
-a device or a larger file is refused before it is read), and any fault of its text, nesting
-too deep for the parser included, costs the same one line.
+It is refused whole, in one line, at the first fault, and unless it belongs to this user (or root) and no
+other user may read it. A token never appears in a message, a repr or a log: entries are named by their
+position (and their caller, once it is known to be well formed and none of the file's tokens), and only
+tokens' digests are kept. The file is read as a regular file of at most MAX_FILE_BYTES (a FIFO, a device or
+a larger file is refused before it is read), and any fault of its text, nesting too deep for the parser
+included, costs the same one line.
 
 Glossary:
-  token     the secret an agent sends as `Authorization: Bearer TOKEN`: 16 to 512 visible ASCII characters
+  token     the secret an agent sends as `Authorization: Bearer TOKEN`: 16 to 512 visible ASCII characters, none
+            weak (_weakness: too few different characters, a short run repeated, characters in order)
   grant     what a token lets its agent do: its caller, the resources of each store it may use
             ("*": every one; left out of the file: none), its OAuth scopes (none: read only), and whether
             a person must approve each of its writes (approve_writes; as --approve-writes does for every token)
@@ -27,8 +28,9 @@ Glossary:
   entry     one token and its grant, numbered from 1 in the order the file lists them
   digest    SHA-256 of a token: what is kept and compared, in constant time, against every stored one
 
-Left out on purpose: expiry and revocation (edit the file and restart the server), and any
-reloading of the file while the server runs.
+Left out on purpose: expiry and revocation (edit the file and restart the server: the file is read once, at
+start, and a restart ends every session and listen stream), and any reloading of the file while the server
+runs.
 """
 
 import hashlib
@@ -47,6 +49,7 @@ from osfoundry_tools.core.tools import WRITE_SCOPE  # the scope an edit needs
 
 EVERY = "*"  # a grant's resources of one type: every one
 MIN_TOKEN_LENGTH = 16
+MIN_DIFFERENT_CHARACTERS = 6  # fewer, and a token is weak whatever its length
 MAX_TOKEN_LENGTH = 512  # characters: it travels in an HTTP header
 MAX_CALLER_LENGTH = 128
 MAX_ID_LENGTH = 128  # a resource's ID or a scope
@@ -156,7 +159,7 @@ def _read_private(path: str) -> str:
     """The text of the file, refused before it is read if it is no regular file, is larger than MAX_FILE_BYTES
     or its mode lets other users read or write it."""
     try:
-        data = cli.read_file(path, MAX_FILE_BYTES, lambda status: check_private(path, status.st_mode))
+        data = cli.read_file(path, MAX_FILE_BYTES, lambda status: check_private(path, status))
         return data.decode("utf-8")
     except FileNotFoundError:
         raise _Fault("no such file; give --tokens the path of a JSON file of tokens") from None
@@ -170,10 +173,18 @@ def _read_private(path: str) -> str:
         raise _Fault(f"cannot be read ({error.strerror}); give --tokens a file this user can read") from None
 
 
-def check_private(path: str, mode: int) -> None:
-    """A ValueError saying what to do if a file of this mode may be read or written by other users (POSIX)."""
-    if os.name == "posix" and stat.S_IMODE(mode) & PRIVATE_BITS:
-        raise _Fault(f"may be read by other users (mode {stat.S_IMODE(mode):04o}); chmod 600 {shlex.quote(path)}")
+def check_private(path: str, status: os.stat_result) -> None:
+    """A ValueError saying what to do if a file of this status may be read or written by another user than the one
+    this process runs as (POSIX): its mode lets group or others in, or it belongs to another user (root aside, who
+    may read every file anyway)."""
+    if os.name != "posix":
+        return
+    mode = stat.S_IMODE(status.st_mode)
+    if mode & PRIVATE_BITS:
+        raise _Fault(f"may be read by other users (mode {mode:04o}); chmod 600 {shlex.quote(path)}")
+    user = os.geteuid()
+    if status.st_uid not in (user, 0):
+        raise _Fault(f"belongs to user {status.st_uid}, who may read and change it; chown {user} {shlex.quote(path)}")
 
 
 def _parse(text: str, kinds: Mapping[str, str]) -> Dict[str, Any]:
@@ -235,8 +246,31 @@ def _entry(position: int, token: str, value: Any, tokens: AbstractSet[str], kind
         raise _Fault(f"{where} has a token of {len(token)} characters that is not {MIN_TOKEN_LENGTH} to "
                      f"{MAX_TOKEN_LENGTH} visible ASCII characters (no space or control character); "
                      "make a new one, e.g. with: openssl rand -hex 32")
+    weakness = _weakness(token)
+    if weakness is not None:
+        raise _Fault(f"{where} has a weak token ({weakness}), which anyone may guess; make a new one, e.g. with: "
+                     "openssl rand -hex 32")
     return Grant.of(caller, {kind: _ids(where, key, value) for key, kind in kinds.items()},
                     _scopes(where, value.get("scopes", [])), _approve_writes(where, value.get("approve_writes", False)))
+
+
+def _weakness(token: str) -> Optional[str]:
+    """What makes a well-formed token guessable, in words that do not show it, or None: too few different
+    characters, one short run repeated, or characters in order. A token drawn at random has none of these (one of
+    16 random hex digits has fewer than 6 different ones about once in 30,000 draws; a longer one, never).
+
+    >>> _weakness("passwordpassword"), _weakness("0123456789abcdef"), _weakness("token-of-alice-0123456789")
+    ('one run of 8 characters repeated', 'its characters run in order, as abcd or 9876 do', None)
+    """
+    different = len(set(token))
+    if different < MIN_DIFFERENT_CHARACTERS:
+        return f"only {different} different character{'' if different == 1 else 's'}"
+    for period in range(1, len(token) // 2 + 1):
+        if token[period:] == token[:-period]:
+            return f"one run of {period} characters repeated"
+    if len({ord(after) - ord(before) for before, after in zip(token, token[1:])}) <= 2:  # 0123456789abcdef: 1, 40
+        return "its characters run in order, as abcd or 9876 do"
+    return None
 
 
 def _grant_keys(kinds: Mapping[str, str]) -> Tuple[str, ...]:
@@ -281,7 +315,7 @@ def _ids(where: str, key: str, grant: Dict[str, Any]) -> Optional[FrozenSet[str]
     value = grant.get(key, [])
     if value == EVERY:
         return None
-    if value == [EVERY]:
+    if isinstance(value, list) and EVERY in value:
         raise _Fault(f'{where} lists "*" as one of its {key}; write "{key}": "*" (no list) for every one')
     wanted = f'a list of IDs of 1 to {MAX_ID_LENGTH} characters, or "*" for every one'
     return frozenset(_strings(where, key, value, wanted, lambda item: 1 <= len(item) <= MAX_ID_LENGTH))
