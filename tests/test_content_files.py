@@ -5,6 +5,7 @@ A bad input must cost one line naming the file and change nothing in any store o
 """
 
 import contextlib
+import csv
 import hashlib
 import io
 import json
@@ -13,6 +14,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import unicodedata
 import unittest
 
 from osfoundry_tools.content import demo, own_content
@@ -30,6 +32,7 @@ REQUESTS = (os.path.join(EXAMPLES, "feature-requests.csv"), os.path.join(EXAMPLE
 STATUS = {"key": "status", "label": "Status", "type": "select", "is_required": True, "options": [
     {"value": "new", "label": "New"}, {"value": "planned", "label": "Planned"}]}
 TITLE = {"key": "title", "label": "Title", "type": "text", "is_required": True}
+DEEP = 1100  # folders one in another: deeper than a walk by recursion goes under Python's default limit (1,000)
 EVERY_TYPE = [  # one writable field of each type a CSV cell converts, and a formula
     TITLE, STATUS,
     {"key": "votes", "type": "number", "min": 0, "max": 100},
@@ -77,6 +80,24 @@ class Folder:
     def channel(self, name, rows, fields=(TITLE, STATUS)):
         """A rows file `name` and its field file; returns (rows path, field file path)."""
         return self.write(name, rows), self.write(name + ".fields.json", json.dumps(list(fields)))
+
+
+def nested(test, top, depth):
+    """Make `depth` folders "d", one in another, under `top`, one by one (os.makedirs and shutil.rmtree recurse, and
+    would fail past Python's recursion limit), removed the same way when the test ends; returns the deepest."""
+    made = [top]
+    for _ in range(depth):
+        made.append(os.path.join(made[-1], "d"))
+        os.mkdir(made[-1])
+
+    def remove():
+        for folder in reversed(made[1:]):
+            for name in os.listdir(folder):
+                if name != "d":
+                    os.remove(os.path.join(folder, name))
+            os.rmdir(folder)
+    test.addCleanup(remove)
+    return made[-1]
 
 
 def articles_of(folder):
@@ -150,6 +171,48 @@ class MarkdownArticlesTest(unittest.TestCase):
         self.assertEqual(served(), served())
         self.assertIn("billing-refunds", served())
 
+    def test_front_matter_may_hold_lists_comments_and_indented_lines_whose_keys_are_not_its_own(self):
+        self.files.write("kb/hugo.md", "---\n# from Hugo\ntitle: \"Hugo\"\ntags:\n  - a\n- b\ndescription: >\n"
+                                       "  long\n\ndraft: yes\n---\n# Hugo\nBody.")
+        self.files.write("kb/nested.md", "---\ncascade:\n  draft: true\n---\nBody.")
+        articles = articles_of(self.files.path("kb"))
+        self.assertEqual((articles["hugo"].title, articles["hugo"].content, articles["hugo"].published),
+                         ("Hugo", "Body.", False))
+        self.assertTrue(articles["nested"].published)  # a key under another is not the article's own
+
+    def test_the_contents_first_line_keeps_its_indentation_so_an_indented_code_block_stays_code(self):
+        self.files.write("kb/install.md", "# Install\n\n\n    $ pip install quill\n\nThen sign in.\n\n")
+        (article,) = articles_of(self.files.path("kb")).values()
+        self.assertEqual(article.content, "    $ pip install quill\n\nThen sign in.")
+
+    def test_lone_cr_and_crlf_line_ends_are_read_as_line_ends_and_a_utf8_byte_order_mark_dropped(self):
+        self.files.write("kb/mac.md", "# Mac\r\rText.\r## Steps\rOne.\r")
+        self.files.write("kb/windows.md", "\ufeff---\r\ndraft: true\r\n---\r\n# Windows\r\n\r\nText.\r\n")
+        articles = articles_of(self.files.path("kb"))
+        self.assertEqual((articles["mac"].title, articles["mac"].content), ("Mac", "Text.\n## Steps\nOne."))
+        self.assertEqual((articles["windows"].title, articles["windows"].content, articles["windows"].published),
+                         ("Windows", "Text.", False))
+
+    def test_every_section_a_search_names_is_one_a_read_accepts_whatever_the_headings(self):
+        headings = ["# Title", "## Install", "## Install", "## Install 1", "Setext\n======", "<h2>HTML</h2>",
+                    "```\n## In code\n```", "    ## Indented code", "## !!!", "## Café", "## Cafe\u0301",
+                    "## Trailing ##", "##\tTab", "## [Link](https://example.com/x) text", "## 日本語"]
+        self.files.write("kb/all.md", "# All\n" + "\n\n".join(f"{h}\nAbout install, café and links."
+                                                             for h in headings) + "\r\nEnd.")
+        with kb_store.connect() as kb, record_store.connect() as records:
+            load(kb, records, [self.files.path("kb")])
+            named = set()
+            for query in ("install", "café", "links", "title", "text", "trailing", "tab", "日本語"):
+                found = kb.call_tool("search_knowledge_base", {"knowledge_base_id": "kb", "query": query})
+                named.update(result["section"] for result in found["results"] if "section" in result)
+            self.assertGreater(len(named), 1)
+            for section in named:
+                with self.subTest(section=section):
+                    read = kb.call_tool("read_knowledge_article", {"knowledge_base_id": "kb", "article_id": "all",
+                                                                   "section": section})
+                    self.assertNotIn("error", read)
+                    self.assertTrue(read["content"].startswith("#"), read["content"])
+
 
 class RowsTest(unittest.TestCase):
     """CSV cells converted by their field's type; JSON Lines taken as they are."""
@@ -193,6 +256,12 @@ class RowsTest(unittest.TestCase):
         self.assertEqual([(r.line, r.values) for r in channel.rows], [
             (1, {"title": "A", "status": "new"}), (3, {"title": "B", "status": "planned", "votes": 3.5})])
         self.assertEqual((channel.channel_id, channel.name), ("bugs", "Bugs"))
+
+    def test_json_lines_may_end_their_lines_with_cr_as_csv_and_markdown_files_may(self):
+        rows, fields = self.files.channel("r.jsonl", '{"title": "A", "status": "new"}\r\r{"title": "B", '
+                                                     '"status": "new"}\r\n{"title": "C", "status": "new"}')
+        channel = own_content.read_channel(rows, fields)
+        self.assertEqual([(row.line, row.values["title"]) for row in channel.rows], [(1, "A"), (3, "B"), (4, "C")])
 
     def test_a_field_file_may_be_an_object_naming_the_channel(self):
         rows = self.files.write("My Requests.csv", "title,status\nA,new\n")
@@ -302,6 +371,113 @@ class BadInputTest(unittest.TestCase):
         self.files.write("kb/reset-password.md", "# B\nText.")
         self.refused(r'kb/reset-password\.md: article ID "reset-password" is taken by \S+/kb/Reset password\.md',
                      [self.files.path("kb")])
+
+    def test_two_names_that_differ_only_in_how_an_accent_is_encoded_are_told_apart(self):
+        self.files.write("kb/caf\u00e9.md", "# A\nText.")
+        self.files.write("kb/cafe\u0301.md", "# B\nText.")
+        self.refused(r'kb/caf.+\.md: article ID "cafe" is taken by \S+/kb/caf.+\.md, a name that differs from this '
+                     r"one only in how its accents are encoded \(Unicode normalisation\); rename one of the two files$",
+                     [self.files.path("kb")])
+
+    def test_a_name_that_makes_no_id_or_too_long_an_id_is_refused_naming_what_to_rename(self):
+        long = "x" * (own_content.checks.ID_CHARACTERS + 1)
+        cases = {"empty/日本.md": r"empty/日本\.md: its name holds no letter or digit to make an ID of; rename the "
+                                 r"file$",
+                 "dashes/--.md": r"dashes/--\.md: its name holds no letter or digit",
+                 f"long/{long}.md": r"long/x+\.md: the ID its name makes has 129 characters, more than the 128 an ID "
+                                    r"may hold; rename the file$",
+                 "deep/" + "/".join(["part"] * 26) + "/a.md": r"deep/part/.+/a\.md: the ID its name makes has 131 "
+                                                              r".*; rename the file \(or shorten the names of its "
+                                                              r"folders\)$"}
+        for relative, pattern in cases.items():
+            with self.subTest(relative=relative[:20]):
+                self.files.write(relative, "# A\nText.")
+                self.files.write(relative.split("/")[0] + "/other.md", "# B\nText.")
+                self.refused(pattern, [self.files.path(relative.split("/")[0])])
+        folder = self.files.path("k" * (own_content.checks.ID_CHARACTERS + 1))
+        self.files.write(os.path.basename(folder) + "/a.md", "# A\nText.")
+        self.refused(r"/k+: the ID its name makes has 129 characters, more than the 128 an ID may hold; rename the "
+                     r"folder$", [folder])
+        rows, fields = self.files.channel("c" * (own_content.checks.ID_CHARACTERS + 1) + ".csv", "title,status\n")
+        self.refused(r"/c+\.csv: the ID its name makes has 129 characters, more than the 128 an ID may hold; rename "
+                     r"the rows file$", channels=[(rows, fields)])
+
+    def test_utf16_utf32_and_text_holding_nul_bytes_are_named_as_not_utf8(self):
+        text = "title,status\nA,new\n"
+        for encoding, said in (("utf-16", r":1: is UTF-16 text \(its byte order mark says so\), not UTF-8"),
+                               ("utf-32", r":1: is UTF-32 text \(its byte order mark says so\), not UTF-8"),
+                               ("utf-16-le", r":1: holds a NUL byte, which UTF-8 text does not: it may be UTF-16 "
+                                             r"text, or no text at all")):
+            with self.subTest(encoding=encoding):
+                self.files.write(f"{encoding}/a.md", ("# A\n" + text).encode(encoding))
+                self.refused(rf"{encoding}/a\.md{said}; save the file as UTF-8$", [self.files.path(encoding)])
+                rows, fields = self.files.channel(f"{encoding}.csv", text.encode(encoding))
+                self.refused(rf"{encoding}\.csv{said}; save the file as UTF-8$", channels=[(rows, fields)])
+        self.files.write("nul/a.md", "# A\nText.\n\nMore\x00text.")
+        self.refused(r"nul/a\.md:4: holds a NUL byte", [self.files.path("nul")])
+
+    def test_a_file_of_nothing_or_only_front_matter_or_only_a_title_says_which(self):
+        for name, text, said in (("empty", "", "is empty"), ("blank", " \n\t\r\n", "is empty"),
+                                 ("matter", "---\r\ndraft: true\r\n---\r\n", "holds only front matter"),
+                                 ("title", "---\nowner: mika\n---\n# Title\n\n", "holds no text besides its title")):
+            with self.subTest(name=name):
+                self.files.write(f"{name}/a.md", text)
+                self.refused(rf"{name}/a\.md: {said}; write the article, or remove the file$",
+                             [self.files.path(name)])
+
+    def test_a_rule_of_dashes_atop_a_file_is_not_front_matter_that_hides_the_text_under_it(self):
+        self.files.write("kb/a.md", "---\n# Title\n\nThe text a reader needs.\n\n---\nMore.")
+        self.refused(r'kb/a\.md:4: the front matter opened by --- on line 1 holds "The text a reader needs\.", which '
+                     r"is no key: value line; if the --- is a rule, not front matter, remove it or write \*\*\* "
+                     r"instead$", [self.files.path("kb")])
+
+    def test_control_and_direction_characters_of_a_file_name_are_escaped_in_the_message(self):
+        self.files.write("kb/a\x1b[2J\u202eb.md", "---\nnever closed\n")
+        message = self.refused(r"kb/a\\x1b\[2J\\u202eb\.md:1: the front matter", [self.files.path("kb")])
+        self.assertFalse(any(unicodedata.category(c) in ("Cc", "Cf") for c in message), message)
+
+    def test_a_csv_file_separated_by_semicolons_or_tabs_or_led_by_a_sep_line_says_so(self):
+        for name, text, said in (
+                ("semi", "title;status\nA;new\n", r'semi\.csv:1: the header row is one column, "title;status": the '
+                                                   r"cells seem separated by ; \(a semicolon\), not commas; save "
+                                                   r"the file as CSV with commas between cells$"),
+                ("tab", "title\tstatus\nA\tnew\n", r'tab\.csv:1: the header row is one column, "title\\tstatus": '
+                                                   r"the cells seem separated by tabs, not commas"),
+                ("sep", "sep=,\ntitle,status\nA,new\n", r'sep\.csv:1: "sep=," is a spreadsheet\'s note of the '
+                                                          r"separator, not a header row; remove the line$")):
+            with self.subTest(name=name):
+                rows, fields = self.files.channel(f"{name}.csv", text)
+                self.refused(said, channels=[(rows, fields)])
+
+    def test_a_column_named_by_a_fields_label_or_another_case_names_the_key(self):
+        rows, fields = self.files.channel("r.csv", "Title,STATUS\nA,new\n")
+        self.refused(r'r\.csv:1: column "Title" is not a field of the channel; the fields are title, status; rename '
+                     r'the column "title" \(the key of the field labelled "Title"\)$', channels=[(rows, fields)])
+        rows, fields = self.files.channel("s.csv", "title,STATUS\nA,new\n")
+        self.refused(r's\.csv:1: column "STATUS" .*; rename the column "status" \(the key of the field labelled '
+                     r'"Status"\)$', channels=[(rows, fields)])
+
+    def test_a_cell_past_what_the_csv_reader_holds_says_so_and_names_an_unclosed_quote_as_a_cause(self):
+        rows, fields = self.files.channel("r.csv", "title,status\nA,new\n" + "B" * (csv.field_size_limit() + 1)
+                                          + ",new\n")
+        self.refused(r"r\.csv:3: a cell holds more than 131,072 characters, more than any field takes \(a text "
+                     r"field holds 100,000 at most\); shorten it, or close the quote opened in this row$",
+                     channels=[(rows, fields)])
+        rows, fields = self.files.channel("s.csv", 'title,status\nA,new\n"B,new\n' + "C,new\n" * 30_000)
+        self.refused(r"s\.csv:3: a cell holds more than 131,072 characters.*close the quote opened in this row$",
+                     channels=[(rows, fields)])
+
+    def test_a_number_or_rating_cell_of_thousands_of_digits_is_refused_not_a_crash(self):
+        digits = "9" * 5000
+        for key in ("votes", "stars", "price"):
+            with self.subTest(key=key):
+                rows, fields = self.files.channel("r.csv", f"title,status,{key}\nA,new,{digits}\n", EVERY_TYPE)
+                self.refused(rf'r\.csv:2: values\.{key} must be [^;]*, got "9+… \(5000 characters\)"; write one of at '
+                             r"most 308 digits before the point$", channels=[(rows, fields)])
+        rows, fields = self.files.channel("r.jsonl", f'{{"title": "A", "status": "new", "votes": {digits}}}\n',
+                                          EVERY_TYPE)
+        self.refused(r"r\.jsonl:1: is not JSON \(a number of more than 4,300 digits\); write one JSON object per "
+                     r"line$", channels=[(rows, fields)])
 
     def test_two_folders_of_one_name_clash_and_the_later_is_named(self):
         for side in ("a", "b"):
@@ -445,6 +621,27 @@ class SpecialFilesTest(unittest.TestCase):
         os.symlink("/dev/zero", self.files.path("kb", "zero.md"))
         self.refused(r"kb/zero\.md: is a link to /dev/zero, outside the folder")
 
+    def test_folders_nested_deeper_than_pythons_recursion_limit_are_walked(self):
+        deepest = nested(self, self.kb, DEEP)
+        self.assertEqual(sorted(articles_of(self.kb)), ["a"])
+        with open(os.path.join(deepest, "b.md"), "w") as file:
+            file.write("# B\nText.")
+        self.refused(r"kb/d/d/.*/d/b\.md: the ID its name makes has \d+ characters, more than the 128")
+
+    def test_a_link_to_a_folder_outside_is_refused_naming_it_and_one_inside_is_not_walked_again(self):
+        for name, target in (("linked", os.path.join(os.pardir, "outside")), ("up", os.pardir)):
+            with self.subTest(name=name):
+                os.symlink(target, self.files.path("kb", name))
+                self.refused(rf"^{re.escape(self.files.path('kb', name))}: is a link to a folder outside this one, "
+                             r"\S+, which is not followed; copy the folder into this one, or remove the link$")
+                os.remove(self.files.path("kb", name))
+        self.files.write("kb/guides/b.md", "# B\nText.")
+        for name, target in (("self", os.curdir), ("loop", os.path.join(os.pardir, os.pardir, "kb")),
+                             ("latest", "guides")):
+            os.symlink(target, self.files.path("kb", "guides" if name == "loop" else "", name))
+        os.symlink(os.path.join(os.pardir, "outside"), self.files.path("kb", ".hidden"))
+        self.assertEqual(sorted(articles_of(self.kb)), ["a", "guides-b"])
+
     def test_a_markdown_file_past_the_bound_is_refused_naming_the_bound(self):
         self.files.write("kb/big.md", b"# Big\n" + b"x" * own_content.MARKDOWN_MAX_BYTES)
         self.refused(r"kb/big\.md: is 1,048,582 bytes, larger than the 1,048,576 read from such a file; split it")
@@ -476,6 +673,14 @@ class SpecialFilesTest(unittest.TestCase):
                 server_refusal(self, ["--channel-from", *argv, "--records-db", self.files.path("r.db")],
                                 r"pipe\.(csv|json): is a FIFO \(named pipe\), not a file; check the path")
         self.assertEqual(listing(self.files.root), before)
+
+    def test_the_server_refuses_deep_folders_and_numbers_of_thousands_of_digits_in_one_line(self):
+        nested(self, self.kb, DEEP)
+        deep = self.files.write("kb/" + "/".join(["d"] * 70) + "/b.md", "# B\nText.")
+        server_refusal(self, ["--kb-from-dir", self.kb], rf"^mcp_server\.py: error: {re.escape(deep)}: the ID its name "
+                       r"makes has 141 characters")
+        rows, fields = self.files.channel("r.csv", "title,status,votes\nA,new," + "9" * 5000 + "\n", EVERY_TYPE)
+        server_refusal(self, ["--channel-from", rows, fields], r"r\.csv:2: values\.votes must be a number")
 
     @unittest.skipUnless(os.path.exists("/dev/zero"), "needs /dev/zero")
     def test_the_server_refuses_a_link_to_dev_zero_at_once_in_one_line(self):

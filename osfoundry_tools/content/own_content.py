@@ -9,23 +9,29 @@ database file. A knowledge base or channel a database already holds is served as
 never written again. IDs come from names, so a restart gives every article the same ID and
 old citations still resolve. Only regular files are read (a FIFO, device or socket is
 refused, never waited on), each up to a bound checked before it is read; a folder's .md
-file may be a link to a file inside the folder, never one leading out of it; no JSON
-object may hold a key twice.
+file may be a link to a file inside the folder, never one leading out of it, and a link to
+a folder is never followed (one leading out of the folder is refused); no JSON object may
+hold a key twice. Text is UTF-8 (a byte order mark of UTF-16 or UTF-32, or a NUL byte, is
+named as such); a line ends at \\n, \\r\\n or a lone \\r. A message shows the control and
+format characters of a name escaped, so it stays one line and cannot redraw a terminal.
 
 Glossary:
   source        what one option names: a folder of Markdown files, or a rows file with its field file
   slug          an ID made from a name: lower-cased, every character outside a-z 0-9 _ - turned into -
   front matter  key: value lines between two --- lines at the very top of a Markdown file; draft: true
-                (or published: false) makes the article a draft, every other key is ignored
+                (or published: false), not indented, makes the article a draft, every other key is ignored
   rows file     a CSV file (its header row names field keys) or a JSON Lines file (.jsonl, one object a line)
   field file    JSON: the channel's field definitions as create_channel takes them, or {"name", "fields"}
   cell          one CSV value, always text: converted by its field's type; an empty cell leaves the field unset
   kept          a knowledge base or channel the database held already: served as found, the files not written
 
-Left out on purpose: YAML beyond key: value lines; setext headings (a title underlined with ===);
-item IDs of one's own (items are numbered itm-00001, ... in row order, as stable as the file);
-updating what a database already holds (remove the file, or serve from memory, to load again);
-linked subfolders (os.walk does not follow them: their files are not served).
+Left out on purpose: YAML beyond key: value lines (the rest of a front matter's lines, lists,
+comments and indented ones, are let be; a line of none of these kinds is refused, for the ---
+is then more likely a rule than front matter); setext and HTML headings (a title underlined
+with ===, <h2>): text, neither a title nor a section; CSV separated otherwise than by commas
+(refused, naming the separator it seems to be); item IDs of one's own (items are numbered
+itm-00001, ... in row order, as stable as the file); updating what a database already holds
+(remove the file, or serve from memory, to load again).
 
     >>> slug("Help Center"), title_from_file_name("guides/two-factor-setup.md")
     ('help-center', 'Two factor setup')
@@ -38,8 +44,10 @@ import csv
 import dataclasses
 import io
 import json
+import math
 import os
 import re
+import sys
 import unicodedata
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
@@ -52,16 +60,28 @@ MARKDOWN_MAX_BYTES = 1 << 20  # 1 MiB: an article at its largest (100,000 charac
 FIELDS_MAX_BYTES = 1 << 20  # a field file: 64 fields of 100 options each fit many times over
 ROWS_MAX_BYTES = 64 << 20  # a rows file: 64 MiB, held in memory whole, and in a throwaway store, before serving
 ROWS_SUFFIXES = (".csv", ".jsonl")
+OTHER_BYTE_ORDER_MARKS = ((b"\xff\xfe\0\0", "UTF-32"), (b"\0\0\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+                          (b"\xfe\xff", "UTF-16"))  # a file that starts so is no UTF-8 text (UTF-32's first)
 FRONT_MATTER_FENCE = "---"
 FRONT_MATTER_ENDS = ("---", "...")
 FLAG_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}  # front matter
 CHECKBOX_WORDS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}  # a CSV cell
 FIELD_FILE_OBJECT = '{"name": ..., "fields": [...]}'  # a field file's other shape, naming the channel
+NUMBER_DIGITS = 308  # a number cell's digits before the point at most: a float (and so a store) holds up to 1.8e308
+TOO_MANY_DIGITS = f"write one of at most {NUMBER_DIGITS} digits before the point"
 LIST_SEPARATOR = ";"  # a multi_select cell may list option values so: "editor; mobile"
+OTHER_SEPARATORS = {";": "; (a semicolon)", "\t": "tabs", "|": "| (a vertical bar)"}  # what spreadsheets use
 SHOWN_OPTIONS = 20  # a message lists this many option values, then says how many more
-LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines() splits at: escaped in a message
+ESCAPED = ("Cc", "Cf", "Cs", "Zl", "Zp")  # Unicode categories a message escapes: control characters (line breaks,
+# a terminal's escape), format characters (a right-to-left override), lone surrogates (a file name not UTF-8), and
+# the line and paragraph separators: a name shown in a message can neither break its line nor redraw the terminal
 _NOT_IN_SLUG = re.compile(r"[^a-z0-9_-]")
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+_TEXT_LINE_END = re.compile(r"\r\n|\r|\n")
 _FRONT_MATTER_LINE = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)")
+_FRONT_MATTER_KEY = re.compile(r"(?:\"[^\"]*\"|'[^']*'|[^\s#:-][^:]*?|-[^\s:][^:]*?)[ \t]*:(?:[ \t]|$)")  # YAML's key:
+_FRONT_MATTER_OTHER = re.compile(r"[ \t]|#|-(?:[ \t]|$)|$")  # an indented line (a value going on), a comment, a
+# list's item, a blank line: the rest of the lines YAML holds
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _ITEM = re.compile(r"\bitem (itm-\d+)")
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:]')  # a JSON string, or a bracket or colon outside one
@@ -74,8 +94,8 @@ class ContentError(ValueError):
 
     def __init__(self, where: str, problem: str, advice: str = "") -> None:
         text = f"{where}: {problem}" + (f"; {advice}" if advice else "")
-        super().__init__("".join(c.encode("unicode_escape").decode("ascii") if c in LINE_BREAKS else c
-                                 for c in text))
+        super().__init__("".join(c.encode("unicode_escape").decode("ascii")
+                                 if unicodedata.category(c) in ESCAPED else c for c in text))
 
 
 # ---------------------------------------------------------------------------
@@ -174,10 +194,14 @@ def knowledge_base_id(folder: str) -> str:
     return slug(folder_name(folder))
 
 
-def identifier(made: str, source: str, thing: str) -> str:
-    """An ID made from a source's name, refused (ContentError) when that name holds no letter or digit."""
+def identifier(made: str, source: str, thing: str, advice: str = "") -> str:
+    """An ID made from a source's name, refused (ContentError) when that name holds no letter or digit, or makes
+    an ID longer than an ID may be; `thing`: what to rename, `advice`: what else may be done."""
     if not made.strip("-_"):
-        raise ContentError(source, "its name holds no letter or digit to make an ID of", f"rename the {thing}")
+        raise ContentError(source, "its name holds no letter or digit to make an ID of", f"rename the {thing}{advice}")
+    if len(made) > checks.ID_CHARACTERS:
+        raise ContentError(source, f"the ID its name makes has {len(made)} characters, more than the "
+                           f"{checks.ID_CHARACTERS} an ID may hold", f"rename the {thing}{advice}")
     return made
 
 
@@ -253,12 +277,24 @@ def read_text(path: str, limit: int, advice: str, opened: Optional[str] = None) 
         raise ContentError(path, str(refused), advice) from None
     except cli.FileRefused as refused:
         raise ContentError(path, str(refused), "give a regular file, or remove it from the folder") from None
+    encoding = next((name for mark, name in OTHER_BYTE_ORDER_MARKS if data.startswith(mark)), None)
+    if encoding:
+        raise ContentError(f"{path}:1", f"is {encoding} text (its byte order mark says so), not UTF-8",
+                           "save the file as UTF-8")
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise ContentError(f"{path}:{line_of(data, nul)}", "holds a NUL byte, which UTF-8 text does not: it may be "
+                           "UTF-16 text, or no text at all", "save the file as UTF-8")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise ContentError(f"{path}:{line}", f"is not UTF-8 text (byte 0x{data[error.start]:02x})",
-                           "save the file as UTF-8") from None
+        raise ContentError(f"{path}:{line_of(data, error.start)}", f"is not UTF-8 text (byte "
+                           f"0x{data[error.start]:02x})", "save the file as UTF-8") from None
+
+
+def line_of(data: bytes, at: int) -> int:
+    """The line a byte of a file's data stands on, from 1: a line ends at \\n, at \\r\\n, or at a lone \\r."""
+    return len(_LINE_END.findall(data, 0, at)) + 1
 
 
 def check_distinct(kind: str, sources: Sequence[Tuple[str, str]]) -> None:
@@ -284,13 +320,22 @@ def read_knowledge_base(folder: str) -> KnowledgeBase:
     first_path: Dict[str, str] = {}
     for relative in found:
         path = os.path.join(shown, relative)
-        article = read_article(path, slug(relative[:-len(MARKDOWN_SUFFIX)]), inside(folder, path))
-        if article.article_id in first_path:
-            raise ContentError(article.path, f"article ID {json.dumps(article.article_id)} is taken by "
-                               f"{first_path[article.article_id]}", "rename one of the two files")
-        first_path[article.article_id] = article.path
-        articles.append(article)
+        article_id = identifier(slug(relative[:-len(MARKDOWN_SUFFIX)]), path, "file",
+                                " (or shorten the names of its folders)" if "/" in relative else "")
+        if article_id in first_path:
+            raise ContentError(path, f"article ID {json.dumps(article_id)} is taken by {first_path[article_id]}"
+                               + alike(path, first_path[article_id]), "rename one of the two files")
+        first_path[article_id] = path
+        articles.append(read_article(path, article_id, inside(folder, path)))
     return KnowledgeBase(shown, knowledge_base, folder_name(folder), tuple(articles))
+
+
+def alike(path: str, other: str) -> str:
+    """What a message adds of two paths that differ only in how their accents are encoded (e as e and a combining
+    accent, or as one character): they look the same."""
+    if path != other and unicodedata.normalize("NFC", path) == unicodedata.normalize("NFC", other):
+        return ", a name that differs from this one only in how its accents are encoded (Unicode normalisation)"
+    return ""
 
 
 def check_holds_markdown(folder: str, files: Tuple[List[str], List[str]]) -> None:
@@ -304,26 +349,59 @@ def check_holds_markdown(folder: str, files: Tuple[List[str], List[str]]) -> Non
 
 
 def markdown_files(folder: str) -> Tuple[List[str], List[str]]:
-    """The .md files under `folder` and the other files, as sorted relative paths with "/"; hidden ones skipped."""
+    """The .md files under `folder` and the other files, as sorted relative paths with "/"; hidden ones skipped.
+    The folders are walked one after another, never by recursion, so no depth is too deep. A link to a folder is
+    not followed: one inside the folder (to itself, say) leads to files found under their own paths, and one
+    leading out of it is refused (ContentError), as a folder that cannot be listed is: its files would go unserved.
+    """
     found: List[str] = []
     others: List[str] = []
-
-    def refuse(error: OSError) -> None:
-        raise ContentError(error.filename or folder, f"cannot be read ({error.strerror})", "check its permissions")
-
-    for root, folders, files in os.walk(folder, onerror=refuse):
-        folders[:] = [name for name in folders if not name.startswith(".")]
-        for name in files:
-            if not name.startswith("."):
-                relative = os.path.relpath(os.path.join(root, name), folder).replace(os.sep, "/")
-                (found if name.lower().endswith(MARKDOWN_SUFFIX) else others).append(relative)
+    home = os.path.realpath(folder)
+    waiting = [""]  # folders to list, as relative paths with "/" ("" is the folder itself)
+    while waiting:
+        relative = waiting.pop()
+        for entry in listed(os.path.join(folder, relative)):
+            name = f"{relative}/{entry.name}" if relative else entry.name
+            if entry.name.startswith("."):
+                continue
+            if not is_folder(entry):
+                (found if entry.name.lower().endswith(MARKDOWN_SUFFIX) else others).append(name)
+            elif not entry.is_symlink():
+                waiting.append(name)
+            elif not within(home, os.path.realpath(entry.path)):
+                raise ContentError(os.path.join(os.path.normpath(folder), name), "is a link to a folder outside "
+                                   f"this one, {os.path.realpath(entry.path)}, which is not followed",
+                                   "copy the folder into this one, or remove the link")
     return sorted(found), sorted(others)
+
+
+def within(home: str, real: str) -> bool:
+    """Whether a real path (links resolved) is the folder `home` (resolved too) or inside it."""
+    return os.path.commonpath([home, real]) == home
+
+
+def listed(folder: str) -> List["os.DirEntry[str]"]:
+    """What a folder holds; ContentError if it cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except OSError as error:
+        raise ContentError(os.path.normpath(folder), f"cannot be read ({error.strerror})",
+                           "check its permissions") from None
+
+
+def is_folder(entry: "os.DirEntry[str]") -> bool:
+    """Whether an entry is a folder or a link to one (False where that cannot be told: reading it will say why)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def inside(folder: str, path: str) -> str:
     """The file a path of the folder leads to, links followed; ContentError if that is outside the folder."""
     real, home = os.path.realpath(path), os.path.realpath(folder)
-    if os.path.commonpath([home, real]) != home:
+    if not within(home, real):
         raise ContentError(path, f"is a link to {real}, outside the folder",
                            "copy the file into the folder (a link may lead only to a file inside it)")
     if real != os.path.abspath(path) and not os.path.exists(real):
@@ -335,7 +413,7 @@ def read_article(path: str, article_id: str, opened: Optional[str] = None) -> Ar
     """One Markdown file as an article, read from `opened` (what a link leads to) if given; ContentError for a
     file the store could not take."""
     text = read_text(path, MARKDOWN_MAX_BYTES, "split it into several files", opened)
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = _TEXT_LINE_END.split(text)
     published, body = front_matter(path, lines)
     title, content = split_markdown("\n".join(body))
     title = title or title_from_file_name(path)
@@ -343,7 +421,9 @@ def read_article(path: str, article_id: str, opened: Optional[str] = None) -> Ar
         raise ContentError(path, f"the title has {len(title):,} characters, more than the "
                            f"{kb_store.TITLE_MAX_CHARACTERS} a title may hold", "shorten the first # heading")
     if not content:
-        raise ContentError(path, "holds no text besides its title", "write the article, or remove the file")
+        problem = ("is empty" if not text.strip() else "holds only front matter" if not "".join(body).strip()
+                   else "holds no text besides its title")
+        raise ContentError(path, problem, "write the article, or remove the file")
     if len(content) > kb_store.CONTENT_MAX_CHARACTERS:
         raise ContentError(path, f"holds {len(content):,} characters of text, more than the "
                            f"{kb_store.CONTENT_MAX_CHARACTERS:,} an article may hold", "split it into several files")
@@ -360,7 +440,12 @@ def front_matter(path: str, lines: List[str]) -> Tuple[bool, List[str]]:
                            "end it with a line of --- before the article's text")
     flags = {}
     for index in range(1, end):
-        matched = _FRONT_MATTER_LINE.fullmatch(lines[index].strip())
+        line = lines[index]
+        if not _FRONT_MATTER_OTHER.match(line) and not _FRONT_MATTER_KEY.match(line):
+            raise ContentError(f"{path}:{index + 1}", f"the front matter opened by --- on line 1 holds "
+                               f"{rejections.quote(line.strip())}, which is no key: value line",
+                               "if the --- is a rule, not front matter, remove it or write *** instead")
+        matched = _FRONT_MATTER_LINE.fullmatch(line.rstrip())  # a key of the front matter's own, not indented
         if matched and matched.group(1) in ("draft", "published"):
             flags[matched.group(1)] = flag(f"{path}:{index + 1}", *matched.groups())
     draft = flags.get("draft", False) or not flags.get("published", True)
@@ -380,12 +465,19 @@ def flag(where: str, key: str, text: str) -> bool:
 
 
 def split_markdown(text: str) -> Tuple[Optional[str], str]:
-    """The first "# Title" heading outside code blocks (None if there is none) and the rest of the text, stripped."""
+    """The first "# Title" heading outside code blocks (None if there is none) and the rest of the text, its blank
+    lines first and last left out: the first line keeps its indentation (an indented code block stays code)."""
     lines = text.split("\n")
     for number, level, heading in kb_sections.markdown_headings(lines):
         if level == 1:
-            return heading, "\n".join(lines[:number] + lines[number + 1:]).strip()
-    return None, text.strip()
+            return heading, without_blank_ends(lines[:number] + lines[number + 1:])
+    return None, without_blank_ends(lines)
+
+
+def without_blank_ends(lines: List[str]) -> str:
+    """Lines as one text, those of white space only before the first other line left out, and the end stripped."""
+    first = next((number for number, line in enumerate(lines) if line.strip()), len(lines))
+    return "\n".join(lines[first:]).rstrip()
 
 # ---------------------------------------------------------------------------
 # A rows file and its field file.
@@ -416,7 +508,7 @@ def read_fields(path: str) -> Tuple[Optional[str], List[Dict[str, Any]]]:
         raise ContentError(f"{path}:{repeated_line(text, repeated.key)}", str(repeated), "keep one of them") from None
     except (ValueError, RecursionError) as error:
         line = getattr(error, "lineno", 1)
-        raise ContentError(f"{path}:{line}", f"is not JSON ({getattr(error, 'msg', error)})",
+        raise ContentError(f"{path}:{line}", f"is not JSON ({json_fault(error)})",
                            f"fix the JSON (a list of field definitions, or {FIELD_FILE_OBJECT})") from None
     if isinstance(data, dict) and set(data) <= {"name", "fields"} and isinstance(data.get("fields"), list):
         name = data.get("name")
@@ -451,6 +543,14 @@ def _unique_pairs(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
     return dict(pairs)
 
 
+def json_fault(error: Exception) -> str:
+    """What is wrong with JSON text that could not be read, as a message says it: Python's advice on an integer of
+    thousands of digits (to raise its limit) is for programmers, not for the file's author."""
+    if "integer string conversion" in str(error):
+        return f"a number of more than {getattr(sys, 'get_int_max_str_digits', lambda: 4300)():,} digits"
+    return str(getattr(error, "msg", error))
+
+
 def repeated_line(text: str, key: str) -> int:
     """The line on which `key` appears the second time in one object of JSON text (1 if it cannot be found), by a
     scan of the text's strings and brackets: json.loads tells no object's position."""
@@ -481,22 +581,42 @@ def csv_rows(path: str, fields_path: str, text: str, fields: Mapping[str, record
             if any(cell.strip() for cell in cells):
                 if header is None:
                     header = [cell.strip() for cell in cells]
+                    check_separator(f"{path}:{start}", cells, fields)
                     check_keys(f"{path}:{start}", header, fields, fields_path, "column")
                     check_required(f"{path}:{start}", header, fields)
                 else:
                     yield Row(start, converted(f"{path}:{start}", header, cells, fields))
             start = reader.line_num + 1
     except csv.Error as error:
+        if "field larger than field limit" in str(error):  # a long cell, or a quote never closed: the rest is one cell
+            raise ContentError(f"{path}:{start}", f"a cell holds more than {csv.field_size_limit():,} characters, "
+                               "more than any field takes (a text field holds "
+                               f"{record_fields.TEXT_MAX_CHARACTERS:,} at most)",
+                               "shorten it, or close the quote opened in this row") from None
         raise ContentError(f"{path}:{start}", f"is not CSV ({error})", "fix the row: a quoted cell ends with a "
                            'quote, and a quote inside one is written twice ("")') from None
     if header is None:
         raise ContentError(path, "is empty", "give a header row of field keys, then one row per item")
 
 
+def check_separator(where: str, cells: Sequence[str], fields: Mapping[str, record_fields.Field]) -> None:
+    """ContentError for a header row that shows the file's cells separated by something other than commas: a
+    spreadsheet's "sep=;" line, or one column whose name holds a semicolon, a tab or a bar between field keys."""
+    if cells[0].lower().startswith("sep=") and len(cells) <= 2 and not "".join(cells[1:]).strip():
+        raise ContentError(where, f"{rejections.quote(','.join(cells))} is a spreadsheet's note of the separator, "
+                           "not a header row", "remove the line")
+    if len(cells) == 1 and cells[0].strip() not in fields:
+        for separator, named in OTHER_SEPARATORS.items():
+            if len([name for name in cells[0].split(separator) if name.strip()]) > 1:
+                raise ContentError(where, f"the header row is one column, {rejections.quote(cells[0])}: the cells "
+                                   f"seem separated by {named}, not commas",
+                                   "save the file as CSV with commas between cells")
+
+
 def json_lines_rows(path: str, fields_path: str, text: str,
                     fields: Mapping[str, record_fields.Field]) -> Iterator[Row]:
     """The rows of a JSON Lines file: one object of field key -> value a line, blank lines skipped."""
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(_TEXT_LINE_END.split(text), 1):  # JSON writes no \r inside a string
         if not line.strip():
             continue
         where = f"{path}:{number}"
@@ -505,8 +625,7 @@ def json_lines_rows(path: str, fields_path: str, text: str,
         except RepeatedKey as repeated:
             raise ContentError(where, str(repeated), "keep one of them") from None
         except (ValueError, RecursionError) as error:
-            raise ContentError(where, f"is not JSON ({getattr(error, 'msg', error)})",
-                               "write one JSON object per line") from None
+            raise ContentError(where, f"is not JSON ({json_fault(error)})", "write one JSON object per line") from None
         if not isinstance(values, dict):
             raise ContentError(where, f"holds a JSON {type(values).__name__}, not an object",
                                'write one object per line, such as {"title": "..."}')
@@ -530,8 +649,13 @@ def check_keys(where: str, keys: Sequence[str], fields: Mapping[str, record_fiel
             raise ContentError(where, f"{noun} {json.dumps(key)} is a formula field, computed by the store",
                                f"remove the {noun}")
         if key not in fields:
+            meant = next((field for field in fields.values() if field.writable and key.lower() in
+                          (field.key, field.label.strip().lower())), None)
+            advice = (f"rename the {noun} {json.dumps(meant.key)} (the key of the field labelled "
+                      f"{rejections.quote(meant.label)})" if meant else
+                      f"rename the {noun}, or add the field to {fields_path}")
             raise ContentError(where, f"{noun} {json.dumps(key)} is not a field of the channel; the fields are "
-                               f"{', '.join(writable)}", f"rename the {noun}, or add the field to {fields_path}")
+                               f"{', '.join(writable)}", advice)
 
 
 def check_required(where: str, header: Sequence[str], fields: Mapping[str, record_fields.Field]) -> None:
@@ -560,7 +684,7 @@ def cell_value(where: str, field: record_fields.Field, cell: str) -> Any:
         return number_value(where, field, text[:-1].rstrip() if kind == "percentage" and text.endswith("%") else text)
     if kind == "rating":
         if re.fullmatch(r"[+-]?\d+", text):
-            return int(text)
+            return whole_number(where, field, "a whole number of stars", text)
         return _bad_cell(where, field, "a whole number of stars", text, "write one such as 4")
     if kind == "boolean":
         if text.lower() in CHECKBOX_WORDS:
@@ -583,7 +707,20 @@ def number_value(where: str, field: record_fields.Field, text: str) -> Union[int
     """A number cell: an integer when written as one, otherwise a float."""
     if not _NUMBER.fullmatch(text):
         return _bad_cell(where, field, "a number", text, "write digits such as 12 or 3.5, without units or commas")
-    return int(text) if re.fullmatch(r"[+-]?\d+", text) else float(text)
+    if re.fullmatch(r"[+-]?\d+", text):
+        return whole_number(where, field, "a number", text)
+    number = float(text)
+    if not math.isfinite(number) or len(text.lstrip("+-").split(".")[0].lstrip("0")) > NUMBER_DIGITS:
+        return _bad_cell(where, field, "a number", text, TOO_MANY_DIGITS)
+    return number
+
+
+def whole_number(where: str, field: record_fields.Field, wanted: str, text: str) -> int:
+    """A cell of digits as an integer; one of more than NUMBER_DIGITS digits is refused, before Python refuses to
+    read past its own limit (sys.get_int_max_str_digits) with a ValueError no message should show."""
+    if len(text.lstrip("+-").lstrip("0")) > NUMBER_DIGITS:
+        return _bad_cell(where, field, wanted, text, TOO_MANY_DIGITS)
+    return int(text)
 
 
 def _bad_cell(where: str, field: record_fields.Field, wanted: str, text: str, advice: str) -> Any:
