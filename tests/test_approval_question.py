@@ -10,6 +10,7 @@ from osfoundry_tools.server import approval, shown_change
 from osfoundry_tools.server.shown_change import named_characters, visible
 from tests.helpers import KB
 from tests.record_helpers import EVERY_TYPE, read
+from tests.test_shown_change import changed_lines
 from tests.test_approval import Workspace, answered, approve
 
 CYRILLIC_APPLE = "\u0430\u0440\u0440\u04cf\u0435"  # аррӏе: a, er, er, palochka, ie, all Cyrillic
@@ -35,7 +36,7 @@ class LookalikesTest(unittest.TestCase):
         message = question(article(old), article(new))
         for character in sorted(set(CYRILLIC_APPLE)):
             self.assertIn(f"U+{ord(character):04X} {unicodedata.name(character)}", message)
-        note = message.split("\n")[-3]  # under the "+ " line: Ø (like O) named too; é, ñ, ü counted
+        note = [line for line in message.split("\n") if line.startswith("  + ")][0]  # Ø (like O) named too
         self.assertIn(f"and 3 more: {OTHERS}", note)
 
     def test_a_word_wholly_in_another_script_is_named_before_accented_letters(self):
@@ -178,6 +179,192 @@ class ItemQuestionTest(unittest.TestCase):
             message, _ = self.message(self.edit("lab", "l-1", {key: "mallory"}, f"k-{key}"))
             lines[key] = [line for line in message.split("\n") if "mallory" in line][0]
         self.assertNotEqual(lines["x"].split(":")[0], lines["owner2"].split(":")[0], lines)
+
+
+class LabelsThatReadAlikeTest(unittest.TestCase):
+    """A label people chose that reads like another of its kind (an option of the same field, a field of the same
+    channel) is followed by its value or key, so that the person can tell which the agent chose."""
+
+    def setUp(self):
+        self.space = Workspace()
+        self.addCleanup(self.space.close)
+
+    def line(self, channel, values, key):
+        arguments = {"record_channel_id": channel, "item_id": "one", "values": values, "idempotency_key": key,
+                     "expected_version": read(self.space.records, "one", channel)["version"]}
+        first = self.space.stateless("edit_record_item", arguments)
+        self.assertEqual(first["resultType"], "input_required", first)
+        message = first["inputRequests"][approval.INPUT_KEY]["params"]["message"]
+        return message.split("\n")[2]  # the first changed field
+
+    def test_options_whose_labels_read_alike_are_each_followed_by_their_value(self):
+        options = [{"value": "done", "label": "Done"}, {"value": "fake", "label": "D\u043ene"},  # a Cyrillic o
+                   {"value": "wide", "label": "\uff24one"}, {"value": "spaced", "label": "Done "},  # fullwidth D
+                   {"value": "hidden", "label": "Do\u200bne"}, {"value": "new", "label": "New"}]
+        self.space.records.create_channel("alike", "Alike", [
+            {"key": "title", "label": "Title", "type": "text"},
+            {"key": "status", "label": "Status", "type": "select", "options": options}])
+        self.space.records.create_item("alike", {"title": "Pay", "status": "new"}, item_id="one")
+        lines = {option["value"]: self.line("alike", {"status": option["value"]}, option["value"])
+                 for option in options[:5]}
+        for value, line in lines.items():
+            with self.subTest(value=value):
+                self.assertIn(f"({value})»", line)
+                self.assertTrue(line.startswith("Status: «New» -> «"), line)  # New reads like no other label
+        self.assertEqual(len(set(lines.values())), len(lines))
+
+    def test_fields_whose_labels_read_alike_are_each_named_with_their_key(self):
+        labels = {"owner": "Owner", "cyrillic": "\u041ewner", "spaced": "Owner  ", "marked": "Owner\u0358"}
+        self.space.records.create_channel("heads", "Heads", [{"key": "title", "label": "Title", "type": "text"}] + [
+            {"key": key, "label": label, "type": "text"} for key, label in labels.items()])
+        self.space.records.create_item("heads", {"title": "Pay"}, item_id="one")
+        names = {key: self.line("heads", {key: "mallory"}, key).split(": ")[0] for key in labels}
+        for key, name in names.items():
+            with self.subTest(key=key):
+                self.assertTrue(name.endswith(f" ({key})"), name)
+        self.assertEqual(len(set(names.values())), len(names))
+
+    def test_a_label_holding_a_letter_not_known_to_read_as_itself_is_followed_by_its_value(self):
+        self.space.records.create_channel("lisu", "Lisu", [
+            {"key": "title", "label": "Title", "type": "text"},
+            {"key": "status", "label": "Status", "type": "select", "options": [
+                {"value": "done", "label": "DONE"}, {"value": "fake", "label": "\ua4d3ONE"}]}])  # Lisu DA
+        self.space.records.create_item("lisu", {"title": "Pay"}, item_id="one")
+        self.assertIn("«\ua4d3ONE (fake)»", self.line("lisu", {"status": "fake"}, "fake"))
+        self.assertIn("«DONE»", self.line("lisu", {"status": "done"}, "done"))
+
+    def test_labels_in_russian_japanese_or_with_accents_are_shown_alone(self):
+        options = [{"value": "ru", "label": "Готово"}, {"value": "ja", "label": "完了"},
+                   {"value": "fr", "label": "Terminé"}, {"value": "de", "label": "Größe"},
+                   {"value": "en", "label": "Termine"}]
+        self.space.records.create_channel("world", "World", [
+            {"key": "title", "label": "Title", "type": "text"},
+            {"key": "status", "label": "Статус", "type": "select", "options": options}])
+        self.space.records.create_item("world", {"title": "Pay"}, item_id="one")
+        for option in options:
+            with self.subTest(label=option["label"]):
+                line = self.line("world", {"status": option["value"]}, option["value"])
+                self.assertEqual(line, f"Статус: (empty) -> «{option['label']}»")
+
+    def test_a_multi_select_label_that_could_pass_for_two_is_shown_in_a_list(self):
+        self.space.records.create_channel("tags", "Tags", [
+            {"key": "title", "label": "Title", "type": "text"},
+            {"key": "tags", "label": "Tags", "type": "multi_select", "options": [
+                {"value": "a", "label": "UI"}, {"value": "b", "label": "DB"},
+                {"value": "ab", "label": "UI\u201a DB"}]}])  # a single low quotation mark, drawn like a comma
+        self.space.records.create_item("tags", {"title": "Pay"}, item_id="one")
+        self.assertIn('«["UI\u201a DB"]»', self.line("tags", {"tags": ["ab"]}, "ab"))
+        self.assertIn("«UI, DB»", self.line("tags", {"tags": ["a", "b"]}, "a-b"))
+
+    def test_values_stored_alike_under_labels_shown_alike_are_told_apart_in_ascii(self):
+        self.space.records.create_channel("twins", "Twins", [
+            {"key": "title", "label": "Title", "type": "text"},
+            {"key": "status", "label": "Status", "type": "select", "options": [
+                {"value": "done", "label": "Done"}, {"value": "d\u043ene", "label": "Done"}]}])
+        self.space.records.create_item("twins", {"title": "Pay", "status": "done"}, item_id="one")
+        line = self.line("twins", {"status": "d\u043ene"}, "twin")
+        self.assertIn('(stored as "«done»") -> ', line)
+        self.assertTrue(line.endswith('(stored as "«d\\u043ene»")'), line)
+
+
+class NamesInTheOpeningTest(unittest.TestCase):
+    """A title, an ID or the agent's name that could pass for another is named under the opening sentence; one in
+    Russian, Japanese or with accents is not."""
+
+    def opening_note(self, title, id_="art-1"):
+        before = article("a", title=title, id_=id_)
+        return question(before, dict(before, content="b")).split("\n")[1]
+
+    def test_a_title_that_could_pass_for_another_is_named_under_the_opening(self):
+        for title, character in (("R\u0435fund policy", "\u0435"), ("\u0430\u0440\u0440\u04cf\u0435 refunds", "\u04cf"),
+                                 ("\uff32efund policy", "\uff32"), ("Refund policy \u0661", "\u0661"),
+                                 ("\u1d18\u1d00\u028f refunds", "\u1d00"), ("\ua4d3ONE", "\ua4d3")):
+            with self.subTest(title=title):
+                note = self.opening_note(title)
+                self.assertIn(f"U+{ord(character):04X} {unicodedata.name(character)}", note)
+
+    def test_an_id_that_could_pass_for_another_is_named_too(self):
+        self.assertIn("U+041E CYRILLIC CAPITAL LETTER O", self.opening_note("Refund policy", id_="art-0\u041e1"))
+
+    def test_a_title_in_russian_japanese_or_with_accents_has_no_note(self):
+        for title in ("Сброс пароля", "パスワードの再設定", "Réinitialiser le mot de passe", "Größe ändern",
+                      "Søknad om refusjon", "Ορισμός κωδικού"):
+            with self.subTest(title=title):
+                self.assertEqual(self.opening_note(title), "")
+
+
+class MarkupTest(unittest.TestCase):
+    """Nothing in the question can be rendered as markup that hides or disguises text by a client that renders
+    Markdown or HTML: character references, tags and comments, links and images, backslash escapes; and within a
+    change, the delimiters of emphasis, code and strikethrough, which would vanish into the style they make."""
+
+    def new_line(self, new, old="Plain."):
+        return changed_lines(question(article(old), article(new)))[1]
+
+    def test_references_tags_comments_links_and_escapes_are_shown_by_their_codes(self):
+        for text, raw in (("a &#8238; b", "&#8238;"), ("a &#x202e; b", "&#x202e;"), ("AT&amp;T", "&amp;"),
+                          ("x <!-- hidden --> y", "<!--"), ("<img src=https://evil/t.png>", "<img"),
+                          ("</details>", "</"), ("<https://evil.example>", "<h"),
+                          ("[bank.example](https://evil.example)", "]("), ("![x](https://evil/t.png)", "]("),
+                          ("[x][ref]", "]["), ("[ref]: https://evil", "]:"), ("C:\\\\server", "\\\\")):
+            with self.subTest(text=text):
+                line = self.new_line(text)
+                self.assertNotIn(raw, line)
+
+    def test_delimiters_within_a_change_are_shown_by_their_codes(self):
+        for text, code in (("**bold**", "⟨U+002A⟩"), ("`code`", "⟨U+0060⟩"), ("~~gone~~", "⟨U+007E⟩"),
+                           ("_stressed_", "⟨U+005F⟩")):
+            with self.subTest(text=text):
+                line = self.new_line(text)
+                self.assertIn(code, line)
+                self.assertNotIn(text[0], line)
+
+    def test_ordinary_text_with_these_characters_reads_as_written(self):
+        for text in ("a < b and c > d", "AT&T & co", "snake_case_name", "see [1] and [2]", "C:\\Users\\ann",
+                     "£5 & 10%"):
+            with self.subTest(text=text):
+                self.assertIn(text, self.new_line(text, old=text + " old"))
+
+    def test_a_label_or_an_id_cannot_end_in_markup_with_what_follows_it(self):
+        line = shown_change.item_change(
+            {"fields": [["[x]", "a", '"a"']]}, {"fields": [["[x]", "b", '"b"']]})[0]
+        self.assertTrue(line.startswith("[x⟨U+005D⟩:"), line)
+        before = article("a", id_="b>", where="kb<")
+        self.assertIn("(kb⟨U+003C⟩/b>)", question(before, dict(before, content="b")).split("\n")[0])
+
+
+class ReadAlikeChangesTest(unittest.TestCase):
+    """A change whose two sides read alike says so; one a client could lay out otherwise is never put on one line;
+    nothing the agent writes can pass for the question's own marks or spill over other lines."""
+
+    def test_two_sides_that_read_alike_are_said_to(self):
+        for old, new in (("café", "cafe\u0301"), ("Pay now", "P\u0430y now"), ("Pay 10", "Pay \u0661\u0660"),
+                         ("Pay", "\uff30ay")):
+            with self.subTest(new=new):
+                message = question(article(old), article(new))
+                self.assertIn(shown_change.READ_ALIKE, message)
+
+    def test_an_ordinary_edit_is_not_said_to_read_alike(self):
+        for old, new in (("resume", "résumé"), ("Сброс", "Сброс пароля"), ("パスワード", "パスワードの再設定")):
+            with self.subTest(new=new):
+                self.assertNotIn(shown_change.READ_ALIKE, question(article(old), article(new)))
+
+    def test_a_value_in_a_right_to_left_script_is_shown_as_a_pair(self):
+        lines = shown_change.value_change("Note", "\u05e9\u05dc\u05d5\u05dd", "\u05e2\u05d5\u05dc\u05dd")
+        self.assertEqual(lines[:3], ["Note:", "- «\u05e9\u05dc\u05d5\u05dd»", "+ «\u05e2\u05d5\u05dc\u05dd»"])
+
+    def test_marks_stacked_past_a_few_are_shown_by_their_codes(self):
+        line = changed_lines(question(article("Pay."), article("Pay" + "\u0301" * 40 + ".")))[1]
+        self.assertLessEqual(line.count("\u0301"), shown_change.STACKED_MARKS)
+        self.assertIn("⟨U+0301⟩", line)
+        self.assertIn("Vie\u0323\u0302t", changed_lines(question(article("Viet"), article("Vie\u0323\u0302t")))[1])
+
+    def test_an_ellipsis_the_agent_writes_cannot_pass_for_text_left_out(self):
+        line = changed_lines(question(article("Pay."), article("Pay…(2,000 unchanged characters)…now.")))[1]
+        self.assertNotIn("…", line)
+        long = "A title " + "x" * approval.LINE_CHARACTERS
+        opening = question(article("a", title=long), article("b", title=long)).split("\n")[0]
+        self.assertIn("x…\" (", opening)
 
 
 if __name__ == "__main__":

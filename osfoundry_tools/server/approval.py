@@ -48,12 +48,12 @@ import re
 import secrets
 import threading
 import time
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from osfoundry_tools.core.idempotency import fingerprint
 from osfoundry_tools.core.rejections import Rejection, quote
 from osfoundry_tools.server.shown_change import (
-    QUESTION_CHARACTERS, article_change, code_of, item_change, too_large, visible,
+    QUESTION_CHARACTERS, article_change, as_name, code_of, item_change, names_note, too_large, visible,
 )
 
 log = logging.getLogger("osfoundry.mcp")
@@ -110,13 +110,14 @@ def request_message(caller: str, tool_title: str, before: Optional[Mapping[str, 
     store that shows no subject, the call's arguments). Every changed character is in it, with some context
     (shown_change.py says how it reads); ChangeTooLarge, nobody asked, for a change that cannot be shown whole
     within QUESTION_CHARACTERS."""
-    agent = f"Agent {quoted(named(caller))} asks to save a change ({visible(tool_title)})"
+    agent = f"Agent {quoted(caller)} asks to save a change ({visible(tool_title)})"
     if before is None or after is None:
         shown = visible(json.dumps(arguments, ensure_ascii=False))
-        lines = [f"{agent} with these arguments:", shown]
+        lines = [f"{agent} with these arguments:", *notes_on([caller]), shown]
     else:
         where = f'{between(before["where"], "()/")}/{between(before["id"], "()/")}'
-        lines = [f'{agent} to the {before["kind"]} {quoted(named(before["title"]))} ({where}).', ""]
+        lines = [f'{agent} to the {before["kind"]} {quoted(before["title"])} ({where}).',
+                 *notes_on([caller, before["title"], before["where"], before["id"]]), ""]
         lines += article_change(before, after) if before["kind"] == "article" else item_change(before, after)
     lines += ["", CLOSING]
     message = "\n".join(lines)
@@ -129,28 +130,34 @@ def request_message(caller: str, tool_title: str, before: Optional[Mapping[str, 
 CLOSING = "Approving saves this one change, once; the agent's next change is asked again."
 
 
-def named(title: str) -> str:
-    """A title as the opening sentence names its subject: cut to LINE_CHARACTERS (the change itself is shown whole
-    below it)."""
-    return title if len(title) <= LINE_CHARACTERS else title[:LINE_CHARACTERS - 1] + "…"
+def notes_on(names: Sequence[str]) -> List[str]:
+    """The note under the opening sentence, as its one line, where a name it shows (as far as it shows it: quoted)
+    could pass for another (shown_change.names_note); none otherwise."""
+    note = names_note([name[:LINE_CHARACTERS] for name in names])
+    return [f"  {note}"] if note else []
 
 
 def between(text: str, delimiters: str) -> str:
-    """Text people wrote, as the question puts it between `delimiters`: visible, and each delimiter it holds shown
-    by its code, so that it cannot close them and make what follows read as the question's own words.
+    """Text people wrote, as the question puts it between `delimiters`: visible (as a name: shown_change.as_name),
+    and each delimiter it holds shown by its code, so that it cannot close them and make what follows read as the
+    question's own words.
 
     >>> between('a "b" (c/d)', '"'), between("kb/x)", "()/")
     ('a ⟨U+0022⟩b⟨U+0022⟩ (c/d)', 'kb⟨U+002F⟩x⟨U+0029⟩')
     """
-    shown = visible(text)
+    shown = as_name(text)
     for delimiter in delimiters:
         shown = shown.replace(delimiter, code_of(delimiter))
     return shown
 
 
 def quoted(text: str) -> str:
-    """Text people wrote (a title, the caller's name) between double quotes it cannot close."""
-    return f'"{between(text, chr(34))}"'
+    """Text people wrote (a title, the caller's name) between double quotes it cannot close, cut to
+    LINE_CHARACTERS (the change itself is shown whole below it) with a "…" that no text can fake (visible shows
+    the text's own by its code)."""
+    if len(text) <= LINE_CHARACTERS:
+        return f'"{between(text, chr(34))}"'
+    return f'"{between(text[:LINE_CHARACTERS - 1], chr(34))}…"'
 
 
 def cut(text: str, limit: int = LINE_CHARACTERS) -> str:

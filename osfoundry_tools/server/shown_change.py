@@ -38,9 +38,12 @@ import difflib
 import json
 import re
 import unicodedata
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from osfoundry_tools.core.agent_tools import EMPTY_VALUE
+from osfoundry_tools.core.lookalikes import (
+    UNREADABLE, as_read, could_pass_for_ascii, is_mark, prints_nothing, read_as, script_of,
+)
 from osfoundry_tools.core.rejections import Rejection
 
 CONTEXT_CHARACTERS = 40  # of unchanged text shown each side of a span: enough to read the words around a change
@@ -55,7 +58,8 @@ ELIDED_AT_LEAST = 24  # unchanged text is cut only where this many characters or
 
 TOKEN = re.compile(r"\w+|[^\S\n]+|\n|.", re.DOTALL)  # a word, a run of whitespace within a line, a line feed, other
 WHITESPACE_MARKS = {" ": "␣", "\t": "⇥", "\r": "␍", "\n": "↵"}
-OWN_MARKS = frozenset("«»␣⇥␍↵⟨⟩")  # shown by their codes where a text holds them, so that no text fakes a mark
+OWN_MARKS = frozenset("«»␣⇥␍↵⟨⟩…")  # shown by their codes where a text holds them, so that no text fakes a
+#                                      mark, nor text left out (…)
 
 
 class ChangeTooLarge(Rejection):
@@ -82,16 +86,23 @@ def code_of(character: str) -> str:
 
 
 def visible(text: str, span: bool = False) -> str:
-    """`text` with every character that prints nothing, or could pass for another, shown as a mark or its code;
-    in a `span`, spaces too, but one between two other characters.
+    """`text` with every character that prints nothing, could pass for another or would not be shown as written
+    by a client that renders Markdown or HTML (MARKUP; in a `span`, DELIMITERS too) shown as a mark or its code,
+    and so is a combining mark past STACKED_MARKS on one character; in a `span`, spaces too, but one between two
+    other characters.
 
-    >>> visible("a\\tb\\u202ec«d»"), visible(" a b  c\\r\\n", span=True)
-    ('a⇥b⟨U+202E⟩c⟨U+00AB⟩d⟨U+00BB⟩', '␣a b␣␣c␍↵')
+    >>> visible("a\\tb\\u202ec«d»"), visible(" a b  c\\r\\n", span=True), visible("&#8238; [x](y) **z**", span=True)
+    ('a⇥b⟨U+202E⟩c⟨U+00AB⟩d⟨U+00BB⟩', '␣a b␣␣c␍↵', '⟨U+0026⟩#8238; [x⟨U+005D⟩(y) ⟨U+002A⟩⟨U+002A⟩z⟨U+002A⟩⟨U+002A⟩')
     """
+    coded = {found.start() for found in MARKUP.finditer(text)}
+    if span:
+        coded.update(found.start() for found in DELIMITERS.finditer(text))
     shown = []
     last = len(text) - 1
+    stacked = 0
     for at, character in enumerate(text):
-        if character in OWN_MARKS:
+        stacked = stacked + 1 if is_mark(character) else 0
+        if character in OWN_MARKS or at in coded or stacked > STACKED_MARKS:
             shown.append(code_of(character))
         elif character == " ":
             alone = 0 < at < last and not text[at - 1].isspace() and not text[at + 1].isspace()
@@ -105,85 +116,34 @@ def visible(text: str, span: bool = False) -> str:
     return "".join(shown)
 
 
-def prints_nothing(character: str) -> bool:
-    """Whether a character shows no mark of its own on a screen: what str.isprintable() refuses (controls, format
-    characters, spaces other than U+0020, unassigned and private code points), and BLANK_CHARACTERS, which it
-    passes (Hangul fillers, the blank Braille pattern, variation selectors...).
+MARKUP = re.compile(  # the first character of what a client rendering Markdown or HTML would not show as written
+    r"&(?=#[0-9]+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)"  # a character reference (&#8238; is U+202E)
+    r"|<(?=[A-Za-z/!?])"  # a tag, a comment (<!-- hides what follows), an autolink
+    r"|\](?=[(\[:])"  # a link or an image, whose target is not shown, a reference or its definition
+    r"|\\(?=[!-/:-@\[-`{-~])")  # a backslash escape, which hides the backslash
+DELIMITERS = re.compile(r"[*~`]|_(?![^\W_])|(?<![^\W_])_")  # emphasis, strikethrough and code, which vanish into
+#                                                         the style they make; a "_" within a word makes none
+STACKED_MARKS = 3  # combining marks on one character shown as themselves, at most: Vietnamese takes two, and a
+#                    stack of forty would spill over the lines around it
 
-    >>> [prints_nothing(c) for c in ("a", "\u3164", "\u2800", "\ufe0f", "\u034f", "\U000e0100", "\u00e9")]
-    [False, True, True, True, True, True, False]
+
+def as_name(text: str) -> str:
+    """A name people chose (a label, a title, an ID), as the question shows it right before its own punctuation
+    (": ", "/", ")", a quote): visible, and a last character that would make markup with that punctuation ("]"
+    and ":" a link's definition, "<" and "/" a tag, "\\" and a quote an escape) shown by its code.
+
+    >>> as_name("[x]"), as_name("kb<"), as_name("a[b]c")
+    ('[x⟨U+005D⟩', 'kb⟨U+003C⟩', 'a[b]c')
     """
-    if not character.isprintable():
-        return True
-    code = ord(character)
-    return any(low <= code <= high for low, high in BLANK_CHARACTERS)
+    shown = visible(text)
+    if text[-1:] in ("]", "<", "\\") and shown.endswith(text[-1]):
+        shown = shown[:-1] + code_of(text[-1])
+    return shown
 
 
-BLANK_CHARACTERS = (  # (first, last) code points that print nothing, or a blank, yet str.isprintable() passes
-    (0x034F, 0x034F),  # combining grapheme joiner
-    (0x115F, 0x1160), (0x3164, 0x3164), (0xFFA0, 0xFFA0),  # Hangul fillers
-    (0x17B4, 0x17B5),  # Khmer inherent vowels
-    (0x180B, 0x180F),  # Mongolian free variation selectors and vowel separator
-    (0x2800, 0x2800),  # Braille pattern blank
-    (0xFE00, 0xFE0F), (0xE0100, 0xE01EF),  # variation selectors
-    (0x16FE4, 0x16FE4),  # Khitan small script filler
-    (0x1D159, 0x1D159), (0x1D173, 0x1D17A),  # musical null notehead, musical format characters
-    (0xE0000, 0xE0FFF),  # tag characters and the rest of their default-ignorable plane block
-)
-
-
-def script_of(character: str) -> str:
-    """The first word of a letter's Unicode name (LATIN, CYRILLIC, GREEK...): its script, near enough."""
-    return unicodedata.name(character, "?").split(" ")[0]
-
-
-def could_pass_for_ascii(character: str) -> bool:
-    """Whether a non-ASCII character could be read as an ASCII one, or as nothing: a letter drawn like a Latin one
-    (LATIN_LOOKALIKES: Cyrillic а, Greek ο, dotless ı...), a letter of any script not known to read as itself
-    (READ_AS_THEMSELVES: Cherokee Ꭺ, Lisu ꓮ, small capital ᴀ...), a form that folds to ASCII (fullwidth Ａ,
-    mathematical 𝐚, superscript ¹), a digit of another script (١ reads as 1), punctuation drawn like ASCII's (one
-    dot leader, division slash), a combining mark, or a character that prints nothing. An accented letter, a
-    Chinese or a Russian word's own letters (б, ж), a dash or a curly quote reads as what it is.
-
-    >>> [could_pass_for_ascii(c) for c in ("а", "ο", "Ａ", "١", "\u2215", "\u3164", "Ꭺ", "ꓮ", "ᴀ", "é", "б", "中", "—")]
-    [True, True, True, True, True, True, True, True, True, False, False, False, False]
-    """
-    if character in LATIN_LOOKALIKES or prints_nothing(character) or unicodedata.category(character) in ("Mn", "Me"):
-        return True  # a combining mark alone can make a letter pass for another (i and a dot above it: i̇)
-    folded = unicodedata.normalize("NFKC", character)
-    if (folded != character and folded.isascii()) or unicodedata.category(character) == "Nd":
-        return True
-    return character.isalpha() and not reads_as_itself(character)
-
-
-def reads_as_itself(letter: str) -> bool:
-    """Whether a letter cannot be taken for a Latin one: an ASCII letter with marks (é, ñ: they print beside it),
-    or a letter of a script in READ_AS_THEMSELVES (whose letters drawn like Latin ones LATIN_LOOKALIKES lists)."""
-    base = unicodedata.normalize("NFD", letter)[0]
-    if base != letter and base.isascii():
-        return True
-    return script_of(letter) in READ_AS_THEMSELVES
-
-
-READ_AS_THEMSELVES = frozenset((  # scripts whose letters, LATIN_LOOKALIKES aside, no reader takes for Latin ones
-    "CYRILLIC", "GREEK", "ARMENIAN", "HEBREW", "ARABIC", "SYRIAC", "THAANA", "DEVANAGARI", "BENGALI", "GURMUKHI",
-    "GUJARATI", "ORIYA", "TAMIL", "TELUGU", "KANNADA", "MALAYALAM", "SINHALA", "THAI", "LAO", "TIBETAN", "MYANMAR",
-    "GEORGIAN", "ETHIOPIC", "KHMER", "MONGOLIAN", "CJK", "HIRAGANA", "KATAKANA", "HALFWIDTH", "HANGUL", "BOPOMOFO",
-    "IDEOGRAPHIC", "YI",
-))
-
-
-LATIN_LOOKALIKES = frozenset(  # letters and marks drawn like ASCII ones, which no normalisation folds to them
-    "аеорсухіјѕһԁԛԝӏүԍɡѵѡ" "АВЕКМНОРСТХУІЈЅԌԚԜӀ"  # Cyrillic
-    "αονριυκχτγϲϳ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹ"  # Greek
-    "օսոհզգ" "ՕՍ"  # Armenian
-    "\u2024\u2215\u2044\u2236\u02d0\ua4f8\u0589\u05c3\u16eb\u201a\u2039\u203a\u02bc\u02b9\u2010\u2011\u2012"
-    "\u2212\u066b\u06d4\u0701\u0702\ufe52\u2027\u00b7\u0387"  # punctuation: dots, slashes, colons, quotes, hyphens
-)
-
-
-WRITTEN_TOGETHER = {script: "CJK" for script in ("HIRAGANA", "KATAKANA", "HALFWIDTH", "HANGUL", "BOPOMOFO",
-                                                 "IDEOGRAPHIC")}  # scripts one Japanese, Korean or Chinese word mixes
+WRITTEN_TOGETHER = {script: "CJK" for script in ("HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "HALFWIDTH", "HANGUL",
+                                                 "BOPOMOFO", "IDEOGRAPHIC")}  # what one Japanese, Korean or Chinese
+#                                                                                word mixes: its ー is KATAKANA-HIRAGANA
 
 
 def mixed_words(spans: Sequence[str]) -> List[Tuple[str, str]]:
@@ -192,7 +152,7 @@ def mixed_words(spans: Sequence[str]) -> List[Tuple[str, str]]:
     mixed: Dict[str, str] = {}
     for span in spans:
         for word in re.findall(r"\w+", span):
-            scripts = sorted({WRITTEN_TOGETHER.get(script_of(c), script_of(c)) for c in word if c.isalpha()})
+            scripts = sorted(scripts_of(word))
             if len(scripts) > 1:
                 mixed[word] = " and ".join(scripts)
     return list(mixed.items())
@@ -208,7 +168,7 @@ def lookalikes_first(found: Sequence[str], mixed: Sequence[Tuple[str, str]]) -> 
 def character_name(character: str) -> str:
     """A character as a note names it: itself (by its code where it prints nothing, is one of the question's marks,
     or is a combining mark, which would sit on the note's own comma), its code point and its Unicode name."""
-    by_code = character in OWN_MARKS or prints_nothing(character) or unicodedata.category(character) in ("Mn", "Me")
+    by_code = character in OWN_MARKS or prints_nothing(character) or is_mark(character)
     shown = code_of(character) if by_code else character
     return f"{shown} U+{ord(character):04X} {unicodedata.name(character, '(no name)')}"
 
@@ -239,6 +199,56 @@ SMALL LETTER U WITH DIAERESIS, é U+00E9 LATIN SMALL LETTER E WITH ACUTE'
     more = f", and {len(rest):,} more: accented letters, letters of other scripts, dashes and the like" if rest else ""
     words = "".join(f" (in «{visible(word)}», which mixes {scripts} letters)" for word, scripts in mixed[:2])
     return f"{lead}: {names}{more}{words}"
+
+
+def names_note(names: Sequence[str]) -> Optional[str]:
+    """The note under the question's opening sentence: each character of the names it shows (the agent's, the
+    subject's title and IDs: people chose them, and so could make one pass for another) that could pass for
+    another where it stands (passing_in), once; None if there is none, as for a name in Russian, Japanese or with
+    accents.
+
+    >>> names_note(["agent", "R\\u0435fund policy", "kb", "art-1"])
+    'could pass for others in the names above: е U+0435 CYRILLIC SMALL LETTER IE (in «Rеfund», which mixes \
+CYRILLIC and LATIN letters)'
+    """
+    found = list(dict.fromkeys(c for name in names for c in passing_in(name)))
+    if not found:
+        return None
+    mixed = [(word, scripts) for word, scripts in mixed_words(names) if any(c in word for c in found)]
+    words = "".join(f" (in «{visible(word)}», which mixes {scripts} letters)" for word, scripts in mixed[:2])
+    return f"could pass for others in the names above: {', '.join(character_name(c) for c in found)}{words}"
+
+
+def passing_in(name: str) -> List[str]:
+    """The characters of a name that a reader could take for others where they stand: of those that could pass for
+    ASCII (could_pass_for_ascii), every one but a letter or a mark (a digit of another script, a dot leader, what
+    prints nothing); a mark drawn on a letter read as ASCII (i̇); a letter of a script not known to read as
+    itself, or a Latin one read as an ASCII letter (small capitals); and a letter of a word that mixes scripts, or
+    of a word that reads as ASCII (аррӏе) where no other word of the name is in its script. So a Russian title's
+    "о" (about) is its own, and "аррӏе refunds" names all five letters of аррӏе."""
+    found = []
+    words = [(word.start(), word.end(), scripts_of(word.group())) for word in re.finditer(r"\w+", name)]
+    for at, character in enumerate(name):
+        if character.isascii() or not could_pass_for_ascii(character):
+            continue
+        if is_mark(character):
+            passing = at > 0 and read_as(name[at - 1]).isascii()
+        elif not character.isalpha():
+            passing = True
+        else:
+            reading = as_read(character)
+            word = next((start, end, scripts) for start, end, scripts in words if start <= at < end)
+            others = {script for start, _, scripts in words if start != word[0] for script in scripts}
+            passing = UNREADABLE in reading or (reading.isascii() and script_of(character) == "LATIN") \
+                or len(word[2]) > 1 or (as_read(name[word[0]:word[1]]).isascii() and not word[2] & others)
+        if passing:
+            found.append(character)
+    return found
+
+
+def scripts_of(word: str) -> FrozenSet[str]:
+    """The scripts of a word's letters, those a Japanese, Korean or Chinese word mixes counted as one."""
+    return frozenset(WRITTEN_TOGETHER.get(script_of(c), script_of(c)) for c in word if c.isalpha())
 
 
 # ---------------------------------------------------------------------------
@@ -425,12 +435,34 @@ def side(runs: Sequence[Piece], new: bool) -> Tuple[str, List[str]]:
 
 
 def side_by_side(old: str, new: str) -> Tuple[str, str, List[str]]:
-    """A changed text as its "- " and "+ " lines, and the notes that name their non-ASCII characters."""
+    """A changed text as its "- " and "+ " lines, and the notes that name their non-ASCII characters, and say
+    that the two read alike where a span does (READ_ALIKE)."""
     runs = pieces(old, new)
     (was, old_spans), (now, new_spans) = side(runs, False), side(runs, True)
     notes = [f"  {sign} {note}" for sign, note in (("-", named_characters(old_spans)),
                                                     ("+", named_characters(new_spans))) if note]
+    if any(read_alike(run.old, run.new) for run in runs if run.changed):
+        notes.append(f"  {READ_ALIKE}")
     return "- " + was, "+ " + now, notes
+
+
+READ_ALIKE = "- and + read alike where they change: only the characters named above tell them apart"
+
+
+def read_alike(old: str, new: str) -> bool:
+    """Whether a span reads on both sides as the same text (as_read: "café" and "cafe" with a combining accent,
+    "Pay" and "Pаy"), and differs in more than its whitespace, which the span marks.
+
+    >>> read_alike("Pay", "P\\u0430y"), read_alike("resume", "résumé"), read_alike(" ", "  ")
+    (True, False, False)
+    """
+    return old.split() != new.split() and as_read(old) == as_read(new)
+
+
+def right_to_left(text: str) -> bool:
+    """Whether a text holds a right-to-left letter or an Arabic digit, which a client laying out bidirectional text
+    would draw, with what stands between two of them, from right to left."""
+    return any(unicodedata.bidirectional(c) in ("R", "AL", "AN") for c in text)
 
 
 # ---------------------------------------------------------------------------
@@ -438,8 +470,9 @@ def side_by_side(old: str, new: str) -> Tuple[str, str, List[str]]:
 
 
 def value_change(label: str, old: Optional[str], new: Optional[str]) -> List[str]:
-    """A title's or a field's change: on one line when both sides are short (`label: old -> new`), else as a
-    pair under the label; a value that holds nothing is shown as EMPTY_VALUE, outside any marks."""
+    """A title's or a field's change: on one line when both sides are short (`label: old -> new`) and neither
+    holds right-to-left text (which could draw the new side where the old one reads), else as a pair under the
+    label; a value that holds nothing is shown as EMPTY_VALUE, outside any marks."""
     if old is None or new is None:
         was = EMPTY_VALUE if old is None else f"«{visible(old, span=True)}»"
         now = EMPTY_VALUE if new is None else f"«{visible(new, span=True)}»"
@@ -452,7 +485,8 @@ def value_change(label: str, old: Optional[str], new: Optional[str]) -> List[str
         was_line, now_line = "- " + was, "+ " + now
     else:
         was_line, now_line, notes = side_by_side(old, new)
-    if len(was_line) <= INLINE_CHARACTERS and len(now_line) <= INLINE_CHARACTERS and "…(" not in was_line + now_line:
+    if len(was_line) <= INLINE_CHARACTERS and len(now_line) <= INLINE_CHARACTERS and "…(" not in was_line + now_line \
+            and not right_to_left(f"{old}{new}"):
         return [f"{label}: {was_line[2:]} -> {now_line[2:]}", *notes]
     return [f"{label}:", was_line, now_line, *notes]
 
@@ -526,15 +560,17 @@ def line_end(line: str) -> str:
 
 def item_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str]:
     """Each field of an item whose stored text would change, by label, in schema order. Where the two values
-    would read alike (a shared label's suffix matching another label, say), each is followed by its stored JSON,
-    and where they differ only in the order of their keys, that is said, so no change is ever shown as none."""
+    would read alike (as_read: a shared label's suffix matching another label, a text in NFC and in NFD), each is
+    followed by its stored JSON, and where they differ only in the order of their keys, that is said, so no change
+    is ever shown as none."""
     changed: List[str] = []
     for (label, was, was_stored), (_, value, stored) in zip(before["fields"], after["fields"]):
         if was_stored == stored:
             continue
-        if was == value:
-            was, value = told_apart(was, was_stored), told_apart(value, stored)
-        changed += value_change(visible(label), was, value)
+        if was is not None and value is not None and as_read(was) == as_read(value):
+            in_ascii = as_read(str(was_stored)) == as_read(str(stored))
+            was, value = stored_beside(was, was_stored, in_ascii), stored_beside(value, stored, in_ascii)
+        changed += value_change(as_name(label), was, value)
         if only_order_differs(was_stored, stored):
             changed.append(f"  {ONLY_ORDER}")
     return changed or [NO_FIELD_CHANGES]
@@ -555,9 +591,12 @@ def only_order_differs(was: Optional[str], now: Optional[str]) -> bool:
     return json.dumps(json.loads(was), sort_keys=True) == json.dumps(json.loads(now), sort_keys=True)
 
 
-def told_apart(shown: Optional[str], stored: Optional[str]) -> Optional[str]:
-    """A value as shown, followed by its stored JSON, for two values that would otherwise read alike."""
-    return None if stored is None else f"{shown} (stored as {stored})"
+def stored_beside(shown: str, stored: Optional[str], in_ascii: bool) -> Optional[str]:
+    """A value as shown, followed by its stored JSON, for two values that would otherwise read alike; the JSON
+    `in_ascii` (every other character by its escape, "d\\u043ene") where the two stored texts read alike too."""
+    if stored is None:
+        return None
+    return f"{shown} (stored as {json.dumps(json.loads(stored)) if in_ascii else stored})"
 
 
 def article_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str]:

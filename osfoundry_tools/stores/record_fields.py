@@ -34,6 +34,7 @@ import urllib.parse
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from osfoundry_tools.core.checks import ID_CHARACTERS, NAME_CHARACTERS, checked_id, checked_text
+from osfoundry_tools.core.lookalikes import as_read, told_apart
 from osfoundry_tools.core.rejections import quote, show
 
 FIELD_TYPES = ("text", "number", "date", "boolean", "email", "phone", "url", "select", "multi_select",
@@ -539,23 +540,25 @@ def _is_url(value: Any) -> bool:
 def as_people_read(field: Field, value: Any) -> Optional[str]:
     """A stored value as a person reads it where a change is put to them: options by their labels, a boolean as
     yes or no, text as it is (a json field's quoted), anything else as its JSON; None for nothing. Values that
-    differ seldom read the same: a label that several options share is followed by its option's value, a value
-    that is no option says so, and a multi_select whose labels could run together (one holds ", ") is a JSON
-    list; where two still would (a label written like another's suffixed one), the question shows their
-    stored_text beside them.
+    differ seldom read the same: a label that reads like another option's (the same text, or one that could pass
+    for it: lookalikes.as_read) is followed by its option's value, a value that is no option says so, and a
+    multi_select whose labels could run together (one reads as holding ", ") is a JSON list; where two still would
+    (a label written like another's suffixed one), the question shows their stored_text beside them.
 
     >>> tag = Field.from_definition({"key": "tag", "label": "Tag", "type": "multi_select", "options": [
-    ...     {"value": "a", "label": "Bug"}, {"value": "b", "label": "Bug"}, {"value": "c", "label": "UI"}]})
+    ...     {"value": "a", "label": "Bug"}, {"value": "b", "label": "\u0412ug"}, {"value": "c", "label": "UI"}]})
     >>> as_people_read(tag, ["a", "c"]), as_people_read(tag, ["x"]), as_people_read(tag, [])
     ('Bug (a), UI', 'x (not an option)', None)
     """
     if value is None or value == [] or value == "":
         return None
     if field.type == "select":
-        return option_read(field, value)
+        return option_read(option_names(field), value)
     if field.type == "multi_select" and isinstance(value, list):
-        labels = [option_read(field, item) for item in value]
-        return json.dumps(labels, ensure_ascii=False) if any(", " in label for label in labels) else ", ".join(labels)
+        names = option_names(field)
+        labels = [option_read(names, item) for item in value]
+        return json.dumps(labels, ensure_ascii=False) if any(", " in as_read(label) for label in labels) \
+            else ", ".join(labels)
     if field.type == "boolean":
         return "yes" if value else "no"
     if isinstance(value, str) and field.type != "json":  # a json field's text is quoted: it may look like an object
@@ -577,15 +580,17 @@ def stored_text(value: Any) -> Optional[str]:
     return json.dumps(value, ensure_ascii=False)
 
 
-def option_read(field: Field, value: Any) -> str:
-    """One option as a person reads it: its label, followed by its value where another option has that label
-    too; a stored value that is no option, as itself and saying so."""
-    labels = option_labels(field)
-    if value not in labels:
-        return f"{value} (not an option)"
-    label = str(labels[value])
-    shared = sum(1 for other in labels.values() if str(other) == label) > 1
-    return f"{label} ({value})" if shared else label
+def option_names(field: Field) -> Dict[str, str]:
+    """Each option's value, with its label as a person is shown it: alone, or followed by its value where it reads
+    like another option's label (lookalikes.told_apart: "Done" and "Dоne", with a Cyrillic о)."""
+    labels = {value: str(label) for value, label in option_labels(field).items()}
+    return dict(zip(labels, told_apart(list(labels.values()), list(labels))))
+
+
+def option_read(names: Mapping[str, str], value: Any) -> str:
+    """One option as a person reads it (`names`: option_names); a stored value that is no option, as itself and
+    saying so."""
+    return names[value] if value in names else f"{value} (not an option)"
 
 
 def formula_parts(field: Field) -> Tuple[str, str]:

@@ -48,6 +48,7 @@ from osfoundry_tools.core.clock import checked_time, format_time
 from osfoundry_tools.core.dialect import dialect_of
 from osfoundry_tools.core.events import EventLog
 from osfoundry_tools.core.idempotency import IDEMPOTENCY_KEY, fingerprint, upgrade_idempotency_keys
+from osfoundry_tools.core.lookalikes import told_apart
 from osfoundry_tools.core.numbering import next_id
 from osfoundry_tools.core.rejections import Edited, IdTaken, InvalidArguments, NotFound, Rejection, quote, show
 from osfoundry_tools.core.tools import (
@@ -425,8 +426,9 @@ class RecordStore(AgentTools):
 
     def _as_people_see(self, name: str, arguments: Any) -> Optional[Dict[str, Any]]:
         """An edit's item as a person reads it (agent_tools.Preview's subject): each field this caller may see, by
-        label (followed by its key while that name is another field's too: unique in the end, as keys are),
-        options by their labels; formulas left out (they change with the clock, not with an edit)."""
+        label (followed by its key while that name reads like another field's, lookalikes.told_apart: unique in
+        the end, as keys are), options by their labels; formulas left out (they change with the clock, not with
+        an edit)."""
         if name != EDIT_RECORD_ITEM.name or not isinstance(arguments, dict):
             return None
         channel_id, item_id = arguments.get("record_channel_id"), arguments.get("item_id")
@@ -442,10 +444,7 @@ class RecordStore(AgentTools):
         texts = sorted((field for field in shown if field.type == "text" and stored.get(field.key)),
                        key=lambda field: field.key not in ("title", "name"))  # a field named so first
         titles = [stored[field.key] for field in texts]
-        named = [field.label for field in shown]
-        while len(set(named)) < len(named):  # "Owner", "Owner" and "Owner (owner2)" take two rounds
-            repeated = {called for called in named if named.count(called) > 1}
-            named = [f"{called} ({field.key})" if called in repeated else called for called, field in zip(named, shown)]
+        named = told_apart([field.label for field in shown], [field.key for field in shown])
         return {"kind": "item", "id": item_id, "where": channel.id, "title": titles[0] if titles else item_id,
                 "fields": [[name, as_people_read(field, stored.get(field.key)), stored_text(stored.get(field.key))]
                            for name, field in zip(named, shown)]}
