@@ -6,7 +6,7 @@ seeing it (shown_change.py, approval.request_message, the record store's preview
 import unicodedata
 import unittest
 
-from osfoundry_tools.server import approval, shown_change
+from osfoundry_tools.server import approval, shown_change, tokens
 from osfoundry_tools.server.shown_change import named_characters, visible
 from tests.helpers import KB
 from tests.record_helpers import EVERY_TYPE, read
@@ -62,7 +62,7 @@ class LookalikesTest(unittest.TestCase):
 
     def test_a_long_edit_in_japanese_chinese_or_korean_names_no_more_than_the_usual_few(self):
         for text in ("日本語のテキストを編集します、東京都の天気は晴れです", "这是一个关于数据库备份的中文说明",
-                     "한국어 텍스트를 편집합니다"):
+                     "한국어 텍스트를 편집합니다", "データベースのバックアップを取ります"):  # ー: KATAKANA-HIRAGANA
             with self.subTest(text=text[:6]):
                 note = named_characters([text])
                 self.assertEqual(note.count(" U+"), shown_change.NAMED_CHARACTERS, note)
@@ -179,6 +179,44 @@ class ItemQuestionTest(unittest.TestCase):
             message, _ = self.message(self.edit("lab", "l-1", {key: "mallory"}, f"k-{key}"))
             lines[key] = [line for line in message.split("\n") if "mallory" in line][0]
         self.assertNotEqual(lines["x"].split(":")[0], lines["owner2"].split(":")[0], lines)
+
+
+class AnsweredAtOnceTest(unittest.TestCase):
+    """What the question could not show truly is never asked: a field the item does not have, a formula, a related
+    item that does not exist, a relation to a channel the agent may not see. Each is refused at once, nobody
+    asked, nothing written; and values that print alike as JSON are shown as the change they are."""
+
+    def setUp(self):
+        self.space = Workspace()
+        self.addCleanup(self.space.close)
+
+    def first(self, values, key, grant=None):
+        arguments = {"record_channel_id": EVERY_TYPE, "item_id": "every-1", "values": values, "idempotency_key": key,
+                     "expected_version": read(self.space.records, "every-1", EVERY_TYPE)["version"]}
+        return self.space.stateless("edit_record_item", arguments, grant=grant)
+
+    def test_an_unknown_field_a_formula_or_a_relation_the_question_could_not_show_is_refused_unasked(self):
+        only_this = tokens.Grant.of("bot", {"knowledge_base": None, "record": [EVERY_TYPE]}, {tokens.WRITE_SCOPE},
+                                    approve_writes=True)
+        before = self.space.rows()
+        for values, grant in (({"nothing": 1}, None), ({"age": 3}, None), ({"bugs": ["no-such-item"]}, None),
+                              ({"bugs": [self.space.items[0]]}, only_this)):
+            with self.subTest(values=values):
+                refused = self.first(values, f"unasked-{sorted(values)}", grant)
+                self.assertEqual(refused["resultType"], "complete", refused)
+                self.assertEqual(answered(refused)["error"], "validation_failed")
+        self.assertEqual(self.space.rows(), before)
+
+    def test_values_that_print_alike_as_json_are_shown_as_the_change_they_are(self):
+        self.space.records.call_tool("edit_record_item", {
+            "record_channel_id": EVERY_TYPE, "item_id": "every-1", "idempotency_key": "set", "values": {
+                "count": 1, "extra": True, "name": "ann"},
+            "expected_version": read(self.space.records, "every-1", EVERY_TYPE)["version"]})
+        for values, shown in (({"count": 1.0}, "Count: 1«» -> 1«.0»"), ({"name": "ann "}, "Name: ann«» -> ann«␣»"),
+                              ({"extra": "true"}, 'Extra: «»true«» -> «"»true«"»')):
+            with self.subTest(values=values):
+                first = self.first(values, f"alike-{sorted(values)}")
+                self.assertIn(shown, first["inputRequests"][approval.INPUT_KEY]["params"]["message"])
 
 
 class LabelsThatReadAlikeTest(unittest.TestCase):
@@ -349,14 +387,19 @@ class ReadAlikeChangesTest(unittest.TestCase):
             with self.subTest(new=new):
                 self.assertNotIn(shown_change.READ_ALIKE, question(article(old), article(new)))
 
-    def test_a_value_in_a_right_to_left_script_is_shown_as_a_pair(self):
+    def test_a_value_or_a_label_in_a_right_to_left_script_is_shown_as_a_pair(self):
         lines = shown_change.value_change("Note", "\u05e9\u05dc\u05d5\u05dd", "\u05e2\u05d5\u05dc\u05dd")
         self.assertEqual(lines[:3], ["Note:", "- «\u05e9\u05dc\u05d5\u05dd»", "+ «\u05e2\u05d5\u05dc\u05dd»"])
+        self.assertEqual(shown_change.value_change("\u05de\u05d7\u05d9\u05e8", "10", "20")[1:], ["- «10»", "+ «20»"])
+        self.assertEqual(shown_change.value_change("Price", "10", "\u0662\u0660")[:3],
+                         ["Price:", "- «10»", "+ «\u0662\u0660»"])
+        self.assertEqual(shown_change.value_change("Price", "10", "20"), ["Price: «10» -> «20»"])
 
-    def test_marks_stacked_past_a_few_are_shown_by_their_codes(self):
+    def test_marks_stacked_past_a_few_or_on_nothing_are_shown_by_their_codes(self):
         line = changed_lines(question(article("Pay."), article("Pay" + "\u0301" * 40 + ".")))[1]
         self.assertLessEqual(line.count("\u0301"), shown_change.STACKED_MARKS)
         self.assertIn("⟨U+0301⟩", line)
+        self.assertIn("«⟨U+0301⟩»", changed_lines(question(article("cafe"), article("cafe\u0301")))[1])
         self.assertIn("Vie\u0323\u0302t", changed_lines(question(article("Viet"), article("Vie\u0323\u0302t")))[1])
 
     def test_an_ellipsis_the_agent_writes_cannot_pass_for_text_left_out(self):

@@ -10,8 +10,9 @@ Glossary:
   approval       a person's answer to one request: approve or decline (with an optional reason); there is no
                  "approve all" and nothing is remembered, so every write is asked again
   request        what the person reads: who asks, which article or item (by title, between quotes it cannot
-                 close: a quote it holds is shown by its code), what would change, and
-                 that approving saves this one change only. Every character that changes is shown, in context
+                 close: a quote it holds is shown by its code; a character of these names that could pass for
+                 another named on the line below), what would change, and that approving saves this one change
+                 only. Every character that changes is shown, in context
                  (shown_change.py): each changed line, title or field as a "- " and a "+ " line with the
                  changed words between « and », whitespace and line ends that change marked, unchanged text
                  and lines counted where they are left out. A change that cannot be shown whole within

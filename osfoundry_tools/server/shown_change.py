@@ -9,7 +9,8 @@ How a change reads:
   line        an article's content is split after each "\\n", the line's end kept: a CRLF turned LF, or a final
               newline added or dropped, is a change like any other and is shown
   pair        a changed line, title or field value is shown as two lines, "- " the old and "+ " the new; a line
-              only added or only removed as its "+ " or "- " line alone; a short value as one line, old -> new
+              only added or only removed as its "+ " or "- " line alone; a short value as one line, old -> new,
+              unless the line holds right-to-left text (a client could draw the new side where the old reads)
   span        what differs within a pair, between « and »; «» where nothing was or is. Spans come from a diff of
               words, runs of whitespace and single other characters
   context     up to CONTEXT_CHARACTERS of unchanged text each side of a span; the rest is counted, as in
@@ -19,12 +20,23 @@ How a change reads:
               ⇥ a tab, ␍ a carriage return, ↵ a line feed. Everywhere, a character that prints nothing or could
               reorder or hide text (controls, format characters such as U+202E, spaces other than U+0020, and
               the blanks str.isprintable() passes: Hangul fillers, U+2800, variation selectors...) is shown as
-              its code, ⟨U+202E⟩, and so are these marks themselves where the text holds them
+              its code, ⟨U+202E⟩, and so are these marks themselves and "…" where the text holds them, combining
+              marks stacked past STACKED_MARKS, and the first character of what a client rendering Markdown or
+              HTML would not show as written (MARKUP: &#8238;, <!--, [text](target), \\*; in a span, DELIMITERS:
+              * ` ~ and a _ outside a word), so that no text passes for the question's own words or hides in a
+              style
   non-ASCII   under a pair, each distinct non-ASCII character of its spans, once. Every one that could pass for
               another (in a word that mixes scripts, or readable as ASCII: could_pass_for_ascii) is named with
               its Unicode name, however many there are; the others (é, 中, б, —) fill the room left up to
               NAMED_CHARACTERS and are counted past it. So a Cyrillic а put for a Latin a is seen, whatever
               else changes on the line, and a long edit in another script is not refused for its notes
+  alike       a pair whose span reads alike on both sides (lookalikes.as_read: "café" in NFC and in NFD, "Pay" and
+              "Pаy") says so under its notes (READ_ALIKE); a field whose two values read alike is followed on each
+              side by its stored JSON, in ASCII where that reads alike too
+  names       under the opening sentence, the characters of its names (the agent's, the subject's title and IDs)
+              that a reader could take for others where they stand (names_note); a name in Russian, Japanese or
+              with accents has none. A label that reads like another of its channel is followed by its key, and
+              an option's by its value, by the store (lookalikes.told_apart)
   bound       a span longer than SPAN_CHARACTERS, or a question longer than QUESTION_CHARACTERS, cannot be
               shown: the write is refused with change_too_large_to_approve, nothing is saved and its
               idempotency key stays free
@@ -88,8 +100,8 @@ def code_of(character: str) -> str:
 def visible(text: str, span: bool = False) -> str:
     """`text` with every character that prints nothing, could pass for another or would not be shown as written
     by a client that renders Markdown or HTML (MARKUP; in a `span`, DELIMITERS too) shown as a mark or its code,
-    and so is a combining mark past STACKED_MARKS on one character; in a `span`, spaces too, but one between two
-    other characters.
+    and so is a combining mark past STACKED_MARKS on one character, or with none of the text's to sit on (it would
+    sit on the question's « or »); in a `span`, spaces too, but one between two other characters.
 
     >>> visible("a\\tb\\u202ec«d»"), visible(" a b  c\\r\\n", span=True), visible("&#8238; [x](y) **z**", span=True)
     ('a⇥b⟨U+202E⟩c⟨U+00AB⟩d⟨U+00BB⟩', '␣a b␣␣c␍↵', '⟨U+0026⟩#8238; [x⟨U+005D⟩(y) ⟨U+002A⟩⟨U+002A⟩z⟨U+002A⟩⟨U+002A⟩')
@@ -102,7 +114,7 @@ def visible(text: str, span: bool = False) -> str:
     stacked = 0
     for at, character in enumerate(text):
         stacked = stacked + 1 if is_mark(character) else 0
-        if character in OWN_MARKS or at in coded or stacked > STACKED_MARKS:
+        if character in OWN_MARKS or at in coded or stacked > STACKED_MARKS or stacked > at:
             shown.append(code_of(character))
         elif character == " ":
             alone = 0 < at < last and not text[at - 1].isspace() and not text[at + 1].isspace()
@@ -470,8 +482,8 @@ def right_to_left(text: str) -> bool:
 
 
 def value_change(label: str, old: Optional[str], new: Optional[str]) -> List[str]:
-    """A title's or a field's change: on one line when both sides are short (`label: old -> new`) and neither
-    holds right-to-left text (which could draw the new side where the old one reads), else as a pair under the
+    """A title's or a field's change: on one line when both sides are short (`label: old -> new`) and the line
+    holds no right-to-left text (which could draw the new side where the old one reads), else as a pair under the
     label; a value that holds nothing is shown as EMPTY_VALUE, outside any marks."""
     if old is None or new is None:
         was = EMPTY_VALUE if old is None else f"«{visible(old, span=True)}»"
@@ -486,7 +498,7 @@ def value_change(label: str, old: Optional[str], new: Optional[str]) -> List[str
     else:
         was_line, now_line, notes = side_by_side(old, new)
     if len(was_line) <= INLINE_CHARACTERS and len(now_line) <= INLINE_CHARACTERS and "…(" not in was_line + now_line \
-            and not right_to_left(f"{old}{new}"):
+            and not right_to_left(f"{label}{old}{new}"):
         return [f"{label}: {was_line[2:]} -> {now_line[2:]}", *notes]
     return [f"{label}:", was_line, now_line, *notes]
 
@@ -560,15 +572,15 @@ def line_end(line: str) -> str:
 
 def item_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> List[str]:
     """Each field of an item whose stored text would change, by label, in schema order. Where the two values
-    would read alike (as_read: a shared label's suffix matching another label, a text in NFC and in NFD), each is
-    followed by its stored JSON, and where they differ only in the order of their keys, that is said, so no change
-    is ever shown as none."""
+    would read alike (the same text, or read_alike: a text in NFC and in NFD), each is followed by its stored
+    JSON, and where they differ only in the order of their keys, that is said, so no change is ever shown as
+    none."""
     changed: List[str] = []
     for (label, was, was_stored), (_, value, stored) in zip(before["fields"], after["fields"]):
         if was_stored == stored:
             continue
-        if was is not None and value is not None and as_read(was) == as_read(value):
-            in_ascii = as_read(str(was_stored)) == as_read(str(stored))
+        if was is not None and value is not None and (was == value or read_alike(was, value)):
+            in_ascii = read_alike(str(was_stored), str(stored))
             was, value = stored_beside(was, was_stored, in_ascii), stored_beside(value, stored, in_ascii)
         changed += value_change(as_name(label), was, value)
         if only_order_differs(was_stored, stored):
