@@ -112,6 +112,16 @@ class BlanksTest(unittest.TestCase):
                 self.assertIn(f"⟨U+{ord(blank):04X}⟩»", message)
                 self.assertIn(f"U+{ord(blank):04X} {unicodedata.name(blank)}", message)
 
+    def test_bidi_controls_line_separators_and_a_terminal_s_escapes_are_shown_by_their_codes(self):
+        for control in ("\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f", "\u061c", "\u2028",
+                        "\u2029", "\u0085", "\x1b", "\x9b", "\x7f"):
+            with self.subTest(code=f"U+{ord(control):04X}"):
+                before = article("Pay alice.", title="Refund")
+                message = question(before, dict(before, content=f"Pay {control}ecila.", title=f"Re{control}fund"))
+                self.assertNotIn(control, message)
+                self.assertIn(f"«Re⟨U+{ord(control):04X}⟩fund»", message)
+                self.assertIn(f"⟨U+{ord(control):04X}⟩ecila»", message)
+
     def test_letters_and_ordinary_symbols_print_as_themselves(self):
         self.assertEqual(visible("José Øre аррӏе €5 ✓"), "José Øre аррӏе €5 ✓")
 
