@@ -3,7 +3,7 @@
 import datetime
 import unittest
 
-from tests import helpers  # noqa: F401
+from tests import helpers
 from osfoundry_tools.core.clock import format_time, next_time_version, parse_time
 
 UTC = datetime.timezone.utc
@@ -41,6 +41,21 @@ class TimeVersionTest(unittest.TestCase):
                      "2026-11-09T09:15:02Z\n", "٢٠٢٦-11-09T09:15:02Z"]:
             self.assertIsNone(parse_time(text), text)
 
+    def test_parse_takes_a_nanosecond_fraction_whose_digits_past_the_microsecond_are_zeros(self):
+        for text in ["2026-11-09T09:15:02.123456000Z", "2026-11-09T10:15:02.1234560+01:00",
+                     "2026-11-09T09:15:02.12345600Z"]:
+            self.assertEqual(parse_time(text), MOMENT, text)
+        self.assertEqual(parse_time("2026-11-09T09:15:02.500000000Z"), MOMENT.replace(microsecond=500000))
+
+    def test_parse_rejects_a_finer_instant_a_longer_fraction_and_offsets_past_the_clock(self):
+        for text in ["2026-11-09T09:15:02.1234561Z", "2026-11-09T09:15:02.123456001Z",
+                     "2026-11-09T09:15:02.1234560000Z", "2026-11-09T09:15:02.1" + "0" * 1_000_000 + "x",
+                     "2026-11-09T09:15:02.123456+01:60", "2026-11-09T09:15:02.123456+05:99",
+                     "2026-11-09T09:15:02.123456-24:00", "2026-11-09T09:15:02.123456+23:60"]:
+            self.assertIsNone(parse_time(text), text)
+        self.assertEqual(parse_time("2026-11-09T09:15:02.123456+23:59"),
+                         MOMENT - datetime.timedelta(hours=23, minutes=59))
+
     def test_next_version_is_the_clock_when_it_moved_on(self):
         self.assertEqual(next_time_version("2026-11-09T09:15:01.000000Z", MOMENT), "2026-11-09T09:15:02.123456Z")
 
@@ -49,6 +64,32 @@ class TimeVersionTest(unittest.TestCase):
 
     def test_next_version_steps_past_a_clock_that_went_backwards(self):
         self.assertEqual(next_time_version("2026-11-09T09:15:03.999999Z", MOMENT), "2026-11-09T09:15:04.000000Z")
+
+
+class ExpectedVersionTest(unittest.TestCase):
+    """An article's version sent back as any spelling of the same instant is that version; a finer instant is
+    refused by its argument, saying what it takes, and writes nothing."""
+
+    def setUp(self):
+        self.store, self.clock, self.ids = helpers.support_store()
+        self.version = helpers.read(self.store, self.ids[0])["updated_at"]
+
+    def test_the_version_written_to_the_nanosecond_in_another_offset_is_the_version(self):
+        moment = parse_time(self.version)
+        tokyo = moment.astimezone(datetime.timezone(datetime.timedelta(hours=9)))
+        spelled = tokyo.isoformat(timespec="microseconds").replace("+09:00", "000+09:00")
+        self.assertNotEqual(spelled, self.version)
+        saved = helpers.edit(self.store, self.ids[0], spelled, "k1")
+        self.assertEqual(saved["replay"], False, saved)
+        self.assertEqual(helpers.edit(self.store, self.ids[0], self.version, "k1"), dict(saved, replay=True))
+
+    def test_a_finer_instant_is_refused_naming_the_precision_and_writes_nothing(self):
+        before = helpers.dump(self.store)
+        result = helpers.edit(self.store, self.ids[0], self.version[:-1] + "001Z", "k1")
+        self.assertEqual((result["error"], result["argument"], result["rule"]),
+                         ("invalid_arguments", "expected_version", "format"))
+        self.assertIn("to the microsecond", result["message"])
+        self.assertEqual(helpers.dump(self.store), before)
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ def describe(schema: Mapping[str, Any]) -> str:
     kinds = [kinds] if isinstance(kinds, str) else kinds
     words = " or ".join(_KIND_WORDS[k] for k in kinds)
     if schema.get("format") == "date-time":
-        return words + " holding an RFC 3339 date-time such as 2026-11-09T09:15:02.123456Z"
+        return words + " holding an RFC 3339 date-time to the microsecond, such as 2026-11-09T09:15:02.123456Z"
     low, high = schema.get("minLength"), schema.get("maxLength")
     if low is not None and high is not None:
         return f"{words} of {low} to {high} characters"

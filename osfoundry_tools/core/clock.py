@@ -12,8 +12,10 @@ from typing import Optional
 
 ONE_MICROSECOND = datetime.timedelta(microseconds=1)
 _UTC = datetime.timezone.utc
-_RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
+_RFC3339 = re.compile(  # a fraction to the nanosecond (parse_time takes its digits past the microsecond as zeros only);
+    # an offset's hours to 23, its minutes to 59
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)",
+    re.ASCII,
 )
 
 
@@ -33,11 +35,14 @@ def format_time(moment: datetime.datetime) -> str:
 
 
 def parse_time(text: str) -> Optional[datetime.datetime]:
-    """An RFC 3339 date-time (Z or an offset, up to microseconds) as aware UTC; None if it is not one."""
+    """An RFC 3339 date-time (Z or an offset, to the microsecond; written to the nanosecond, its last three digits
+    zeros) as aware UTC; None if it is not one."""
     match = _RFC3339.fullmatch(text)
     if not match:
         return None
     *fields, fraction, zone = match.groups()
+    if fraction and fraction[6:].strip("0"):  # finer than a microsecond: no version's instant
+        return None
     try:
         year, month, day, hour, minute, second = (int(f) for f in fields)
         offset = datetime.timedelta(0)
@@ -45,7 +50,7 @@ def parse_time(text: str) -> Optional[datetime.datetime]:
             sign = 1 if zone[0] == "+" else -1
             offset = sign * datetime.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
         moment = datetime.datetime(
-            year, month, day, hour, minute, second, int((fraction or "0").ljust(6, "0")),
+            year, month, day, hour, minute, second, int((fraction or "0")[:6].ljust(6, "0")),
             tzinfo=datetime.timezone(offset),
         )
         return moment.astimezone(datetime.timezone.utc)
