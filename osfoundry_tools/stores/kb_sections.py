@@ -45,13 +45,17 @@ NEAR_READ = 512  # the places where query words stand that nearness reads of an 
 NEAR_WORDS = 8  # the query words nearness reads of a text that holds more, the weightiest (their pairs: 28)
 SECTIONS_KEPT = 64  # headings an article is split at; what follows the last is its text (real pages hold < 60)
 TEXTS_KEPT = 256  # article texts a store keeps between searches, most recently used (ArticleTexts)
+ANCHOR_CHARACTERS = 200  # an anchor at its longest, its number included: what a read's section argument takes
 
 _WORD = re.compile(r"\w+")
-_ADDRESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s()<>\[\]{}\"'`]+")  # a web address: scheme://...
+_ADDRESS = re.compile(r"(?<![A-Za-z0-9+.-])([0-9+.-]*)[A-Za-z][A-Za-z0-9+.-]*://[^\s()<>\[\]{}\"'`]+")
+# a web address, scheme://...: its scheme from the first letter of the run of scheme characters before '://', which is
+# looked for only where such a run starts (what precedes its first letter is kept), so a run is read once, not once
+# from each of its letters
 _LINK_TARGET = re.compile(r"\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")  # Markdown's [text](target "title"): the part after ]
 _OPEN_TARGET = re.compile(r"\]\((?:[^()\s]*(?:\s+(?:\"[^\"]*\"?)?)?)?\Z")  # the same, unfinished where a text ends
 
-_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*")  # ATX: "## Install", "## Install ##"
+_HEADING_OPENS = re.compile(r" {0,3}(#{1,6})([ \t]+)")  # an ATX heading's opening: "## Install", "## Install ##"
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: ``` or ~~~
 
 
@@ -92,9 +96,29 @@ def markdown_headings(lines: Iterable[str]) -> Iterator[Tuple[int, int, str]]:
             mark = opened.group(1)[0]
             fence = None if fence == mark else (fence or mark)
         elif fence is None:
-            heading = _HEADING.fullmatch(line)
-            if heading:
-                yield number, len(heading.group(1)), heading.group(2).strip()
+            heading = heading_of(line)
+            if heading is not None:
+                yield (number, *heading)
+
+
+def heading_of(line: str) -> Optional[Tuple[int, str]]:
+    """(level, text) of a line that is an ATX heading, or None: its #s, then spaces or tabs, then its text, which a
+    closing run of #s after a space or tab does not belong to. Read in one pass, however long the line, as the
+    expression " {0,3}(#{1,6})[ \\t]+(.+?)(?:[ \\t]+#+)?[ \\t]*" matches it (its text stripped).
+
+    >>> heading_of("## Install ##"), heading_of("# C#"), heading_of("#  "), heading_of("# "), heading_of("#x")
+    ((2, 'Install'), (1, 'C#'), (1, ''), None, None)
+    """
+    opened = _HEADING_OPENS.match(line)
+    if opened is None:
+        return None
+    level, text = len(opened.group(1)), line[opened.end():].rstrip(" \t")
+    if not text:  # the text is a character at least: one of the spaces, where there are two
+        return (level, "") if len(opened.group(2)) > 1 else None
+    unclosed = text.rstrip("#")
+    if unclosed != text and unclosed[-1:] in (" ", "\t"):  # "Install ##": its closing #s are no part of it
+        text = unclosed
+    return level, text.strip()
 
 
 class Opening(NamedTuple):
@@ -217,17 +241,27 @@ def line_starts(text: str) -> List[int]:
     if "](" not in text:
         return starts
     dropped = [match.span() for match in _LINK_TARGET.finditer(text) if "\n" in match.group()]  # seldom any
-    return [start for start in starts if not any(begin < start <= end for begin, end in dropped)] if dropped else starts
+    if not dropped:
+        return starts
+    kept, spans = [], iter(dropped)  # both in order: one pass over each, however many links a page holds
+    begin, end = next(spans)
+    for start in starts:
+        while end < start:
+            begin, end = next(spans, (len(text) + 1, len(text) + 1))
+        if not begin < start <= end:
+            kept.append(start)
+    return kept
 
 
 def anchor(heading: str) -> str:
     """A heading's anchor as documentation sites make it: lower case, every character but letters, digits, '_',
-    '-' and spaces left out, each space a '-'.
+    '-' and spaces left out, each space a '-'; cut at ANCHOR_CHARACTERS, so that an agent can pass back every
+    anchor a search names.
 
-    >>> anchor("Using `uv` with Docker: a guide")
-    'using-uv-with-docker-a-guide'
+    >>> anchor("Using `uv` with Docker: a guide"), len(anchor("Very " * 100))
+    ('using-uv-with-docker-a-guide', 200)
     """
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")[:ANCHOR_CHARACTERS]
 
 
 def anchors_of(headings: Sequence[str]) -> List[str]:
@@ -248,7 +282,8 @@ def numbered_anchor(heading: str, seen: Dict[str, int]) -> str:
     name = base
     while name in seen:  # taken, by a heading like this one or by one whose own anchor ends so ("Install 1")
         seen[base] += 1
-        name = f"{base}-{seen[base]}"
+        number = f"-{seen[base]}"
+        name = base[:ANCHOR_CHARACTERS - len(number)] + number  # a long one cut to make room for its number
     seen[name] = 0
     return name
 
@@ -272,11 +307,14 @@ def content_parts(content: str) -> List[Part]:
     starts = line_starts(content)  # the lines as a search reads them, so headings are named alike in both
     marks = list(markdown_headings(indexed_text(content).split("\n")))
     names = anchors_of([text for _, _, text in marks])
-    parts = []
-    for index, ((line, level, _), name) in enumerate(zip(marks, names)):
-        end = next((other for other, other_level, _ in marks[index + 1:] if other_level <= level), len(starts) - 1)
-        parts.append(Part(name, starts[line], min(starts[end], len(content))))
-    return parts
+    ends = [len(starts) - 1] * len(marks)
+    unended: List[int] = []  # the headings whose part goes on, their levels rising: one pass, however many
+    for index, (line, level, _) in enumerate(marks):
+        while unended and marks[unended[-1]][1] >= level:
+            ends[unended.pop()] = line
+        unended.append(index)
+    return [Part(name, starts[line], min(starts[end], len(content)))
+            for (line, _, _), end, name in zip(marks, ends, names)]
 
 
 class Answering(NamedTuple):
@@ -484,7 +522,7 @@ def without_link_targets(content: str) -> str:
 
 def without_addresses(content: str) -> str:
     """The content, its web addresses left out (the second step of indexed_text): none spans a line."""
-    return _ADDRESS.sub(" ", content) if "://" in content else content
+    return _ADDRESS.sub(r"\1 ", content) if "://" in content else content
 
 
 _CODE_CANDIDATE = re.compile(r"(?<![\w.-])[-\w.]*\w")  # a run of letters, digits, '_', '.' and '-'

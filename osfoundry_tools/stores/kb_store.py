@@ -62,7 +62,9 @@ from osfoundry_tools.stores.kb_search import (
     INDEX, SEARCH_COLUMN, SEARCH_CONFIG_SCHEMA, WORDS_COLUMN, in_chunks, index_table, merge_by_budget, outline_of,
     Rerank, query_words, search_rows, search_sql, subject_words,
 )
-from osfoundry_tools.stores.kb_sections import OPENING_READ, Answering, code_tokens, content_parts, indexed_text
+from osfoundry_tools.stores.kb_sections import (
+    ANCHOR_CHARACTERS, OPENING_READ, Answering, code_tokens, content_parts, indexed_text,
+)
 from osfoundry_tools.stores.kb_snippets import OPENING, opening_of, snippet_of
 from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 
@@ -131,9 +133,9 @@ READ_KNOWLEDGE_ARTICLE = Tool(
         "named), only that part of the article is returned, with the same citation."
     ),
     input_schema=object_schema({"knowledge_base_id": _KB_ID, "article_id": _ARTICLE_ID, "section": string(
-        1, 200, "Optional: the anchor of one section, as a search result's 'section' names it; the read then "
-                "returns that heading and what stands under it, to the next heading of the same or a higher level, "
-                "instead of the whole article.")}, ["knowledge_base_id", "article_id"]),
+        1, ANCHOR_CHARACTERS, "Optional: the anchor of one section, as a search result's 'section' names it; the read "
+                              "then returns that heading and what stands under it, to the next heading of the same or "
+                              "a higher level, instead of the whole article.")}, ["knowledge_base_id", "article_id"]),
     output_schema=object_schema({
         "article_id": {"type": "string"},
         "title": {"type": "string"},
@@ -361,7 +363,7 @@ def section_of(content: str, name: str, kb: str, article_id: str) -> str:
     for part in parts:
         if part.anchor == name:
             return content[part.start:part.end]
-    named = ", ".join(json.dumps(part.anchor) for part in parts[:SECTIONS_NAMED])
+    named = ", ".join(json.dumps(part.anchor, ensure_ascii=False) for part in parts[:SECTIONS_NAMED])  # as sent back
     more = f" and {len(parts) - SECTIONS_NAMED} more" if len(parts) > SECTIONS_NAMED else ""
     raise NotFound(f"article {quote(article_id, ascii_only=True)} of knowledge base {json.dumps(kb)} has no section "
                    f"{json.dumps(name)}. Pass the section a search_knowledge_base result named for this article, or "
