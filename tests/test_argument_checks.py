@@ -86,6 +86,15 @@ class CheckTest(unittest.TestCase):
         result = self.assertRejected({"name": "ab", "colour": 1}, "colour", "additionalProperties")
         self.assertIn("name, count, when, kind, values, tags, ratio", result["message"])
 
+    def test_an_unknown_argument_that_reads_as_a_known_one_is_named_with_it(self):
+        for sent in ("Name", "NAME", "ｎａｍｅ", "Ｎame"):
+            with self.subTest(sent=sent):
+                result = self.assertRejected({sent: "ab"}, sent, "additionalProperties")
+                self.assertTrue(result["message"].endswith(
+                    'Argument names are case-sensitive: did you mean "name"? Rename it and call again.'), result)
+        result = self.assertRejected({"name": "ab", "colour": 1}, "colour", "additionalProperties")
+        self.assertTrue(result["message"].endswith("Remove it and call again."), result)
+
     def test_enum_and_format(self):
         result = self.assertRejected({"name": "ab", "kind": "c"}, "kind", "enum")
         self.assertIn('one of "a", "b"', result["message"])

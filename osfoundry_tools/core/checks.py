@@ -10,7 +10,7 @@ import math
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from osfoundry_tools.core.clock import parse_time
-from osfoundry_tools.core.rejections import SHOWN_VALUE_CHARACTERS, InvalidArguments, name_of, show
+from osfoundry_tools.core.rejections import SHOWN_VALUE_CHARACTERS, InvalidArguments, name_of, resembled, show
 
 ID_CHARACTERS = 128  # the longest ID of anything: a resource, an article, an item, a caller
 NAME_CHARACTERS = 200  # the longest name people give a knowledge base, a channel, a field or an option
@@ -242,10 +242,12 @@ def _check_object(schema: Mapping[str, Any], value: Mapping[str, Any], path: str
         for key in value:
             if key not in properties:
                 allowed = ", ".join(properties) or "no arguments"
-                name = prefix + name_of(key)
+                name, meant = prefix + name_of(key), resembled(key, properties)
+                fix = "Remove it and call again." if meant is None else \
+                    f'Argument names are case-sensitive: did you mean "{meant}"? Rename it and call again.'
                 raise InvalidArguments(
-                    f'unknown argument {json.dumps(name, ensure_ascii=False)}: this takes only {allowed}. Remove it '
-                    "and call again.", argument=name, rule="additionalProperties", got=show(value[key]))
+                    f"unknown argument {json.dumps(name, ensure_ascii=False)}: this takes only {allowed}. {fix}",
+                    argument=name, rule="additionalProperties", got=show(value[key]))
     for key in schema.get("required", ()):
         if key not in value:
             raise InvalidArguments(

@@ -11,7 +11,8 @@ Glossary:
 
 import json
 import math
-from typing import Any, Dict, NamedTuple
+import unicodedata
+from typing import Any, Dict, Iterable, NamedTuple, Optional
 
 SHOWN_VALUE_CHARACTERS = 80  # how much of a bad value a rejection quotes back
 SHOWN_INTEGER_BITS = 12_000  # a wider integer is described, not written out (Python refuses past 4,300 digits)
@@ -164,3 +165,16 @@ def name_of(key: Any) -> str:
     """An argument or field name as a message shows it: cut when long, valid Unicode, whatever was sent."""
     shown = show(key)
     return shown if isinstance(shown, str) else json.dumps(shown)
+
+
+def resembled(name: Any, names: Iterable[str]) -> Optional[str]:
+    """The first of `names` that `name` reads as once case and width are set aside ("Ｓtatus" as "status"), or None:
+    what a rejection of an unknown name suggests instead."""
+    if not isinstance(name, str) or len(name) > 1_000:  # no argument, field key or label is near so long
+        return None
+    folded = _folded(name)
+    return next((known for known in names if _folded(known) == folded), None)
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()

@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequ
 
 from osfoundry_tools.core.checks import ID_CHARACTERS, NAME_CHARACTERS, checked_id, checked_text
 from osfoundry_tools.core.lookalikes import as_read, told_apart
-from osfoundry_tools.core.rejections import quote, show
+from osfoundry_tools.core.rejections import quote, resembled, show
 
 FIELD_TYPES = ("text", "number", "date", "boolean", "email", "phone", "url", "select", "multi_select",
                "currency", "percentage", "rating", "relation", "file", "json", "formula")
@@ -53,7 +53,9 @@ COLOR_CHARACTERS = 32
 STARS_MAX = 100
 STARS_DEFAULT = 5
 PHONE_DIGITS = (7, 15)
+PHONE_CHARACTERS = 32          # a phone number written out: 15 digits, with room for a + and a separator after each
 EMAIL_CHARACTERS = 254         # an email address at its longest (RFC 5321's path, less its angle brackets)
+EMAIL_LOCAL_CHARACTERS = 64    # the part before its @ at its longest (RFC 5321's local-part)
 URL_CHARACTERS = 2048          # a URL, in a url field or a file's url: what browsers and servers reliably take
 FILE_NAME_CHARACTERS = 255     # a file's name, as most file systems bound one
 
@@ -68,6 +70,7 @@ _KEY = re.compile(r"[a-z][a-z0-9_]{0,63}", re.ASCII)
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 _EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(\.[^@\s.]+)+")
 _PHONE = re.compile(r"\+?[0-9 ().\-]+", re.ASCII)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # the control characters (Unicode's Cc): no address holds one
 _FORMULA = re.compile(r"(days_since|days_until)\((\w+)\)", re.ASCII)
 ITEM_TIMES = ("created_at", "updated_at")  # what a formula may name besides the channel's date fields
 
@@ -273,11 +276,27 @@ def _fail(field: Field, text: str, value: Any = None, *, quote: bool = True, **a
     return Failure(field.key, message, allowed)
 
 
-def unknown_field(key: Any, writable: Optional[Sequence[str]]) -> Failure:
-    """A key the channel has no field for; `writable` (the keys it has) is given with the first such key only."""
+def unknown_field(key: Any, writable: Sequence[Field], number: int) -> Failure:
+    """The `number`th key (from 0) the channel has no field for: the first carries the writable keys, and each that
+    a rejection lists names the writable field it reads as, where there is one (another case or width of its key,
+    or its label)."""
     name = show(key) if isinstance(key, str) else quote(key, ascii_only=True)
-    allowed = {} if writable is None else {"allowed": list(writable)}
-    return Failure(name, f"values.{name} is not a field of this channel", allowed)
+    allowed = {"allowed": [field.key for field in writable]} if number == 0 else {}
+    hint = _resembled(key, writable) if number < LISTED_FAILURES else ""  # past those, a rejection says none
+    return Failure(name, f"values.{name} is not a field of this channel{hint}", allowed)
+
+
+def _resembled(key: Any, writable: Sequence[Field]) -> str:
+    """What a message adds for a key that reads as a field's key or label once case and width are set aside."""
+    meant = resembled(key, [field.key for field in writable])
+    if meant is not None:
+        return f"; keys are case-sensitive: did you mean {json.dumps(meant)}?"
+    labels = {field.label: field.key for field in reversed(writable)}  # a label two fields share: the first's
+    meant = resembled(key, [field.label for field in writable])
+    if meant is not None:
+        return (f"; a field is written by its key, not its label: did you mean {json.dumps(labels[meant])} "
+                f"(labelled {quote(meant)})?")
+    return ""
 
 
 def ungranted_relation(field: Field) -> Failure:
@@ -374,22 +393,34 @@ def _boolean(field: Field, value: Any) -> Optional[Failure]:
 
 
 def _email(field: Field, value: Any) -> Optional[Failure]:
+    words = "must be an email address such as name@example.com"
     if isinstance(value, str) and len(value) <= EMAIL_CHARACTERS and _is_unicode(value) and _EMAIL.fullmatch(value):
+        if _CONTROL.search(value):
+            return _fail(field, words + ", with no control character", value)
+        if value.index("@") > EMAIL_LOCAL_CHARACTERS:
+            return _fail(field, words + f", with at most {EMAIL_LOCAL_CHARACTERS} characters before the @", value)
         return None
-    return _fail(field, "must be an email address such as name@example.com", value)
+    return _fail(field, words, value)
 
 
 def _phone(field: Field, value: Any) -> Optional[Failure]:
-    if isinstance(value, str) and _PHONE.fullmatch(value):
-        digits = sum(c.isdigit() for c in value)
-        if PHONE_DIGITS[0] <= digits <= PHONE_DIGITS[1]:
-            return None
     low, high = PHONE_DIGITS
+    if isinstance(value, str) and _PHONE.fullmatch(value):
+        if len(value) > PHONE_CHARACTERS:
+            return _fail(field, f"must be a phone number of at most {PHONE_CHARACTERS} characters such as "
+                                "+81 3 1234 5678", value)
+        digits = sum(c.isdigit() for c in value)
+        if low <= digits <= high:
+            return None
     return _fail(field, f"must be a phone number of {low} to {high} digits such as +81 3 1234 5678", value)
 
 
 def _url(field: Field, value: Any) -> Optional[Failure]:
-    return None if _is_url(value) else _fail(field, "must be an http or https URL", value)
+    if _is_url(value):
+        return None
+    if isinstance(value, str) and _CONTROL.search(value):
+        return _fail(field, "must be an http or https URL, with no control character", value)
+    return _fail(field, "must be an http or https URL", value)
 
 
 def _select(field: Field, value: Any) -> Optional[Failure]:
@@ -427,7 +458,7 @@ def option_labels(field: Field) -> Dict[str, str]:
 
 def _relation(field: Field, value: Any) -> Optional[Failure]:
     if isinstance(value, list) and len(value) <= RELATIONS_MAX and len(set(map(str, value))) == len(value) \
-            and all(isinstance(v, str) and 0 < len(v) <= ID_CHARACTERS for v in value):
+            and all(isinstance(v, str) and 0 < len(v) <= ID_CHARACTERS and _is_unicode(v) for v in value):
         return None  # whether the items exist is the store's question
     channel = json.dumps(field.config["related_channel_id"])
     return _fail(field, f"must be a list of at most {RELATIONS_MAX} distinct item IDs from record channel {channel}",
@@ -448,13 +479,30 @@ def _file(field: Field, value: Any) -> Optional[Failure]:
 def _json(field: Field, value: Any) -> Optional[Failure]:
     try:
         text = json.dumps(value, allow_nan=False, ensure_ascii=False)
-        text.encode("utf-8")
-    except (TypeError, ValueError, UnicodeEncodeError):
+    except (TypeError, ValueError):
         return _fail(field, "must be strict JSON (no NaN or infinities)", value)
+    if not _is_unicode(text) or ("\\u0000" in text and _holds_nul(value)):  # json.dumps writes NUL as \u0000
+        return _fail(field, "must be JSON whose texts and keys are valid Unicode without NUL characters", value)
     if len(text) > JSON_MAX_CHARACTERS:
         return _fail(field, f"must be JSON of at most {JSON_MAX_CHARACTERS} characters, got {len(text)}",
                      quote=False)
     return None
+
+
+def _holds_nul(value: Any) -> bool:
+    """Whether a JSON value holds a NUL character in any text or key, at any depth (walked without recursion)."""
+    waiting = [value]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            waiting += item.keys()
+            waiting += item.values()
+        elif isinstance(item, list):
+            waiting += item
+    return False
 
 
 def _never(value: Any) -> bool:
@@ -524,13 +572,14 @@ def _is_unicode(text: str) -> bool:
 
 def _is_url(value: Any) -> bool:
     if not isinstance(value, str) or len(value) > URL_CHARACTERS or not _is_unicode(value) \
-            or any(c.isspace() for c in value):
+            or any(c.isspace() for c in value) or _CONTROL.search(value):
         return False
     try:
         parts = urllib.parse.urlsplit(value)
+        port = parts.port  # ValueError for a port past 65535 or no number; 0, which no browser opens, is refused below
     except ValueError:
         return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and port != 0
 
 
 # ---------------------------------------------------------------------------

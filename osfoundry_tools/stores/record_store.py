@@ -573,13 +573,15 @@ class RecordStore(AgentTools):
         """
         failed: Dict[str, Failure] = {}
         unknown: List[Failure] = []
+        writable: List[Field] = []  # the channel's writable fields, once an unknown key needs them
         by_key = channel.by_key
         for key, value in values.items():
             field = by_key.get(key)
             if field is not None and not field.is_unique and field.passes(value):  # saved as sent (never a relation)
                 continue
             if field is None:  # the writable keys go with the first unknown key only
-                unknown.append(unknown_field(key, None if unknown else [f.key for f in channel.fields if f.writable]))
+                writable = writable or [f for f in channel.fields if f.writable]
+                unknown.append(unknown_field(key, writable, len(unknown)))
                 continue
             relation = field.type == "relation"
             if agent and relation and self._hidden(field):
