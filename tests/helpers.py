@@ -1,4 +1,5 @@
-"""Fixtures the store tests share: a clock moved by hand, a small support knowledge base, a database snapshot."""
+"""Fixtures the tests share: a clock moved by hand, a small support knowledge base, a database snapshot, and the
+demo served over HTTP by a real server that a test stops."""
 
 import contextlib
 import datetime
@@ -6,9 +7,13 @@ import importlib.util
 import io
 import json
 import os
+import signal
+import subprocess
 import sys
+import tempfile
+import time
 import unittest
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -205,3 +210,52 @@ def recounted(numbers: Sequence[str], cells: Sequence[str]) -> Dict[str, int]:
 def headline_count(cell: str) -> int:
     """A tally cell's count over every draw: '9 (11; 9–12)' -> 9."""
     return int(cell.split()[0])
+
+
+ctrl_c_heard = unittest.skipIf(  # for the tests that Ctrl-C a server they start, which inherits this process's
+    signal.getsignal(signal.SIGINT) is signal.SIG_IGN,  # disposition
+    "Ctrl-C is ignored in this process (started in the background, say), and so in the servers it starts")
+WAIT_SECONDS = 20.0  # the bound of each wait on a server that serves or stops: it ends a wait that failed
+
+
+def until(condition: Callable[[], bool], seconds: float = WAIT_SECONDS, every: float = 0.01) -> bool:
+    """Whether `condition()` holds within `seconds`, asked every `every` seconds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(every)
+    return True
+
+
+def database_files(folder: str) -> Tuple[str, str]:
+    """(--kb-db, --records-db): two files of `folder`."""
+    return os.path.join(folder, "kb.db"), os.path.join(folder, "records.db")
+
+
+def demo_over_http(test: unittest.TestCase, *extra: str,
+                   databases: Callable[[str], Tuple[str, str]] = database_files) -> Any:
+    """mcp_server.py --http serving the demo (with `extra` options) from the databases `databases` names in a
+    temporary folder, returned once its startup line names its port (test_mcp_server_http.HttpServer). When the
+    test ends, a server still running is stopped (SIGTERM; SIGKILL if it has not ended within WAIT_SECONDS), its
+    log closed and the folder removed."""
+    from tests.test_mcp_server_http import HttpServer  # here: that module imports this one
+    folder = tempfile.TemporaryDirectory()
+    test.addCleanup(folder.cleanup)
+    kb_db, records_db = databases(folder.name)
+    server = HttpServer("--demo", "--kb-db", kb_db, "--records-db", records_db, *extra)
+    test.addCleanup(server.log.close)
+    test.addCleanup(end, server.process)
+    return server
+
+
+def end(process: "subprocess.Popen[Any]") -> None:
+    """Stop `process` if it still runs: SIGTERM, then SIGKILL once WAIT_SECONDS have passed."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(WAIT_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(WAIT_SECONDS)

@@ -1,36 +1,41 @@
 """The HTTP server's graceful stop (streamable_http's McpHttpServer.stop_gracefully), in one process and with
 --workers: on SIGTERM or Ctrl-C, requests in progress finish (a body that arrives just after the signal is read and
 answered, never 400), so does a connection dispatched as the signal lands and the first request of one accepted
-just before it, what arrives meanwhile (the backlog too) is answered 503 with Retry-After, a client that stalls is
-cut at the end of the grace, idle connections end at once, and the command exits 0 after SIGTERM, 130 after Ctrl-C,
-with one line.
+just before it, what arrives meanwhile (the backlog too, however full, and refilled as it drains) is answered 503
+with Retry-After, and so is a request still arriving when the grace ends; an open listen stream ends at once with
+its result, idle connections end at once, and the command exits 0 after SIGTERM, 130 after Ctrl-C, with one line.
+A signal wakes the serving loop as it arrives, whichever thread the kernel delivers it to.
 
 Real servers (mcp_server.py) on files in a temporary folder, raw sockets where the bytes on the wire matter; a
 signal made to land at the worst moment by a copy of the command whose accepting loop raises it itself
-(HOOKED_SERVER); the stop's rules for fresh connections and the backlog on a server in this process. Every wait has
-a generous bound; what is asserted is that the stop ends within the grace plus a margin far below the 30 s request
-deadline that bounded it before.
+(HOOKED_SERVER); the stop's rules for fresh connections, the backlog and streams on a server in this process; a
+signal sent to one thread with pthread_kill. Every wait has a generous bound; what is asserted is that the stop ends
+within the grace plus a margin far below the 30 s request deadline that bounded it before, and that the loop was
+woken by the signal's own byte, never how soon.
 """
 
 import json
 import os
+import select
 import signal
 import socket
+import sys
 import tempfile
 import threading
 import time
 import unittest
-from typing import Callable, Tuple
+from typing import Tuple
 from unittest import mock
 
-from osfoundry_tools.server import http_workers, streamable_http
+from osfoundry_tools.server import command_line, http_workers, listening, streamable_http
+from osfoundry_tools.server.http_front import Limits
 from tests import test_mcp_server_http
-from tests.helpers import ROOT
+from tests.helpers import ROOT, WAIT_SECONDS, ctrl_c_heard, demo_over_http, until
 from tests.test_http_limits import LOOPBACK, read_response, response_of
 from tests.test_mcp_http import FakeHandler
 from tests.test_mcp_server_http import HttpServer
 
-TIMEOUT = 20  # seconds, on every socket and wait here
+TIMEOUT = WAIT_SECONDS  # seconds, on every socket and wait here
 PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
 HOOKED_SERVER = """\
 import signal, sys, threading
@@ -60,14 +65,17 @@ sys.exit(command_line.main())
 """  # mcp_server.py, with {signal} landing as the first connection is dispatched, before its thread reads
 
 
-def until(condition: Callable[[], bool], seconds: float = TIMEOUT) -> bool:
-    """Whether `condition()` holds within `seconds`, asked every 10 ms."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
+def wakeup_fd() -> int:
+    """The process's signal wake-up descriptor (signal.set_wakeup_fd), left as it was."""
+    current = signal.set_wakeup_fd(-1)
+    signal.set_wakeup_fd(current)
+    return current
+
+
+def in_select(thread_id: int) -> bool:
+    """Whether the thread `thread_id` is in a selector's select (the serving loop's wait)."""
+    frame = sys._current_frames().get(thread_id)
+    return frame is not None and frame.f_code.co_name == "select"
 
 
 def head_of(body: bytes) -> bytes:
@@ -79,13 +87,7 @@ class StopCase(unittest.TestCase):
     workers: Tuple[str, ...] = ()
 
     def serve(self, *extra: str) -> HttpServer:
-        folder = tempfile.TemporaryDirectory()
-        self.addCleanup(folder.cleanup)
-        server = HttpServer("--demo", "--kb-db", os.path.join(folder.name, "kb.db"), "--records-db",
-                            os.path.join(folder.name, "records.db"), *self.workers, *extra)
-        self.addCleanup(server.log.close)
-        self.addCleanup(lambda: server.process.poll() is None and server.process.kill())
-        return server
+        return demo_over_http(self, *self.workers, *extra)
 
     def connect(self, server: HttpServer) -> socket.socket:
         client = socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT)
@@ -138,7 +140,7 @@ class StopCase(unittest.TestCase):
         self.assertNotIn("failed", server.text())
         self.assertNotIn("Traceback", server.text())
 
-    def test_during_the_grace_new_connections_get_503_and_a_stalled_client_is_cut_at_its_end(self):
+    def test_during_the_grace_new_connections_get_503_and_so_does_a_request_still_arriving_at_its_end(self):
         server = self.serve("--http-grace-seconds", "2")
         stalled = self.connect(server)
         self.assertTrue(self.answered(stalled).startswith(b"HTTP/1.1 200 "))
@@ -152,10 +154,9 @@ class StopCase(unittest.TestCase):
         status, headers, body = response_of(read_response(late))
         self.assertEqual((status, headers["retry-after"]), (503, "1"))
         self.assertIn("stopping", body["error"]["message"])
-        try:
-            self.assertEqual(stalled.recv(1), b"")  # cut at the end of the grace (or answered, then closed)
-        except ConnectionResetError:
-            pass
+        status, headers, body = response_of(read_response(stalled))  # before: cut, no bytes
+        self.assertEqual((status, headers["retry-after"], headers["connection"]), (503, "1", "close"))
+        self.assertIn("stopping", body["error"]["message"])
         self.assertEqual(server.process.wait(timeout=TIMEOUT), 0)
         self.assertLess(time.monotonic() - stopped_at, 15, "the grace, not the 30 s request deadline")
 
@@ -169,6 +170,7 @@ class StopCase(unittest.TestCase):
         self.assertEqual(server.process.wait(timeout=TIMEOUT), 0)
         self.assertLess(time.monotonic() - stopped_at, 15, "nothing was in progress: no grace to wait out")
 
+    @ctrl_c_heard
     def test_ctrl_c_stops_with_one_line_and_status_130(self):
         server = self.serve()
         client = self.connect(server)
@@ -182,6 +184,7 @@ class StopCase(unittest.TestCase):
 
 
 class OneProcessStopTest(StopCase):
+    @ctrl_c_heard
     def test_a_ctrl_c_that_lands_as_a_connection_is_dispatched_leaves_its_request_answered(self):
         server = self.serve_hooked("SIGINT")
         client = self.connect(server)
@@ -265,6 +268,79 @@ class StopInThisProcessTest(unittest.TestCase):
             status, headers, body = response_of(read_response(client))  # before: ConnectionResetError
             self.assertEqual((status, headers["retry-after"]), (503, "1"))
 
+    def test_a_backlog_filled_past_its_size_and_refilled_as_it_is_drained_is_answered_never_reset(self):
+        self.server = streamable_http.make_server(FakeHandler(), LOOPBACK._replace(limits=Limits(backlog=4)))
+        self.addCleanup(self.server.server_close)
+        waiting = [self.connect() for _ in range(5)]  # the kernel queues more than the backlog (Linux one more)
+        for client in waiting:
+            client.sendall(head_of(PING) + PING)
+        again = []  # clients told to send again, which connect again at once
+        refused = []
+        refuse = self.server.refuse
+
+        def refuse_and_connect_again(connection: socket.socket, reply: bytes) -> None:
+            refuse(connection, reply)
+            refused.append(connection)
+            if len(refused) >= len(waiting) and len(again) < 3:  # the backlog has room: each queued as it drains
+                again.append(self.connect())
+                select.select([self.server.socket], [], [], TIMEOUT)  # until the kernel has queued it
+
+        with mock.patch.object(self.server, "refuse", refuse_and_connect_again):
+            self.stop(TIMEOUT).join(TIMEOUT)  # no connection open: the grace ends at once
+        for client in waiting + again:
+            status, headers, body = response_of(read_response(client))  # before: the fifth reset
+            self.assertEqual((status, headers["retry-after"]), (503, "1"))
+        self.assertEqual(len(again), 3)
+
+    def test_a_body_still_arriving_when_the_grace_ends_is_answered_503_while_its_client_sends(self):
+        self.serve()
+        uploading = self.connect()
+        uploading.sendall(head_of(b" " * 4_000_000))
+        sending = threading.Event()
+        sending.set()
+
+        def trickle() -> None:  # 100 KiB a second: 40 s for the whole body
+            try:
+                while sending.is_set():
+                    uploading.sendall(b" " * 1024)
+                    time.sleep(0.01)
+            except OSError:  # the server closed the connection
+                pass
+
+        thread = threading.Thread(target=trickle)
+        thread.start()
+        self.addCleanup(thread.join, TIMEOUT)
+        self.addCleanup(sending.clear)
+        self.assertTrue(until(lambda: self.server.slots.count() == 1 and not self.server.slots.idle))
+        self.server.shutdown()
+        self.stop(0.2)  # the grace ends long before the body would
+        status, headers, body = response_of(read_response(uploading))  # before: cut, no bytes
+        self.assertEqual((status, headers["retry-after"], headers["connection"]), (503, "1", "close"))
+        self.assertIn("stopping", body["error"]["message"])
+
+    def test_the_stop_ends_an_open_listen_stream_at_once_with_its_result(self):
+        stream = listening.Stream("agent", "listen-1", [])
+        stream.put([{"jsonrpc": "2.0", "method": "acknowledged"}])
+        stream.closing = {"jsonrpc": "2.0", "id": "listen-1", "result": {"resultType": "complete"}}
+        self.server = streamable_http.make_server(lambda message, **_: stream, LOOPBACK)
+        self.addCleanup(self.server.server_close)
+        with mock.patch.object(streamable_http, "STREAM_WAKE_SECONDS", 3600.0):  # its own look: once an hour
+            self.serve()
+            listener = self.connect()
+            listener.sendall(head_of(PING) + PING)
+            seen = b""
+            while b"acknowledged" not in seen:  # the stream is being written
+                chunk = listener.recv(4096)
+                self.assertTrue(chunk, seen)
+                seen += chunk
+            self.server.shutdown()
+            self.stop(TIMEOUT)
+            while not seen.endswith(b"\n\n") or b'"listen-1"' not in seen:  # before: socket.timeout
+                chunk = listener.recv(4096)
+                self.assertTrue(chunk, seen)
+                seen += chunk
+        self.assertEqual(json.loads(seen.split(b"data: ")[-1])["result"], {"resultType": "complete"})
+
     def test_a_hurried_stop_cuts_what_is_still_open_without_waiting_out_its_grace(self):
         self.serve()
         stalled = self.connect()
@@ -276,6 +352,82 @@ class StopInThisProcessTest(unittest.TestCase):
         stopping.join(TIMEOUT)
         self.assertFalse(stopping.is_alive(), "the stop waits out its hour of grace")
         self.assertEqual(self.server.slots.count(), 0)
+
+
+@unittest.skipUnless(hasattr(signal, "pthread_kill"), "needs signal.pthread_kill")
+class SignalWakeTest(unittest.TestCase):
+    """A signal that stops a server wakes its serving loop as it arrives, on whichever thread the kernel delivers it
+    (Stop.hear_signals: the wake-up descriptor is the stop's socket), not at the loop's next timeout; the process's
+    one wake-up descriptor is handed back whichever stop ends first, and a forked process hears none through its
+    parent's stop."""
+
+    def setUp(self):
+        self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
+        self.addCleanup(signal.set_wakeup_fd, wakeup_fd())  # as it was, whatever a failed test left
+
+    def new_stop(self) -> streamable_http.Stop:
+        stop = streamable_http.Stop()
+        self.addCleanup(stop.close)
+        return stop
+
+    def test_a_sigterm_delivered_to_another_thread_wakes_the_serving_loop_through_its_stop(self):
+        stop = self.new_stop()
+        server = streamable_http.make_server(FakeHandler(), LOOPBACK, stop=stop)
+        self.addCleanup(server.server_close)
+        self.addCleanup(command_line.stop_on_signals(stop, (signal.SIGTERM,)))
+        main = threading.get_ident()
+
+        def signal_this_thread() -> None:
+            until(lambda: in_select(main))
+            signal.pthread_kill(threading.get_ident(), signal.SIGTERM)  # its handler runs on the main thread alone
+
+        taken = []
+        woken = stop.woken
+        thread = threading.Thread(target=signal_this_thread)
+        with mock.patch.object(stop, "woken", lambda: taken.append(woken()) or taken[-1]):
+            thread.start()
+            server.serve_forever(poll_interval=TIMEOUT)  # before: woken only once this timed out
+        thread.join(TIMEOUT)
+        self.assertEqual(stop.reason, "SIGTERM")
+        self.assertIn(bytes([signal.SIGTERM]), b"".join(taken), "the signal's own byte woke the loop")
+
+    def test_the_wake_up_is_handed_back_whichever_stop_ends_first(self):
+        own = socket.socketpair()
+        for end in own:
+            end.setblocking(False)
+            self.addCleanup(end.close)
+        signal.set_wakeup_fd(own[1].fileno())
+        for first_ends in ("the first to begin", "the last to begin"):
+            with self.subTest(first_ends=first_ends):
+                stops = [streamable_http.Stop(), streamable_http.Stop()]
+                for stop in stops:
+                    self.addCleanup(stop.close)
+                    stop.hear_signals()
+                self.assertEqual(wakeup_fd(), stops[1].wake_end.fileno())
+                ending, staying = stops if first_ends == "the first to begin" else stops[::-1]
+                ending.close()
+                self.assertEqual(wakeup_fd(), staying.wake_end.fileno())
+                staying.close()
+                self.assertEqual(wakeup_fd(), own[1].fileno())
+
+    @unittest.skipUnless(http_workers.can_fork(), "needs os.fork")
+    def test_a_process_forked_while_a_stop_hears_signals_hears_none_through_it(self):
+        before = wakeup_fd()
+        stop = self.new_stop()
+        stop.hear_signals()
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: says its wake-up descriptor, and leaves
+            try:
+                os.write(write_end, str(wakeup_fd()).encode())
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        seen = os.read(read_end, 64)
+        os.close(read_end)
+        os.waitpid(pid, 0)
+        self.assertEqual(int(seen), before)  # before: its parent's socket, shared with it
+        self.assertEqual(wakeup_fd(), stop.wake_end.fileno())
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ several processes is refused before anything is written."""
 
 import os
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -18,9 +19,11 @@ from osfoundry_tools.server.options import parse_options
 from osfoundry_tools.server.workspace import open_workspace
 from osfoundry_tools.stores import kb_store, record_store
 from tests import test_http_processes
-from tests.helpers import assert_server_refuses
+from tests.helpers import assert_server_refuses, ctrl_c_heard, demo_over_http, until
 from tests.test_concurrent_reads import locations
-from tests.test_mcp_server_http import Agent, HttpServer
+from tests.test_http_limits import read_response, response_of
+from tests.test_http_stop import PING, head_of
+from tests.test_mcp_server_http import Agent
 
 STOP_SECONDS = 30
 CONNECTIONS = 200  # new connections tried before concluding that one worker never answers
@@ -47,16 +50,6 @@ def ended(pid):
     return not state.stdout.strip() or state.stdout.strip().startswith("Z")
 
 
-def until(condition, seconds=STOP_SECONDS):
-    """Whether `condition()` holds within `seconds`, asked every 50 ms."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 def read_bytes(path):
     with open(path, "rb") as file:
         return file.read()
@@ -64,14 +57,28 @@ def read_bytes(path):
 
 def served(test, *extra):
     """The demo served by `--workers 2` on two files (or one PostgreSQL database), stopped when the test ends."""
-    folder = tempfile.TemporaryDirectory()
-    test.addCleanup(folder.cleanup)
-    kb_db, records_db = locations(folder.name)
-    server = HttpServer("--demo", "--kb-db", kb_db, "--records-db", records_db, "--workers", "2", *extra)
-    test.addCleanup(server.log.close)
-    test.addCleanup(stop_quietly, server)
+    server = demo_over_http(test, "--workers", "2", *extra, databases=locations)
     test.addCleanup(kill_left, workers_of(server.process.pid))  # last: after its server's own stop
     return server
+
+
+def holder(client, pids):
+    """Which of the processes `pids` holds the server's end of the connection `client` (Linux's /proc), or None."""
+    port = client.getsockname()[1]
+    for pid in pids:
+        table = {}
+        with open(f"/proc/{pid}/net/tcp", encoding="ascii") as tcp:
+            for line in tcp.read().splitlines()[1:]:
+                fields = line.split()
+                table[fields[9]] = int(fields[2].rsplit(":", 1)[1], 16)  # inode -> remote port
+        for descriptor in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{descriptor}")
+            except OSError:  # closed meanwhile
+                continue
+            if link.startswith("socket:[") and table.get(link[8:-1]) == port:
+                return pid
+    return None
 
 
 def kill_left(workers):
@@ -80,11 +87,6 @@ def kill_left(workers):
         found = subprocess.run(["ps", "-o", "stat=,args=", "-p", str(pid)], capture_output=True, text=True, timeout=10)
         if "mcp_server.py" in found.stdout and not found.stdout.strip().startswith("Z"):
             os.kill(pid, signal.SIGKILL)
-
-
-def stop_quietly(server):
-    if server.process.poll() is None:
-        server.stop()
 
 
 @unittest.skipUnless(http_workers.can_fork(), "needs os.fork")
@@ -124,6 +126,7 @@ class WorkersTest(unittest.TestCase):
         self.assertTrue(all(gone(pid) for pid in workers), workers)
         self.assertIn("mcp_server: SIGTERM: stopping", server.text())
 
+    @ctrl_c_heard
     def test_ctrl_c_to_the_server_stops_every_worker_and_exits_130(self):
         server = served(self)
         workers = workers_of(server.process.pid)
@@ -154,7 +157,7 @@ class WorkersTest(unittest.TestCase):
         workers = workers_of(server.process.pid)
         server.process.kill()
         server.process.wait(timeout=STOP_SECONDS)
-        self.assertTrue(until(lambda: all(ended(pid) for pid in workers), 10), workers)
+        self.assertTrue(until(lambda: all(ended(pid) for pid in workers), 10, every=0.05), workers)
         self.assertEqual([server.text().count(f"mcp_server worker {n}: SIGTERM: stopping") for n in (1, 2)], [1, 1])
         listener = http_workers.listen("127.0.0.1", server.port, 8)  # OSError if a worker still held it
         listener.close()
@@ -164,9 +167,9 @@ class WorkersTest(unittest.TestCase):
         first, second = workers_of(server.process.pid)
         os.kill(second, signal.SIGKILL)
         # the killed worker may still be listed a moment (a zombie until its parent reaps it): wait for a new one
-        self.assertTrue(until(lambda: len(set(workers_of(server.process.pid)) - {first, second}) == 1, 20))
+        self.assertTrue(until(lambda: len(set(workers_of(server.process.pid)) - {first, second}) == 1, 20, 0.05))
         replacement = (set(workers_of(server.process.pid)) - {first, second}).pop()
-        self.assertTrue(until(lambda: second not in workers_of(server.process.pid), 20), "the killed one reaped")
+        self.assertTrue(until(lambda: second not in workers_of(server.process.pid), 20, 0.05), "the killed one reaped")
         self.addCleanup(kill_left, [replacement])
         self.assertIsNone(server.process.poll(), "the server goes on")
         self.assertRegex(server.text(), rf"\nmcp_server: worker ([12]) \(pid {second}\) was killed by signal 9; a new "
@@ -180,7 +183,29 @@ class WorkersTest(unittest.TestCase):
                 agent.close()
         server.process.send_signal(signal.SIGTERM)
         self.assertEqual(server.process.wait(timeout=STOP_SECONDS), 0)
-        self.assertTrue(until(lambda: gone(first) and gone(replacement), 10))
+        self.assertTrue(until(lambda: gone(first) and gone(replacement), 10, 0.05))
+
+    @unittest.skipUnless(os.path.isdir("/proc/self/fd"), "finds the worker holding a connection in /proc")
+    def test_a_worker_killed_mid_request_ends_its_connection_unanswered_and_a_new_one_is_answered(self):
+        server = served(self)
+        workers = workers_of(server.process.pid)
+        client = socket.create_connection(("127.0.0.1", server.port), timeout=STOP_SECONDS)
+        self.addCleanup(client.close)
+        client.sendall(head_of(PING) + PING[:5])  # a request under way: its body still to come
+        self.assertTrue(until(lambda: holder(client, workers) is not None, 20, 0.05))
+        killed = holder(client, workers)
+        os.kill(killed, signal.SIGKILL)
+        try:
+            self.assertEqual(client.recv(1), b"")  # its end closed by the kernel: no byte of any answer
+        except ConnectionResetError:  # or reset, when the worker had bytes of it unread
+            pass
+        self.assertTrue(until(lambda: f"(pid {killed}) was killed by signal 9; a new worker" in server.text(), 20))
+        with socket.create_connection(("127.0.0.1", server.port), timeout=STOP_SECONDS) as again:
+            again.sendall(head_of(PING) + PING)  # sent again: whichever worker takes it answers
+            status, _, body = response_of(read_response(again))
+        self.assertEqual((status, body["result"]), (200, {}))
+        server.process.send_signal(signal.SIGTERM)
+        self.assertEqual(server.process.wait(timeout=STOP_SECONDS), 0)
 
     def test_the_port_is_free_again_once_the_server_stopped(self):
         server = served(self)
@@ -318,7 +343,7 @@ class WorkersUnitTest(unittest.TestCase):
 
     def test_workers_that_keep_ending_are_replaced_until_the_sixth_within_a_minute_stops_the_server(self):
         listener = http_workers.listen("127.0.0.1", 0, 8)
-        pool = http_workers.Workers(listener, 2, stop_seconds=10)
+        pool = http_workers.Workers(listener, 2, stop_seconds=10, backlog=77)
 
         def work(number, ready):
             ready()
@@ -332,17 +357,20 @@ class WorkersUnitTest(unittest.TestCase):
         try:
             pool.wait_ready()
             with self.assertRaisesRegex(http_workers.WorkerEnded, r"^worker 2 \(pid \d+\) ended with status 4, the "
-                                        r"6th worker to end within 60 s: the server stops$"):
+                                        r"6th worker to end within 60 s: the server stops$"), \
+                    mock.patch.object(socket.socket, "listen") as listen:
                 pool.supervise(work, told.append)
         finally:
             pool.stop()
         self.assertEqual(len(told), 5)
+        self.assertEqual(listen.call_args_list, [mock.call(77)] * 5)  # its backlog back, which a stop shrinks
         self.assertRegex(told[0], r"^worker 2 \(pid \d+\) ended with status 4; a new worker 2 \(pid \d+\) serves in "
                          r"its place$")
         self.assertEqual(pool.numbers, {})
 
     def test_kill_ends_at_once_workers_that_a_stop_would_wait_for(self):
         listener = http_workers.listen("127.0.0.1", 0, 8)
+        self.addCleanup(listener.close)  # kill() leaves it, as the command's stop() has let it go already
         pool = http_workers.Workers(listener, 2, stop_seconds=600)  # a stop would wait ten minutes for them
 
         def work(number, ready):

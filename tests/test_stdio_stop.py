@@ -1,7 +1,7 @@
 """mcp_server.py over stdio, stopped by SIGTERM as closing stdin stops it: the message under way is answered (a
-question waiting for a person is given up, its write not made), then one line, the approvals' summary, the
-databases closed, status 0; before, SIGTERM killed it (status -15) with nothing said. Ctrl-C still ends it with
-status 130 (tests/test_commands.py).
+question waiting for a person is given up, its write not made, and answered "stopped" whichever of the two stopped
+it), then one line, the approvals' summary, the databases closed, status 0; before, SIGTERM killed it (status -15)
+with nothing said. Ctrl-C still ends it with status 130 (tests/test_commands.py).
 
 A real server on pipes; each line is waited for at most TIMEOUT seconds, by a reader thread.
 """
@@ -107,6 +107,25 @@ class SigtermOverStdioTest(unittest.TestCase):
         self.assertIn("\nmcp_server: SIGTERM: stopping\nmcp_server: approvals: asked: 1; ", text)
         self.assertIn("; unanswered: 0; stopped: 1; ", text)
         self.assertNotIn("Traceback", text)
+
+    def test_stdin_closing_while_a_question_waits_answers_the_call_as_stopped_not_as_a_silent_person(self):
+        server = self.serve("--approve-writes")
+        version = server.call("read_record_item", ITEM)["version"]
+        call_id = server.request("tools/call", {"name": "edit_record_item", "arguments": dict(
+            ITEM, expected_version=version, values={"status": "triaged"}, idempotency_key="eof-1")})
+        self.assertEqual(server.receive()["method"], "elicitation/create")
+        server.process.stdin.close()  # type: ignore[union-attr]
+        answer = server.receive()
+        self.assertEqual(answer["id"], call_id, answer)
+        refusal = json.loads(answer["result"]["content"][0]["text"])
+        self.assertEqual(refusal["answer"], "stopped", refusal)  # before: "unanswered", "no answer came ... within
+        self.assertNotIn("no answer came", refusal["message"])  # 600 seconds", the moment stdin closed
+        self.assertIn("nothing was saved", refusal["message"])
+        self.assertIsNone(server.receive(), "stdout closes: the server has stopped")
+        self.assertEqual(server.process.wait(TIMEOUT), 0)
+        text = server.text()
+        self.assertIn("\nmcp_server: stdin closed: stopping\nmcp_server: approvals: asked: 1; ", text)
+        self.assertIn("; unanswered: 0; stopped: 1; ", text)
 
 
 if __name__ == "__main__":

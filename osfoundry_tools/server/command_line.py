@@ -2,8 +2,9 @@
 HTTP, or from several worker processes, as its options (options.py) say, and stopping on EOF, SIGTERM or Ctrl-C.
 
 A signal that stops a server only marks the stop (stop_on_signals, record_sigterm), never raises where it lands:
-the serving loop sees the mark between two connections (HTTP) or two messages (stdio) and stops in order. Only a
-workers' parent, which serves nothing itself, is stopped by an exception (stop_on_sigterm).
+the serving loop sees the mark between two connections (HTTP), woken as the signal arrives on whichever thread, or
+two messages (stdio) and stops in order. Only a workers' parent, which serves nothing itself, is stopped by an
+exception (stop_on_sigterm).
 
 Layer: server, its top.
 """
@@ -174,7 +175,8 @@ def serve_in_workers(options: argparse.Namespace, workspace: Workspace, listener
     workspace.close()
     address = listener.getsockname()
     pool = http_workers.Workers(listener, options.workers,
-                                stop_seconds=options.http_grace_seconds + http_workers.STOP_MARGIN_SECONDS)
+                                stop_seconds=options.http_grace_seconds + http_workers.STOP_MARGIN_SECONDS,
+                                backlog=options.http_limits.backlog)
     signal.signal(signal.SIGTERM, stop_on_sigterm)
     options.sessions_folder = sessions.new_folder()  # every worker's sessions, in one book
     work = functools.partial(serve_as_worker, options, description, listener)
@@ -244,9 +246,10 @@ def stop_on_signals(stop: streamable_http.Stop, numbers: Sequence[int]) -> Calla
     accept and its connection's thread, say): the first asks the stop (its name the reason), a Ctrl-C after it
     hurries it (the grace ends now), and a SIGTERM after it is ignored (a service manager's to the whole group of
     processes, then a worker's parent's), so that none cuts the grace short. A signal ignored already stays so
-    (Ctrl-C in a worker, which its parent hears, or in a server started in the background or under nohup).
-    Returns what to call once stopped: Ctrl-C raises again (it can cut the closing of the databases short), and
-    SIGTERM stays ignored."""
+    (Ctrl-C in a worker, which its parent hears, or in a server started in the background or under nohup). The
+    stop hears the signals (Stop.hear_signals): the serving loop wakes as one arrives, whichever thread the kernel
+    delivers it to. Returns what to call once stopped: Ctrl-C raises again (it can cut the closing of the
+    databases short), SIGTERM stays ignored, and the signals' wake-up goes back to what it was."""
     def asked(number: int, frame: Any) -> None:
         if stop.reason is None:
             stop.ask(signal.Signals(number).name)
@@ -255,11 +258,13 @@ def stop_on_signals(stop: streamable_http.Stop, numbers: Sequence[int]) -> Calla
 
     previous = {number: signal.signal(number, asked) for number in numbers
                 if signal.getsignal(number) is not signal.SIG_IGN}
+    stop.hear_signals()
 
     def stopped() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if signal.SIGINT in previous:
             signal.signal(signal.SIGINT, previous[signal.SIGINT] or signal.SIG_DFL)
+        stop.deaf_to_signals()
 
     return stopped
 

@@ -18,6 +18,8 @@ Glossary:
                  budget (Limits.small_share) is kept for bodies announced at most SMALL_BODY, so a ping or a tool
                  call never waits behind large bodies, however many trickle in (BodyBudget says the rest)
   unreadable     input that breaks a limit or is no HTTP/1.x request: answered 400, 408, 414 or 431, then closed
+  stopped        a request still arriving when a server's stop ends its grace: its reading ended (Slots.cut_all),
+                 it is answered 503, then closed
   give back      once many connections have closed, the memory they used is returned to the system: see below
 
 A client that announces a large body and stalls holds only the bytes it has sent, and is answered 408 and closed at
@@ -176,6 +178,11 @@ class NoRoom(Exception):
     """The body budget made no room for a body's next bytes before its request's deadline (BodyBudget)."""
 
 
+class Stopped(Exception):
+    """The server's stop ended the reading of a request still arriving at the end of its grace (Slots.cut_all):
+    the request is answered 503, not read further."""
+
+
 # ---------------------------------------------------------------------------
 # One connection's requests, read within the limits.
 
@@ -186,10 +193,12 @@ class RequestReader:
     and not yet read: at most CHUNK more than the line being read (or the start of the next request, when a client
     sends it early)."""
 
-    def __init__(self, connection: socket.socket, limits: Limits, clock: Clock = time.monotonic) -> None:
+    def __init__(self, connection: socket.socket, limits: Limits, clock: Clock = time.monotonic,
+                 stopped: Callable[[], bool] = lambda: False) -> None:
         self.connection = connection
         self.limits = limits
         self.clock = clock
+        self.stopped = stopped  # whether the stop has ended this connection's reading (Stopped), asked at each read
         self.buffer = bytearray()
         self.deadline = 0.0
 
@@ -288,15 +297,17 @@ class RequestReader:
             raise self.late() from None
         except OSError:
             raise Ended() from None
+        if self.stopped():
+            raise Stopped()
         if not chunk:
             raise Unreadable(400, "Bad Request: the connection ended in the middle of a request's headers")
         self.buffer += chunk
 
     def body(self, length: int, hold: "Hold") -> bytearray:
         """The request's body: `length` bytes, or fewer if the client stops sending; Unreadable (408) past the
-        deadline, NoRoom when the body budget makes no room for what arrived. Each chunk is taken into `hold` as
-        it arrives (at most CHUNK at a time, held meanwhile in the room the head's reading used), so a body
-        announced large and sent slowly holds only what was sent."""
+        deadline, NoRoom when the body budget makes no room for what arrived, Stopped when the server's stop ended
+        the reading. Each chunk is taken into `hold` as it arrives (at most CHUNK at a time, held meanwhile in the
+        room the head's reading used), so a body announced large and sent slowly holds only what was sent."""
         body = bytearray()
         early = min(length, len(self.buffer))  # what came with the head
         if early:
@@ -312,6 +323,8 @@ class RequestReader:
                 raise self.late() from None
             except OSError:
                 chunk = b""
+            if self.stopped():
+                raise Stopped()
             if not chunk:
                 return body
             if not hold.take(len(chunk)):
@@ -420,15 +433,18 @@ class Slots:
     open at once since memory was last given back.
 
     Each connection also says when it waits for a request (idle), whether for its first (fresh: accepted, no request
-    yet), and when one came, so that a stop (stop()) ends the kept-alive idle ones at once, lets the others finish
-    the request they are reading or answering, and lets a fresh one still send its first, until cut_fresh()."""
+    yet), when one came, and while that request is still arriving (reading), so that a stop (stop()) ends the
+    kept-alive idle ones at once, lets the others finish the request they are reading or answering, and lets a fresh
+    one still send its first, until cut_fresh(); at the end of the grace (cut_all()), a request still arriving is
+    answered 503 (Stopped), and the rest are cut."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self.open: Set[socket.socket] = set()
         self.idle: Set[socket.socket] = set()  # waiting for a request's first byte
         self.fresh: Set[socket.socket] = set()  # of the idle, those waiting for their first request
-        self.cut: Set[socket.socket] = set()  # idle when the stop ended them
+        self.reading: Set[socket.socket] = set()  # a request has begun on it, and is not read whole yet
+        self.cut: Set[socket.socket] = set()  # idle, or reading, when the stop ended their reading
         self.fresh_wait = True  # whether a fresh connection may still wait for its first request
         self.stopping = False
         self.changed = threading.Condition()
@@ -452,6 +468,7 @@ class Slots:
             self.open.discard(connection)
             self.idle.discard(connection)
             self.fresh.discard(connection)
+            self.reading.discard(connection)
             self.cut.discard(connection)
             self.changed.notify_all()
             left = len(self.open)
@@ -489,6 +506,22 @@ class Slots:
                 return False
             return True
 
+    def reads(self, connection: socket.socket) -> None:
+        """A request has begun on `connection`: it is reading it, until read_whole()."""
+        with self.changed:
+            self.reading.add(connection)
+
+    def read_whole(self, connection: socket.socket) -> None:
+        """The request on `connection` is read whole (or answered without being read): a cut at the end of the
+        grace no longer answers it 503."""
+        with self.changed:
+            self.reading.discard(connection)
+
+    def stopped_reading(self, connection: socket.socket) -> bool:
+        """Whether the stop has ended the reading of the request under way on `connection` (cut_all)."""
+        with self.changed:
+            return connection in self.cut
+
     def stop(self) -> None:
         """The server stops: no connection waits for another request, the kept-alive idle ones end now (their
         reading ends: HTTP lets a kept-alive connection close whenever it idles), the fresh ones may still receive
@@ -512,12 +545,17 @@ class Slots:
         self.fresh -= connections
 
     def cut_all(self, wait_seconds: float) -> None:
-        """End every connection still open (its reading and writing), then wait up to `wait_seconds` for their
-        threads to close them."""
+        """End every connection still open, then wait up to `wait_seconds` for their threads to close them: one
+        whose request is still arriving has its reading ended (its thread answers 503, Stopped), the others their
+        reading and writing (a call still running, an answer its client does not read)."""
         with self.changed:
             self.stopping, self.fresh_wait = True, False
             for connection in self.open:
-                shut(connection, socket.SHUT_RDWR)
+                if connection in self.reading:
+                    self.cut.add(connection)
+                    shut(connection, socket.SHUT_RD)  # wakes the thread's recv; its answer can still be written
+                else:
+                    shut(connection, socket.SHUT_RDWR)
             self.changed.wait_for(lambda: not self.open, wait_seconds)
 
     def wait_closed(self, seconds: float) -> bool:

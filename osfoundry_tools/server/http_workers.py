@@ -15,8 +15,9 @@ Glossary:
   lifeline   a pipe the parent holds open and never writes: a worker reading its end of file knows the parent is
              gone (killed with SIGKILL, say) and stops itself, rather than serving the port on, unsupervised
   heal       a worker that ends by itself (killed, crashed) is replaced at once by a new one of its number,
-             which opens its own workspace as the first did, from the listener the parent keeps; the service
-             goes on answering meanwhile from the others. Once more than MAX_ENDS have ended within ENDS_SECONDS,
+             which opens its own workspace as the first did, from the listener the parent keeps (its backlog
+             given back first: a worker stopped alone shrinks it as it lets the port go); the service goes on
+             answering meanwhile from the others. Once more than MAX_ENDS have ended within ENDS_SECONDS,
              serving is plainly failing (a database gone, a bug at start): the server stops, in one line naming
              the last worker's end, with exit status 1
   stop       SIGTERM to every worker still running, then each waited for (SIGKILL after its grace and
@@ -43,6 +44,7 @@ STOP_SECONDS = 60.0  # how long a stopped worker may take to answer the requests
 STOP_MARGIN_SECONDS = 15.0  # beyond a worker's grace: its databases closed, the calls still running answered
 MAX_ENDS = 5  # workers that may end by themselves within ENDS_SECONDS, each replaced; one more stops the server
 ENDS_SECONDS = 60.0
+BACKLOG = 1024  # the listener's, as http_front.Limits has it unless --http-backlog says otherwise
 Work = Callable[[int, Callable[[], None]], int]
 
 
@@ -69,9 +71,10 @@ class Workers:
     supervise(), stopped with stop()."""
 
     def __init__(self, listener: socket.socket, count: int, clock: Callable[[], float] = time.monotonic,
-                 stop_seconds: float = STOP_SECONDS) -> None:
+                 stop_seconds: float = STOP_SECONDS, backlog: int = BACKLOG) -> None:
         self.listener = listener
         self.count = count
+        self.backlog = backlog  # the listener's, given back to it before a worker is replaced
         self.clock = clock
         self.stop_seconds = stop_seconds
         self.numbers: Dict[int, int] = {}  # pid -> the worker's number, 1 to count, while it runs
@@ -164,6 +167,7 @@ class Workers:
             if len(self.ended_at) > MAX_ENDS:
                 raise WorkerEnded(f"{how}, the {count_of(len(self.ended_at))} worker to end within "
                                   f"{ENDS_SECONDS:g} s: the server stops")
+            self.listener.listen(self.backlog)  # a worker that stopped (SIGTERM) shrank it as it let the port go
             new = self.fork(number, work, lambda: None)
             told(f"{how}; a new worker {number} (pid {new}) serves in its place")
 

@@ -140,8 +140,9 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     p.add_argument("--http-grace-seconds", metavar="SECONDS", type=grace_seconds, help=(
         "with --http: on SIGTERM or Ctrl-C, how long the requests in progress may take to finish (default "
         f"{streamable_http.GRACE_SECONDS:g}; 0 cuts them at once). Meanwhile idle connections are closed, new "
-        "connections and requests are answered 503 with Retry-After, and at its end connections still open "
-        "are cut; the server then exits 0 after SIGTERM, 130 after Ctrl-C, with one line. With --workers, "
+        "connections and requests are answered 503 with Retry-After, and at its end so is a request still "
+        "arriving, and the other connections still open are cut; the server then exits 0 after SIGTERM, 130 "
+        "after Ctrl-C, with one line. With --workers, "
         "each worker stops so"))
     p.add_argument("--rerank", action="store_true", help=(
         "re-order each search's best matches by a small local sentence-embedding model (all-MiniLM-L6-v2, run "

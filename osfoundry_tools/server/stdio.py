@@ -3,7 +3,8 @@ person's answer still sees the client's messages.
 
 Layer: server, a transport: it hands the methods one line at a time. It stops at EOF, or once `stopping()` says so
 (SIGTERM's mark, looked at between two messages and while a question waits): the message under way is answered
-first, and the question is given up, unanswered.
+first, and a question waiting for a person is given up, the call answered "stopped" (Peer.stopping: for EOF too,
+never as if the person had not answered in time).
 """
 
 import collections
@@ -130,7 +131,8 @@ class Peer:
         self.inbox = inbox
         self.stdout = stdout
         self.clock = clock
-        self.stopping = stopping  # whether a stop was asked (a signal's handler marks it, nothing more)
+        self.asked_to_stop = stopping  # whether a stop was asked (a signal's handler marks it, nothing more)
+        self.hung_up = False  # stdin has closed
         self.deferred: Deque[Any] = collections.deque()
         self.capabilities: Any = None
         self.client: Dict[str, Any] = {}
@@ -171,11 +173,17 @@ class Peer:
         """What initialize said of the client."""
         self.capabilities, self.client = capabilities, client
 
+    def stopping(self) -> bool:
+        """Whether the server is stopping: a stop was asked, or stdin has closed (a question given up for either is
+        answered "stopped", not as a person's silence)."""
+        return self.hung_up or self.asked_to_stop()
+
     def lines(self) -> Iterator[Optional[bytes]]:
         """Each line to answer, those held back during a question first, until stdin closes or a stop is asked."""
-        while not self.stopping():
+        while not self.asked_to_stop():
             line = self.deferred.popleft() if self.deferred else self.next_line()
             if line is END:
+                self.hung_up = True
                 return
             yield line
 
@@ -183,7 +191,7 @@ class Peer:
         """The inbox's next line, waiting `seconds` at most (queue.Empty then; None: as long as it takes); END once
         stdin has closed or a stop is asked, which the wait looks at every STOP_LOOK_SECONDS."""
         deadline = None if seconds is None else self.clock() + seconds
-        while not self.stopping():
+        while not self.asked_to_stop():
             left = STOP_LOOK_SECONDS if deadline is None else max(0.0, min(STOP_LOOK_SECONDS, deadline - self.clock()))
             try:
                 return self.inbox.get(timeout=left)
@@ -210,7 +218,8 @@ class Peer:
             except queue.Empty:
                 return None
             if line is END:
-                self.deferred.append(END)
+                self.hung_up = True
+                self.deferred.append(END)  # the lines that came before it are answered after the call
                 return None
             message = self.sort(line, call_id)
             if isinstance(message, dict) and message.get("id") == asked_id and "method" not in message:

@@ -16,16 +16,18 @@ Glossary (the MCP specification's transports page and security section, revision
   metadata        the RFC 9728 protected-resource document that tells a client how to authenticate
   stop            on SIGTERM or Ctrl-C (or shutdown()): asked of the server through a Stop, which a signal's
                   handler only marks (the serving loop sees it between two connections, so that no signal lands
-                  between an accept and its connection's thread); the server stops waiting for new requests, lets
+                  between an accept and its connection's thread), and whose socket the signal's arrival wakes the
+                  loop through, on whichever thread it lands; the server stops waiting for new requests, lets
                   each request whose first byte has come finish within the grace (--http-grace-seconds, default
-                  GRACE_SECONDS) and closes its connection after the answer; kept-alive idle connections end at
-                  once; a connection accepted before the stop with no request yet has its first request served if
-                  it comes within FIRST_REQUEST_SECONDS, and is answered 503 with Retry-After after that; a new
-                  connection, one still waiting in the backlog, or a request that arrives on a connection as the
-                  stop ends it, is answered 503 with Retry-After; at the end of the grace, connections still open
-                  (a client that does not read, a call still running) are cut, the backlog answered 503, and the
-                  listener closed. The command then exits 0 after SIGTERM, 130 after Ctrl-C, with one line, in
-                  one process as with --workers
+                  GRACE_SECONDS) and closes its connection after the answer; kept-alive idle connections and
+                  listen streams end at once (a listen's result written); a connection accepted before the stop
+                  with no request yet has its first request served if it comes within FIRST_REQUEST_SECONDS, and
+                  is answered 503 with Retry-After after that; a new connection, one still waiting in the backlog,
+                  or a request that arrives on a connection as the stop ends it, is answered 503 with Retry-After;
+                  at the end of the grace, a request still arriving is answered 503 too, connections still open
+                  otherwise (a client that does not read, a call still running) are cut, the backlog is shrunk
+                  and answered 503 until empty, and the listener closed. The command then exits 0 after SIGTERM,
+                  130 after Ctrl-C, with one line, in one process as with --workers
 
 Before any of that, http_front.py reads each request within its limits (connections, head and body sizes, a
 deadline per request), and every header that decides who asks or what is asked must come once: two Origin,
@@ -55,15 +57,19 @@ import http.server
 import ipaddress
 import json
 import logging
+import os
 import re
 import select
 import selectors
+import signal
 import socket
 import sys
 import threading
 import time
 import urllib.parse
-from typing import Any, Callable, Deque, Dict, FrozenSet, List, NamedTuple, Optional, Tuple, Union, cast
+from typing import (
+    Any, Callable, ClassVar, Deque, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple, Union, cast,
+)
 
 from osfoundry_tools.core import checks, rejections
 from osfoundry_tools.server import http_front, listening, sessions
@@ -102,8 +108,11 @@ CUT_SECONDS = 1.0  # once the grace is over, how long the connections cut are gi
 FIRST_REQUEST_SECONDS = 1.0  # at a stop, how long a connection accepted with no request yet has to send one
 WARN_EVERY_SECONDS = 60.0  # the same warning (all connections in use, out of descriptors) once a minute at most
 REFUSED_LINGERING = 32  # connections refused for want of a slot that wait a moment before they are closed
+DRAIN_CHUNKS = 16  # of http_front.CHUNK: what a refused connection's client sent, read and dropped as it is closed
+LAST_DRAIN_SECONDS = 1.0  # at most, answering 503 to the backlog before the listener closes, however many reconnect
 UNREAD_LINE = "(no request line read)"  # the log's name for a request refused before its request line was read
 NO_FIELDS = http_front.Fields()  # the headers of a request whose head is not read (yet)
+STOPPING = f"Service Unavailable: this server is stopping; send again in {RETRY_SECONDS} s, to it or to another"
 
 
 class HttpOptions(NamedTuple):
@@ -373,24 +382,36 @@ def parsed(body: Union[bytes, bytearray]) -> Any:
 
 
 KEEPALIVE_SECONDS = 15.0  # of quiet on a listen stream before a comment line keeps it open
-STREAM_WAKE_SECONDS = 0.5  # how often a quiet listen stream looks whether the server is stopping
+STREAM_WAKE_SECONDS = 0.5  # how often a quiet listen stream counts its quiet towards a keep-alive
 STREAM_SEND_BUFFER = 64 * 1024  # bytes the kernel holds for one listen stream's client (not the default megabytes)
+WAKE_BYTES = 512  # the most wake-up bytes the serving loop takes at a time
 
 
 class Stop:
     """A stop asked of a serving McpHttpServer, from another thread or from a signal's handler, which may run
     anywhere on the main thread: ask() only records why and wakes the serving loop (a byte on a socket it watches
     beside the listener), which sees it between two connections and returns, so that no exception ever lands
-    between an accept and the start of that connection's thread. hurry() ends the stop's grace at once."""
+    between an accept and the start of that connection's thread. hurry() ends the stop's grace at once.
+
+    A signal's Python handler runs on the main thread alone, once that thread next runs Python: a signal the kernel
+    delivers to another thread (a connection's) would be seen only when the loop's select times out. So a stop that
+    hears signals (hear_signals(), on the main thread) has the signal's arrival itself write its number on the
+    wake-up socket (signal.set_wakeup_fd), on whichever thread it lands: the loop wakes at once, and the handler
+    runs as it returns. A process has one such descriptor: the stops that hear signals hand it on in turn (the
+    last to begin holds it; whichever ends, the one before it, or what was there before them all, gets it back),
+    and a process forked from one hears none through its parent's sockets."""
+
+    hearing: ClassVar[List["Stop"]] = []  # the stops that hear signals, in the order they began to
+    before: ClassVar[int] = -1  # the wake-up descriptor before the first of them
 
     def __init__(self) -> None:
         self.reason: Optional[str] = None  # why the stop was asked ("SIGTERM", "SIGINT", "shutdown"), once it was
         self.hurried = False  # the grace is to end now (a second Ctrl-C)
         pair = socket.socketpair()
         for end in pair:
-            end.setblocking(False)
+            end.setblocking(False)  # set_wakeup_fd's condition, and a wake never waits
         self.waker: Optional[socket.socket] = pair[0]  # the loop's end: readable once woken
-        self.wake_end: Optional[socket.socket] = pair[1]  # the end a stop writes on
+        self.wake_end: Optional[socket.socket] = pair[1]  # the end a stop, or a signal's arrival, writes on
 
     def ask(self, reason: str) -> None:
         """Stop serving, for `reason` (the first given is kept)."""
@@ -412,20 +433,64 @@ class Stop:
             except OSError:  # full: the loop is woken already; or closed meanwhile
                 pass
 
-    def woken(self) -> None:
-        """Take the wake-up bytes, so that the loop waits again."""
+    def woken(self) -> bytes:
+        """Take the wake-up bytes, so that the loop waits again: a "." for each wake(), a signal's number for each
+        signal that arrived while this stop heard them."""
+        taken = bytearray()
         try:
-            while self.waker is not None and self.waker.recv(512):
-                pass
+            while self.waker is not None and len(taken) < WAKE_BYTES:
+                chunk = self.waker.recv(WAKE_BYTES)
+                if not chunk:
+                    break
+                taken += chunk
         except OSError:  # none left (BlockingIOError)
             pass
+        return bytes(taken)
+
+    def hear_signals(self) -> None:
+        """Have each signal that has a Python handler wake the serving loop as it arrives, on whichever thread the
+        kernel delivers it to; until deaf_to_signals() or close(). Call it on the main thread, as signal.signal
+        (ValueError elsewhere)."""
+        if self.wake_end is None or self in Stop.hearing:
+            return
+        previous = signal.set_wakeup_fd(self.wake_end.fileno(), warn_on_full_buffer=False)  # full: woken already
+        if not Stop.hearing:
+            Stop.before = previous
+        Stop.hearing.append(self)
+
+    def deaf_to_signals(self) -> None:
+        """Undo hear_signals(): the wake-up descriptor goes to the stop that heard signals before this one began to
+        (whichever of them ends first), or back to what it was before them all. On the main thread."""
+        if self not in Stop.hearing:
+            return
+        Stop.hearing.remove(self)
+        holder = Stop.hearing[-1].wake_end if Stop.hearing else None
+        if holder is not None:
+            signal.set_wakeup_fd(holder.fileno(), warn_on_full_buffer=False)
+        else:
+            signal.set_wakeup_fd(Stop.before)
+
+    @classmethod
+    def forget_signals(cls) -> None:
+        """In a process just forked: its parent's stops are not its own, so signals wake none of them (their
+        sockets are shared with the parent) and the wake-up descriptor is what it was before them."""
+        if cls.hearing:
+            cls.hearing.clear()
+            signal.set_wakeup_fd(cls.before)
 
     def close(self) -> None:
-        """Let the sockets go; ask() and hurry() still record after it, waking nothing."""
+        """Let the sockets go, deaf to signals first (on the main thread, where it heard them), so that no signal
+        writes on a descriptor closed, or reused meanwhile; ask() and hurry() still record after it, waking
+        nothing."""
+        self.deaf_to_signals()
         ends, self.waker, self.wake_end = (self.waker, self.wake_end), None, None  # first: no handler sends on them
         for end in ends:
             if end is not None:
                 end.close()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=Stop.forget_signals)
 
 
 class McpHttpServer(http.server.ThreadingHTTPServer):
@@ -450,12 +515,13 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
         self.busy = response_bytes(http.HTTPStatus.SERVICE_UNAVAILABLE, f"Service Unavailable: this server holds "
                                    f"{options.limits.max_connections} connections at once, all open; connect again "
                                    f"in {RETRY_SECONDS} s", {"Retry-After": str(RETRY_SECONDS)})
-        self.stopping_reply = response_bytes(http.HTTPStatus.SERVICE_UNAVAILABLE, "Service Unavailable: this server "
-                                             f"is stopping; send again in {RETRY_SECONDS} s, to it or to another",
+        self.stopping_reply = response_bytes(http.HTTPStatus.SERVICE_UNAVAILABLE, STOPPING,
                                              {"Retry-After": str(RETRY_SECONDS)})
         self.warned: Dict[str, float] = {}  # each warning's text: when it was last logged
         self.dated: Tuple[int, str] = (-1, "")  # the second of the Date last written, and its text
         self.closing: Deque[Tuple[float, socket.socket]] = collections.deque()  # refused: (when to close, which)
+        self.streams: Set[listening.Stream] = set()  # the listen streams being written, which a stop ends at once
+        self.streams_lock = threading.Lock()
         super().__init__((options.host, options.port), RequestHandler, bind_and_activate=listener is None)
         if listener is not None:  # bound and listening already, shared with other workers (http_workers)
             self.socket.close()
@@ -475,12 +541,12 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
                 selector.register(cast(socket.socket, self.stop.waker), selectors.EVENT_READ)
                 while self.stop.reason is None:
                     ready = [key.fileobj for key, _ in selector.select(poll_interval)]
+                    if self.stop.waker in ready:
+                        self.stop.woken()
                     if self.stop.reason is not None:
                         break
                     if self.socket in ready:
                         self.accept_one()
-                    if self.stop.waker in ready:
-                        self.stop.woken()
                     self.service_actions()
         finally:
             self.loop_ended.set()
@@ -514,13 +580,14 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
     def refuse_busy(self, connection: socket.socket) -> None:
         """The 503 of a connection beyond max_connections, written without waiting (it fits any socket buffer); the
         connection is closed LINGER_SECONDS later, so that the request it sends meanwhile does not reset it before
-        the client reads the 503 (at most REFUSED_LINGERING wait so, the oldest closed at once beyond them)."""
+        the client reads the 503 (at most REFUSED_LINGERING wait so; beyond them the oldest is closed at once, what
+        its client has sent by then read and dropped first: let_go)."""
         self.warning("all %d connections are open: new ones are refused (503) until one closes; "
                      "--http-max-connections raises the cap", self.limits.max_connections)
         self.refuse(connection, self.busy)
 
     def refuse(self, connection: socket.socket, reply: bytes) -> None:
-        """Write a whole 503 `reply` without waiting, and close the connection LINGER_SECONDS later."""
+        """Write a whole 503 `reply` without waiting, and close the connection LINGER_SECONDS later (let_go)."""
         try:
             connection.setblocking(False)
             connection.send(reply)
@@ -529,12 +596,12 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
             pass
         self.closing.append((self.clock() + http_front.LINGER_SECONDS, connection))
         while len(self.closing) > REFUSED_LINGERING:
-            self.closing.popleft()[1].close()
+            let_go(self.closing.popleft()[1])
 
     def service_actions(self) -> None:
         """Between accepts (serve_forever calls it): close the refused connections whose time has come."""
         while self.closing and self.closing[0][0] <= self.clock():
-            self.closing.popleft()[1].close()
+            let_go(self.closing.popleft()[1])
 
     def shutdown_request(self, request: Any) -> None:
         """Close the connection and free its slot; once most of a crowd of connections has closed, give the memory
@@ -563,22 +630,40 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
             self.warned[text] = now
             log.warning(text, *args)
 
+    def writes(self, stream: listening.Stream) -> None:
+        """`stream` is being written to its client, until wrote(stream): a stop ends it at once (end_streams)."""
+        with self.streams_lock:
+            self.streams.add(stream)
+
+    def wrote(self, stream: listening.Stream) -> None:
+        with self.streams_lock:
+            self.streams.discard(stream)
+
+    def end_streams(self) -> None:
+        """The stop: every listen stream being written ends now, its result written and its connection closed,
+        rather than at its next look."""
+        with self.streams_lock:
+            streams = list(self.streams)
+        for stream in streams:
+            stream.end()
+
     def server_close(self) -> None:
         """Stop at once: stop listening, end every connection (stop_gracefully(0))."""
         self.stop_gracefully(0)
 
     def stop_gracefully(self, grace: float) -> None:
         """Stop within `grace` seconds (once serve_forever has returned): every kept-alive idle connection ends
-        now; the requests in progress, those whose first byte has come, are read, answered and their connections
-        closed, and so is the first request of a connection accepted with none yet, if it comes within
-        FIRST_REQUEST_SECONDS (and the grace), after which such a connection is answered 503 with Retry-After;
-        what arrives meanwhile, a new connection or a request on one the stop ended, is answered 503 so too. The
-        grace ends once no connection is open, when the stop is hurried, or at its end, when every connection
-        still open is cut (a client that does not read its answer, a call still running). Then the connections
-        still waiting in the listener's backlog are answered 503 too, the listener is closed, and the connections
-        answered 503 are closed once their clients have closed, LINGER_SECONDS after their answer at most (at
-        once with no grace)."""
+        now, and every listen stream, its result written; the requests in progress, those whose first byte has
+        come, are read, answered and their connections closed, and so is the first request of a connection
+        accepted with none yet, if it comes within FIRST_REQUEST_SECONDS (and the grace), after which such a
+        connection is answered 503 with Retry-After; what arrives meanwhile, a new connection or a request on one
+        the stop ended, is answered 503 so too. The grace ends once no connection is open, when the stop is
+        hurried, or at its end, when a request still arriving is answered 503 and every other connection still
+        open is cut (a client that does not read its answer, a call still running). Then the listener is let go
+        (let_listener_go: its backlog answered 503), and the connections answered 503 are closed once their
+        clients have closed, LINGER_SECONDS after their answer at most (at once with no grace)."""
         self.slots.stop()
+        self.end_streams()
         began = self.clock()
         end, fresh_end = began + grace, began + min(grace, FIRST_REQUEST_SECONDS)
         try:
@@ -592,35 +677,55 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
                 self.refuse_arrivals(min(0.05, max(0.0, end - self.clock())))
         finally:
             self.slots.cut_all(CUT_SECONDS)
-            try:
-                self.refuse_backlog()
-            except (OSError, ValueError):  # out of descriptors, or the listener is gone
-                pass
-            super().server_close()
+            self.let_listener_go()
             self.let_go_refused(self.clock() + (http_front.LINGER_SECONDS if grace > 0 else 0.0))
             if self.owns_stop:
                 self.stop.close()
 
+    def let_listener_go(self) -> None:
+        """Close the listener, resetting as few connections as the kernel allows: closing it resets every
+        connection the kernel completed and queued, and clients told to send again may connect again at once. So
+        its backlog is first shrunk to none: the kernel completes at most one more connection (Linux; about one
+        on macOS), and answers no other SYN, which its client's kernel sends again a second later, to find the
+        port closed (connection refused: nothing was sent). Then every connection queued is answered 503 until none
+        is left (LAST_DRAIN_SECONDS at most), and the listener closed: only a connection whose handshake completes
+        between the last accept and the close (or was half done as the backlog shrank) is reset. With --workers
+        the listener is every worker's, so only the last close resets any; http_workers gives the backlog back
+        before it starts a worker in place of one that stopped."""
+        try:
+            self.socket.listen(0)
+            self.refuse_backlog(until=self.clock() + LAST_DRAIN_SECONDS)
+        except (OSError, ValueError):  # out of descriptors, or the listener is gone (a second server_close)
+            pass
+        super().server_close()
+
     def refuse_arrivals(self, seconds: float) -> None:
         """During a stop's grace: wait up to `seconds` for new connections and answer each 503 (refuse_backlog),
-        and close the refused connections whose time has come."""
+        and close the refused connections whose time has come; a hurry() (a second Ctrl-C) ends the wait at once."""
         self.service_actions()
+        waker = self.stop.waker
         try:
-            ready, _, _ = select.select([self.socket], [], [], seconds)
-            if ready:
+            ready, _, _ = select.select([self.socket] + ([waker] if waker is not None else []), [], [], seconds)
+            if waker is not None and waker in ready:
+                self.stop.woken()
+            if self.socket in ready:
                 self.refuse_backlog()
         except (OSError, ValueError):  # out of descriptors, or the listener is gone: the stop goes on
             time.sleep(seconds)
 
-    def refuse_backlog(self) -> None:
-        """Answer 503 (as refuse_busy does) to each connection waiting in the non-blocking listener's backlog, at
-        most as many as it holds, so that none is reset when the listener closes."""
-        for _ in range(self.limits.backlog):
+    def refuse_backlog(self, until: Optional[float] = None) -> None:
+        """Answer 503 (as refuse_busy does) to each connection waiting in the non-blocking listener's backlog, so
+        that none is reset when the listener closes: during the grace, at most as many as it holds (the stop looks
+        at its clock between two such rounds); with `until` (a clock() time), the last drain before the listener
+        closes, until none is left, however many clients connect again meanwhile, or `until` comes."""
+        taken = 0
+        while taken < self.limits.backlog if until is None else self.clock() < until:
             try:
                 connection, _ = self.socket.accept()
             except (BlockingIOError, InterruptedError):  # none waits (or another worker took it)
                 return
             self.refuse(connection, self.stopping_reply)
+            taken += 1
 
     def let_go_refused(self, until: float) -> None:
         """Close each refused connection once its client has closed its end (what it sends meanwhile is read and
@@ -635,7 +740,7 @@ class McpHttpServer(http.server.ThreadingHTTPServer):
                 if self.clock() >= due:
                     connection = self.closing.popleft()[1]
                     selector.unregister(connection)
-                    connection.close()
+                    let_go(connection, scratch)
                     continue
                 for key, _ in selector.select(due - self.clock()):
                     connection = cast(socket.socket, key.fileobj)
@@ -657,6 +762,19 @@ class McpHttpServer6(McpHttpServer):
     """The same, bound to an IPv6 address such as ::1."""
 
     address_family = socket.AF_INET6
+
+
+def let_go(connection: socket.socket, scratch: Optional[bytearray] = None) -> None:
+    """Close a refused connection, what its client has sent by now read and dropped first (DRAIN_CHUNKS at most),
+    so that the close is an end of file to the client, not the reset that unread bytes make."""
+    scratch = scratch if scratch is not None else bytearray(http_front.CHUNK)
+    try:
+        for _ in range(DRAIN_CHUNKS):
+            if not connection.recv_into(scratch):  # the client has closed
+                break
+    except OSError:  # nothing more to read now (BlockingIOError), or reset
+        pass
+    connection.close()
 
 
 def still_open(connection: socket.socket, scratch: bytearray) -> bool:
@@ -702,7 +820,9 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        self.reader = http_front.RequestReader(self.connection, self.mcp.limits, self.mcp.clock)
+        slots, connection = self.mcp.slots, self.connection
+        self.reader = http_front.RequestReader(connection, self.mcp.limits, self.mcp.clock,
+                                               lambda: slots.stopped_reading(connection))
 
     def handle_one_request(self) -> None:
         """Wait for a request, read its head and serve it. The connection closes when none comes in time, when the
@@ -727,20 +847,26 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         if not came:
             return
         self.requests_read += 1
+        self.mcp.slots.reads(self.connection)
         try:
             self.read_head()
         except http_front.Unreadable as problem:
             self.unread = True
             self.send_json(problem.status, error_message(None, INVALID_REQUEST, problem.message))
             return
+        except http_front.Stopped:  # still arriving at the end of the stop's grace
+            self.refuse_stopping()
+            return
         except http_front.Ended:
             return
         self.serve({"POST": self.post, "GET": self.get, "DELETE": self.delete}.get(self.command, self.refuse_method))
 
     def refuse_stopping(self) -> None:
-        """The 503 of a request that comes during a stop, the rest of the request read and dropped (finish: drain)
-        so that closing the connection does not reset it before the client has read the 503."""
+        """The 503 of a request that comes during a stop, or is still arriving when its grace ends, the rest of the
+        request read and dropped (finish: drain) so that closing the connection does not reset it before the client
+        has read the 503."""
         self.unread = True
+        self.mcp.slots.read_whole(self.connection)
         self.write(self.mcp.stopping_reply)
 
     def read_head(self) -> None:
@@ -984,6 +1110,10 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             raise Refusal(http.HTTPStatus.SERVICE_UNAVAILABLE, "Service Unavailable: the server holds as many "
                           f"request bodies as it may at once; send again in {RETRY_SECONDS} s",
                           {"Retry-After": str(RETRY_SECONDS)}) from None
+        except http_front.Stopped:  # still arriving at the end of the stop's grace
+            raise Refusal(http.HTTPStatus.SERVICE_UNAVAILABLE, STOPPING,
+                          {"Retry-After": str(RETRY_SECONDS)}) from None
+        self.mcp.slots.read_whole(self.connection)
         if len(body) < length:
             raise Refusal(http.HTTPStatus.BAD_REQUEST, f"Invalid Request: the body ended after {len(body)} of the "
                           f"{length} bytes its Content-Length announced")
@@ -1026,16 +1156,19 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
     def write_stream(self, stream: listening.Stream, look: Optional[Callable[[], bool]] = None) -> None:
         """A listen stream as server-sent events: the ack, each notification as it comes, a comment every
         KEEPALIVE_SECONDS of quiet (so that proxies and clients keep an idle stream open), and the listen's result
-        once the stream ends or the server stops; the connection closes after it. The kernel holds at most
-        STREAM_SEND_BUFFER bytes for the client, the stream's outbox the rest (listening.OUTBOX messages); a client
-        that does not read is cut after request_seconds of a blocked write, and its stream released. `look`, every
-        LOOK_SECONDS: a session's GET stream following its session (False: the session is over, the stream ends)."""
+        once the stream ends or the server stops (at once: stop_gracefully ends it); the connection closes after it.
+        The kernel holds at most STREAM_SEND_BUFFER bytes for the client, the stream's outbox the rest
+        (listening.OUTBOX messages); a client that does not read is cut after request_seconds of a blocked write,
+        and its stream released. `look`, every LOOK_SECONDS: a session's GET stream following its session (False:
+        the session is over, the stream ends)."""
         self.close_connection = True
+        self.mcp.slots.read_whole(self.connection)
         self.log_request(200)
         fields = [("Server", self.version_string()), ("Date", self.date_time_string()),
                   ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("Connection", "close")]
         quiet = 0.0
         looked = time.monotonic()
+        self.mcp.writes(stream)
         try:
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, STREAM_SEND_BUFFER)
             self.write(response_head(200, fields))
@@ -1065,6 +1198,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
         except (OSError, ValueError):  # the client went away or stopped reading
             log.debug("a listen stream's client went away")
         finally:
+            self.mcp.wrote(stream)
             stream.release()
 
     def send_error(self, code: int, message: Optional[str] = None, explain: Optional[str] = None) -> None:
@@ -1086,6 +1220,7 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             self.close_connection = self.unread = True
         if self.mcp.slots.stopping:  # the last answer on this connection: the server stops
             self.close_connection = True
+        self.mcp.slots.read_whole(self.connection)
         self.log_request(status)
         fields = [("Server", self.version_string()), ("Date", self.date_time_string()), *(headers or {}).items()]
         if body is not None:
