@@ -603,6 +603,19 @@ class HandshakeOverStdioTest(unittest.TestCase):
         self.assertIn("0.2 seconds", refused["message"])
         self.assertEqual(self.space.rows(), before)
 
+    def test_an_answer_holding_a_key_twice_is_no_answer_and_saves_nothing(self):
+        self.connect()
+        before = self.space.rows()
+        asked = self.question(self.space.article_edit())
+        approving = json.dumps(approve()["approval"])  # {"action": "accept", "content": {...}}
+        twice = approving[:-1] + ', "action": "decline"}'  # which of the two the person chose cannot be known
+        self.client.writer.write(b'{"jsonrpc": "2.0", "id": %s, "result": %s}\n' % (
+            json.dumps(asked["id"]).encode(), twice.encode()))
+        self.client.writer.flush()
+        refused = answered(self.client.receive()["result"])
+        self.assertEqual((refused["error"], refused["answer"]), ("declined", "unanswered"))
+        self.assertEqual(self.space.rows(), before)
+
     def test_an_answer_sent_with_the_call_before_the_question_is_never_taken(self):
         self.connect()
         arguments = self.space.article_edit()

@@ -193,6 +193,18 @@ class AnswerTest(ServerCase):
                 answer = self.assertRefused(self.post(body), 400, -32700)
                 self.assertIn("Parse error", answer["error"]["message"])
 
+    def test_a_body_holding_a_key_twice_is_a_400_invalid_request_to_its_id(self):
+        for body, answered in ((b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"x","name":"y"}}', 4),
+                               (b'{"jsonrpc":"2.0","method":"notifications/initialized","method":"ping"}', None)):
+            with self.subTest(body=body):
+                reply = self.post(body)
+                self.assertEqual(reply.status, 400, reply.body)
+                answer = reply.json()
+                self.assertEqual((answer["id"], answer["error"]["code"]), (answered, -32600))
+                self.assertIn('key "name" appears twice' if answered else 'key "method" appears twice',
+                              answer["error"]["message"])
+                self.assertEqual(self.handler.calls, [])
+
     def test_errors_about_the_request_or_its_version_are_400(self):
         for code in (-32700, -32600, -32020, -32022):
             with self.subTest(code=code):

@@ -290,6 +290,25 @@ class ProtocolTest(unittest.TestCase):
                 self.assertIn("Parse error", answer["error"]["message"])
         self.alive()
 
+    def test_a_key_written_twice_is_refused_to_its_id_and_saves_nothing(self):
+        item = self.first_item()
+        arguments = ('{"record_channel_id": "%s", "item_id": "%s", "values": {"status": "fixed", "status": "new"}, '
+                     '"expected_version": %d, "idempotency_key": "twice-1"}' % (CHANNEL, item["item_id"],
+                                                                                item["version"]))
+        for line, answered in (
+                ('{"jsonrpc": "2.0", "id": 71, "method": "tools/call", "params": {"name": "edit_record_item", '
+                 '"arguments": %s}}' % arguments, 71),
+                ('{"jsonrpc": "2.0", "id": 72, "id": 73, "method": "ping"}', 73)):
+            with self.subTest(line=line[-60:]):
+                self.server.write(line.encode("utf-8") + b"\n")
+                answer = self.server.receive()
+                self.assertEqual((answer["id"], answer["error"]["code"]), (answered, -32600))
+                self.assertIn("appears twice in one object", answer["error"]["message"])
+        self.server.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized", "params": {"a": 1, "a": 2}}\n')
+        after = self.server.call("read_record_item", {"record_channel_id": CHANNEL, "item_id": item["item_id"]})
+        self.assertEqual(after["structuredContent"]["version"], item["version"])  # and the notification: no answer
+        self.alive()
+
     def test_a_batch_or_another_json_value_gets_an_invalid_request_and_the_server_goes_on(self):
         for line in (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', b"[]", b"42", b'"ping"', b"null"):
             with self.subTest(line=line):

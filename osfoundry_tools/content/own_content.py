@@ -53,6 +53,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, 
 
 from osfoundry_tools import cli
 from osfoundry_tools.core import checks, rejections
+from osfoundry_tools.core.checks import RepeatedKey, unique_json
 from osfoundry_tools.stores import kb_sections, kb_store, record_fields, record_store
 
 MARKDOWN_SUFFIX = ".md"
@@ -519,28 +520,6 @@ def read_fields(path: str) -> Tuple[Optional[str], List[Dict[str, Any]]]:
         return None, data
     raise ContentError(path, f"must hold a list of field definitions, or {FIELD_FILE_OBJECT}",
                        "see examples/feature-requests.fields.json for one")
-
-
-class RepeatedKey(ValueError):
-    """A JSON object that holds one key twice: which value is meant cannot be known."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(f"key {rejections.quote(key)} appears twice in one object")
-        self.key = key
-
-
-def unique_json(text: str) -> Any:
-    """JSON text as checks.strict_json reads it; RepeatedKey for an object that holds a key twice."""
-    return checks.strict_json(text, _unique_pairs)
-
-
-def _unique_pairs(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
-    seen = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise RepeatedKey(key)
-        seen.add(key)
-    return dict(pairs)
 
 
 def json_fault(error: Exception) -> str:

@@ -10,7 +10,7 @@ import math
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from osfoundry_tools.core.clock import parse_time
-from osfoundry_tools.core.rejections import SHOWN_VALUE_CHARACTERS, InvalidArguments, name_of, resembled, show
+from osfoundry_tools.core.rejections import SHOWN_VALUE_CHARACTERS, InvalidArguments, name_of, quote, resembled, show
 
 ID_CHARACTERS = 128  # the longest ID of anything: a resource, an article, an item, a caller
 NAME_CHARACTERS = 200  # the longest name people give a knowledge base, a channel, a field or an option
@@ -81,6 +81,54 @@ def strict_json(text: str, object_pairs_hook: Optional[Callable[[List[Tuple[str,
     ValueError: NaN is not JSON
     """
     return json.loads(text, parse_constant=_not_json, object_pairs_hook=object_pairs_hook)
+
+
+class RepeatedKey(ValueError):
+    """A JSON object that holds one key twice: which of its values is meant cannot be known."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"key {quote(key)} appears twice in one object")
+        self.key = key
+
+
+def unique_json(text: str) -> Any:
+    """JSON text as strict_json reads it; RepeatedKey for an object that holds a key twice.
+
+    >>> unique_json('{"status": "fixed", "status": "new"}')
+    Traceback (most recent call last):
+    osfoundry_tools.core.checks.RepeatedKey: key "status" appears twice in one object
+    """
+    return strict_json(text, _unique_pairs)
+
+
+def message_json(text: str) -> Tuple[Any, Optional[RepeatedKey]]:
+    """JSON text as strict_json reads it (a repeated key's last value kept, as json.loads keeps it), and the
+    RepeatedKey of the first object that holds a key twice, or None: a message's reader still learns its id, to
+    refuse it to that id.
+
+    >>> message_json('{"id": 7, "params": {"a": 1, "a": 2}}')
+    ({'id': 7, 'params': {'a': 2}}, RepeatedKey('key "a" appears twice in one object'))
+    """
+    repeated: List[RepeatedKey] = []
+
+    def pairs(items: List[Tuple[str, Any]]) -> Dict[str, Any]:
+        found = dict(items)
+        if len(found) < len(items) and not repeated:  # one comparison for an object without repeats
+            try:
+                _unique_pairs(items)
+            except RepeatedKey as fault:
+                repeated.append(fault)
+        return found
+    return strict_json(text, pairs), (repeated[0] if repeated else None)
+
+
+def _unique_pairs(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise RepeatedKey(key)
+        seen.add(key)
+    return dict(pairs)
 
 
 def _not_json(constant: str) -> None:

@@ -180,7 +180,7 @@ def decode_cursor(cursor: Any) -> Tuple[int, str, int]:
         return (0, "", 0)
     if isinstance(cursor, str) and len(cursor) <= CURSOR_CHARACTERS and cursor.isascii():
         try:
-            position = checks.strict_json(base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8"))
+            position = checks.unique_json(base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8"))
         except (ValueError, binascii.Error, RecursionError):  # UnicodeDecodeError and JSONDecodeError: ValueErrors
             position = None
         if ours(position):

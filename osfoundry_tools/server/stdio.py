@@ -21,7 +21,8 @@ from osfoundry_tools.core import checks, rejections
 from osfoundry_tools.server import listening
 from osfoundry_tools.server.methods import Server
 from osfoundry_tools.server.protocol import (
-    INTERNAL_ERROR, LOGGED_CHARACTERS, PARSE_ERROR, CallCancelled, encoded, error_message, same_request_id, too_long,
+    INTERNAL_ERROR, LOGGED_CHARACTERS, PARSE_ERROR, CallCancelled, encoded, error_message, repeated_key_error,
+    same_request_id, too_long,
 )
 
 log = logging.getLogger("osfoundry.mcp")
@@ -231,12 +232,15 @@ class Peer:
         """A line read while a question waits: a response (returned), a ping (answered), the call's cancellation
         (CallCancelled), anything else held back for later."""
         try:
-            message = checks.strict_json(line.decode("utf-8")) if line is not None else None
+            message, repeated = checks.message_json(line.decode("utf-8")) if line is not None else (None, None)
         except (ValueError, RecursionError):
-            message = None
-        if not isinstance(message, dict):
-            self.deferred.append(line)
+            message, repeated = None, None
+        if not isinstance(message, dict) or (repeated is not None and "method" in message):
+            self.deferred.append(line)  # answered in its turn (a message holding a key twice, refused then)
             return None
+        if repeated is not None:  # a response holding a key twice: which answer was meant cannot be known
+            log.warning("a response was taken as no answer: %s", repeated)
+            return dict(message, result=None)
         method, params = message.get("method"), message.get("params")
         if method == "notifications/cancelled" and isinstance(params, dict) and "id" not in message and \
                 same_request_id(params.get("requestId"), call_id):
@@ -256,9 +260,12 @@ def answer_line(server: Server, line: bytes, peer: Optional["Peer"] = None) -> O
         if not text:  # a blank line carries no message and no id to answer
             return None
         log.debug("received %s", rejections.loggable(text[:LOGGED_CHARACTERS]))
-        message = checks.strict_json(text)
+        message, repeated = checks.message_json(text)
     except (ValueError, RecursionError) as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         return error_message(None, PARSE_ERROR, f"Parse error: the line is not one JSON text in UTF-8 ({error})")
+    if repeated is not None:
+        log.warning("a message was refused: %s", repeated)
+        return repeated_key_error(message, repeated)
     return server.handle(message, peer=peer)
 
 

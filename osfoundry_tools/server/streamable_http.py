@@ -76,7 +76,7 @@ from osfoundry_tools.server import http_front, listening, sessions
 from osfoundry_tools.server.http_front import Limits
 from osfoundry_tools.server.protocol import (
     HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, STATELESS_VERSIONS,
-    UNSUPPORTED_VERSION, VERSION_KEY, ProtocolError, encoded, error_message,
+    UNSUPPORTED_VERSION, VERSION_KEY, ProtocolError, encoded, error_message, repeated_key_error,
 )
 from osfoundry_tools.server.tokens import WRITE_SCOPE, Grant, Tokens
 
@@ -132,12 +132,13 @@ class Refusal(Exception):
     """A request answered with an HTTP error status and a JSON-RPC error body, before `handle` sees it."""
 
     def __init__(self, status: int, message: str, headers: Optional[Dict[str, str]] = None,
-                 code: int = INVALID_REQUEST) -> None:
+                 code: int = INVALID_REQUEST, request_id: Any = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.headers = headers or {}
         self.code = code
+        self.request_id = request_id  # the id of the request refused, where it was read: what the answer echoes
 
 
 # ---------------------------------------------------------------------------
@@ -369,12 +370,17 @@ def redacted(value: Any, depth: int = 3) -> Any:
 
 
 def parsed(body: Union[bytes, bytearray]) -> Any:
-    """The JSON value of a request body; Refusal (400, -32700) when it is not one JSON text in UTF-8."""
+    """The JSON value of a request body; Refusal (400, -32700) when it is not one JSON text in UTF-8, and (400,
+    -32600, to its id) when an object of it holds a key twice."""
     try:
-        return checks.strict_json(body.decode("utf-8"))
+        message, repeated = checks.message_json(body.decode("utf-8"))
     except (ValueError, RecursionError) as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise Refusal(http.HTTPStatus.BAD_REQUEST, f"Parse error: the body is not one JSON text in UTF-8 "
                       f"({error})", code=PARSE_ERROR) from None
+    if repeated is not None:  # refused to its id; a notification too, since a request over HTTP is always answered
+        refused = repeated_key_error(message, repeated) or cast(Dict[str, Any], repeated_key_error(None, repeated))
+        raise Refusal(http.HTTPStatus.BAD_REQUEST, refused["error"]["message"], request_id=refused["id"])
+    return message
 
 
 # ---------------------------------------------------------------------------
@@ -888,7 +894,8 @@ class RequestHandler(http.server.BaseHTTPRequestHandler):
             self.check_host()
             route()
         except Refusal as refusal:
-            self.send_json(refusal.status, error_message(None, refusal.code, refusal.message), refusal.headers)
+            self.send_json(refusal.status, error_message(refusal.request_id, refusal.code, refusal.message),
+                           refusal.headers)
 
     def path_only(self) -> str:
         return path_of(self.path)
