@@ -24,15 +24,19 @@ Glossary (experiments.py has figure, ours, range, verdict):
                  they count as one piece of evidence, the weakest of their strengths, listed with the cause named
   strength       of an independent figure: check (it holds), failed check (this run is not built as the
                  article's); fixed by the inputs; firm (our range meets the published figure and is at most
-                 FIRM_WIDTH of it wide); loose (it meets it and is wider); outside; unstated parameter (a sweep of
-                 a parameter the article never states reaches it: neither a match nor a miss); or unranged (no
-                 range was run)
+                 FIRM_WIDTH of it wide); loose (it meets it and is wider, but narrower than TOO_WIDE); too wide
+                 (it meets it, but is at least TOO_WIDE of it wide: it holds a value and its double, so meeting
+                 the figure could not have failed; neither a match nor a miss); outside; unstated parameter (a
+                 sweep of a parameter the article never states reaches it: neither a match nor a miss); or
+                 unranged (no range was run)
   sweep          a parameter the article never states, tried at its plausible values beside the published figure
                  (Sweep; each page computes its own and pages.sweeps_section writes them): a figure one reaches
-                 rests on that parameter
+                 rests on that parameter; a figure fixed by the inputs whose match one decides (its range
+                 meets the published figure at one value and misses it at another) is measured after all
+                 (settled)
   percentile     where the published figure falls among the range groups' values: the share below it, a group
                  within its rounding counted half
-  discriminates  of two models, one holds the published figure (firm or loose) and the other does not
+  discriminates  of two models, one holds the published figure (firm or loose) and the other misses it
 """
 
 import dataclasses
@@ -42,14 +46,18 @@ from lab.experiments import EXACT, INSIDE, published_interval, range_meets
 
 FIRM_WIDTH = 1 / 3  # a match is firm when our range is at most this share of the published figure wide
 OTHER_WIDTHS = (1 / 4, 1 / 2)  # where the pages say the line might have been drawn instead
+TOO_WIDE = 1.0  # a range at least this share of the published figure wide that meets it is no match: its top is
+#                 at least twice its bottom (its bottom lies at or below the figure, its top a figure's width
+#                 above that), so it holds a value and its double, and meeting the figure could not have failed
 CHECK, FAILED, FIXED = "check", "failed check", "fixed by the inputs"
 FIRM, LOOSE, OUTSIDE, UNRANGED = "firm", "loose", "outside", "unranged"
+WIDE = "too wide"  # a range that meets the published figure, at least TOO_WIDE of it wide: neither match nor miss
 UNSTATED = "unstated parameter"  # a measured figure a sweep of a parameter the article never states can reach
-STRENGTHS = (CHECK, FAILED, FIXED, FIRM, LOOSE, OUTSIDE, UNSTATED, UNRANGED)  # the order the tallies list them in
+STRENGTHS = (CHECK, FAILED, FIXED, FIRM, LOOSE, WIDE, OUTSIDE, UNSTATED, UNRANGED)  # the order the tallies list them
 SHARED = "shared"  # a tally's count of measured figures folded into another's piece of evidence (one cause)
 CHECKS = (CHECK, FAILED)  # the strengths of a check: it holds, or this run is not built as the article's
-MEASURED = (FIRM, LOOSE, OUTSIDE, UNSTATED, UNRANGED)  # the strengths of a figure the run measures
-WEAKEST_FIRST = (UNSTATED, OUTSIDE, UNRANGED, LOOSE, FIRM)  # how a cause's figures combine into one piece
+MEASURED = (FIRM, LOOSE, WIDE, OUTSIDE, UNSTATED, UNRANGED)  # the strengths of a figure the run measures
+WEAKEST_FIRST = (UNSTATED, OUTSIDE, UNRANGED, WIDE, LOOSE, FIRM)  # how a cause's figures combine into one piece
 KINDS = ("check", FIXED, "measured")  # the three kinds of an independent figure
 HOLDS = (FIRM, LOOSE)  # the strengths of a model whose range holds the published figure
 
@@ -143,6 +151,9 @@ class Sweep:
     values: Tuple[Tuple[str, float], ...]  # (the parameter's value in words, ours at it), ours as run first
     hit: Optional[str]  # the value that would give the published figure, in words; None when none does
     plausible: str  # a sentence on whether that value is plausible, or why none is
+    moves: Mapping[str, Tuple[float, ...]] = dataclasses.field(default_factory=dict)
+    # other figures the parameter moves: figure -> how far each value tried moves ours and every range group alike
+    # (0 at ours as run, the first), in the figure's unit; what settled() holds the figures fixed by the inputs to
 
     @property
     def reached(self) -> bool:
@@ -161,6 +172,34 @@ def value_giving(values: Sequence[Tuple[str, float]], published: float, decimals
 def reached_by(sweeps: Iterable[Sweep]) -> List[str]:
     """The figures some sweep reaches: they rest on a parameter the article never states."""
     return [key for sweep in sweeps if sweep.reached for key in sweep.keys]
+
+
+def decides(sweep: Sweep, key: str, draws: Sequence[Rows]) -> bool:
+    """Whether the parameter a sweep tries decides a figure's match: in some draw of the range seeds, the range
+    moved as far as ours at each value tried (Sweep.moves) meets the published figure at one value and misses it
+    at another."""
+    shifts = sweep.moves.get(key, ())
+    return any(len({range_meets(row["published"], row["low"] + shift, row["high"] + shift, row["decimals"])
+                    for shift in shifts}) > 1
+               for rows in draws for row in [rows[key]] if row.get("low") is not None)
+
+
+def settled(basis: Basis, sweeps: Iterable[Sweep], draws: Sequence[Rows]) -> Basis:
+    """The basis with the rule every figure fixed by the inputs is held to: no parameter the article never states
+    that moves it (Sweep.moves) decides whether its range meets the published figure (decides), or that
+    parameter, not the inputs, decides the match. Such a figure is measured after all, and counts as one cause
+    with the figures of the sweep that moved it (the cause they share already, or the parameter itself)."""
+    fixed, causes = dict(basis.fixed), dict(basis.causes)
+    for sweep in sweeps:
+        moved = [key for key in sweep.moves if key in fixed and decides(sweep, key, draws)]
+        if not moved:
+            continue
+        cause = next((basis.cause_of(key) for key in sweep.keys if basis.cause_of(key)), sweep.parameter)
+        shared = tuple(causes.get(cause, sweep.keys))
+        causes[cause] = shared + tuple(key for key in moved if key not in shared)
+        for key in moved:
+            del fixed[key]
+    return basis if fixed == dict(basis.fixed) else dataclasses.replace(basis, fixed=fixed, causes=causes)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,9 +238,10 @@ def relative_width(row: Dict[str, Any]) -> Optional[float]:
 
 def strength(row: Dict[str, Any], check: bool, firm_width: float = FIRM_WIDTH, fixed: bool = False) -> str:
     """A figure's strength: a check holds when ours is exact; one fixed by the inputs is that, whatever its
-    verdict; a measured one is firm, loose, outside or unranged (no range was run, so nothing says how firm
-    an exact one is). A measured figure matches only where our range meets it, as its verdict says
-    (experiments.verdict: outside wherever the range misses, ours exact or not)."""
+    verdict; a measured one is firm, loose, too wide, outside or unranged (no range was run, so nothing says how
+    firm an exact one is). A measured figure matches only where our range meets it, as its verdict says
+    (experiments.verdict: outside wherever the range misses, ours exact or not), and only where that range is
+    narrower than TOO_WIDE of the figure: a wider one holds a value and its double, and no match could fail it."""
     if check:
         return CHECK if row.get("verdict") == EXACT else FAILED
     if fixed:
@@ -211,7 +251,7 @@ def strength(row: Dict[str, Any], check: bool, firm_width: float = FIRM_WIDTH, f
         return UNRANGED
     if row.get("verdict") not in (EXACT, INSIDE):
         return OUTSIDE
-    return FIRM if width <= firm_width else LOOSE
+    return FIRM if width <= firm_width else LOOSE if width < TOO_WIDE else WIDE
 
 
 def meets(row: Dict[str, Any]) -> bool:
@@ -252,20 +292,36 @@ def across(per_draw: Sequence[Mapping[str, Assessment]]) -> Dict[str, Assessment
     return found
 
 
-def pieces(assessed: Mapping[str, Assessment], basis: Optional[Basis] = None) -> Dict[str, str]:
-    """The strength of each piece of evidence, keyed by its first figure: every figure on its own, but the
-    measured figures of one cause (basis.causes) together, as the weakest of their strengths."""
-    found: Dict[str, str] = {}
+def piece_figures(assessed: Mapping[str, Assessment], basis: Optional[Basis] = None) -> Dict[str, List[str]]:
+    """The figures of each piece of evidence, keyed by its first figure: every figure on its own, but the measured
+    figures of one cause (basis.causes) together."""
+    found: Dict[str, List[str]] = {}
     first_of: Dict[str, str] = {}  # cause -> the key its piece is listed under
     for key, assessment in assessed.items():
         cause = basis.cause_of(key) if basis is not None and assessment.strength in MEASURED else None
-        if cause is None:
-            found[key] = assessment.strength
-            continue
-        listed = first_of.setdefault(cause, key)
-        strengths = [found.get(listed, FIRM), assessment.strength]
-        found[listed] = min(strengths, key=WEAKEST_FIRST.index)
+        found.setdefault(key if cause is None else first_of.setdefault(cause, key), []).append(key)
     return found
+
+
+def pieces(assessed: Mapping[str, Assessment], basis: Optional[Basis] = None) -> Dict[str, str]:
+    """The strength of each piece of evidence, keyed by its first figure (piece_figures): the weakest of its
+    figures' strengths."""
+    return {piece: min((assessed[key].strength for key in keys), key=_weakness)
+            for piece, keys in piece_figures(assessed, basis).items()}
+
+
+def _weakness(strength_of_figure: str) -> int:
+    """Where a strength stands in WEAKEST_FIRST; a figure alone in its piece keeps its own, whatever it is."""
+    return WEAKEST_FIRST.index(strength_of_figure) if strength_of_figure in WEAKEST_FIRST else -1
+
+
+def missed_pieces(assessed: Mapping[str, Assessment], basis: Optional[Basis] = None) -> List[str]:
+    """The pieces of evidence the tallies count as missed (outside, or a failed check), each by the first of its
+    figures that misses: what a page that names the causes of its misses counts, so that its counts are the
+    tallies'."""
+    strengths = pieces(assessed, basis)
+    return [next(key for key in keys if assessed[key].strength in (OUTSIDE, FAILED))
+            for piece, keys in piece_figures(assessed, basis).items() if strengths[piece] in (OUTSIDE, FAILED)]
 
 
 def tally(assessed: Mapping[str, Assessment], basis: Optional[Basis] = None) -> Dict[str, int]:
@@ -315,12 +371,14 @@ def spread_of_tallies(tallies: Sequence[Mapping[str, int]], strength_name: str) 
 
 
 def tally_text(counts: Mapping[str, int]) -> str:
-    """'41 independent: 7 checks, 11 firm, 18 loose, 5 outside' (failed checks and unranged figures only when some
-    are)."""
+    """'41 independent: 7 checks, 11 firm, 18 loose, 5 outside' (failed checks, matches too wide and unranged
+    figures only when some are)."""
     parts = [f"{counts[CHECK]} check{'' if counts[CHECK] == 1 else 's'}"]
     parts += [f"{counts[FAILED]} failed check{'' if counts[FAILED] == 1 else 's'}"] if counts[FAILED] else []
     parts += [f"{counts[FIXED]} fixed by the inputs"] if counts.get(FIXED) else []
-    parts += [f"{counts[FIRM]} firm", f"{counts[LOOSE]} loose", f"{counts[OUTSIDE]} outside"]
+    parts += [f"{counts[FIRM]} firm", f"{counts[LOOSE]} loose"]
+    parts += [f"{counts[WIDE]} {WIDE}"] if counts.get(WIDE) else []
+    parts += [f"{counts[OUTSIDE]} outside"]
     parts += [f"{counts[UNSTATED]} {UNSTATED}"] if counts.get(UNSTATED) else []
     parts += [f"{counts[UNRANGED]} unranged"] if counts[UNRANGED] else []
     return f"{total(counts)} independent: " + ", ".join(parts)
@@ -329,8 +387,9 @@ def tally_text(counts: Mapping[str, int]) -> str:
 def pieces_text(counts: Mapping[str, int], per_draw: Sequence[Mapping[str, int]] = ()) -> str:
     """'5 firm, 13 loose, 9 outside, 1 unstated parameter (one draw at a time: 5–8, 13–14, 6–8, 1)': the pieces of
     evidence a run measures by strength, over every draw, and each strength's least–most in one draw at a time
-    (the unstated and unranged ones only when some are)."""
-    shown = [FIRM, LOOSE, OUTSIDE] + [s for s in (UNSTATED, UNRANGED) if counts.get(s)]
+    (the matches too wide, the unstated and the unranged ones only when some are, over every draw or in one)."""
+    some = lambda s: counts.get(s) or any(draw.get(s) for draw in per_draw)  # noqa: E731
+    shown = [FIRM, LOOSE] + [WIDE] * bool(some(WIDE)) + [OUTSIDE] + [s for s in (UNSTATED, UNRANGED) if some(s)]
     words = ", ".join(f"{counts[s]} {s}" for s in shown)
     if len(per_draw) < 2:
         return words
@@ -347,16 +406,20 @@ def checks_words(counts: Mapping[str, int]) -> str:
 
 
 def measured_words(counts: Mapping[str, int], per_draw: Sequence[Mapping[str, int]] = ()) -> str:
-    """'matches 11 firmly and 18 loosely and misses 5': the pieces of evidence the run measures; with the tallies
-    of several draws of the range seeds (`per_draw`), each piece at its weakest in any draw, followed by how each
-    count spreads over one draw at a time, named by what it counts ('(one draw at a time: 9–12 firmly, 17–19
-    loosely, 4–7 missed)'), before the pieces that rest on an unstated parameter."""
-    words = f"matches {counts[FIRM]} firmly and {counts[LOOSE]} loosely and misses {counts[OUTSIDE]}"
+    """'matches 11 firmly and 18 loosely and misses 5': the pieces of evidence the run measures, and those whose
+    range meets the figure but is too wide to count ('and meets 2 only with a range too wide to count'); with the
+    tallies of several draws of the range seeds (`per_draw`), each piece at its weakest in any draw, followed by
+    how each count spreads over one draw at a time, named by what it counts ('(one draw at a time: 9–12 firmly,
+    17–19 loosely, 0–2 too wide, 4–7 missed)'), before the pieces that rest on an unstated parameter."""
+    wide = counts.get(WIDE) or any(draw.get(WIDE) for draw in per_draw)
+    words = f"matches {counts[FIRM]} firmly and {counts[LOOSE]} loosely"
+    words += f", meets {counts[WIDE]} only with a range too wide to count," if wide else ""
+    words += f" and misses {counts[OUTSIDE]}"
     if len(per_draw) > 1:
-        spans = [spread_of_tallies(per_draw, s) for s in (FIRM, LOOSE, OUTSIDE)]
+        named = [(FIRM, "firmly"), (LOOSE, "loosely")] + [(WIDE, WIDE)] * bool(wide) + [(OUTSIDE, "missed")]
         words += " (one draw at a time: " + ", ".join(
             (f"{low}–{high}" if low != high else f"{low}") + " " + what
-            for (low, high), what in zip(spans, ("firmly", "loosely", "missed"))) + ")"
+            for (low, high), what in ((spread_of_tallies(per_draw, s), what) for s, what in named)) + ")"
     words += (f", and {counts[UNSTATED]} rest{'s' if counts[UNSTATED] == 1 else ''} on a parameter the article "
               "never states, which a sweep of it can reach" if counts.get(UNSTATED) else "")
     words += f", {counts[UNRANGED]} unjudged for want of a range" if counts[UNRANGED] else ""
@@ -365,16 +428,18 @@ def measured_words(counts: Mapping[str, int], per_draw: Sequence[Mapping[str, in
 
 def favoured(by_model: Mapping[str, Mapping[str, Assessment]]) -> Dict[str, str]:
     """The figures that tell two models apart: figure -> the model whose range holds the published figure
-    while the other's does not (checks never do)."""
+    while the other's misses it (checks never do; nor does a range too wide to count, or a figure resting on an
+    unstated parameter, in either model: neither a match nor a miss)."""
     first, second = list(by_model)[:2]
     found = {}
     for key, one in by_model[first].items():
         other = by_model[second].get(key)
         if other is None or one.strength in CHECKS or one.strength == FIXED:
             continue
-        holds = {first: one.strength in HOLDS, second: other.strength in HOLDS}
-        if holds[first] != holds[second]:
-            found[key] = first if holds[first] else second
+        if one.strength in HOLDS and other.strength == OUTSIDE:
+            found[key] = first
+        elif other.strength in HOLDS and one.strength == OUTSIDE:
+            found[key] = second
     return found
 
 

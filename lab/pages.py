@@ -13,7 +13,7 @@ Glossary (evidence.py has independent, check, firm, loose, strength; figures.py 
             what wrote the page, and the line on what made it (experiments.Provenance)
 """
 
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from lab import evidence, figures
 from lab.experiments import ANSWER_MARK, TIMING_MARK, VERDICT_RULE, Provenance, number, table
@@ -82,7 +82,8 @@ def fraction(share: float) -> str:
 
 def shown_strengths(tallies: Iterable[Mapping[str, int]]) -> List[str]:
     """The strengths a tally table has a column for: checks, fixed by the inputs, firm, loose and outside always;
-    failed checks and unranged figures where a tally has some."""
+    failed checks, matches too wide, unstated parameters and unranged figures where a tally has some (pass the
+    tallies of every draw too, so that a column some draw alone has is shown)."""
     counted = list(tallies)
     always = (evidence.CHECK, evidence.FIXED, *evidence.HOLDS, evidence.OUTSIDE)
     return [s for s in evidence.STRENGTHS if s in always or any(counts.get(s, 0) for counts in counted)]
@@ -146,8 +147,19 @@ def counting_rules(restating: str, rule_words: str, after: str) -> str:
         "strengths, and are listed together with the cause named. A measured figure is a *firm* match when our "
         "range meets it and is at most "
         f"{fraction(evidence.FIRM_WIDTH)} of it wide, so that it leaves out values a reader would call "
-        f"different; a *loose* match when our range meets it but is wider; *outside* otherwise. {rule_words} "
-        f"{after}")
+        f"different; a *loose* match when our range meets it but is wider, though {too_wide_words(False)}; "
+        f"*{evidence.WIDE}* when our range meets it but is {too_wide_words(True)}: its top is then at least "
+        "twice its bottom, so it holds a value and its double, meeting the figure could not have failed, and it "
+        f"counts as neither a match nor a miss; *outside* otherwise. {rule_words} {after}")
+
+
+def too_wide_words(too_wide: bool) -> str:
+    """How wide a range is too wide to count as a match (evidence.TOO_WIDE), in words: 'at least as wide as the
+    figure itself'; or how wide a loose one is at most: 'narrower than the figure itself'."""
+    times = "" if evidence.TOO_WIDE == 1 else f"{evidence.TOO_WIDE:g} times "
+    if too_wide:
+        return f"at least {times}as wide as the figure{' itself' if not times else ''}"
+    return f"narrower than {times}the figure{' itself' if not times else ''}"
 
 
 def rule_words(firm_at: Mapping[float, int], firm: int, whose: str = "", where: str = "") -> str:
@@ -229,11 +241,13 @@ def timed(line: str) -> str:
 
 def sweeps_section(intro: str, titles: Sequence[str], per_parameter: Sequence[Sequence[evidence.Sweep]],
                    rows: Mapping[str, Dict[str, Any]], numbers: Mapping[str, int],
-                   strengths: Sequence[Mapping[str, evidence.Assessment]], units: Mapping[str, str]) -> List[str]:
+                   strengths: Sequence[Mapping[str, evidence.Assessment]], units: Mapping[str, str],
+                   moved: Optional[Callable[[evidence.Sweep], str]] = None) -> List[str]:
     """What the article never states, swept: `intro`, then per parameter a table of ours at each of its values
     (a column per model, `titles`; per_parameter holds the parameter's sweep in each model, in that order) beside
     the published figure of its first key, and whether the figure rests on the parameter or stays measured (its
-    strength in each model's `strengths`). `units` maps a sweep's unit to the unit its cells print."""
+    strength in each model's `strengths`), followed by what `moved` says of the other figures a sweep moves
+    (Sweep.moves), where it does. `units` maps a sweep's unit to the unit its cells print."""
     lines = [SWEPT, "", intro]
     for sweeps in per_parameter:
         first = sweeps[0]
@@ -247,6 +261,8 @@ def sweeps_section(intro: str, titles: Sequence[str], per_parameter: Sequence[Se
         found = [sweep_verdict(sweep, strength.get(first.keys[0])) for sweep, strength in zip(sweeps, strengths)]
         lines.append(found[0] if len(set(found)) == 1 else
                      " ".join(f"{title[0].upper()}{title[1:]}: {words}" for title, words in zip(titles, found)))
+        if moved is not None and first.moves:
+            lines[-1] += " " + moved(first)
     return lines
 
 

@@ -63,9 +63,9 @@ class StrengthTest(unittest.TestCase):
         self.assertEqual(evidence.strength(row(30, 31, [25, 35.5]), check=False, firm_width=1 / 2), evidence.FIRM)
         self.assertEqual(evidence.strength(row(30, 40, [36, 45]), check=False), evidence.OUTSIDE)
 
-    def test_a_published_zero_is_firm_only_against_a_range_of_no_width(self):
+    def test_a_published_zero_is_firm_only_against_a_range_of_no_width_and_too_wide_against_any_other(self):
         self.assertEqual(evidence.strength(row(0, 0, [0, 0]), check=False), evidence.FIRM)
-        self.assertEqual(evidence.strength(row(0, 0, [0, 2]), check=False), evidence.LOOSE)
+        self.assertEqual(evidence.strength(row(0, 0, [0, 2]), check=False), evidence.WIDE)
         self.assertEqual(evidence.relative_width(row(0, 0, [0, 2])), float("inf"))
 
     def test_ours_exact_is_no_match_where_our_range_misses_the_figure(self):
@@ -95,6 +95,61 @@ class StrengthTest(unittest.TestCase):
         counts[evidence.FAILED] = 2
         self.assertIn("2 failed checks", evidence.tally_text(counts))
         self.assertEqual(evidence.checks_words(counts), "3 check how the run is built, and 1 of them hold")
+
+
+class TooWideTest(unittest.TestCase):
+    """A range at least as wide as the published figure holds a value and its double: meeting the figure with it
+    could not have failed, so it is neither a match nor a miss, by a rule computed from the range, not a list."""
+
+    def test_a_range_as_wide_as_the_figure_that_meets_it_is_too_wide_and_a_narrower_one_loose(self):
+        self.assertEqual(evidence.strength(row(10, 10, [6, 15]), check=False), evidence.LOOSE)  # 9 of 10 wide
+        self.assertEqual(evidence.strength(row(10, 10, [5, 15]), check=False), evidence.WIDE)  # 10 of 10
+        self.assertEqual(evidence.strength(row(10, 10, [0, 40]), check=False), evidence.WIDE)
+        self.assertEqual(evidence.strength(row(10, 30, [16, 40]), check=False), evidence.OUTSIDE)  # wide, but missed
+
+    def test_every_range_the_rule_calls_too_wide_holds_a_value_and_its_double_and_no_narrower_one_is_called_so(self):
+        checked = 0
+        for published in (3, 10, 57, 369):
+            for tenths in range(1, 31):  # widths from a tenth of the figure to three times it
+                width = published * tenths / 10
+                for low in (published - width * share / 4 for share in range(5)):  # the figure anywhere inside
+                    found = evidence.strength(row(published, published, [max(0.0, low), low + width]), check=False)
+                    with self.subTest(published=published, width=width, low=low):
+                        self.assertEqual(found == evidence.WIDE, tenths >= 10 * evidence.TOO_WIDE)
+                        if found == evidence.WIDE:
+                            self.assertGreaterEqual(low + width, 2 * max(0.0, low))
+                    checked += 1
+        self.assertGreater(checked, 500)
+
+    def test_a_match_too_wide_is_not_held_tells_no_model_apart_and_is_counted_apart_in_the_words(self):
+        wide, missed = row(10, 10, [5, 20]), row(10, 30, [25, 35])
+        whole = row(100, 100, [100, 100])
+        by_model = {"a": evidence.assess({"count": wide, "whole": whole}, BASIS),
+                    "b": evidence.assess({"count": missed, "whole": whole}, BASIS)}
+        self.assertEqual(by_model["a"]["count"].strength, evidence.WIDE)
+        self.assertEqual(evidence.favoured(by_model), {})  # neither range holds it as a match
+        loose = evidence.assess({"count": row(10, 10, [8, 12]), "whole": whole}, BASIS)
+        self.assertEqual(evidence.favoured({"a": by_model["a"], "b": loose}), {})  # too wide misses nothing either
+        self.assertEqual(evidence.favoured({"a": by_model["b"], "b": loose}), {"count": "b"})
+        counts = evidence.tally(by_model["a"], BASIS)
+        self.assertEqual((evidence.held(counts), counts[evidence.WIDE], evidence.measured(counts)), (0, 1, 1))
+        self.assertEqual(evidence.measured_words(counts),
+                         "matches 0 firmly and 0 loosely, meets 1 only with a range too wide to count, and misses 0")
+        self.assertIn("1 too wide", evidence.tally_text(counts))
+        self.assertEqual(evidence.pieces_text(counts), "0 firm, 0 loose, 1 too wide, 0 outside")
+
+    def test_over_draws_a_match_too_wide_in_any_draw_is_too_wide_and_a_miss_in_any_is_a_miss(self):
+        loose, wide, missed = row(10, 10, [6, 12]), row(10, 10, [4, 16]), row(10, 10, [12, 16])
+        draws = lambda *rows: evidence.across([evidence.assess({"count": r}, BASIS) for r in rows])  # noqa: E731
+        self.assertEqual(draws(loose, wide)["count"].strength, evidence.WIDE)
+        self.assertEqual(draws(wide, missed)["count"].strength, evidence.OUTSIDE)
+        tallies = [evidence.tally(evidence.assess({"count": r}, BASIS)) for r in (loose, wide)]
+        counts = evidence.tally(draws(loose, wide))
+        self.assertEqual(evidence.measured_words(counts, tallies),
+                         "matches 0 firmly and 0 loosely, meets 1 only with a range too wide to count, and misses 0 "
+                         "(one draw at a time: 0 firmly, 0–1 loosely, 0–1 too wide, 0 missed)")
+        self.assertIn(evidence.WIDE, pages.shown_strengths([counts, *tallies]))
+        self.assertIn("at least as wide as the figure itself", pages.counting_rules("a share", "", ""))
 
 
 KINDS = evidence.Basis(
@@ -146,6 +201,17 @@ class KindsTest(unittest.TestCase):
         counts = evidence.tally(evidence.assess(kinds_rows(), basis.read_as("per citation")),
                                 basis.read_as("per citation"))
         self.assertEqual((counts[evidence.FIXED], counts[evidence.FIRM]), (2, 0))
+
+    def test_the_pieces_missed_are_counted_as_the_tallies_count_them_one_cause_once(self):
+        rows = dict(kinds_rows(page=(30, 50, [45, 55])), own=row(10, 20, [18, 22]))  # page and schema both outside
+        assessed = evidence.assess(rows, KINDS)
+        missed = evidence.missed_pieces(assessed, KINDS)
+        self.assertEqual(missed, ["page", "own"])
+        self.assertEqual(len(missed), evidence.tally(assessed, KINDS)[evidence.OUTSIDE])
+        self.assertEqual(evidence.missed_pieces(assessed), ["page", "schema", "own"])  # no causes: each alone
+        loose_page = evidence.assess(kinds_rows(page=(30, 31, [25, 40])), KINDS)
+        self.assertEqual(evidence.missed_pieces(loose_page, KINDS), ["schema"])  # the piece, by its figure outside
+        self.assertEqual(evidence.piece_figures(loose_page, KINDS)["page"], ["page", "schema"])
 
     def test_over_draws_a_figure_is_firm_only_when_firm_in_every_draw(self):
         draws = [evidence.assess(kinds_rows(), KINDS), evidence.assess(kinds_rows(), KINDS),
@@ -212,6 +278,20 @@ class BasesTest(unittest.TestCase):
         self.assertIn("29.6%", kb_scenario.BASIS.read_as("citation").fixed["control.stale"])
         self.assertEqual(kb_scenario.BASIS.read_as("distinct").kind("control.stale"), "measured")
 
+    def test_what_fixes_a_record_figure_is_said_in_the_run_s_own_inputs_never_typed(self):
+        fixed = record_scenario.BASIS.fixed
+        self.assertIn("one bug in 7 asks for more than 13", fixed["R1.twenty"])
+        self.assertIn("(6 bugs in 7)", fixed["R1.no.terse.saved"])
+        self.assertIn("one bug in 8", fixed["R5.from_read.conflicts"])
+        other = dataclasses.replace(record_scenario.AS_RUN, move_share=0.3, description=(500, 1000),
+                                    points=(1, 2, 20, 40), weekday_share=0.25)
+        fixed = record_scenario.basis_for(other).fixed
+        self.assertIn("30.0% of the bugs", fixed["R5.from_read.conflicts"])
+        self.assertIn("500–1,000 characters", fixed["R2.full_kib"])
+        self.assertIn("2 bugs in 4 ask for more than 13", fixed["R1.twenty"])
+        self.assertIn("as ISO dates (75% of them)", fixed["R1.no.terse.saved"])
+        self.assertEqual(set(fixed), set(record_scenario.BASIS.fixed))
+
     def test_the_record_article_publishes_29_independent_figures_19_of_them_checks(self):
         counted = record_scenario.BASIS.independent(record_scenario.PUBLISHED)
         self.assertEqual((len(counted), len([k for k in counted if k in record_scenario.BASIS.checks])), (29, 19))
@@ -229,6 +309,29 @@ def sweep(reached, key="own", values=((("as run"), 10.0), ("other", 12.0))):
 
 class SweepTest(unittest.TestCase):
     """A figure a sweep of an unstated parameter reaches is neither a match nor a miss."""
+
+    def test_a_figure_fixed_by_the_inputs_whose_match_a_parameter_decides_is_measured_one_cause_with_its_figures(self):
+        rows = kinds_rows()  # sampled: 30 against a range 29 – 31
+        shape = dataclasses.replace(sweep(False, "page"), moves={"sampled": (0.0, -0.5)})
+        self.assertFalse(evidence.decides(shape, "sampled", [rows]))
+        self.assertIs(evidence.settled(KINDS, [shape], [rows]), KINDS)  # its range still holds 30: still fixed
+        shape = dataclasses.replace(shape, moves={"sampled": (0.0, -0.5, -2.0)})
+        self.assertTrue(evidence.decides(shape, "sampled", [rows]))  # 27 – 29 misses 30
+        basis = evidence.settled(KINDS, [shape], [rows])
+        self.assertEqual((basis.kind("sampled"), basis.cause_of("sampled")), ("measured", "one shape"))
+        self.assertEqual(basis.causes["one shape"], ("page", "schema", "sampled"))
+        counts = evidence.tally(evidence.assess(rows, basis), basis)
+        self.assertEqual((counts[evidence.FIXED], counts[evidence.SHARED]), (0, 2))  # one piece with page and schema
+        later = dict(rows, sampled=row(30, 30, [29, 31.5]))
+        self.assertTrue(evidence.decides(shape, "sampled", [later, rows]))  # decided in any draw is decided
+        own = dataclasses.replace(sweep(False, "own"), moves={"sampled": (0.0, -2.0)})
+        self.assertEqual(evidence.settled(KINDS, [own], [rows]).causes["a parameter"], ("own", "sampled"))
+
+    def test_a_figure_fixed_by_the_inputs_that_misses_at_every_value_tried_stays_fixed(self):
+        rows = dict(kinds_rows(), sampled=row(30, 40, [38, 42]))
+        shape = dataclasses.replace(sweep(False, "page"), moves={"sampled": (0.0, -2.0, 1.0)})
+        self.assertFalse(evidence.decides(shape, "sampled", [rows]))
+        self.assertEqual(evidence.settled(KINDS, [shape], [rows]).kind("sampled"), evidence.FIXED)
 
     def test_only_the_figures_of_a_sweep_that_reaches_the_published_figure_rest_on_its_parameter(self):
         self.assertEqual(evidence.reached_by([sweep(True, "own"), sweep(False, "page")]), ["own"])

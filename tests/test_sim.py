@@ -202,6 +202,16 @@ def figure_value(cell):
     return float(re.match(r"-?[\d,]+(?:\.\d+)?", cell).group().replace(",", ""))
 
 
+def matches_pattern(shown):
+    """What an opening sentence says of a tally's pieces: 'matches 5 firmly and 8 loosely and misses 9', with
+    ', meets 2 only with a range too wide to count,' before the misses where the tally has such pieces (and
+    perhaps ', meets 0 ...' where only another tally of the page or a draw has some)."""
+    wide = shown.get("too wide", 0)
+    clause = re.escape(f", meets {wide} only with a range too wide to count,")
+    return (re.escape(f"matches {shown['firm']} firmly and {shown['loose']} loosely")
+            + (clause if wide else f"(?:{clause})?") + re.escape(f" and misses {shown['outside']}"))
+
+
 def counts_of(header, row):
     """A tally row's counts by column, its model and reading left out: '5 (8; 5–8)' -> 5."""
     return {name: headline_count(cell) for name, cell in zip(header, row) if cell[:1].isdigit()}
@@ -297,6 +307,17 @@ class CommittedPageTest(unittest.TestCase):
                         self.assertEqual(said.group(2) or said.group(1), ours_side, line)
         self.assertGreater(checked, 0)
 
+    def test_the_misses_by_cause_add_up_to_the_misses_of_each_tally_one_cause_counted_once(self):
+        header, rows = table_with_header(self.text, "## How strong the evidence is")
+        causes_header, causes = table_with_header(self.text, "## Where and why we differ")
+        for row in rows:
+            column = f"{row[0]}, {'distinct' if row[1].startswith('per distinct') else 'citation'}"
+            shown = counts_of(header, row)
+            with self.subTest(column=column):
+                n = causes_header.index(column)
+                self.assertEqual(sum(int(cause[n]) for cause in causes),
+                                 shown["outside"] + shown.get("failed checks", 0))
+
     def test_the_committed_page_is_titled_as_the_canonical_run_and_says_what_made_it(self):
         self.assertEqual(self.text.splitlines()[0], "# Knowledge-base experiments, rerun")
         self.assertRegex(self.text, r"\nMade by `python3 sim.py[^`]*` at commit \S.*\. <!-- provenance -->\n")
@@ -375,8 +396,7 @@ class CommittedPageTest(unittest.TestCase):
             with self.subTest(model=row[0]):
                 self.assertIn(f"{row[0]}, our default model, " if row[0] == "popular search" else
                               f"the model {row[0]} ", sentence)
-                self.assertIn(f"matches {shown['firm']} firmly and {shown['loose']} loosely and misses "
-                              f"{shown['outside']}", sentence)
+                self.assertRegex(sentence, matches_pattern(shown))
 
     def test_the_opening_sentence_counts_the_figures_telling_the_models_apart_under_the_reading_it_names(self):
         header, rows = table_with_header(self.text, "## How strong the evidence is")
@@ -531,6 +551,20 @@ class ReasonsTest(unittest.TestCase):
                 with self.subTest(model=model, reading=reading):
                     self.assertEqual(evidence.lockstep_pairs(rows, counted), [])
 
+    def test_the_misses_named_by_cause_are_the_misses_the_tallies_count_each_piece_once(self):
+        for model in self.report.models:
+            for reading in kb_report.READINGS:
+                counts = self.report.tally(model, reading)
+                named = kb_reasons.causes_by_name(self.report, model, reading)
+                with self.subTest(model=model, reading=reading):
+                    self.assertEqual(sum(len(keys) for keys in named.values()),
+                                     counts[evidence.OUTSIDE] + counts[evidence.FAILED])
+        cause = self.report.basis.cause_of("K3.reread.calls")
+        self.assertEqual(cause, self.report.basis.cause_of("K3.title.calls"))
+        named = [key for keys in kb_reasons.causes_by_name(self.report, kb_measured.STATED, "distinct").values()
+                 for key in keys]
+        self.assertLessEqual(len({"K3.title.calls", "K3.reread.calls"} & set(named)), 1)
+
     def test_the_reading_says_which_model_concentrates_less_from_the_measured_ratios(self):
         words = kb_report._concentration_words(self.report)
         means = {model: sum(ours[model][1] for _, _, ours in kb_measured.ratios_by_hour(self.report))
@@ -564,7 +598,7 @@ class CommittedSensitivityPageTest(unittest.TestCase):
             for column, name in ((1, "distinct"), (2, "citation")):
                 words = row[column].split(" (one draw")[0]
                 found[(row[0], name)] = {strength: int(count) for count, strength in re.findall(
-                    r"(\d+) (firm|loose|outside|unstated parameter|unranged)", words)}
+                    r"(\d+) (firm|loose|too wide|outside|unstated parameter|unranged)", words)}
         return found
 
     def test_the_main_pages_two_models_tally_here_as_on_the_main_page(self):

@@ -118,6 +118,61 @@ class R2RangeTest(unittest.TestCase):
                          (sum(lengths), sum(n * n for n in lengths)))
 
 
+class FullReadShapeTest(unittest.TestCase):
+    """A page read in full is fixed by the inputs only while the JSON shape the article never shows, which a read
+    shares with a preview, cannot decide its match (evidence.settled)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.seeds = [record_runs.run_seed(seed, SCENARIO) for seed in (4, 5, 6)]
+        cls.main = experiments.total_of(cls.seeds)
+
+    def report(self, low=None, high=None):
+        rows = record_rerun.measure_all(self.main, [self.main, self.main], self.seeds)
+        if low is not None:
+            rows["R2.full_kib"] = dict(rows["R2.full_kib"], low=low, high=high)
+        return report_of(self.main, rows)
+
+    def test_each_shape_takes_the_same_bytes_off_every_read_so_ours_and_every_range_group_move_alike(self):
+        template = record_runs.bug_store(random.Random(1), SCENARIO, 60)
+        reads = [template.call_tool("read_record_item", {"record_channel_id": "bugs", "item_id": item_id})
+                 for item_id in template.item_ids("bugs")[:SCENARIO.page_limit]]
+        lean = [record_runs.without_nulls({"items": [read]})["items"][0] for read in reads]
+        self.assertEqual(len({experiments.bytes_of(r) - experiments.bytes_of(x) for r, x in zip(reads, lean)}), 1)
+        self.assertEqual(len({experiments.bytes_of(r) - experiments.compact_bytes(x) for r, x in zip(reads, lean)}), 1)
+        r2 = record_runs.r2_page(template, SCENARIO)
+        self.assertEqual(r2["full_bytes_no_nulls"], sum(experiments.bytes_of(x) for x in lean))
+        self.assertEqual(r2["full_bytes_lean_compact"], sum(experiments.compact_bytes(x) for x in lean))
+        self.assertLess(r2["full_bytes_lean_compact"], r2["full_bytes_no_nulls"])
+        self.assertLess(r2["full_bytes_no_nulls"], r2["full_bytes"])
+
+    def test_a_shape_that_cannot_decide_the_match_leaves_the_full_read_fixed_and_the_page_says_so(self):
+        published = record_scenario.PUBLISHED["R2.full_kib"]
+        report = record_rerun.settled(self.report(published - 20, published + 20))
+        self.assertIn("R2.full_kib", report.basis.fixed)
+        (shape,) = [sweep for sweep in record_measured.sweeps(report) if sweep.moves]
+        self.assertEqual(shape.moves["R2.full_kib"][0], 0.0)
+        self.assertLess(min(shape.moves["R2.full_kib"]), 0)
+        words = record_report.moved_words(report, shape)
+        self.assertIn("the figure stays fixed by the inputs, and this cause explains #9, #11 and #23 alone", words)
+
+    def test_a_shape_that_moves_the_range_off_the_published_figure_makes_the_full_read_measured_one_cause(self):
+        published = record_scenario.PUBLISHED["R2.full_kib"]
+        report = record_rerun.settled(self.report(published - 8, published + 0.5))  # leaner shapes miss it
+        self.assertNotIn("R2.full_kib", report.basis.fixed)
+        cause = report.basis.cause_of("R2.page_kib")
+        self.assertEqual(report.basis.cause_of("R2.full_kib"), cause)
+        self.assertEqual(record_scenario.BASIS.cause_of("R2.full_kib"), None)  # the declared basis is left as it was
+        (shape,) = [sweep for sweep in record_measured.sweeps(report) if sweep.moves]
+        words = record_report.moved_words(report, shape)
+        self.assertIn("the parameter decides that match, so the figure is measured, one cause with #9, #11 and #23",
+                      words)
+        cells = record_report.each_figure_once(report)
+        row = next(line for line in cells if line.startswith("| 10 | "))
+        self.assertNotIn("fixed by the inputs", row)
+        self.assertIn("one cause with 9, 11, 23", row)
+
+
 class R1GapTest(unittest.TestCase):
     """The article's prose figures of the schema's gap: one rejected edit and one extra call per item."""
 

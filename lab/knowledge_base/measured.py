@@ -419,9 +419,20 @@ class Sensitivity:
         """A variant's tally in each draw of the range seeds alone, the committed draw's first."""
         return draw_tallies(self.variants[name], self.basis, self.published, reading)
 
+    def k4_fixed(self, reading: K4Reading, d: int) -> bool:
+        """Whether the inputs fix every count a K4 reading's share at delay `d` is made of (the version rejections,
+        and the unpublished ones where the reading counts them too): then no match of it is evidence."""
+        kinds = ("conflicts", "gone") if reading.unpublished_as_changed else ("conflicts",)
+        return all(f"K4.d{d}.{kind}" in self.basis.fixed for kind in kinds)
+
+    def k4_strength(self, reading: K4Reading, model: str, d: int) -> str:
+        """The strength of the match a K4 reading's share at delay `d` makes with the published one, in a model."""
+        return reading_strength(self.k4[(reading.name, model)][d], self.k4_fixed(reading, d))
+
     def reaching(self) -> Dict[K4Reading, List[str]]:
         """Per K4 reading, the models in which it reaches the published share at the longest delay."""
-        return {reading: [m for m in self.models if reaches(self.k4[(reading.name, m)][-1])]
+        last = len(self.delays) - 1
+        return {reading: [m for m in self.models if self.k4_strength(reading, m, last) in evidence.HOLDS]
                 for reading in self.readings}
 
     def most_held(self) -> Tuple[str, str]:
@@ -455,11 +466,7 @@ def second_popular_share(run: ModelRun) -> float:
     return 100 * ranking["second_popular"] / ranking["seconds"]
 
 
-def reading_strength(r: Row) -> str:
-    """The strength of the match a K4 reading's row makes with the published share (no check)."""
-    return evidence.strength(r, check=False)
-
-
-def reaches(r: Row) -> bool:
-    """Whether a K4 reading's row holds the published share: a firm or loose match."""
-    return reading_strength(r) in evidence.HOLDS
+def reading_strength(r: Row, fixed: bool = False) -> str:
+    """The strength of the match a K4 reading's row makes with the published share (no check; `fixed` when the
+    inputs fix the counts it is made of)."""
+    return evidence.strength(r, check=False, fixed=fixed)

@@ -302,12 +302,12 @@ def not_known(report: Any, model: str, key: str, reading: str) -> Cause:
 
 
 def causes_by_name(report: Any, model: str, reading: str) -> Dict[str, List[str]]:
-    """The independent figures outside our range under one model and reading (each once, the calibrated ones
-    aside), grouped by the name of their cause."""
+    """The pieces of evidence outside our range under one model and reading, as the tallies count them (each
+    independent figure once, the figures of one cause as one piece, the calibrated ones aside), grouped by the
+    name of their cause: a piece under the note of its first figure outside (evidence.missed_pieces)."""
     grouped: Dict[str, List[str]] = {}
-    for key, assessment in report.assessed(model, reading).items():
-        if assessment.strength in (evidence.OUTSIDE, evidence.FAILED):
-            grouped.setdefault(reason(report, model, key, reading)[0], []).append(key)
+    for key in evidence.missed_pieces(report.assessed(model, reading), report.basis.read_as(reading)):
+        grouped.setdefault(reason(report, model, key, reading)[0], []).append(key)
     return grouped
 
 

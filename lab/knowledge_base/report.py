@@ -185,7 +185,8 @@ def favour_words(report: Report, reading: str) -> str:
 def strength_of_evidence(report: Report) -> List[str]:
     """The tallies of independent figures, per model and reading, and the rules they count by."""
     tallies = {(m, r): report.tally(m, r) for m in report.models for r in READINGS}
-    shown = pages.shown_strengths(tallies.values())
+    shown = pages.shown_strengths([*tallies.values(), *(draw for m, r in tallies
+                                                         for draw in report.draw_tallies(m, r))])
     header = ["model", "reading", *pages.tally_columns(shown), "tell the models apart, in its favour"]
     rows = [[report.title(model), READINGS[reading_name],
              *pages.tally_cells(counts, shown, report.draw_tallies(model, reading_name)),
@@ -196,7 +197,7 @@ def strength_of_evidence(report: Report) -> List[str]:
         pages.rule_words(report.firm_at(), report.tally(report.default)[evidence.FIRM],
                          whose=f"{report.title(report.default)} ", where=" under the consistent reading"),
         f"{pages.draws_rule(report.draws)} A figure tells the two models apart when one model's range holds it "
-        "(firm or loose) and the other's does not.")
+        "(firm or loose) and the other's misses it: a range too wide to count tells nothing.")
     return pages.strength_section(header, rows, rules, (
         f"Apart from the tallies: K1's cells and the analytic top-10 share ({_apart_words(report)}), and the "
         f"{len(report.calibrated)} KiB figures of re-searching and re-reading. The words of an article and the "
@@ -868,10 +869,11 @@ def differences(report: Report) -> List[str]:
     return [
         "## Where and why we differ",
         "",
-        "The independent figures outside our range, each counted once (a row that restates one shares its "
-        "note), by the cause their note names; the calibrated KiB figures aside, and those a sweep of a parameter "
-        "the article never states reaches ('What the article never states, swept'). Each cause is checked on this "
-        "run before a note names it:",
+        "The pieces of evidence outside our range, counted as the tallies count them: each independent figure "
+        "once (a row that restates one shares its note), and the figures of one cause as one piece, under the "
+        "note of its first figure outside; the calibrated KiB figures aside, and those a sweep of a parameter "
+        "the article never states reaches ('What the article never states, swept'). Each column adds up to the "
+        "misses of its tally. Each cause is checked on this run before a note names it:",
         "",
         *table(header, rows),
         "",

@@ -23,9 +23,7 @@ from typing import List, Sequence
 
 from lab import evidence, figures, pages
 from lab.experiments import number, seeds_text, table
-from lab.knowledge_base.measured import (
-    TITLES, Row, Sensitivity, law_rejection, reaches, reading_strength, second_popular_share,
-)
+from lab.knowledge_base.measured import TITLES, Row, Sensitivity, law_rejection, second_popular_share
 from lab.knowledge_base.reasons import delay_words
 from lab.knowledge_base.report import READINGS
 
@@ -92,13 +90,14 @@ def variants(page: Sensitivity) -> List[str]:
         f"Each row runs the knowledge-base day over seeds {seeds_text(page.seeds)} and, for the ranges, "
         f"{_draws_text(page)}, and "
         "tallies the published figures as results/knowledge_base.md does: each independent figure once, the "
-        f"{_kinds_text(page)} apart, the figures of one cause as one piece of evidence, a match firm or loose by "
-        "the width of our range and counted at its weakest in any draw, a figure the page's sweep of the event's "
-        "shape reaches resting on that parameter, and the calibrated KiB figures aside. Each cell gives the pieces "
-        "of evidence by strength over all draws, then each strength's least–most in one draw at a time. The popular "
-        "model has two parts: views (the knowledge base keeps them and the search lists the matches after the "
-        "best one most viewed first) and its product areas of √articles. A row without views and with the "
-        "popular model's areas takes views away; the row with views and the day as stated's areas takes the areas "
+        f"{_kinds_text(page)} apart, the figures of one cause as one piece of evidence, a match firm, loose or too "
+        "wide to count by the width of our range and counted at its weakest in any draw, a figure the page's sweep "
+        "of the event's shape reaches resting on that parameter, and the calibrated KiB figures aside. Each cell "
+        "gives the pieces of evidence by strength over all draws, then each strength's least–most in one draw at a "
+        "time. The popular model has two parts: views (the knowledge base keeps them and the search lists the "
+        "matches after the best one most viewed first) and its product areas of √articles. A row without views "
+        "and with the popular model's areas takes views away; the row with views and the day as stated's areas "
+        "takes the areas "
         "away; the day as stated takes both away. The other rows keep views and vary how many articles an area "
         "holds (a question names its article's area, so this sets how many articles a question's area word "
         "matches).",
@@ -164,8 +163,9 @@ def k4_readings(page: Sensitivity) -> List[str]:
             found = page.k4[(reading.name, model)]
             cut, uncut = law_rejection(scenario, delays[LAST])
             law = uncut if reading.saves_after_day else cut
-            rows.append([reading.name, TITLES.get(model, model)] + [_cell(r) for r in found]
-                        + [f"{law:.1f}%", "yes" if reaches(found[LAST]) else "no"])
+            strengths = [page.k4_strength(reading, model, d) for d in range(len(found))]
+            rows.append([reading.name, TITLES.get(model, model)] + [_cell(r, st) for r, st in zip(found, strengths)]
+                        + [f"{law:.1f}%", "yes" if strengths[LAST] in evidence.HOLDS else "no"])
     published = [[f"rejected, version changed, share: {delay_words([d])}",
                   number(page.published[f"K4.d{n}.conflicts_pct"], 1, "%")]
                  for n, d in enumerate(delays) if f"K4.d{n}.conflicts_pct" in page.published]
@@ -183,7 +183,8 @@ def k4_readings(page: Sensitivity) -> List[str]:
         "",
         "Each cell is ours over the main seeds, our range and the match's strength, against the published share "
         "of edits rejected for a changed version at that delay (under 'unpublished among the changed', ours counts "
-        "both causes):",
+        "both causes), counted as the main page counts it: a share whose counts the inputs fix is that, whatever "
+        "its range:",
         "",
         *table(header, rows),
         "",
@@ -206,10 +207,10 @@ def law_words(page: Sensitivity) -> str:
     return f"lies above the popularity law with saves that go on after the day with {_listed(above)} only"
 
 
-def _cell(r: Row) -> str:
+def _cell(r: Row, strength: str) -> str:
     """'46.0% (38.7%–52.0%), outside'."""
     spread = "" if r["low"] is None else f" ({r['low']:.1f}%–{r['high']:.1f}%)"
-    return f"{r['ours']:.1f}%{spread}, {reading_strength(r)}"
+    return f"{r['ours']:.1f}%{spread}, {strength}"
 
 
 def reaches_words(page: Sensitivity) -> str:

@@ -60,7 +60,47 @@ def sweeps(report: Report) -> List[str]:
         "apart from the row as run). A figure a sweep can reach rests on that parameter: it is tallied as neither "
         "a match nor a miss, and 'Each published figure once' lists it so.",
         ["ours"], [[sweep] for sweep in found], report.rows, report.numbers(), [report.assessed()],
-        {"KiB a page": " KiB", "KiB a poll": " KiB"})
+        {"KiB a page": " KiB", "KiB a poll": " KiB"}, lambda sweep: moved_words(report, sweep))
+
+
+def moved_words(report: Report, sweep: evidence.Sweep) -> str:
+    """What a parameter does to the other figures it moves (Sweep.moves): how far at the value that moves each most,
+    where our range moved as far lies, and so whether the parameter decides the match (evidence.settled: then the
+    figure is measured, one cause with the sweep's) or the figure stays fixed by the inputs, the cause the sweep's
+    figures' alone."""
+    labels, numbers, sentences = figure_labels(report), report.numbers(), []
+    units = {key: unit for _, key, unit in all_specs(report)}
+    for key, shifts in sweep.moves.items():
+        row, unit = report.rows[key], units.get(key, "")
+        far = max(range(len(shifts)), key=lambda n: abs(shifts[n]))
+        shift = shifts[far]
+        if row.get("low") is None or not shift:
+            continue
+        decimals = figures.shown_decimals(row)
+        moved_range = f"{number(row['low'] + shift, decimals, unit)} – {number(row['high'] + shift, decimals, unit)}"
+        cause = report.basis.cause_of(key) or next((report.basis.cause_of(k) for k in sweep.keys), None)
+        shared = [f"#{numbers[k]}" for k in (report.basis.causes.get(cause, ()) if cause else sweep.keys)
+                  if k in numbers and k != key]
+        said = (f"The parameter moves #{numbers[key]} ('{labels[key]}') too, ours and every group of the range "
+                f"alike: at the row '{sweep.values[far][0]}' ours is {number(abs(shift), decimals, unit)} "
+                f"{'less' if shift < 0 else 'more'}, and our range, moved as far, is {moved_range}.")
+        if evidence.decides(sweep, key, report.draw_rows()):
+            said += (" In some draw it meets the published figure at one value tried and misses it at another: the "
+                     "parameter decides that match, so the figure is measured, one cause with "
+                     f"{_and(shared)}.")
+        else:
+            held = all(evidence.meets(rows[key]) for rows in report.draw_rows())
+            said += (" In every draw it meets the published figure at every value tried" if held else
+                     " In each draw it meets the published figure at every value tried or at none")
+            said += (": the parameter does not decide that match, so the figure stays fixed by the inputs, and this "
+                     f"cause explains {_and(shared)} alone.")
+        sentences.append(said)
+    return " ".join(sentences)
+
+
+def _and(items: Sequence[str]) -> str:
+    """'#9, #11 and #23'."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def header(report: Report) -> List[str]:
@@ -87,7 +127,7 @@ def answer(report: Report) -> str:
 def strength_of_evidence(report: Report) -> List[str]:
     """The tally of independent figures and the rules it counts by."""
     counts = report.tally()
-    shown = pages.shown_strengths([counts])
+    shown = pages.shown_strengths([counts, *report.draw_tallies()])
     rules = pages.counting_rules(
         "a share beside its count, fields left beside fields saved, the same count in a second row",
         pages.rule_words(report.firm_at(), counts[evidence.FIRM]),

@@ -199,7 +199,10 @@ def r2_page(template: record_store.RecordStore, scenario: Scenario) -> Dict[str,
                 del field[flag]
     lengths = [len(r["values"]["description"]) for r in reads]
     lean = dict(without_nulls(page), schema=plain)
+    lean_reads = [without_nulls({"items": [read]})["items"][0] for read in reads]  # a read is one item, in full
     return {"pages": 1, "page_bytes": bytes_of(page), "full_bytes": sum(bytes_of(r) for r in reads),
+            "full_bytes_no_nulls": sum(bytes_of(r) for r in lean_reads),
+            "full_bytes_lean_compact": sum(compact_bytes(r) for r in lean_reads),
             "schema_bytes": bytes_of(page["schema"]), "schema_bytes_no_colour": no_colour,
             "schema_bytes_plain": bytes_of(plain), "page_bytes_no_nulls": bytes_of(without_nulls(page)),
             "page_bytes_lean": bytes_of(lean), "page_bytes_lean_compact": compact_bytes(lean),

@@ -19,7 +19,7 @@ from typing import Dict
 from osfoundry_tools.stores import record_store
 from osfoundry_tools.content import workload
 from lab.evidence import Basis, Restatement, restates, scaled
-from lab.record_channels.runs import TARGET_FIELDS, Scenario
+from lab.record_channels.runs import TARGET_FIELDS, Scenario, points_max
 
 # ---------------------------------------------------------------------------
 # The scenario (docs/source-figures.md), every constant overridable from the command line.
@@ -145,36 +145,66 @@ def _restated_r2_to_r5() -> Dict[str, Restatement]:
     }
 
 
-BASIS = Basis(
-    restated={**_restated_r1(), **_restated_r2_to_r5()},
-    checks={
-        "R1.no.terse.first_failed": "without the schema the agent sends labels, which no option value matches",
-        "R1.no.terse.calls_per_item": "a rejection that names nothing leaves the agent one edit per field to send",
-        "R1.no.values.calls_per_item": "the rejection names every refused field, so one second edit sends all it "
-                                       "can fix",
-        "R1.no.labels.calls_per_item": "the rejection names every refused field, so one second edit sends all it "
-                                       "can fix",
-        **{f"R3.{run}.{name}": R3_FIXED for run in ("create.offset", "delete.offset") for name in ("twice", "never")},
-        **{f"R3.{change}.before_id.{name}": R3_FIXED for change in ("create", "delete")
-           for name in ("reads", "twice", "never")},
-        "R4.relist.calls": "the channel's pages after the changes, one call each",
-        "R4.relist.found": "the run stops unless both strategies find exactly the changes people made",
-        "R4.poll.calls": "one page of events holds every change",
-        "R5.from_read.overwritten": "a version check refuses any edit whose version moved",
-        "R5.reread.conflicts": "nothing happens between the re-read and the edit",
-    },
-    fixed={
-        "R1.twenty": "a sample of the stated points: one bug in seven asks for 20",
-        "R1.no.terse.saved": "a sample of the stated intents: what is saved without the schema is the points of "
-                             "at most 13 (six bugs in seven) and the ISO due dates (about half)",
-        "R2.full_kib": "a sample of the stated description lengths, 300–4,000 characters, over one page",
-        "R5.from_read.conflicts": "a sample of the stated moves: one bug in eight",
-    },
-    causes={
-        "the JSON shape of a preview and of the schema, which the article never shows": (
-            "R2.page_kib", "R2.schema_bytes", "R4.relist.kib"),
-    },
-)
+def basis_for(scenario: Scenario) -> Basis:
+    """What the record-channel figures are, for a run of this scenario: which restate others, which the run's
+    construction fixes, which the stated inputs fix (said in this scenario's own numbers), and which follow from
+    one cause."""
+    return Basis(
+        restated={**_restated_r1(), **_restated_r2_to_r5()},
+        checks={
+            "R1.no.terse.first_failed": "without the schema the agent sends labels, which no option value matches",
+            "R1.no.terse.calls_per_item": "a rejection that names nothing leaves the agent one edit per field to send",
+            "R1.no.values.calls_per_item": "the rejection names every refused field, so one second edit sends all it "
+                                           "can fix",
+            "R1.no.labels.calls_per_item": "the rejection names every refused field, so one second edit sends all it "
+                                           "can fix",
+            **{f"R3.{run}.{name}": R3_FIXED for run in ("create.offset", "delete.offset")
+               for name in ("twice", "never")},
+            **{f"R3.{change}.before_id.{name}": R3_FIXED for change in ("create", "delete")
+               for name in ("reads", "twice", "never")},
+            "R4.relist.calls": "the channel's pages after the changes, one call each",
+            "R4.relist.found": "the run stops unless both strategies find exactly the changes people made",
+            "R4.poll.calls": "one page of events holds every change",
+            "R5.from_read.overwritten": "a version check refuses any edit whose version moved",
+            "R5.reread.conflicts": "nothing happens between the re-read and the edit",
+        },
+        fixed=_fixed(scenario),
+        causes={
+            "the JSON shape of a preview and of the schema, which the article never shows": (
+                "R2.page_kib", "R2.schema_bytes", "R4.relist.kib"),
+        },
+    )
+
+
+def _fixed(scenario: Scenario) -> Dict[str, str]:
+    """The figures the stated inputs fix, each with how, in the scenario's own numbers (the published ones by
+    default): none of it typed, so that a run with other inputs says what its inputs give."""
+    points, cap = scenario.points, points_max()
+    over = sum(1 for n in points if n > cap)
+    low, high = scenario.description
+    return {
+        "R1.twenty": f"a sample of the stated points: {_in_every(over, len(points))} "
+                     f"ask{'s' if over == 1 else ''} for more than {cap:g}",
+        "R1.no.terse.saved": f"a sample of the stated intents: what is saved without the schema is the points of "
+                             f"at most {cap:g} ({_in_every(len(points) - over, len(points))}) and the due dates "
+                             f"written as ISO dates ({1 - scenario.weekday_share:.0%} of them)",
+        "R2.full_kib": f"a sample of the stated description lengths, {low:,}–{high:,} characters, over one page, "
+                       "whatever the JSON shape of a read ('What the article never states, swept')",
+        "R5.from_read.conflicts": f"a sample of the stated moves: {_share_words(scenario.move_share)}",
+    }
+
+
+def _in_every(count: int, whole: int) -> str:
+    """'one bug in 7', '6 bugs in 7'."""
+    return f"one bug in {whole}" if count == 1 else f"{count} bugs in {whole}"
+
+
+def _share_words(share: float) -> str:
+    """'one bug in 8' for a share one over a whole number, else '12.5% of the bugs'."""
+    whole = 1 / share if share else 0
+    return f"one bug in {round(whole)}" if share and abs(whole - round(whole)) < 1e-9 else f"{share:.1%} of the bugs"
+
+
 DETERMINISTIC = ("R3.",)  # figures the seeds cannot move: they must match exactly, and get no range
 SINGLE_PAGE = ("R2.",)  # published for one page: their range is that of one seed's page, not of five pages' mean
 SHOWN_DECIMALS = {"R1.gap.": 2}  # ours printed more finely than the published figure, which stands for a rounding
@@ -196,3 +226,4 @@ AS_RUN = Scenario(  # what triage.py runs without options
     weekday_share=WEEKDAY_SHARE, weekday=WEEKDAY, description=DESCRIPTION, preview_characters=PREVIEW_CHARACTERS,
     page_limit=PAGE_LIMIT, offset_items=OFFSET_ITEMS, offset_changes=OFFSET_CHANGES, changes_items=CHANGES_ITEMS,
     changes=CHANGES, move_share=MOVE_SHARE, timed_edits=TIMED_EDITS, timed_runs=TIMED_RUNS, today=TODAY)
+BASIS = basis_for(AS_RUN)  # the committed run's basis
