@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 from tests.helpers import ROOT, fresh_default_run, headline_count, listed_strength, recounted, without_timing
@@ -623,6 +624,19 @@ class CommittedSensitivityPageTest(unittest.TestCase):
         self.assertIn(f"so {shown['pieces of evidence']} pieces of evidence", sentence)
         held = [c.get("firm", 0) + c.get("loose", 0) for (_, r), c in self.variant_counts().items() if r == "distinct"]
         self.assertIn(f"match between {min(held)} and {max(held)} of those pieces", sentence)
+
+    def test_a_k4_share_whose_counts_the_inputs_fix_is_said_to_be_fixed_never_a_match(self):
+        page = types.SimpleNamespace(basis=kb_scenario.BASIS)
+        as_run, _, among, _ = kb_scenario.K4_READINGS
+        self.assertTrue(kb_measured.Sensitivity.k4_fixed(page, as_run, 0))  # 20 s: both kinds fixed
+        self.assertTrue(kb_measured.Sensitivity.k4_fixed(page, among, 0))
+        self.assertFalse(kb_measured.Sensitivity.k4_fixed(page, among, 1))  # 15 min: the version rejections measured
+        self.assertFalse(kb_measured.Sensitivity.k4_fixed(page, as_run, 3))
+        header, rows = table_with_header(self.text, "## K4: readings of the article's words")
+        twenty = header.index(kb_reasons.delay_words([kb_scenario.DELAYS[0]]))
+        for row in rows:
+            with self.subTest(reading=row[0], model=row[1]):
+                self.assertTrue(row[twenty].endswith(f", {evidence.FIXED}"), row[twenty])
 
     def test_published_figures_stand_in_a_table_of_their_own(self):
         text = self.text
