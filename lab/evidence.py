@@ -194,7 +194,7 @@ def settled(basis: Basis, sweeps: Iterable[Sweep], draws: Sequence[Rows]) -> Bas
         moved = [key for key in sweep.moves if key in fixed and decides(sweep, key, draws)]
         if not moved:
             continue
-        cause = next((basis.cause_of(key) for key in sweep.keys if basis.cause_of(key)), sweep.parameter)
+        cause = next((found for found in map(basis.cause_of, sweep.keys) if found), sweep.parameter)
         shared = tuple(causes.get(cause, sweep.keys))
         causes[cause] = shared + tuple(key for key in moved if key not in shared)
         for key in moved:
