@@ -94,19 +94,8 @@ class SigtermOverStdioTest(unittest.TestCase):
         question = server.receive()
         self.assertEqual(question["method"], "elicitation/create")
         server.process.send_signal(signal.SIGTERM)
-        answer = server.receive()  # before: None, stdout closed by the kill
-        self.assertEqual(answer["id"], call_id, answer)
-        refusal = json.loads(answer["result"]["content"][0]["text"])
-        self.assertEqual(refusal["answer"], "stopped", refusal)
+        refusal = self.answered_stopped(server, call_id, "SIGTERM")  # before: no answer, stdout closed by the kill
         self.assertIn("the server is stopping", refusal["message"])
-        self.assertNotIn("no answer came", refusal["message"])  # the person was not too slow: the server stopped
-        self.assertIn("nothing was saved", refusal["message"])
-        self.assertIsNone(server.receive(), "stdout closes: the server has stopped")
-        self.assertEqual(server.process.wait(TIMEOUT), 0)
-        text = server.text()
-        self.assertIn("\nmcp_server: SIGTERM: stopping\nmcp_server: approvals: asked: 1; ", text)
-        self.assertIn("; unanswered: 0; stopped: 1; ", text)
-        self.assertNotIn("Traceback", text)
 
     def test_stdin_closing_while_a_question_waits_answers_the_call_as_stopped_not_as_a_silent_person(self):
         server = self.serve("--approve-writes")
@@ -115,17 +104,25 @@ class SigtermOverStdioTest(unittest.TestCase):
             ITEM, expected_version=version, values={"status": "triaged"}, idempotency_key="eof-1")})
         self.assertEqual(server.receive()["method"], "elicitation/create")
         server.process.stdin.close()  # type: ignore[union-attr]
+        self.answered_stopped(server, call_id, "stdin closed")  # before: "unanswered", "no answer came ... within
+        # 600 seconds", the moment stdin closed
+
+    def answered_stopped(self, server, call_id, cause):
+        """The call waiting for its person answered 'stopped' (not as a person too slow), nothing saved, then the
+        server gone with exit 0, its log naming `cause` and counting the question as stopped; the refusal."""
         answer = server.receive()
         self.assertEqual(answer["id"], call_id, answer)
         refusal = json.loads(answer["result"]["content"][0]["text"])
-        self.assertEqual(refusal["answer"], "stopped", refusal)  # before: "unanswered", "no answer came ... within
-        self.assertNotIn("no answer came", refusal["message"])  # 600 seconds", the moment stdin closed
+        self.assertEqual(refusal["answer"], "stopped", refusal)
+        self.assertNotIn("no answer came", refusal["message"])
         self.assertIn("nothing was saved", refusal["message"])
         self.assertIsNone(server.receive(), "stdout closes: the server has stopped")
         self.assertEqual(server.process.wait(TIMEOUT), 0)
         text = server.text()
-        self.assertIn("\nmcp_server: stdin closed: stopping\nmcp_server: approvals: asked: 1; ", text)
+        self.assertIn(f"\nmcp_server: {cause}: stopping\nmcp_server: approvals: asked: 1; ", text)
         self.assertIn("; unanswered: 0; stopped: 1; ", text)
+        self.assertNotIn("Traceback", text)
+        return refusal
 
 
 if __name__ == "__main__":
