@@ -8,6 +8,7 @@ import datetime
 import errno
 import glob
 import io
+import json
 import os
 import re
 import shlex
@@ -375,6 +376,41 @@ class OptionsCheckedFirstTest(unittest.TestCase):
                               text=True, timeout=WAIT)
         self.assertEqual(done.returncode, cli.EXIT_FAILED)
         self.assertEqual(done.stderr, "benchmark.round_trips: the server exited (status 3) before answering\n")
+
+
+class NoWriteScopeTest(unittest.TestCase):
+    """mcp_server.py --no-write-scope connects without osfoundry:write, as a token without the scope does: both
+    edit tools answer forbidden and save nothing, and the startup line says so."""
+
+    def test_both_edit_tools_answer_forbidden_and_the_article_keeps_its_version(self):
+        process = subprocess.Popen([sys.executable, "mcp_server.py", "--demo", "--no-write-scope"], cwd=ROOT,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(process.wait, WAIT)
+        self.addCleanup(process.stderr.close)
+        self.addCleanup(process.stdout.close)
+
+        def call(number, name, arguments):
+            process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": "tools/call",
+                                            "params": {"name": name, "arguments": arguments}}) + "\n")
+            process.stdin.flush()
+            answer = json.loads(process.stdout.readline())
+            self.assertEqual(answer["id"], number)
+            return json.loads(answer["result"]["content"][0]["text"])
+
+        article = {"knowledge_base_id": "kb-support", "article_id": "art-00001"}
+        version = call(1, "read_knowledge_article", article)["updated_at"]
+        edited = call(2, "edit_knowledge_article", dict(article, content="Saved without the scope.",
+                                                        expected_version=version, idempotency_key="k1"))
+        item = call(3, "edit_record_item", {"record_channel_id": "bugs", "item_id": "itm-00001",
+                                            "values": {"status": "triaged"}, "expected_version": 1,
+                                            "idempotency_key": "k2"})
+        read_again = call(4, "read_knowledge_article", article)
+        process.stdin.close()
+        said = process.stderr.read()
+        self.assertEqual((edited.get("error"), item.get("error")), ("forbidden", "forbidden"), edited)
+        self.assertEqual(read_again["updated_at"], version)
+        self.assertNotEqual(read_again["content"], "Saved without the scope.")
+        self.assertIn("scopes: none (edits answer forbidden)", said)
 
 
 class VersionTest(unittest.TestCase):

@@ -73,7 +73,7 @@ def open_workspace(options: argparse.Namespace, clock: Callable[[], Any] = wall_
     kb_shown, records_shown = database.shown_location(kb_path), database.shown_location(records_path)  # no password
     read_only = True if options.read_only else None  # None: read-only where the process may not write
     kb = kb_store.connect(kb_path, granted=options.grant_kb, clock=clock, caller=options.caller,
-                          durability=options.durability, read_only=read_only)
+                          durability=options.durability, read_only=read_only, scopes=options.scopes)
     try:
         if getattr(options, "reranker", None):  # --rerank: each search's best matches re-ordered, vectors kept
             kb.reranker = kb_vectors.attach(kb, options.reranker, fill)
@@ -166,7 +166,7 @@ def describe(options: argparse.Namespace, kb_path: str, records_path: str, plan:
         parts.append("granted knowledge bases: " + (", ".join(options.grant_kb) if options.grant_kb else "all"))
         parts.append("granted record channels: " + (", ".join(options.grant_channel) if options.grant_channel
                                                     else "all"))
-        parts.append("scopes: " + (", ".join(options.scopes) or "none (edit_record_item answers forbidden)"))
+        parts.append("scopes: " + (", ".join(options.scopes) or "none (edits answer forbidden)"))
         parts.append(f"caller: {options.caller}")
     if getattr(options, "approve_writes", False):
         parts.append(f"writes: each put to a person for approval (answer within {options.approval_timeout:g} s)")
