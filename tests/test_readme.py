@@ -1,6 +1,7 @@
 """The README and the docs/ pages say what is so: their Python examples work when pasted into the python3 prompt
 and print what the page says they print, the architecture page's table names every module of the tree, the
-committed results' answers are quoted word for word, and every relative link names a file that is there.
+committed results' answers are quoted word for word, the figures copied from the performance page are on it, and
+every relative link names a file that is there.
 
 A prompt reads a paste line by line: a compound statement ends only at a blank line, and every expression
 statement echoes its value. So each block is fed to code.InteractiveConsole one line at a time, under this
@@ -35,6 +36,59 @@ SUPPORTED = ("3.9", "3.11", "3.13")
 ARCHITECTURE = os.path.join("docs", "architecture.md")  # the page whose table names every module
 PACKAGE_FOLDERS = ("osfoundry_tools", "lab")  # walked with their subfolders; benchmark/ and the root are not
 FLAT_FOLDERS = ("", "benchmark")
+PERFORMANCE = os.path.join("results", "performance.md")
+COPIED_FIGURES = {  # figures pages copy from the committed performance page: (as the page words it, as that page does)
+    os.path.join("docs", "postgresql.md"): [
+        ("cost 3.23× as much on PostgreSQL (867 µs against 269 µs", "| PostgreSQL ÷ sqlite | 3.23× ("),
+        ("(867 µs against", "| PostgreSQL | 867 ("), ("against 269 µs", "| sqlite | 269 ("),
+        ("saved 1.12× as many edits", "at 8 writers are 1.12× its rate at 1"),
+        ("rate was 0.75× its own", "sqlite's 0.75×"),
+    ],
+    os.path.join("docs", "knowledge-base-store.md"): [
+        ("693 of 785 questions (88.3%, out of sample)", "| pooled | 785 | 618 of 785 | 693 of 785 |"),
+        ("(the lowest, black, 24 of 30)", "| black | 30 | 21 of 30 | 24 of 30 | 80% |"),
+        ("0.3 and 0.3 (696 first)", "| 693 of 785 | 88% | 696 of 785 |"),
+        ("17 ms at the median, 23 ms at the 95th percentile", "17 ms at the median and 23 ms at the 95th percentile"),
+        ("20 and 28 ms; the same questions without `--rerank` 3.1 and 6.9 ms",
+         "20 and 28 ms; without --rerank 3.1 and 6.9 ms"),
+        ("10 ms at the median, 15 ms at the 95th percentile", "10 ms at the median and 15 ms at the 95th percentile"),
+        ("1,031 ms more than without `--rerank`, the mean over 613 pages",
+         "1031 ms more than without --rerank, its sections embedded and kept (the mean over 613 pages)"),
+        ("the model 114 MB of resident memory", "the model 114 MB"), ("grew by 423 MB", "grown by 423 MB"),
+        ("folder 92 MB and numpy with its BLAS library 83 MB", "folder 92 MB, numpy with its BLAS library 83 MB"),
+        ("against 618 (78.7%) without it", "| pooled | 785 | 618 of 785 |"),
+    ],
+    os.path.join("docs", "performance.md"): [
+        ("took 2089 s in all, the search quality section alone 779 s", "took 2089 s (memory 116 s, job 246 s, growth "
+         "114 s, quality 779 s"),
+        ("it costs 1.98×", "| 1.98× ("), ("Validation is -0.4% of an edit", "| -0.4% ("),
+        ("costs 1.8× its own floor", "| 1.8× (1.7–1.9) | meets the goal |"),
+        ("its p99 is 4.8× its median", "| 4.8× (3.5–6.0) | meets the goal |"),
+        ("costs 9.4× the floor", "| 9.4× (8.1–9.9) | meets the goal |"),
+        ("`full` costs 2.2× `normal`", "| 2.2× ("),
+        ("takes 2.45 ms", "takes 2.45 ms"), ("takes 3.86× the bare FTS5 query", "3.86×"),
+        ("a mid one 2.06×", "2.06×"), ("take 23.5×", "the ordinary question: 23.5×"),
+        ("takes\n  17.5× the ordinary question", "takes 17.5× ("),
+        ("ours 618 first and 752 in five", "| ours | 618 of 785 (79%) | 752 (96%)"),
+        ("tantivy plain, 535 and\n  723", "| tantivy | 535 of 785 (68%) | 723 (92%)"),
+        ("is met by 10 of the 32 pairs", ": 10 of 32 set and engine pairs"),
+        ("took 115.8 s on two processes", "| `sim.py --seeds 1-5` (the main job, 2 processes) | 115.8 |"),
+        ("208.6 s with `--jobs 1`", "(the main job on one process) | 208.6 |"),
+        ("the main seeds alone 6.1 s", "(the main seeds alone) | 6.1 |"),
+        ("Two processes run 1.93× the seed days per second", "Two processes run 1.93× ("),
+        ("takes 1.69× its own sqlite statements", "| a seed day within 1.5× its own sqlite part | 1.69× ("),
+        ("0.075 s of its 0.663 s, which is 28% of the 0.265 s", "0.075 s of its 0.663 s, 28% of the 0.265 s"),
+        ("(2,894 against 3,992)", "| 4 | 2,894 ("), ("takes 0.171 ms over stdio and 0.242 ms over Streamable HTTP",
+                                                    "| stdio | 0.171 ("),
+        ("takes 0.747 ms and 0.987 ms", "(official mcp SDK) | Streamable HTTP | 0.987 ("),
+        ("by 52.1 MiB at most", "| +52.1 MiB at most"), ("and 4.2 MiB\n  stay", "| +4.2 MiB at most"),
+        ("is missed in this run\n  at 1.49×", "--workers 2 1.49×"), ("(its repetitions ranged from 1.30× to 2.16×",
+                                                                     "| 1.49× (1.30–2.16) |"),
+        ("Two server processes on the same files got 2.12×; one alone 0.97×",
+         "ours 0.97×; ours, two processes 2.12×"),
+        ("At 64 clients ours answers 1.64× the SDK's", "At 64 clients ours answers 1.64× ("),
+    ],
+}
 ANSWERS_QUOTED = {  # each committed results page, and the pages beside the README that quote its answer
     "knowledge_base.md": [os.path.join("docs", "knowledge-base-experiments.md")],
     "record_channels.md": [os.path.join("docs", "record-experiments.md")],
@@ -132,6 +186,29 @@ class ReadmeTest(unittest.TestCase):
             for page in ["README.md"] + quoting:
                 with self.subTest(results=results, page=page):
                     self.assertIn(f"\n> {answer}\n", read(page))
+
+    def test_the_figures_the_pages_copy_from_the_performance_page_are_on_it(self):
+        measured = " ".join(read(PERFORMANCE).split())
+        for page, figures in COPIED_FIGURES.items():
+            text = " ".join(read(page).split())
+            for copied, source in figures:
+                with self.subTest(page=page, figure=copied):
+                    self.assertTrue(" ".join(copied.split()) in text, f"{page} no longer says: {copied}")
+                    self.assertTrue(source in measured, f"{PERFORMANCE} no longer says: {source}")
+
+    def test_the_share_of_first_answers_the_own_content_page_gives_is_the_performance_page_s_range(self):
+        rows = re.findall(r"^\| [\w-]+ \| \d+ \| sqlite \| (\d+) of (\d+) \|", read(PERFORMANCE), re.M)
+        self.assertEqual(len(rows), 16)
+        shares = [int(first) / int(asked) for first, asked in rows]
+        stated = f"for {min(shares):.0%} to {max(shares):.0%} of each set's questions"
+        self.assertIn(stated, " ".join(read(os.path.join("docs", "own-content.md")).split()))
+
+    def test_the_questions_the_postgresql_page_says_both_engines_answer_alike_are_the_performance_page_s(self):
+        (line,) = re.findall(r"^The same first page on sqlite and PostgreSQL .*$", read(PERFORMANCE), re.M)
+        pairs = [(int(same), int(asked)) for same, asked in re.findall(r" (\d+) of (\d+)", line)]
+        self.assertEqual(len(pairs), 16)
+        stated = f"{sum(same for same, _ in pairs)} of their {sum(asked for _, asked in pairs)} questions"
+        self.assertIn(stated, " ".join(read(os.path.join("docs", "postgresql.md")).split()))
 
     def test_every_relative_link_of_the_readme_and_the_docs_names_a_file_that_is_there(self):
         for page in pages():

@@ -86,7 +86,8 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
                    "repeat for several (default: all)")
     p.add_argument("--no-write-scope", dest="scopes", action="store_const", const=(),
                    default=(record_store.WRITE_SCOPE,), help=f"connect without the {record_store.WRITE_SCOPE} "
-                   "OAuth scope: edit_record_item then answers forbidden (reads need no scope)")
+                   "OAuth scope: edit_knowledge_article and edit_record_item then answer forbidden (reads need no "
+                   "scope)")
     p.add_argument("--rejection-detail", choices=record_fields.DETAILS, default="labels", help=(
         "how much a failed record edit says: terse (the code only), field (the keys), values (what each allows), "
         "labels (also each option's label; the default)"))
@@ -111,7 +112,9 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         "with --http: a JSON file mapping each bearer token to its grant, {\"TOKEN\": {\"caller\": NAME, "
         "\"knowledge_bases\": [IDs] or \"*\", \"channels\": [IDs] or \"*\", \"scopes\": [\"osfoundry:write\"]}}; "
         "a request without a valid token is refused (401). It replaces --grant-kb, --grant-channel, "
-        "--no-write-scope and --caller, and must not be readable by other users (chmod 600)"))
+        "--no-write-scope and --caller, and must belong to this user (or root) and not be readable by other "
+        "users (chmod 600). Each token is 16 to 512 visible ASCII characters, hard to guess: make each with "
+        "openssl rand -hex 32"))
     p.add_argument("--allow-origin", metavar="ORIGIN", action="append", help=(
         "with --http: a browser Origin allowed besides the loopback ones, e.g. https://app.example (repeatable); "
         "requests from any other Origin are refused (403), against DNS rebinding"))
@@ -125,10 +128,10 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         "field as - old and + new lines with the changed words between « and » in their context, whitespace, "
         "line ends and look-alike letters that change marked; the person approves or declines, and nothing is "
         "saved without an approval of that exact change. A change that cannot be shown whole (more than "
-        f"{shown_change.SPAN_CHARACTERS} characters changed in one place, or a request over "
-        f"{shown_change.QUESTION_CHARACTERS}) is refused, change_too_large_to_approve, nobody asked. A client "
-        "that cannot ask its user gets every write refused. With --tokens, a token's \"approve_writes\": true "
-        "holds that token's agent alone"))
+        f"{shown_change.SPAN_CHARACTERS} characters changed in one place, or a request of more than "
+        f"{shown_change.QUESTION_CHARACTERS} characters) is refused, change_too_large_to_approve, nobody asked. "
+        "A client that cannot ask its user gets every write refused. With --tokens, a token's "
+        "\"approve_writes\": true holds that token's agent alone"))
     p.add_argument("--approval-timeout", metavar="SECONDS", type=approval_seconds, default=approval.APPROVAL_SECONDS,
                    help=f"how long a person may take to answer an approval request, up to a day (default "
                    f"{approval.APPROVAL_SECONDS:g}); past it the write is answered declined (no answer) and nothing "
@@ -151,7 +154,9 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     p.add_argument("--rerank-model", metavar="DIR", help=(
         "with --rerank: a folder holding your own copy of all-MiniLM-L6-v2's model.safetensors and vocab.txt "
         "(checked against the published files' SHA-256) instead of the packaged weights"))
-    p.add_argument("--verbose", action="store_true", help="log every message received on stderr")
+    p.add_argument("--verbose", action="store_true", help=(
+        "log the start of every message received on stderr (its first 80 characters, as JSON in ASCII), and over "
+        "HTTP each request's method, path and version, never its query string or a header"))
     limits = p.add_argument_group("limits of the HTTP server", "with --http: what clients, authenticated or not, "
                                   "can make the server hold; BYTES as 4096, 16KiB or 4MiB")
     for field, (unit, meaning) in http_front.LIMITS_EXPLAINED.items():
