@@ -15,7 +15,7 @@ import unittest
 from typing import Any, Dict, Optional
 
 from osfoundry_tools.server import streamable_http
-from osfoundry_tools.server import command_line
+from osfoundry_tools.server import command_line, protocol
 from osfoundry_tools.server.tokens import Tokens
 from tests.test_http_limits import Refusals
 from tests.test_mcp_http import ALICE, TOKEN, ServerCase, request
@@ -184,16 +184,18 @@ class LoggedMessageTest(unittest.TestCase):
         message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "search_knowledge_base", "arguments": {"query": "reset password", "api_key": "k-123-secret"},
             "_meta": {"authorization": "Bearer meta-secret", "progressToken": 7}, "access_token": "top-secret"}}
-        self.assertEqual(streamable_http.redacted(message), {
+        self.assertEqual(protocol.redacted(message), {
             "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
                 "name": "search_knowledge_base", "arguments": {"query": "reset password", "api_key": "[redacted]"},
             "_meta": {"authorization": "[redacted]", "progressToken": "[redacted]"}, "access_token": "[redacted]"}})
-        self.assertEqual(streamable_http.redacted({"a": {"b": {"c": {"token": "deeper"}}}}),
+        self.assertEqual(protocol.redacted({"a": {"b": {"c": {"token": "deeper"}}}}),
                          {"a": {"b": {"c": {"token": "deeper"}}}}, "three objects deep at most")
-        logged = streamable_http.loggable_message({"params": {"password": "p-secret", "text": "x" * 1000}}, 300)
-        self.assertTrue(logged.startswith('"{\\"params\\": {\\"password\\": \\"[redacted]\\"'), logged)
+        logged = protocol.loggable_message({"params": {"password": "p-secret", "text": "x" * 1000}}, 300)
+        self.assertTrue(logged.startswith('{"params": {"password": "[redacted]", "text": "xxx'), logged)
         self.assertNotIn("p-secret", logged)
-        self.assertLessEqual(len(logged), 300)
+        self.assertEqual((len(logged), logged[-3:]), (300, "..."))  # as long as the limit, not the 80 of a value
+        logged = protocol.loggable_message({"method": "ping\n\u2028\u202e\u0085", "params": {"\ud800": 1}})
+        self.assertTrue(logged.isascii() and logged.isprintable(), logged)  # no character can begin a log line
 
     def test_handle_logged_logs_the_message_without_credentials_and_the_caller(self):
         class Answering:

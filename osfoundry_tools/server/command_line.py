@@ -27,7 +27,7 @@ from osfoundry_tools.engines import database
 from osfoundry_tools.server import approval, http_workers, sessions, streamable_http, tokens
 from osfoundry_tools.server.methods import Server
 from osfoundry_tools.server.options import PROG, parse_options
-from osfoundry_tools.server.protocol import LOGGED_CHARACTERS, PROTOCOL_VERSIONS, STATELESS_VERSIONS
+from osfoundry_tools.server.protocol import PROTOCOL_VERSIONS, STATELESS_VERSIONS, loggable_message
 from osfoundry_tools.server.stdio import serve
 from osfoundry_tools.server.workspace import Workspace, open_workspace
 
@@ -234,7 +234,7 @@ def handle_logged(server: Server, message: Any, grant: Optional[tokens.Grant] = 
     """Server.handle for one HTTP request, each message logged as stdio logs its lines (with --verbose), the value
     of any key that looks like a credential left out."""
     if log.isEnabledFor(logging.DEBUG):
-        log.debug("received %s%s", streamable_http.loggable_message(message, LOGGED_CHARACTERS),
+        log.debug("received %s%s", loggable_message(message),
                   f" from {rejections.loggable(grant.caller)}" if grant is not None else "")
     if session is None:
         return server.handle(message, grant, protocol_version)

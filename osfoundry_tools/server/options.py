@@ -155,8 +155,9 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         "with --rerank: a folder holding your own copy of all-MiniLM-L6-v2's model.safetensors and vocab.txt "
         "(checked against the published files' SHA-256) instead of the packaged weights"))
     p.add_argument("--verbose", action="store_true", help=(
-        "log the start of every message received on stderr (its first 80 characters, as JSON in ASCII), and over "
-        "HTTP each request's method, path and version, never its query string or a header"))
+        "log the start of every message received on stderr (its first 300 characters, as JSON in ASCII, "
+        "credential-like keys' values replaced), and over HTTP each request's method, path and version, never its "
+        "query string or a header"))
     limits = p.add_argument_group("limits of the HTTP server", "with --http: what clients, authenticated or not, "
                                   "can make the server hold; BYTES as 4096, 16KiB or 4MiB")
     for field, (unit, meaning) in http_front.LIMITS_EXPLAINED.items():

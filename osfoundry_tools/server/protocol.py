@@ -16,6 +16,7 @@ Glossary (MCP's words):
 """
 
 import json
+import re
 from typing import Any, Dict, Optional
 
 from osfoundry_tools.cli import VERSION
@@ -36,6 +37,8 @@ SERVER_INFO = {"name": "osfoundry-reconstruction", "title": "osFoundry tools, re
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 HEADER_MISMATCH, UNSUPPORTED_VERSION = -32020, -32022  # the stateless era's own errors
 LOGGED_CHARACTERS = 300  # of each message received, with --verbose
+CREDENTIAL_NAME = re.compile(r"token|secret|passw|bearer|^auth$|authoriz|api[-_]?key|^key$|jwt|credential|session|"
+                             r"cookie", re.IGNORECASE)  # a query parameter or a message's key that may hold one
 
 
 class ProtocolError(Exception):
@@ -117,6 +120,29 @@ def repeated_key_error(message: Any, repeated: Exception) -> Optional[Dict[str, 
     request = found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
     return error_message(request, INVALID_REQUEST, f"Invalid Request: {repeated}, and which of its values is meant "
                          "cannot be known; send each key of an object once")
+
+
+def loggable_message(message: Any, limit: int = LOGGED_CHARACTERS) -> str:
+    """A message as a log line holds it, the same on both transports: its JSON in ASCII (so no character a client
+    sent can begin a line), cut to `limit` characters ("..." marks a cut), the value of each key that looks like a
+    credential replaced (redacted).
+
+    >>> loggable_message({"method": "tools/call", "params": {"api_key": "k-1", "query": "caf\u00e9 " * 80}}, 76)
+    '{"method": "tools/call", "params": {"api_key": "[redacted]", "query": "ca...'
+    """
+    try:
+        text = json.dumps(redacted(message))
+    except (RecursionError, ValueError):  # nested deeper than json.dumps goes from here; a lone surrogate is JSON
+        return "(a message nested too deep to log)"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def redacted(value: Any, depth: int = 3) -> Any:
+    """`value` with "[redacted]" for the value of every key that looks like a credential, `depth` objects deep."""
+    if not isinstance(value, dict) or depth == 0:
+        return value
+    return {key: "[redacted]" if CREDENTIAL_NAME.search(key) else redacted(item, depth - 1)
+            for key, item in value.items()}
 
 
 def encoded(message: Dict[str, Any]) -> bytes:

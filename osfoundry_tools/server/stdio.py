@@ -21,7 +21,7 @@ from osfoundry_tools.core import checks, rejections
 from osfoundry_tools.server import listening
 from osfoundry_tools.server.methods import Server
 from osfoundry_tools.server.protocol import (
-    INTERNAL_ERROR, LOGGED_CHARACTERS, PARSE_ERROR, CallCancelled, encoded, error_message, repeated_key_error,
+    INTERNAL_ERROR, PARSE_ERROR, CallCancelled, encoded, error_message, loggable_message, repeated_key_error,
     same_request_id, too_long,
 )
 
@@ -259,10 +259,12 @@ def answer_line(server: Server, line: bytes, peer: Optional["Peer"] = None) -> O
         text = line.decode("utf-8").strip()
         if not text:  # a blank line carries no message and no id to answer
             return None
-        log.debug("received %s", rejections.loggable(text[:LOGGED_CHARACTERS]))
         message, repeated = checks.message_json(text)
     except (ValueError, RecursionError) as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        log.debug("received a line that is no JSON message: %s",
+                  loggable_message(line.decode("utf-8", "replace").strip()))
         return error_message(None, PARSE_ERROR, f"Parse error: the line is not one JSON text in UTF-8 ({error})")
+    log.debug("received %s", loggable_message(message))
     if repeated is not None:
         log.warning("a message was refused: %s", repeated)
         return repeated_key_error(message, repeated)

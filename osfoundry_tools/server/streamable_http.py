@@ -55,7 +55,6 @@ import errno
 import http
 import http.server
 import ipaddress
-import json
 import logging
 import os
 import re
@@ -76,7 +75,7 @@ from osfoundry_tools.server import http_front, listening, sessions
 from osfoundry_tools.server.http_front import Limits
 from osfoundry_tools.server.protocol import (
     HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, STATELESS_VERSIONS,
-    UNSUPPORTED_VERSION, VERSION_KEY, ProtocolError, encoded, error_message, repeated_key_error,
+    UNSUPPORTED_VERSION, VERSION_KEY, CREDENTIAL_NAME, ProtocolError, encoded, error_message, repeated_key_error,
 )
 from osfoundry_tools.server.tokens import WRITE_SCOPE, Grant, Tokens
 
@@ -100,8 +99,6 @@ SINGLE_HEADERS = frozenset({"host", "origin", "authorization", "content-length",
 # ... and every Mcp-* header (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id): each must come once
 DECIMAL = re.compile(r"[0-9]{1,20}")  # a Content-Length
 REFUSED_QUALITY = re.compile(r"q=0(?:\.0{0,3})?")  # an Accept media range's q=0: that type is refused
-CREDENTIAL_NAME = re.compile(r"token|secret|passw|bearer|^auth$|authoriz|api[-_]?key|^key$|jwt|credential|session|"
-                             r"cookie", re.IGNORECASE)  # a query parameter or a message's key that may hold one
 RETRY_SECONDS = 1  # the Retry-After of a 503: the connections or the body budget were full, or the server stops
 GRACE_SECONDS = 5.0  # on SIGTERM or Ctrl-C, how long requests in progress may take to finish (--http-grace-seconds)
 CUT_SECONDS = 1.0  # once the grace is over, how long the connections cut are given to close
@@ -349,24 +346,6 @@ def path_of(target: str) -> str:
         return urllib.parse.urlsplit(target).path
     except ValueError:  # a malformed URL such as http://[x/mcp, which may hold a user and password
         return "(a malformed URL)"
-
-
-def loggable_message(message: Any, limit: int) -> str:
-    """A message as a log line may hold it: its JSON cut to `limit` characters, with the value of each key that looks
-    like a credential replaced (in the message, its params and theirs), every character escaped that could start a
-    line."""
-    try:
-        return rejections.loggable(json.dumps(redacted(message), ensure_ascii=False)[:limit])
-    except RecursionError:  # nested deeper than json.dumps goes from here
-        return "(a message nested too deep to log)"
-
-
-def redacted(value: Any, depth: int = 3) -> Any:
-    """`value` with "[redacted]" for the value of every key that looks like a credential, `depth` objects deep."""
-    if not isinstance(value, dict) or depth == 0:
-        return value
-    return {key: "[redacted]" if CREDENTIAL_NAME.search(key) else redacted(item, depth - 1)
-            for key, item in value.items()}
 
 
 def parsed(body: Union[bytes, bytearray]) -> Any:
