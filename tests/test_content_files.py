@@ -10,10 +10,12 @@ import hashlib
 import io
 import json
 import os
+import random
 import re
 import subprocess
 import sys
 import tempfile
+import time
 import unicodedata
 import unittest
 
@@ -478,6 +480,31 @@ class BadInputTest(unittest.TestCase):
                                           EVERY_TYPE)
         self.refused(r"r\.jsonl:1: is not JSON \(a number of more than 4,300 digits\); write one JSON object per "
                      r"line$", channels=[(rows, fields)])
+
+    def test_a_long_cell_that_is_no_number_and_a_long_line_of_front_matter_are_refused_in_one_pass(self):
+        """Each is read in one pass: before, a run of digits before a letter, or of spaces in a line that holds no
+        colon, cost its square (minutes at these lengths, with the server not yet started)."""
+        digits = "9" * 100_000
+        rows, fields = self.files.channel("r.csv", f"title,status,votes\nA,new,{digits}x\n", EVERY_TYPE)
+        self.files.write("kb/a.md", "---\nnote" + " " * 500_000 + "here\n---\nText.")
+        started = time.process_time()  # the time of this process alone: other work on the machine does not count
+        self.refused(r'r\.csv:2: values\.votes must be a number, got "9+… \(100001 characters\)"; write digits',
+                     channels=[(rows, fields)])
+        self.refused(r"kb/a\.md:2: the front matter opened by --- on line 1 holds .*, which is no key: value line",
+                     [self.files.path("kb")])
+        self.assertLess(time.process_time() - started, 5.0)
+
+    def test_front_matter_lines_and_number_cells_are_told_as_the_expressions_first_written_told_them(self):
+        first_key = re.compile(r"(?:\"[^\"]*\"|'[^']*'|[^\s#:-][^:]*?|-[^\s:][^:]*?)[ \t]*:(?:[ \t]|$)")
+        first_number = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+        chooser = random.Random(3)
+        for expression, first, alphabet, match in (
+                (own_content._FRONT_MATTER_KEY, first_key, [" ", "\t", ":", "#", "-", '"', "'", "a", "é"], "match"),
+                (own_content._NUMBER, first_number, ["1", "0", ".", "+", "-", "e", "E", "x", " ", "١"], "fullmatch")):
+            texts = ["".join(chooser.choice(alphabet) for _ in range(chooser.randrange(0, 10))) for _ in range(20_000)]
+            for text in texts:
+                with self.subTest(text=text):
+                    self.assertEqual(getattr(expression, match)(text) is None, getattr(first, match)(text) is None)
 
     def test_two_folders_of_one_name_clash_and_the_later_is_named(self):
         for side in ("a", "b"):

@@ -80,10 +80,12 @@ _NOT_IN_SLUG = re.compile(r"[^a-z0-9_-]")
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _TEXT_LINE_END = re.compile(r"\r\n|\r|\n")
 _FRONT_MATTER_LINE = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)")
-_FRONT_MATTER_KEY = re.compile(r"(?:\"[^\"]*\"|'[^']*'|[^\s#:-][^:]*?|-[^\s:][^:]*?)[ \t]*:(?:[ \t]|$)")  # YAML's key:
+_FRONT_MATTER_KEY = re.compile(r"(?:\"[^\"]*\"[ \t]*|'[^']*'[ \t]*|[^\s#:-][^:]*|-[^\s:][^:]*):(?:[ \t]|$)")  # YAML's
+# key: (a plain key's spaces before its colon are part of [^:]*, so that a line of spaces with no colon is one pass)
 _FRONT_MATTER_OTHER = re.compile(r"[ \t]|#|-(?:[ \t]|$)|$")  # an indented line (a value going on), a comment, a
 # list's item, a blank line: the rest of the lines YAML holds
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")  # the digits after a point only after
+# one, so that a long run of digits that is no number (a letter after it) is one pass, not its square
 _ITEM = re.compile(r"\bitem (itm-\d+)")
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:]')  # a JSON string, or a bracket or colon outside one
 JSON_EXAMPLES = {"multi_select": '["a", "b"] or a; b', "relation": '["itm-00001"]',
