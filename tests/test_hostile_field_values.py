@@ -117,6 +117,10 @@ class FieldValuesTest(unittest.TestCase):
                 ("site", "http://example.com:65536/", "http or https URL"),
                 ("site", "http://example.com:port/", "http or https URL"),
                 ("site", "http://example.com:0/", "http or https URL"),
+                ("site", "http://example.com:+80/", "http or https URL"),  # a number to Python 3.9's int()
+                ("site", "http://example.com:\u0668\u0660/", "http or https URL"),  # Arabic-Indic 80, as well
+                ("site", "http://example.com: 80/", "http or https URL"),
+                ("files", [{"name": "a", "url": "https://e.com:+443/a"}], "files"),
                 ("files", [{"name": "a", "url": "https://e.com:99999/a"}], "files"),
                 ("files", [{"name": "a", "url": "https://e.com/\x00"}], "files")]
         for key, value, words in past:

@@ -579,7 +579,17 @@ def _is_url(value: Any) -> bool:
         port = parts.port  # ValueError for a port past 65535 or no number; 0, which no browser opens, is refused below
     except ValueError:
         return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname) and port != 0
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and port != 0 and _port_digits(parts.netloc)
+
+
+def _port_digits(netloc: str) -> bool:
+    """Whether a URL's port, where it writes one, is ASCII digits alone: Python 3.9's urlsplit reads a port with
+    int(), which takes "+80" and "٨٠" (Arabic-Indic digits) as 80, where newer Pythons refuse them as no number."""
+    host = netloc.rpartition("@")[2]
+    if "[" in host:  # an IPv6 host: its own colons are between the brackets
+        host = host.partition("[")[2].partition("]")[2]
+    port = host.partition(":")[2]
+    return not port or (port.isascii() and port.isdigit())
 
 
 # ---------------------------------------------------------------------------
