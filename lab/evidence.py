@@ -25,7 +25,7 @@ Glossary (experiments.py has figure, ours, range, verdict):
   strength       of an independent figure: check (it holds), failed check (this run is not built as the
                  article's); fixed by the inputs; firm (our range meets the published figure and is at most
                  FIRM_WIDTH of it wide); loose (it meets it and is wider, but narrower than TOO_WIDE); too wide
-                 (it meets it, but is at least TOO_WIDE of it wide: it holds a value and its double, so meeting
+                 (it meets it, but is at least TOO_WIDE of it wide: it holds about a value and its double, so meeting
                  the figure could not have failed; neither a match nor a miss); outside; unstated parameter (a
                  sweep of a parameter the article never states reaches it: neither a match nor a miss); or
                  unranged (no range was run)
@@ -46,9 +46,10 @@ from lab.experiments import EXACT, INSIDE, published_interval, range_meets
 
 FIRM_WIDTH = 1 / 3  # a match is firm when our range is at most this share of the published figure wide
 OTHER_WIDTHS = (1 / 4, 1 / 2)  # where the pages say the line might have been drawn instead
-TOO_WIDE = 1.0  # a range at least this share of the published figure wide that meets it is no match: its top is
-#                 at least twice its bottom (its bottom lies at or below the figure, its top a figure's width
-#                 above that), so it holds a value and its double, and meeting the figure could not have failed
+TOO_WIDE = 1.0  # a range at least this share of the published figure wide that meets it is no match: its bottom
+#                 lies at or below the figure (give or take the figure's rounding, as range_meets allows) and its
+#                 top a figure's width above that, so it holds about a value and its double (3.4 to 6.4 meets a
+#                 published 3), and meeting the figure could not have failed
 CHECK, FAILED, FIXED = "check", "failed check", "fixed by the inputs"
 FIRM, LOOSE, OUTSIDE, UNRANGED = "firm", "loose", "outside", "unranged"
 WIDE = "too wide"  # a range that meets the published figure, at least TOO_WIDE of it wide: neither match nor miss
@@ -241,7 +242,8 @@ def strength(row: Dict[str, Any], check: bool, firm_width: float = FIRM_WIDTH, f
     verdict; a measured one is firm, loose, too wide, outside or unranged (no range was run, so nothing says how
     firm an exact one is). A measured figure matches only where our range meets it, as its verdict says
     (experiments.verdict: outside wherever the range misses, ours exact or not), and only where that range is
-    narrower than TOO_WIDE of the figure: a wider one holds a value and its double, and no match could fail it."""
+    narrower than TOO_WIDE of the figure: a wider one holds about a value and its double, and no match could fail
+    it."""
     if check:
         return CHECK if row.get("verdict") == EXACT else FAILED
     if fixed:

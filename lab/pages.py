@@ -148,8 +148,9 @@ def counting_rules(restating: str, rule_words: str, after: str) -> str:
         "range meets it and is at most "
         f"{fraction(evidence.FIRM_WIDTH)} of it wide, so that it leaves out values a reader would call "
         f"different; a *loose* match when our range meets it but is wider, though {too_wide_words(False)}; "
-        f"*{evidence.WIDE}* when our range meets it but is {too_wide_words(True)}: its top is then at least "
-        "twice its bottom, so it holds a value and its double, meeting the figure could not have failed, and it "
+        f"*{evidence.WIDE}* when our range meets it but is {too_wide_words(True)}: its bottom then lies at or "
+        "below the figure (give or take the figure's rounding) and its top a whole figure above its bottom, so it "
+        "holds about a value and its double, meeting the figure could not have failed, and it "
         f"counts as neither a match nor a miss; *outside* otherwise. {rule_words} {after}")
 
 

@@ -98,7 +98,7 @@ class StrengthTest(unittest.TestCase):
 
 
 class TooWideTest(unittest.TestCase):
-    """A range at least as wide as the published figure holds a value and its double: meeting the figure with it
+    """A range at least as wide as the published figure holds about a value and its double: meeting the figure with it
     could not have failed, so it is neither a match nor a miss, by a rule computed from the range, not a list."""
 
     def test_a_range_as_wide_as_the_figure_that_meets_it_is_too_wide_and_a_narrower_one_loose(self):
@@ -120,6 +120,13 @@ class TooWideTest(unittest.TestCase):
                             self.assertGreaterEqual(low + width, 2 * max(0.0, low))
                     checked += 1
         self.assertGreater(checked, 500)
+
+    def test_a_bottom_above_the_figure_within_its_rounding_holds_about_a_value_and_its_double(self):
+        found = evidence.strength(row(3, 4, [3.4, 6.4]), check=False)  # 3.4 rounds to the published 3
+        self.assertEqual(found, evidence.WIDE)
+        self.assertLess(6.4, 2 * 3.4)  # not quite its double: the words say "about", give or take the rounding
+        self.assertGreaterEqual(6.4, 2 * (3.4 - 0.5))  # twice the bottom less half the figure's rounding
+        self.assertIn("give or take the figure's rounding", pages.counting_rules("", "", ""))
 
     def test_a_match_too_wide_is_not_held_tells_no_model_apart_and_is_counted_apart_in_the_words(self):
         wide, missed = row(10, 10, [5, 20]), row(10, 30, [25, 35])
