@@ -655,12 +655,13 @@ class SpecialFilesTest(unittest.TestCase):
             file.write("# B\nText.")
         self.refused(r"kb/d/d/.*/d/b\.md: the ID its name makes has \d+ characters, more than the 128")
 
-    def test_a_link_to_a_folder_outside_is_refused_naming_it_and_one_inside_is_not_walked_again(self):
+    def test_a_link_to_a_folder_outside_holding_markdown_is_refused_naming_it_and_one_inside_is_not_walked_again(self):
         for name, target in (("linked", os.path.join(os.pardir, "outside")), ("up", os.pardir)):
             with self.subTest(name=name):
                 os.symlink(target, self.files.path("kb", name))
                 self.refused(rf"^{re.escape(self.files.path('kb', name))}: is a link to a folder outside this one, "
-                             r"\S+, which is not followed; copy the folder into this one, or remove the link$")
+                             r"\S+, which is not followed, and it holds Markdown \((outside/)?secret\.md\) that "
+                             r"would go unserved; copy the folder into this one, or remove the link$")
                 os.remove(self.files.path("kb", name))
         self.files.write("kb/guides/b.md", "# B\nText.")
         for name, target in (("self", os.curdir), ("loop", os.path.join(os.pardir, os.pardir, "kb")),
@@ -668,6 +669,14 @@ class SpecialFilesTest(unittest.TestCase):
             os.symlink(target, self.files.path("kb", "guides" if name == "loop" else "", name))
         os.symlink(os.path.join(os.pardir, "outside"), self.files.path("kb", ".hidden"))
         self.assertEqual(sorted(articles_of(self.kb)), ["a", "guides-b"])
+
+    def test_a_link_to_a_folder_outside_holding_no_markdown_is_left_out_and_a_vast_one_refused(self):
+        self.files.write("static/img/logo.png", b"\x89PNG")
+        self.files.write("static/.cache/hidden.md", "# Hidden\nText.")  # hidden: never served, so no reason to refuse
+        os.symlink(os.path.join(os.pardir, "static"), self.files.path("kb", "images"))
+        self.assertEqual(sorted(articles_of(self.kb)), ["a"])  # images -> ../static, as docs folders often hold
+        self.assertIsNone(own_content.outside_markdown(self.files.path("static")))
+        self.assertIn("more than 2 entries", own_content.outside_markdown(self.files.path("static"), bound=2))
 
     def test_a_markdown_file_past_the_bound_is_refused_naming_the_bound(self):
         self.files.write("kb/big.md", b"# Big\n" + b"x" * own_content.MARKDOWN_MAX_BYTES)

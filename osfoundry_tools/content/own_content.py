@@ -355,7 +355,9 @@ def markdown_files(folder: str) -> Tuple[List[str], List[str]]:
     """The .md files under `folder` and the other files, as sorted relative paths with "/"; hidden ones skipped.
     The folders are walked one after another, never by recursion, so no depth is too deep. A link to a folder is
     not followed: one inside the folder (to itself, say) leads to files found under their own paths, and one
-    leading out of it is refused (ContentError), as a folder that cannot be listed is: its files would go unserved.
+    leading out of it is left out where it holds no Markdown (images, say), and refused (ContentError) where it
+    does or is too large to tell (outside_markdown), as a folder that cannot be listed is: its articles would go
+    unserved.
     """
     found: List[str] = []
     others: List[str] = []
@@ -372,10 +374,38 @@ def markdown_files(folder: str) -> Tuple[List[str], List[str]]:
             elif not entry.is_symlink():
                 waiting.append(name)
             elif not within(home, os.path.realpath(entry.path)):
-                raise ContentError(os.path.join(os.path.normpath(folder), name), "is a link to a folder outside "
-                                   f"this one, {os.path.realpath(entry.path)}, which is not followed",
-                                   "copy the folder into this one, or remove the link")
+                held = outside_markdown(entry.path)
+                if held is not None:
+                    raise ContentError(os.path.join(os.path.normpath(folder), name), "is a link to a folder outside "
+                                       f"this one, {os.path.realpath(entry.path)}, which is not followed{held}",
+                                       "copy the folder into this one, or remove the link")
     return sorted(found), sorted(others)
+
+
+OUTSIDE_LOOK = 10_000  # entries of a linked folder outside looked through for Markdown before it counts as too large
+
+
+def outside_markdown(path: str, bound: int = OUTSIDE_LOOK) -> Optional[str]:
+    """Why a linked folder outside the one served cannot be left out, as words to add to the refusal: it holds a
+    .md file (named), or more than `bound` entries before one was found; None when it holds none (images, say).
+    Links inside it are not followed, and a part that cannot be listed holds nothing for this look."""
+    waiting, looked = [path], 0
+    while waiting:
+        try:
+            with os.scandir(waiting.pop()) as entries:
+                for entry in entries:
+                    looked += 1
+                    if looked > bound:
+                        return f", and it holds more than {bound:,} entries to look through for Markdown"
+                    if entry.name.startswith("."):
+                        continue
+                    if entry.name.lower().endswith(MARKDOWN_SUFFIX) and not is_folder(entry):
+                        return f", and it holds Markdown ({os.path.relpath(entry.path, path)}) that would go unserved"
+                    if not entry.is_symlink() and is_folder(entry):
+                        waiting.append(entry.path)
+        except OSError:
+            continue
+    return None
 
 
 def within(home: str, real: str) -> bool:
