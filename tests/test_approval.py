@@ -743,6 +743,11 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual((options.approve_writes, options.approval_timeout), (True, 30.0))
         self.assertEqual(len(options.approval_key), approval.KEY_BYTES)
 
+    def test_a_bound_with_nothing_to_time_is_refused_and_a_typed_default_is_no_change(self):
+        self.refused(["--demo", "--approval-timeout", "30"], r"--approval-timeout times a person's answer to a write "
+                     r"put to them: add --approve-writes \(or --tokens")
+        self.assertFalse(parse_options(["--demo", "--approval-timeout", "600"]).approve_writes)
+
     def test_a_key_file_must_exist_be_private_and_hold_sixteen_bytes(self):
         import tempfile
         folder = tempfile.TemporaryDirectory()

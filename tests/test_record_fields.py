@@ -39,7 +39,14 @@ REFUSED = {  # field key -> (value, the exact message)
               (float("inf"), "values.count must be a number between -5 and 5, got Infinity"),
               (10 ** 400, 'values.count must be a number between -5 and 5, got "' + "1" + "0" * 79 + '…"')],
     "due": [("Friday", 'values.due must be a date as YYYY-MM-DD, got "Friday"'),
-            ("2026-02-30", 'values.due must be a date as YYYY-MM-DD, got "2026-02-30"'),
+            ("2026-02-30", 'values.due must be a date as YYYY-MM-DD that the calendar has (2026-02 has 28 days), '
+                           'got "2026-02-30"'),
+            ("2028-02-30", 'values.due must be a date as YYYY-MM-DD that the calendar has (2028-02 has 29 days), '
+                           'got "2028-02-30"'),
+            ("2026-13-01", 'values.due must be a date as YYYY-MM-DD that the calendar has (a month is 01 to 12), '
+                           'got "2026-13-01"'),
+            ("0000-01-01", 'values.due must be a date as YYYY-MM-DD that the calendar has (a year is 0001 or '
+                           'later), got "0000-01-01"'),
             ("2026-11-13T10:00:00Z", 'values.due must be a date as YYYY-MM-DD, got "2026-11-13T10:00:00Z"'),
             ("２０２６-11-13", 'values.due must be a date as YYYY-MM-DD, got "２０２６-11-13"')],
     "done": [("true", 'values.done must be true or false, got "true"'),

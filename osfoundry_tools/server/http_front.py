@@ -120,7 +120,8 @@ class Limits(NamedTuple):
 
 LIMITS_EXPLAINED = {  # each limit's unit and meaning, as the command line's help gives them
     "backlog": ("N", "connections the kernel completes and queues while the server accepts others, so that a "
-                "burst of connects never waits for a retry; the kernel caps it at net.core.somaxconn"),
+                "burst of connects never waits for a retry; the kernel caps it at net.core.somaxconn (Linux) or "
+                "kern.ipc.somaxconn (macOS)"),
     "max_connections": ("N", "connections open at once; one more is answered 503 with Retry-After and closed; "
                         "the open-file limit is raised to fit them where it can be"),
     "max_request_line": ("BYTES", "bytes of a request line; a longer one is answered 414"),

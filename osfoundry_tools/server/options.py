@@ -189,7 +189,11 @@ def approval_seconds(text: str) -> float:
 
 def check_approval(p: argparse.ArgumentParser, options: argparse.Namespace) -> None:
     """The key that seals approval requests, read now (one line if the file is refused), else made for this start
-    (before any worker is forked, so that all share it)."""
+    (before any worker is forked, so that all share it); a changed --approval-timeout where no write can be put to
+    a person (no --approve-writes, no --tokens whose grants could ask for it) is refused, as it would time nothing."""
+    if options.approval_timeout != approval.APPROVAL_SECONDS and not options.approve_writes and options.tokens is None:
+        p.error("--approval-timeout times a person's answer to a write put to them: add --approve-writes (or --tokens "
+                'with a token whose grant has "approve_writes": true)')
     if options.approval_key_file is None:
         options.approval_key = secrets.token_bytes(approval.KEY_BYTES)
         return

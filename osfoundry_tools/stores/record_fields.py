@@ -24,6 +24,7 @@ Nothing here converts or clamps: "In progress" is not `in_progress`, 20 is not 1
     True
 """
 
+import calendar
 import dataclasses
 import datetime
 import functools
@@ -384,8 +385,18 @@ def _date(field: Field, value: Any) -> Optional[Failure]:
             datetime.date.fromisoformat(value)
             return None
         except ValueError:
-            pass
+            return _fail(field, "must be a date as YYYY-MM-DD that the calendar has " + _no_such_day(value), value)
     return _fail(field, "must be a date as YYYY-MM-DD", value)
+
+
+def _no_such_day(written: str) -> str:
+    """Why a date written as YYYY-MM-DD is none: '(2026-02 has 28 days)', '(a month is 01 to 12)'."""
+    year, month = int(written[:4]), int(written[5:7])
+    if not 1 <= month <= 12:
+        return "(a month is 01 to 12)"
+    if year < 1:
+        return "(a year is 0001 or later)"
+    return f"({written[:7]} has {calendar.monthrange(year, month)[1]} days)"
 
 
 def _boolean(field: Field, value: Any) -> Optional[Failure]:
