@@ -34,9 +34,12 @@ import re
 import sys
 from typing import Dict, Optional, Sequence, Tuple
 
-from osfoundry_tools.cli import OneLineParser, bounded, exponent, non_negative, positive, run_main, share
+from osfoundry_tools.cli import (
+    OneLineParser, bounded, last_seed_reached, non_negative, positive, readers_may_leave, run_main, share,
+    terminated_as_interrupted,
+)
 from lab.experiments import (
-    DRAWS, Command, Provenance, Written, draws_of, provenance, run_command, seed_options,
+    DRAWS, GROUP_SIZE, Command, Provenance, Written, draws_of, provenance, run_command, seed_options,
 )
 from lab.knowledge_base import rerun
 from lab.knowledge_base.approval import Approval
@@ -68,6 +71,14 @@ def save_mix(text: str) -> Tuple[float, float, float]:
 
 
 UNITS = {"s": 1, "m": MINUTE, "h": HOUR}
+LONGEST_DELAY = 8760 * HOUR  # a year: longer delays would take the simulated clock past what a date can hold
+STEEPEST = 20.0  # the largest Zipf exponent: past it, popularity is all on the first article anyway, and the
+# weights 1/k**s overflow a float for the larger article counts
+
+
+def steepness(text: str) -> float:
+    """A Zipf exponent: a finite number from 0 to STEEPEST."""
+    return bounded(float, text, 0.0, STEEPEST)
 
 
 def delays(text: str) -> Tuple[int, ...]:
@@ -78,6 +89,9 @@ def delays(text: str) -> Tuple[int, ...]:
         if not match:
             raise argparse.ArgumentTypeError(f"{text!r} is not a list of delays such as 20s,15m,1h,4h")
         values.append(int(match.group(1)) * UNITS[match.group(2)])
+        if values[-1] > LONGEST_DELAY:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r} is longer than {LONGEST_DELAY // HOUR}h (a year), "
+                                             "the longest delay a day takes")
     return tuple(values)
 
 
@@ -102,7 +116,7 @@ def parser() -> argparse.ArgumentParser:
     day.add_argument("--saves", type=non_negative, default=SAVES, help=f"people's saves per day (default {SAVES})")
     day.add_argument("--hours", type=positive, default=HOURS, help=f"length of the day; one check per hour "
                      f"(default {HOURS})")
-    day.add_argument("--zipf-s", type=exponent, default=ZIPF_S, metavar="S",
+    day.add_argument("--zipf-s", type=steepness, default=ZIPF_S, metavar="S",
                      help=f"Zipf exponent of article popularity, for questions and saves (default {ZIPF_S})")
     day.add_argument("--save-mix", type=save_mix, default=SAVE_MIX, metavar="C/T/U",
                      help="percent of saves that change content / content and title / unpublish (default 85/10/5)")
@@ -119,7 +133,7 @@ def parser() -> argparse.ArgumentParser:
     text = p.add_argument_group("how the articles are written (our design)")
     text.add_argument("--vocabulary", type=positive, default=VOCABULARY, help=f"made-up subject words "
                       f"(default {VOCABULARY})")
-    text.add_argument("--word-zipf-s", type=exponent, default=WORD_ZIPF_S, metavar="S",
+    text.add_argument("--word-zipf-s", type=steepness, default=WORD_ZIPF_S, metavar="S",
                       help=f"how unevenly topics share subject words (default {WORD_ZIPF_S})")
     text.add_argument("--topic-words", type=positive, default=TOPIC_WORDS,
                       help=f"subject words per article (default {TOPIC_WORDS})")
@@ -166,6 +180,7 @@ def check_options(p: argparse.ArgumentParser, options: argparse.Namespace) -> No
     smallest = min(STATED_AREA_ARTICLES, options.area_articles or popular_areas(options.articles))
     if options.articles // smallest + options.topic_words >= options.vocabulary:
         p.error("--vocabulary must hold more words than the product areas and --topic-words together")
+    last_seed_reached(p, options.seeds, GROUP_SIZE * ranges_of(options) * options.draws)
 
 
 COMMAND = Command(
@@ -212,4 +227,5 @@ def ranges_of(options: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_main("sim.py", main))
+    with terminated_as_interrupted(), readers_may_leave():
+        sys.exit(run_main("sim.py", main))

@@ -23,8 +23,13 @@ import datetime
 import sys
 from typing import Optional, Sequence, Tuple
 
-from osfoundry_tools.cli import OneLineParser, bounded, non_negative, positive, run_main, share
-from lab.experiments import DRAWS, Command, Provenance, Written, draws_of, provenance, run_command, seed_options
+from osfoundry_tools.cli import (
+    OneLineParser, bounded, last_seed_reached, non_negative, positive, readers_may_leave, run_main, share,
+    terminated_as_interrupted,
+)
+from lab.experiments import (
+    DRAWS, GROUP_SIZE, Command, Provenance, Written, draws_of, provenance, run_command, seed_options,
+)
 from lab.record_channels import rerun
 from lab.record_channels.agent import WEEKDAYS
 from lab.record_channels.report import RESULTS
@@ -162,6 +167,7 @@ def check_options(p: argparse.ArgumentParser, options: argparse.Namespace) -> No
         p.error("--changes: the items modified and deleted must not outnumber --changes-items")
     if options.offset_items < options.page_limit:
         p.error("--offset-items must fill at least one page of --page-limit")
+    last_seed_reached(p, options.seeds, GROUP_SIZE * options.ranges * options.draws)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -184,4 +190,5 @@ COMMAND = Command(prog="triage.py", parser=parser, check_options=check_options, 
 
 
 if __name__ == "__main__":
-    sys.exit(run_main("triage.py", main))
+    with terminated_as_interrupted(), readers_may_leave():
+        sys.exit(run_main("triage.py", main))

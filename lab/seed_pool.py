@@ -60,7 +60,10 @@ class Worker:
 
 
 def serve(run_one: Callable[[Any], Any], pipe: multiprocessing.connection.Connection) -> None:
-    """A worker's life: take a job, answer (True, result) or (False, traceback), until None or a closed pipe."""
+    """A worker's life: take a job, answer (True, result) or (False, traceback), until None or a closed pipe.
+    SIGTERM ends it at once, whatever handler its parent had (cli.terminated_as_interrupted): that is how the parent
+    stops a busy worker."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     while True:
         try:
             job = pipe.recv()

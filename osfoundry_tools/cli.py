@@ -11,7 +11,7 @@ Glossary:
                 with a sentence that names what was wrong
   exit code     EXIT_OK, EXIT_FAILED (the work ran and found a failure, or its files could not be written),
                 EXIT_USAGE (a bad option, nothing done), EXIT_INTERRUPTED (Ctrl-C: 128 + SIGINT, as shells
-                report it)
+                report it), EXIT_TERMINATED (SIGTERM, where the command takes it as a Ctrl-C)
   canonical run a command run with the settings its committed results/ page was made with: the only
                 run that writes results/ unless --out says otherwise; any other run writes into a
                 folder of its own under runs/
@@ -46,8 +46,10 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # SIGTERM's: 128 + SIGTERM, as shells report it
 PROGRESS_STEPS = 10  # plain progress lines per run when stderr is not a terminal
 REDRAW_SECONDS = 0.1  # a terminal's progress line is rewritten at most this often
+LAST_SEED = 1_000_000  # the largest seed a run may reach, ranges included: a typo such as 1-10000000000 is refused
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -84,7 +86,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def parse_seeds(text: str) -> List[int]:
-    """'1-5' or '1,3,8-10' as a sorted list of distinct positive seeds.
+    """'1-5' or '1,3,8-10' as a sorted list of distinct seeds from 1 to LAST_SEED.
 
     >>> parse_seeds("1,3,8-10"), parse_seeds("2-4,3")
     ([1, 3, 8, 9, 10], [2, 3, 4])
@@ -97,6 +99,8 @@ def parse_seeds(text: str) -> List[int]:
         low, high = int(match.group(1)), int(match.group(2) or match.group(1))
         if low < 1 or high < low:
             raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a range of seeds from 1 upwards")
+        if high > LAST_SEED:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r} reaches past seed {LAST_SEED:,}, the last a run takes")
         seeds.update(range(low, high + 1))
     return sorted(seeds)
 
@@ -109,17 +113,29 @@ def bounded(kind: type, text: str, low: Any, high: Any) -> Any:
     >>> bounded(float, "inf", 0.0, None)
     Traceback (most recent call last):
     argparse.ArgumentTypeError: 'inf' is not a finite number
+    >>> bounded(int, "1.5", 1, None)
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: '1.5' is not a whole number
     """
+    number = "whole number" if kind is int else "number"  # '1.5' where a count is meant is a number, not a whole one
     try:
         value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a {number}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     if value < low or (high is not None and value > high):
         bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number {bounds}")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a {number} {bounds}")
     return value
+
+
+def last_seed_reached(p: argparse.ArgumentParser, seeds: Sequence[int], after: int) -> None:
+    """Refuse, in one line, `after` further seeds past the largest of `seeds` (the range groups of every draw)
+    that reach past LAST_SEED."""
+    if max(seeds) + after > LAST_SEED:
+        p.error(f"--ranges and --draws reach seed {max(seeds) + after:,}, past {LAST_SEED:,}, the last seed a run "
+                "takes: give fewer of them")
 
 
 def positive(text: str) -> int:
@@ -461,6 +477,67 @@ def deaf_children() -> Iterator[None]:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (kill, a CI runner's timeout, a container stopping), raised as a Ctrl-C is: every path that stops
+    the workers and removes the run's folder on Ctrl-C does so on it too."""
+
+
+@contextlib.contextmanager
+def terminated_as_interrupted() -> Iterator[None]:
+    """A block in which SIGTERM raises Terminated, a KeyboardInterrupt, instead of ending the process at once
+    with its workers left running and its run's folder left behind; run_main ends it with EXIT_TERMINATED.
+    Worker processes go back to SIGTERM's default (seed_pool.serve), so that their parent can still stop them."""
+    def terminate(signum: int, frame: Any) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class ReaderMayLeave:
+    """stdout or stderr of a run whose reader may go away (`| head`, a closed terminal, a closed descriptor): what is
+    written after it left is dropped, so the run still writes its files, instead of failing on BrokenPipeError."""
+
+    def __init__(self, stream: Optional[TextIO]) -> None:
+        self.stream = stream
+        self.gone = stream is None  # a descriptor closed before the start (`2>&-`): Python gives None
+
+    def write(self, text: str) -> int:
+        self._try(lambda stream: stream.write(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._try(lambda stream: stream.flush())
+
+    def isatty(self) -> bool:
+        return not self.gone and self.stream is not None and self.stream.isatty()
+
+    def _try(self, action: Callable[[TextIO], Any]) -> None:
+        if self.gone or self.stream is None:
+            return
+        try:
+            action(self.stream)
+        except (OSError, ValueError):  # EPIPE, a closed file
+            self.gone = True
+            with contextlib.suppress(OSError, ValueError):  # what is still buffered goes nowhere, even at exit
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self.stream.fileno())
+
+
+@contextlib.contextmanager
+def readers_may_leave() -> Iterator[None]:
+    """A block whose stdout and stderr are ReaderMayLeave: a run piped into `head`, or started with a closed
+    descriptor, writes its files all the same."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ReaderMayLeave(sys.stdout), ReaderMayLeave(sys.stderr)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
 def run_deaf(argv: Sequence[str], **options: Any) -> "subprocess.CompletedProcess[str]":
     """subprocess.run(argv, capture_output=True, text=True, **options) for a child this process stops itself:
     started deaf to Ctrl-C (deaf_children, so no Ctrl-C is lost while it starts), and killed if this process is
@@ -486,7 +563,7 @@ def run_main(prog: str, main: Callable[[Optional[Sequence[str]]], int], argv: Op
     except RunFailed as refused:
         print(f"{prog}: error: {refused}", file=sys.stderr, flush=True)
         return EXIT_FAILED
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stopped:
         start = "\r\x1b[K" if sys.stderr.isatty() else ""  # over a progress line, and the terminal's ^C
         print(f"{start}{prog}: {interrupted}", file=sys.stderr, flush=True)
-        return EXIT_INTERRUPTED
+        return EXIT_TERMINATED if isinstance(stopped, Terminated) else EXIT_INTERRUPTED

@@ -437,13 +437,70 @@ class VersionTest(unittest.TestCase):
                     self.assertRegex(done.stderr, r"needs Python 3\.9 or newer; this is Python 3\.[678]\.\d+\n$")
 
 
+class OptionEdgesTest(unittest.TestCase):
+    """Options at their edges, refused in one line before any work: a seed list or ranges too long to hold, a
+    fraction where a count is meant, an exponent or a delay past what the day can compute."""
+
+    def refused(self, main, argv):
+        with contextlib.redirect_stderr(io.StringIO()) as said, self.assertRaises(SystemExit) as stop:
+            main(argv)
+        self.assertEqual(stop.exception.code, cli.EXIT_USAGE)
+        self.assertEqual(len(said.getvalue().splitlines()), 1, said.getvalue())
+        return said.getvalue()
+
+    def test_seeds_past_the_last_are_refused_before_the_list_is_built(self):
+        for main in (sim.main, triage.main):
+            self.assertIn("'1-10000000000' reaches past seed 1,000,000", self.refused(main, ["--seeds",
+                                                                                              "1-10000000000"]))
+        self.assertEqual(cli.parse_seeds("999999-1000000"), [999999, 1000000])
+
+    def test_ranges_and_draws_reaching_past_the_last_seed_are_refused(self):
+        for main in (sim.main, triage.main):
+            for argv in (["--ranges", "99999999999999"], ["--draws", "99999999999999"]):
+                self.assertIn("--ranges and --draws reach seed", self.refused(main, argv + ["--jobs", "1"]))
+
+    def test_a_fraction_where_a_count_is_meant_is_called_not_a_whole_number(self):
+        self.assertIn("argument --jobs: '1.5' is not a whole number (", self.refused(sim.main, ["--jobs", "1.5"]))
+        self.assertIn("'0' is not a whole number of at least 1", self.refused(triage.main, ["--items", "0"]))
+
+    def test_an_exponent_or_a_delay_the_day_cannot_compute_is_refused(self):
+        self.assertIn("'1e308' is not a number from 0.0 to 20.0", self.refused(sim.main, ["--zipf-s", "1e308"]))
+        self.assertIn("'21' is not a number from 0.0 to 20.0", self.refused(sim.main, ["--word-zipf-s", "21"]))
+        self.assertIn("'8761h' is longer than 8760h", self.refused(sim.main, ["--delays", "20s,8761h"]))
+        self.assertIn("is longer than", self.refused(sim.main, ["--approval-delays", "99999999999999h"]))
+
+
+class ReaderGoneTest(unittest.TestCase):
+    """A run piped into `head`, or started with stdout and stderr closed, still writes its files."""
+
+    def test_triage_py_whose_readers_left_at_once_writes_its_page(self):
+        with tempfile.TemporaryDirectory() as out:
+            process = subprocess.Popen([sys.executable, "triage.py", "--seeds", "1", "--ranges", "0", "--timed-runs",
+                                        "0", "--jobs", "1", "--out", out], cwd=ROOT, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            process.stdout.close()  # as `| head -0` does, before the first line
+            process.stderr.close()
+            self.assertEqual(process.wait(timeout=WAIT), cli.EXIT_OK)
+            self.assertEqual(files_under(out), ["record_channels.md"])
+
+    def test_a_closed_stream_takes_every_write_and_says_it_is_no_terminal(self):
+        for stream in (None, io.StringIO()):
+            if stream is not None:
+                stream.close()
+            gone = cli.ReaderMayLeave(stream)
+            self.assertEqual(gone.write("sim.py: 1/2 seed runs\n"), 22)
+            gone.flush()
+            self.assertFalse(gone.isatty())
+
+
 class InterruptTest(unittest.TestCase):
     """Ctrl-C, as a terminal sends it (SIGINT to the whole foreground process group): one line, exit 130, every
     worker stopped, no partial result file."""
 
-    def interrupt(self, argv, ready, out=None):
-        """Start a command in a process group of its own, send the group SIGINT once stderr shows `ready` (None:
-        after a second and a half)."""
+    def interrupt(self, argv, ready, out=None, stop=lambda pid: os.killpg(pid, signal.SIGINT),
+                  status=cli.EXIT_INTERRUPTED):
+        """Start a command in a process group of its own, send the group SIGINT (or what `stop` sends) once stderr
+        shows `ready` (None: after a second and a half); fails unless it ends with `status`."""
         process = subprocess.Popen([sys.executable, *argv], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
         seen = []
@@ -454,13 +511,13 @@ class InterruptTest(unittest.TestCase):
             if ready in line:
                 break
         time.sleep(0.3 if ready is not None else 1.5)  # well inside the work
-        os.killpg(process.pid, signal.SIGINT)
+        stop(process.pid)
         try:
             stdout, rest = process.communicate(timeout=WAIT)
         finally:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
-        self.assertEqual(process.returncode, cli.EXIT_INTERRUPTED, rest)
+        self.assertEqual(process.returncode, status, rest)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and self.group_alive(process.pid):
             time.sleep(0.05)
@@ -489,6 +546,22 @@ class InterruptTest(unittest.TestCase):
             said = self.interrupt(["sim.py", "--seeds", "1-5", "--ranges", "4", "--jobs", "2", "--out", out],
                                   "seed runs", out)
         self.assert_one_line(said, "sim.py")
+
+    def test_sigterm_to_sim_py_alone_stops_its_workers_and_writes_nothing(self):
+        # `kill PID`, a CI timeout: only the command is told; its workers must not outlive it, nor its folder.
+        with tempfile.TemporaryDirectory() as out:
+            said = self.interrupt(["sim.py", "--seeds", "1-5", "--ranges", "4", "--jobs", "2", "--out", out],
+                                  "seed runs", out, stop=lambda pid: os.kill(pid, signal.SIGTERM),
+                                  status=cli.EXIT_TERMINATED)
+        self.assert_one_line(said, "sim.py")
+
+    def test_sigterm_to_triage_py_removes_the_folder_made_for_its_run(self):
+        with tempfile.TemporaryDirectory() as folder:
+            said = self.interrupt(["triage.py", "--seeds", "1-5", "--ranges", "4", "--jobs", "2", "--out",
+                                   os.path.join(folder, "new")], "seed runs",
+                                  stop=lambda pid: os.kill(pid, signal.SIGTERM), status=cli.EXIT_TERMINATED)
+            self.assertEqual(os.listdir(folder), [])
+        self.assert_one_line(said, "triage.py")
 
     def test_triage_py(self):
         with tempfile.TemporaryDirectory() as out:
