@@ -40,6 +40,11 @@ class JobFailed(Exception):
     """run_one raised inside a worker: the job's name, then the worker's traceback."""
 
 
+class JobRefused(RunFailed):
+    """run_one raised RunFailed inside a worker (a setting its job cannot run with, not a bug): str() is one line, the
+    job's name and the job's own words."""
+
+
 def usable_cores() -> int:
     """The cores this process may run on: its CPU affinity where the system keeps one (a container or `taskset`
     may allow fewer than the machine has), else the machine's count."""
@@ -60,7 +65,8 @@ class Worker:
 
 
 def serve(run_one: Callable[[Any], Any], pipe: multiprocessing.connection.Connection) -> None:
-    """A worker's life: take a job, answer (True, result) or (False, traceback), until None or a closed pipe.
+    """A worker's life: take a job, answer (True, result), (False, traceback) or, for a RunFailed, (None, its one
+    line), until None or a closed pipe.
     SIGTERM ends it at once, whatever handler its parent had (cli.terminated_as_interrupted): that is how the parent
     stops a busy worker."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -72,7 +78,9 @@ def serve(run_one: Callable[[Any], Any], pipe: multiprocessing.connection.Connec
         if job is None:
             return
         try:
-            answer: Tuple[bool, Any] = (True, run_one(job))
+            answer: Tuple[Optional[bool], Any] = (True, run_one(job))
+        except RunFailed as refused:  # the job cannot run so: its one line goes to the parent, which raises
+            answer = (None, str(refused))
         except BaseException:  # noqa: BLE001  (a bug in the job: its traceback goes to the parent, which raises)
             answer = (False, traceback.format_exc())
         pipe.send(answer)
@@ -92,7 +100,7 @@ def run_jobs(run_one: Callable[[Any], Any], jobs: Sequence[Any], processes: int,
     is inherited by every process they start). run_one must be a module-level function (under the spawn start
     method the workers import it by name)."""
     if processes <= 1 or len(jobs) <= 1:
-        return [run_here(run_one, index, job, finished) for index, job in enumerate(jobs)]
+        return [run_here(run_one, index, job, finished, name_of) for index, job in enumerate(jobs)]
     workers = start_workers(run_one, min(processes, len(jobs)), deaf)
     try:
         return deal(workers, jobs, finished, name_of, limit)
@@ -100,9 +108,15 @@ def run_jobs(run_one: Callable[[Any], Any], jobs: Sequence[Any], processes: int,
         stop_workers(workers)
 
 
-def run_here(run_one: Callable[[Any], Any], index: int, job: Any, finished: Finished) -> Any:
-    """One job in this process."""
-    result = run_one(job)
+def run_here(run_one: Callable[[Any], Any], index: int, job: Any, finished: Finished,
+             name_of: Callable[[Any], str] = str) -> Any:
+    """One job in this process; a RunFailed it raises comes out as a worker's would (JobRefused, naming the job)."""
+    try:
+        result = run_one(job)
+    except JobRefused:
+        raise
+    except RunFailed as refused:
+        raise JobRefused(f"{name_of(job)}: {refused}") from None
     finished(index, result)
     return result
 
@@ -178,6 +192,8 @@ def answer_of(worker: Worker, name: str) -> Any:
     try:
         if worker.pipe.poll():
             ok, value = worker.pipe.recv()
+            if ok is None:
+                raise JobRefused(f"{name}: {value}")
             if not ok:
                 raise JobFailed(f"{name} failed in its worker process:\n{value}")
             return value

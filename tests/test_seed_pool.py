@@ -8,6 +8,7 @@ import time
 import unittest
 
 from lab import seed_pool
+from osfoundry_tools import cli
 
 
 def square_slowly(job):
@@ -27,6 +28,12 @@ def die_on_three(job):
 def raise_on_two(job):
     if job[0] == 2:
         raise ValueError("a bug in the model")
+    return job[0]
+
+
+def refuse_on_two(job):
+    if job[0] == 2:
+        raise cli.RunFailed("these settings make a day the model cannot run")
     return job[0]
 
 
@@ -56,6 +63,13 @@ class RunJobsTest(unittest.TestCase):
         with self.assertRaises(seed_pool.WorkerDied) as caught:
             seed_pool.run_jobs(die_on_three, [(n,) for n in range(1, 9)], 2, lambda index, result: None, named)
         self.assertEqual(str(caught.exception), "seed 3: its worker process died (killed by SIGKILL)")
+
+    def test_a_job_refused_for_its_settings_is_one_line_naming_it_in_a_worker_and_here(self):
+        for processes in (2, 1):
+            with self.subTest(processes=processes), self.assertRaises(seed_pool.JobRefused) as caught:
+                seed_pool.run_jobs(refuse_on_two, [(n,) for n in range(1, 5)], processes, lambda *_: None, named)
+            self.assertEqual(str(caught.exception), "seed 2: these settings make a day the model cannot run")
+            self.assertIsInstance(caught.exception, cli.RunFailed)  # run_main's one line, no traceback
 
     def test_a_job_that_raises_carries_its_name_and_the_workers_traceback(self):
         with self.assertRaises(seed_pool.JobFailed) as caught:

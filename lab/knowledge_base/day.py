@@ -34,6 +34,7 @@ import itertools
 import random
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from osfoundry_tools.cli import RunFailed
 from osfoundry_tools.stores import kb_store
 from osfoundry_tools.content import workload
 from lab.experiments import bytes_of, compact_bytes
@@ -68,6 +69,11 @@ def duration_words(seconds: int) -> str:
     if seconds % MINUTE == 0:
         return f"{seconds // MINUTE} min"
     return f"{seconds} s"
+
+
+class DayCannotRun(RunFailed):
+    """The settings make a day the model cannot run (a question finds too few articles to cite): one line saying
+    which setting to change, never a traceback."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -333,7 +339,10 @@ class Agent:
             assert "error" not in page, page  # read at the instant of the search: still published
             cited.append(Citation(number, page["article_id"], page["citation"]["updated_at"], page["title"],
                                   page["content"]))
-        assert len(cited) == CITED, f"the search for {query!r} returned fewer than two articles"
+        if len(cited) < CITED:  # a knowledge base too small, or its areas too large, for a question's shared words
+            raise DayCannotRun(f"the search for {query!r} found fewer than {CITED} articles to cite, so the agent "
+                               "cannot answer as the model needs; nothing was written. Give more --articles, or "
+                               "fewer --area-articles")
         self.citations += cited
         return cited
 
