@@ -515,6 +515,9 @@ class ReaderMayLeave:
     def isatty(self) -> bool:
         return not self.gone and self.stream is not None and self.stream.isatty()
 
+    def __getattr__(self, name: str) -> Any:  # encoding, fileno...: the stream's own, where it has one
+        return getattr(self.stream, name)
+
     def _try(self, action: Callable[[TextIO], Any]) -> None:
         if self.gone or self.stream is None:
             return
@@ -523,7 +526,11 @@ class ReaderMayLeave:
         except (OSError, ValueError):  # EPIPE, a closed file
             self.gone = True
             with contextlib.suppress(OSError, ValueError):  # what is still buffered goes nowhere, even at exit
-                os.dup2(os.open(os.devnull, os.O_WRONLY), self.stream.fileno())
+                nowhere = os.open(os.devnull, os.O_WRONLY)
+                try:
+                    os.dup2(nowhere, self.stream.fileno())
+                finally:
+                    os.close(nowhere)
 
 
 @contextlib.contextmanager

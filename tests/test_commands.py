@@ -491,6 +491,9 @@ class ReaderGoneTest(unittest.TestCase):
             self.assertEqual(gone.write("sim.py: 1/2 seed runs\n"), 22)
             gone.flush()
             self.assertFalse(gone.isatty())
+        here = cli.ReaderMayLeave(io.StringIO())
+        self.assertEqual(here.encoding, None)  # what it does not define is its stream's (io.StringIO's: None)
+        self.assertEqual((here.write("x"), here.getvalue()), (1, "x"))
 
 
 class InterruptTest(unittest.TestCase):
