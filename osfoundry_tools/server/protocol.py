@@ -110,16 +110,20 @@ def error_message(request_id: Any, code: int, message: str, data: Optional[Dict[
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
+def request_id(message: Any) -> Any:
+    """The id of a request, as an error answer may echo it; None when it has no valid one."""
+    found = message.get("id") if isinstance(message, dict) else None
+    return found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
+
+
 def repeated_key_error(message: Any, repeated: Exception) -> Optional[Dict[str, Any]]:
     """The answer to a message an object of which holds a key twice (`repeated` names it): Invalid Request, to the
     message's id (null where it has no valid one), since which of the values is meant cannot be known; None for a
     notification, which is never answered."""
     if isinstance(message, dict) and "method" in message and "id" not in message:
         return None
-    found = message.get("id") if isinstance(message, dict) else None
-    request = found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
-    return error_message(request, INVALID_REQUEST, f"Invalid Request: {repeated}, and which of its values is meant "
-                         "cannot be known; send each key of an object once")
+    return error_message(request_id(message), INVALID_REQUEST, f"Invalid Request: {repeated}, and which of its "
+                         "values is meant cannot be known; send each key of an object once")
 
 
 def loggable_message(message: Any, limit: int = LOGGED_CHARACTERS) -> str:

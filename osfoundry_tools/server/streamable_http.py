@@ -76,6 +76,7 @@ from osfoundry_tools.server.http_front import Limits
 from osfoundry_tools.server.protocol import (
     HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, STATELESS_VERSIONS,
     UNSUPPORTED_VERSION, VERSION_KEY, CREDENTIAL_NAME, ProtocolError, encoded, error_message, repeated_key_error,
+    request_id,
 )
 from osfoundry_tools.server.tokens import WRITE_SCOPE, Grant, Tokens
 
@@ -140,12 +141,6 @@ class Refusal(Exception):
 
 # ---------------------------------------------------------------------------
 # The rules, as pure functions of header values.
-
-
-def request_id(message: Any) -> Any:
-    """The id of a request, as an error answer may echo it; None when it has no valid one."""
-    found = message.get("id") if isinstance(message, dict) else None
-    return found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
 
 
 def printable(text: str) -> str:
