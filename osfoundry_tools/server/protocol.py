@@ -116,14 +116,19 @@ def request_id(message: Any) -> Any:
     return found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
 
 
-def repeated_key_error(message: Any, repeated: Exception) -> Optional[Dict[str, Any]]:
-    """The answer to a message an object of which holds a key twice (`repeated` names it): Invalid Request, to the
-    message's id (null where it has no valid one), since which of the values is meant cannot be known; None for a
-    notification, which is never answered."""
-    if isinstance(message, dict) and "method" in message and "id" not in message:
-        return None
+def repeated_key_refusal(message: Any, repeated: Exception) -> Dict[str, Any]:
+    """Invalid Request, to the message's id (null where it has no valid one), for a message an object of which holds
+    a key twice (`repeated` names it): which of the values is meant cannot be known."""
     return error_message(request_id(message), INVALID_REQUEST, f"Invalid Request: {repeated}, and which of its "
                          "values is meant cannot be known; send each key of an object once")
+
+
+def repeated_key_error(message: Any, repeated: Exception) -> Optional[Dict[str, Any]]:
+    """What stdio answers such a message: repeated_key_refusal, or None for a notification, which is never
+    answered (over HTTP every request is answered, so streamable_http refuses a notification too)."""
+    if isinstance(message, dict) and "method" in message and "id" not in message:
+        return None
+    return repeated_key_refusal(message, repeated)
 
 
 def loggable_message(message: Any, limit: int = LOGGED_CHARACTERS) -> str:

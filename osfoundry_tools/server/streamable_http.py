@@ -75,7 +75,7 @@ from osfoundry_tools.server import http_front, listening, sessions
 from osfoundry_tools.server.http_front import Limits
 from osfoundry_tools.server.protocol import (
     HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, STATELESS_VERSIONS,
-    UNSUPPORTED_VERSION, VERSION_KEY, CREDENTIAL_NAME, ProtocolError, encoded, error_message, repeated_key_error,
+    UNSUPPORTED_VERSION, VERSION_KEY, CREDENTIAL_NAME, ProtocolError, encoded, error_message, repeated_key_refusal,
     request_id,
 )
 from osfoundry_tools.server.tokens import WRITE_SCOPE, Grant, Tokens
@@ -352,7 +352,7 @@ def parsed(body: Union[bytes, bytearray]) -> Any:
         raise Refusal(http.HTTPStatus.BAD_REQUEST, f"Parse error: the body is not one JSON text in UTF-8 "
                       f"({error})", code=PARSE_ERROR) from None
     if repeated is not None:  # refused to its id; a notification too, since a request over HTTP is always answered
-        refused = repeated_key_error(message, repeated) or cast(Dict[str, Any], repeated_key_error(None, repeated))
+        refused = repeated_key_refusal(message, repeated)
         raise Refusal(http.HTTPStatus.BAD_REQUEST, refused["error"]["message"], request_id=refused["id"])
     return message
 
