@@ -159,6 +159,31 @@ class MarkdownArticlesTest(unittest.TestCase):
         self.assertEqual((base.knowledge_base_id, base.name), ("help-center", "Help Center"))
         self.assertEqual([a.article_id for a in base.articles], ["billing-refunds---vat", "getting_started"])
 
+    def test_names_in_other_scripts_make_ids_of_their_letters_served_and_cited_through_the_tools(self):
+        folder = self.files.path("ヘルプ")
+        self.files.write("ヘルプ/請求と返金.md", "# 返金\n十四日以内に返金します。")
+        self.files.write("ヘルプ/हिन्दी पन्ना.md", "# पन्ना\nपाठ।")
+        self.files.write("ヘルプ/What\u2019s new.md", "# New\nText.")
+        self.files.write("ヘルプ/Stra\u00dfe.md", "# Street\nText.")
+        base = own_content.read_knowledge_base(folder)
+        self.assertEqual(base.knowledge_base_id, "ヘルプ")
+        ids = [a.article_id for a in base.articles]
+        self.assertEqual(sorted(ids), sorted(["請求と返金", "हिन्दी-पन्ना", "whats-new", "straße"]))
+        with kb_store.connect() as kb, record_store.connect() as records:
+            load(kb, records, [folder])
+            read = kb.call_tool("read_knowledge_article", {"knowledge_base_id": "ヘルプ", "article_id": "請求と返金"})
+            self.assertEqual((read["article_id"], read["title"]), ("請求と返金", "返金"))
+            self.assertEqual(kb.call_tool("read_knowledge_article", {
+                "knowledge_base_id": "ヘルプ", "article_id": "हिन्दी-पन्ना"})["title"], "पन्ना")
+
+    def test_names_in_latin_letters_make_the_ids_they_made_before_other_scripts_were_kept(self):
+        cases = {"Help Center": "help-center", "Über-Ärger": "uber-arger", "What\u2019s new": "whats-new",
+                 "caf\u0065\u0301": "cafe", "\uff21\uff22\uff23\uff11": "abc1", "\u0130stanbul": "istanbul",
+                 "\u20ac price": "-price", "a\u0301\u0323b": "ab"}
+        for name, made in cases.items():
+            with self.subTest(name=name):
+                self.assertEqual(own_content.slug(name), made)
+
     def test_articles_come_sorted_by_path_subfolders_included_and_hidden_files_left_out(self):
         for relative in ("kb/b.md", "kb/a/z.md", "kb/a.md", "kb/.hidden.md", "kb/.git/x.md", "kb/notes.txt"):
             self.files.write(relative, "# T\nText.")
@@ -383,7 +408,8 @@ class BadInputTest(unittest.TestCase):
 
     def test_a_name_that_makes_no_id_or_too_long_an_id_is_refused_naming_what_to_rename(self):
         long = "x" * (own_content.checks.ID_CHARACTERS + 1)
-        cases = {"empty/日本.md": r"empty/日本\.md: its name holds no letter or digit to make an ID of; rename the "
+        cases = {"empty/\u2605\u2606.md": r"empty/\u2605\u2606\.md: its name holds no letter or digit to make an ID of; "
+                                              r"rename the "
                                  r"file$",
                  "dashes/--.md": r"dashes/--\.md: its name holds no letter or digit",
                  f"long/{long}.md": r"long/x+\.md: the ID its name makes has 129 characters, more than the 128 an ID "
@@ -883,7 +909,7 @@ class ServerOptionsTest(unittest.TestCase):
             ("--kb-from-dir", HELP_CENTER, "--kb-from-dir", HELP_CENTER + os.sep): "is taken by",
             ("--read-only", "--kb-db", "k.db", "--records-db", "r.db", "--kb-from-dir", HELP_CENTER):
                 "--read-only serves existing files",
-            ("--kb-from-dir", os.path.dirname(files.write("日本/a.md", "# A\nText."))):
+            ("--kb-from-dir", os.path.dirname(files.write("\u2605/a.md", "# A\nText."))):
                 "its name holds no letter or digit to make an ID of; rename",
         }
         if hasattr(os, "mkfifo"):

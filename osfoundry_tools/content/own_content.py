@@ -17,7 +17,8 @@ format characters of a name escaped, so it stays one line and cannot redraw a te
 
 Glossary:
   source        what one option names: a folder of Markdown files, or a rows file with its field file
-  slug          an ID made from a name: lower-cased, every character outside a-z 0-9 _ - turned into -
+  slug          an ID made from a name: lower-cased, Latin accents dropped, other scripts' letters kept,
+                every ASCII character outside a-z 0-9 _ - turned into -
   front matter  key: value lines between two --- lines at the very top of a Markdown file; draft: true
                 (or published: false), not indented, makes the article a draft, every other key is ignored
   rows file     a CSV file (its header row names field keys) or a JSON Lines file (.jsonl, one object a line)
@@ -76,7 +77,7 @@ SHOWN_OPTIONS = 20  # a message lists this many option values, then says how man
 ESCAPED = ("Cc", "Cf", "Cs", "Zl", "Zp")  # Unicode categories a message escapes: control characters (line breaks,
 # a terminal's escape), format characters (a right-to-left override), lone surrogates (a file name not UTF-8), and
 # the line and paragraph separators: a name shown in a message can neither break its line nor redraw the terminal
-_NOT_IN_SLUG = re.compile(r"[^a-z0-9_-]")
+_NOT_IN_SLUG = re.compile(r"[^a-z0-9_\-\x80-\U0010ffff]")  # the ASCII characters a slug turns into -
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _TEXT_LINE_END = re.compile(r"\r\n|\r|\n")
 _FRONT_MATTER_LINE = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)")
@@ -182,14 +183,20 @@ def _count(number: int, noun: str) -> str:
 
 
 def slug(name: str) -> str:
-    """An ID from a name: accents dropped (Über is uber), lower-cased, every other character outside [a-z0-9_-]
-    turned into "-".
+    """An ID from a name: lower-cased, the accents on Latin letters dropped (Über is uber), the letters, digits and
+    marks of every other script kept (a folder of Japanese names is served), other characters outside ASCII left out
+    (What’s is whats), and every ASCII character outside [a-z0-9_-] turned into "-".
 
-    >>> slug("Billing/Refunds & VAT"), slug("Über-Ärger")
-    ('billing-refunds---vat', 'uber-arger')
+    >>> slug("Billing/Refunds & VAT"), slug("Über-Ärger"), slug("What’s new"), slug("請求と返金"), slug("Straße")
+    ('billing-refunds---vat', 'uber-arger', 'whats-new', '請求と返金', 'straße')
     """
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    return _NOT_IN_SLUG.sub("-", plain.lower())
+    kept: List[str] = []
+    for character in unicodedata.normalize("NFKD", name):
+        if character.isascii() or character.isalnum():
+            kept.append(character)
+        elif unicodedata.category(character).startswith("M") and kept and not kept[-1].isascii():
+            kept.append(character)  # a mark of another script (the dakuten of が, a Devanagari vowel sign)
+    return _NOT_IN_SLUG.sub("-", unicodedata.normalize("NFC", "".join(kept)).lower())
 
 
 def knowledge_base_id(folder: str) -> str:
