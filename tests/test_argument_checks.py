@@ -251,6 +251,22 @@ class CompiledTest(unittest.TestCase):
                 self.assertEqual(screened, passes)
                 self.assertEqual(admits(arguments), passes)
 
+    def test_an_object_inside_an_object_is_held_to_its_own_schema(self):
+        inner = object_schema({"y": integer(0, 9, "")}, ["y"])
+        schema = object_schema({"note": {"type": "string"}, "inner": inner, "other": object_schema({}, [])}, [])
+        admits = compiled(schema)
+        for value, passes in (({"inner": {}}, False), ({"inner": {"y": 1}}, True), ({"inner": {"y": 10}}, False),
+                              ({"inner": {"y": 1, "z": 2}}, False), ({"note": "x", "other": {}}, True),
+                              ({"other": {"y": 1}}, False), ({"inner": {"inner": {"y": 1}}}, False)):
+            with self.subTest(value=value):
+                try:
+                    check(schema, value)
+                    checked = True
+                except InvalidArguments:
+                    checked = False
+                self.assertEqual(checked, passes)
+                self.assertEqual(admits(value), passes)
+
     def test_a_schema_with_words_it_was_not_written_for_is_left_to_check(self):
         for schema in ({"type": "string", "pattern": "^a"}, {"type": ["string", "null"]}, {"minProperties": 1},
                        object_schema({"a": {"type": "string", "pattern": "^a"}}, []),

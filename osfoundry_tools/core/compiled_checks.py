@@ -139,14 +139,14 @@ class _Writer:
             return f"(type({name}) is dict and _plain({name}, {depth}))"
         if not closed or not set(required) <= set(properties):  # open with named properties: check() alone
             return None
-        lines = [f"def _object{len(self.functions)}(value):", "    if type(value) is not dict: return False"]
+        lines = ["    if type(value) is not dict: return False"]
         if set(required) == set(properties):
             lines.append(f"    if len(value) != {len(properties)}: return False")
         else:
             lines.append(f"    if not value.keys() <= {self.constant(frozenset(properties))}: return False")
         for number, (key, branch) in enumerate(properties.items()):
             variable = f"v{number}"
-            test = self.expression(branch, variable, depth + 1)
+            test = self.expression(branch, variable, depth + 1)  # an object inside adds its function first
             if test is None:
                 return None
             if key in required:
@@ -157,8 +157,8 @@ class _Writer:
                           f"    if {variable} is not _missing and not {test}: return False"]
         lines.append("    return True")
         self.constants["_missing"] = _MISSING
-        function = lines[0][4:lines[0].index("(")]
-        self.functions.append("\n".join(lines))
+        function = f"_object{len(self.functions)}"  # named once those inside are written, so no two share a name
+        self.functions.append("\n".join([f"def {function}(value):"] + lines))
         return f"{function}({name})"
 
 
