@@ -1,5 +1,6 @@
 """The argument check: the subset of JSON Schema the tools use, and rejections that name argument, rule and value."""
 
+import dataclasses
 import json
 import sqlite3
 import unittest
@@ -8,7 +9,7 @@ from tests import helpers  # noqa: F401
 from tests.test_hostile_input import HOSTILE
 from osfoundry_tools.core.agent_tools import AgentTools
 from osfoundry_tools.core.clock import wall_clock
-from osfoundry_tools.core.checks import MAX_NESTING, acceptor, check, describe, screen
+from osfoundry_tools.core.checks import MAX_NESTING, acceptor, check, checked_text, describe, screen
 from osfoundry_tools.core.compiled_checks import compiled
 from osfoundry_tools.core.rejections import InvalidArguments, show
 from osfoundry_tools.core.tools import Tool, integer, object_schema, string
@@ -80,6 +81,16 @@ class CheckTest(unittest.TestCase):
     def test_a_lone_surrogate_is_rejected_before_it_reaches_sqlite(self):
         self.assertRejected({"name": "a\ud800b"}, "name", "encoding")
 
+    def test_text_people_give_is_held_to_the_same_rule_ascii_or_not(self):
+        for text in ("plain", "é" * 5, "😀", "x" * 9):
+            with self.subTest(text=text):
+                self.assertIs(checked_text(text, "a title", 9), text)
+        for text, words in (("a\ud800b", "valid Unicode"), ("\udc80", "valid Unicode"), ("a\x00", "NUL"),
+                            ("é\x00", "NUL"), ("", "1 to 9"), ("x" * 10, "1 to 9"), (b"bytes", "1 to 9")):
+            with self.subTest(text=text):
+                with self.assertRaisesRegex(ValueError, f"^a title must .*{words}"):
+                    checked_text(text, "a title", 9)
+
     def test_missing_required_and_unknown_arguments_are_named(self):
         result = self.assertRejected({}, "name", "required")
         self.assertIn("a string of 2 to 5 characters", result["message"])
@@ -145,6 +156,23 @@ class CallToolTest(unittest.TestCase):
 
     def test_a_tool_name_that_is_not_a_string_is_an_unknown_tool(self):
         self.assertEqual(Echo().call_tool(None, {"n": 3})["error"], "unknown_tool")
+
+    def test_a_call_reaches_the_tool_that_tool_finds_whatever_tools_the_store_lists_now(self):
+        double = Tool("double", "Double", "Double.", Echo.TOOLS[0].input_schema, object_schema({}, []),
+                      {"readOnlyHint": True})
+
+        class Twice(Echo):
+            TOOLS = Echo.TOOLS + (double, dataclasses.replace(double, input_schema=object_schema({}, [])))
+
+            def _tool_double(self, arguments):
+                return {"n": 2 * arguments["n"]}
+        store = Twice()
+        self.assertEqual([store.call_tool(name, {"n": 3}) for name in ("echo", "double")], [{"n": 3}, {"n": 6}])
+        self.assertEqual(store.call_tool("double", {})["error"], "invalid_arguments")  # the first "double" listed
+        store.TOOLS = (double,)  # listed otherwise since the class was made: what tool() finds is called
+        self.assertEqual((store.call_tool("double", {"n": 4}), store.call_tool("echo", {"n": 4})["error"]),
+                         ({"n": 8}, "unknown_tool"))
+        self.assertEqual(Twice().call_tool("echo", {"n": 5}), {"n": 5})
 
     def test_a_locked_database_becomes_a_busy_rejection(self):
         result = Echo(sqlite3.OperationalError("database is locked")).call_tool("echo", {"n": 3})

@@ -3,6 +3,7 @@
 import contextlib
 import copy
 import dataclasses
+import datetime
 import functools
 import io
 import os
@@ -12,6 +13,7 @@ import sys
 import tempfile
 import types
 import unittest
+from unittest import mock
 
 from tests.helpers import ROOT, fresh_default_run, headline_count, listed_strength, recounted, without_timing
 from osfoundry_tools.cli import write_files
@@ -134,6 +136,51 @@ class PollShapesTest(unittest.TestCase):
         self.assertEqual(shapes["untimed"], kb_day.bytes_of(page) - 2 * time)
         self.assertEqual(shapes["untimed_compact"], kb_day.bytes_of(page) - spaces - 2 * (time - 2))
         self.assertEqual(page["events"][0], event)  # the page itself is left as it was
+
+
+class SimClockTest(unittest.TestCase):
+    def test_the_clock_reads_the_day_start_plus_its_microseconds(self):
+        clock = kb_day.SimClock()
+        for time in (0, 1, -1, kb_day.PUBLISHED_THE_DAY_BEFORE, 8 * 3600 * kb_day.SECOND - 1, 10 ** 13, -10 ** 13):
+            clock.time = time
+            with self.subTest(time=time):
+                self.assertEqual(clock(), kb_day.DAY_START + datetime.timedelta(microseconds=time))
+                self.assertEqual(clock().isoformat(), (kb_day.DAY_START + datetime.timedelta(0, 0, time)).isoformat())
+
+
+class ResultBytesTest(unittest.TestCase):
+    """The agent weighs each distinct result once: every size it gives is bytes_of's, however often it is asked."""
+
+    def test_every_size_is_bytes_ofs_and_a_result_met_again_is_not_written_again(self):
+        read = {"article_id": "art-00001", "title": "Été", "content": 'Say "hi"\n\ttwice\u2026',
+                "citation": {"updated_at": "2026-11-09T09:00:00.000000Z"}}
+        alike = [{"n": 1}, {"n": True}, {"n": 1.0}, {"n": [1]}, {"n": (1,)}, {1: "a"}, {True: "a"}, {"n": "1"},
+                 {"n": None}, {"n": float("nan")}, {"n": -0.0}, {"n": 0}, {"s": "😀"}]
+        weigh = kb_day.ResultBytes()
+        with mock.patch.object(kb_day, "bytes_of", wraps=kb_day.bytes_of) as weighed:
+            for result in [read, dict(read, content="Other.")] + alike:
+                with self.subTest(result=result):
+                    self.assertEqual(weigh(result), kb_day.bytes_of(result))
+                    written = weighed.call_count
+                    self.assertEqual(weigh(result), kb_day.bytes_of(result))
+                    self.assertEqual(weighed.call_count, written + 1)  # bytes_of's own call only
+
+    def test_a_result_marshal_cannot_write_is_weighed_every_time(self):
+        class Page(dict):
+            pass
+        weigh = kb_day.ResultBytes()
+        with mock.patch.object(kb_day, "bytes_of", wraps=kb_day.bytes_of) as weighed:
+            for _ in range(2):
+                self.assertEqual(weigh(Page(events=[])), len('{"events": []}'))
+        self.assertEqual((weighed.call_count, weigh.sizes), (2, {}))
+        with self.assertRaises(TypeError):  # what JSON cannot write, bytes_of refuses as before
+            weigh({"s": {1, 2}})
+
+    def test_a_day_costs_what_it_costs_with_every_result_weighed_anew(self):
+        with mock.patch.object(kb_day, "ResultBytes", lambda: kb_day.bytes_of):
+            anew = kb_day.run_seed(2, scenario(*SMALL))
+        self.assertEqual(kb_day.run_seed(2, scenario(*SMALL)), anew)
+        self.assertGreater(anew["zipf"]["hours"][-1]["costs"]["reread"][1], 0)
 
 
 class StrategiesAgainstGroundTruthTest(unittest.TestCase):

@@ -58,6 +58,28 @@ class TransactionHelperTest(unittest.TestCase):
                 raise RuntimeError
         self.assertEqual(texts(self.database), [])
 
+    def test_a_read_inside_a_write_shares_it_and_a_helper_entered_again_is_judged_again(self):
+        reading, writing, done = self.database.read(), self.database.write(), []
+        with self.database.write() as connection:
+            connection.execute("INSERT INTO notes VALUES ('kept')")
+            with reading as inner:  # nested: the write's own view, left open
+                self.assertEqual([row[0] for row in inner.execute("SELECT text FROM notes")], ["kept"])
+            self.assertTrue(self.database.connection.in_transaction)
+            with writing as inner:  # nested: a savepoint, whose action waits for the outermost commit
+                inner.execute("INSERT INTO notes VALUES ('savepoint')")
+                self.database.after_commit("a", lambda: done.append("after"))
+            self.assertEqual(done, [])
+        self.assertEqual(done, ["after"])
+        with reading:  # outermost this time: a read of its own, which commits nothing
+            self.assertTrue(self.database.in_transaction and self.database.connection.in_transaction)
+            self.database.after_commit("b", lambda: done.append("after a read"))
+        with self.assertRaises(KeyError):
+            with writing as connection:  # outermost this time: rolled back whole
+                connection.execute("INSERT INTO notes VALUES ('lost')")
+                raise KeyError("boom")
+        self.assertFalse(self.database.in_transaction or self.database.connection.in_transaction)
+        self.assertEqual((texts(self.database), done), (["kept", "savepoint"], ["after"]))
+
     def test_a_write_inside_a_read_is_refused(self):
         with self.database.read():
             with self.assertRaisesRegex(RuntimeError, "inside a read"):

@@ -8,6 +8,7 @@ a JSON-serialisable dict out, never an exception.
 import copy
 import logging
 import sqlite3
+import sys
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple, TypeVar
 
 from osfoundry_tools.core.checks import ID_CHARACTERS, check, screen
@@ -39,6 +40,10 @@ class AgentTools:
     RESOURCE_TYPE: Optional[str] = None  # e.g. "knowledge_base": what poll_resource_events asks this store for
     GRANT_KEY: Optional[str] = None  # e.g. "knowledge_bases": where a token file's grant lists its resources
     EVENTS: Optional["EventLog"] = None
+    # call_tool's way to a tool by name: its definition and its method's name, made once from _ROUTED (the TOOLS
+    # the class was made with), and used only while TOOLS is still that tuple; `tool()` finds any other
+    _ROUTED: Tuple[Tool, ...] = ()
+    _ROUTES: Dict[str, Tuple[Tool, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -47,6 +52,9 @@ class AgentTools:
         if poll is not None and (cls.RESOURCE_TYPE not in kinds or cls.EVENTS is None):
             raise TypeError(f"{cls.__name__} lists {POLL_TOOL}, so it needs a RESOURCE_TYPE among "
                             f"{', '.join(kinds)} and an EVENTS log, not {cls.RESOURCE_TYPE!r} and {cls.EVENTS!r}")
+        cls._ROUTED, cls._ROUTES = cls.TOOLS, {}
+        for tool in cls.TOOLS:  # the first of a name, as tool() finds it
+            cls._ROUTES.setdefault(tool.name, (tool, sys.intern("_tool_" + tool.name)))
 
     def __init__(self, database: Any, *, granted: Optional[Iterable[str]], clock: Callable[[], Any],
                  caller: str = DEFAULT_CALLER, scopes: Iterable[str] = (WRITE_SCOPE,)) -> None:
@@ -116,12 +124,16 @@ class AgentTools:
     def call_tool(self, name: str, arguments: Any) -> Dict[str, Any]:
         """Run one tool call as an agent would: JSON in, a JSON-serialisable dict out, never an exception."""
         try:
-            tool = self.tool(name)
+            route = self._ROUTES.get(name) if type(name) is str and self.TOOLS is self._ROUTED else None
+            if route is None:
+                tool = self.tool(name)
+                route = tool, "_tool_" + tool.name
+            tool = route[0]
             if not tool.admits(arguments):  # the compiled test of both; their words for a call it refuses
                 screen(arguments)
                 if not tool.accepts(arguments):
                     check(tool.input_schema, arguments)
-            return getattr(self, "_tool_" + tool.name)(arguments)
+            return getattr(self, route[1])(arguments)
         except Rejection as rejection:
             return rejection.as_result()
         except self.database.ENGINE_ERROR as error:  # outside a transaction: the transaction helpers convert their own

@@ -313,10 +313,8 @@ def checked_text(value: Any, what: str, limit: int) -> str:
     """
     if not isinstance(value, str) or not 0 < len(value) <= limit:
         raise ValueError(f"{what} must be 1 to {limit:,} characters of text, not {show(value)!r}")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError(f"{what} must be valid Unicode text, not {show(value)!r}") from None
+    if not value.isascii() and not _encodes(value):  # ASCII always encodes (isascii reads a flag)
+        raise ValueError(f"{what} must be valid Unicode text, not {show(value)!r}")
     if "\x00" in value:
         raise ValueError(f"{what} must not hold a NUL character, as {show(value)!r} does")
     return value

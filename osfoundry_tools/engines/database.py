@@ -386,24 +386,29 @@ class Database:
         failures, in the body or at COMMIT, leave nothing open and become rejections; other errors pass as they are."""
         committed = False
         try:
-            if isinstance(error, self.ENGINE_ERROR):
-                failure = self.failure(error)
-                if failure is not None:
-                    raise failure from error
-            elif error is None and writes:
+            if error is not None:
+                if isinstance(error, self.ENGINE_ERROR):
+                    failure = self.failure(error)
+                    if failure is not None:
+                        raise failure from error
+            elif writes:
                 try:
-                    for action in self._at_commit.values():
-                        action()
+                    if self._at_commit:
+                        for action in self._at_commit.values():
+                            action()
                     self.connection.execute("COMMIT")
                 except self.ENGINE_ERROR as failed:
                     self._roll_back()
                     self._raise_failure(failed, committing=True)
                 committed = True
-                self._committed = list(self._after_commit.values())
+                if self._after_commit:
+                    self._committed = list(self._after_commit.values())
         finally:
             self._mode = None
-            self._at_commit.clear()
-            self._after_commit.clear()
+            if self._at_commit:
+                self._at_commit.clear()
+            if self._after_commit:
+                self._after_commit.clear()
             self._roll_back()
             if writes and not committed:
                 self._undone += 1
@@ -477,10 +482,10 @@ class Transaction:
         database._lock.acquire()
         try:
             self.nested = database._mode is not None
-            if self.nested:
-                database._enter_nested(self.writes)
-            else:
+            if not self.nested:
                 database._begin(self.writes)
+            elif self.writes:  # a read inside shares the transaction: nothing to open
+                database._enter_nested(True)
         except BaseException:
             database._lock.release()
             raise
@@ -488,13 +493,19 @@ class Transaction:
 
     def __exit__(self, kind: Optional[type], error: Optional[BaseException], traceback: Any) -> None:
         database = self.database
+        if self.nested:  # only the outermost transaction commits, so only it has after_commit's actions to run
+            try:
+                if self.writes:
+                    database._exit_nested(True, error)
+            finally:
+                database._lock.release()
+            return
         try:
-            if self.nested:
-                database._exit_nested(self.writes, error)
-            else:
-                database._end(self.writes, error)
+            database._end(self.writes, error)
         finally:
-            committed, database._committed = database._committed, []
+            committed = database._committed
+            if committed:
+                database._committed = []
             database._lock.release()
         for action in committed:  # after_commit's: the write is in, the lock free
             action()
