@@ -26,6 +26,8 @@ Glossary:
 Times inside a day are integer microseconds since the day began.
 """
 
+import bisect
+import collections
 import dataclasses
 import datetime
 import functools
@@ -183,17 +185,14 @@ def draw_plan(seed: int, scenario: Scenario) -> Plan:
     for number in range(scenario.articles):
         topic = writer.topic(number)
         articles.append(Article(writer.title(topic), writer.content(topic), topic))
-    sharers: Dict[str, int] = {}  # subject word -> articles whose topic holds it
-    for article in articles:
-        for word in article.topic:
-            sharers[word] = sharers.get(word, 0) + 1
+    sharers: Dict[str, int] = collections.Counter(  # subject word -> articles whose topic holds it
+        itertools.chain.from_iterable(article.topic for article in articles))
     creation_order = list(range(scenario.articles))
     rng.shuffle(creation_order)
     day = scenario.hours * HOUR * SECOND
-    ranks = list(itertools.accumulate(zipf_weights(scenario.articles, scenario.zipf_s)))
-    popular = lambda: rng.choices(range(scenario.articles), cum_weights=ranks)[0]  # noqa: E731
+    popular = rank_drawer(rng, scenario)
     questions = []
-    for time in sorted(rng.randrange(day) for _ in range(scenario.questions)):
+    for time in sorted(uniform_times(rng, 0, day, scenario.questions)):
         rank = popular()
         questions.append(Question(time, rank, writer.question(articles[rank].title, articles[rank].topic, sharers),
                                   writer.content(articles[rank].topic, sentences=1)))
@@ -206,15 +205,32 @@ def draw_plan(seed: int, scenario: Scenario) -> Plan:
     return Plan(tuple(articles), tuple(creation_order), tuple(questions), tuple(saves), tuple(late))
 
 
+def rank_drawer(rng: random.Random, scenario: Scenario) -> Callable[[], int]:
+    """What draws an article's rank by popularity: rng.choices(range(articles), cum_weights=...)[0], as that call
+    draws it, without the call's checks and its list of one (questions and saves draw a rank each)."""
+    ranks = workload.cumulative_zipf(scenario.articles, scenario.zipf_s)
+    if not ranks:
+        raise ValueError("a day of no articles has none to draw: give it at least one article")
+    random, bisect_right, total, last = rng.random, bisect.bisect_right, ranks[-1] + 0.0, len(ranks) - 1
+    return lambda: bisect_right(ranks, random() * total, 0, last)
+
+
+def uniform_times(rng: random.Random, start: int, span: int, count: int) -> List[int]:
+    """`count` times uniform in [start, start + span): start + rng.randrange(span) each, as that call draws it."""
+    if count and span <= 0:
+        raise ValueError(f"no time lies in an empty span of {span} microseconds: give the day some length")
+    getrandbits, below = rng.getrandbits, workload.below
+    return [start + below(getrandbits, span) for _ in range(count)]
+
+
 def draw_saves(rng: random.Random, writer: Writer, articles: Sequence[Article], scenario: Scenario, start: int,
                span: int, count: int) -> List[Save]:
     """`count` people's saves at uniform times in [start, start + span), kinds in the scenario's mix, each on a
     popular article and, for the control run, on a uniform one."""
-    ranks = list(itertools.accumulate(zipf_weights(scenario.articles, scenario.zipf_s)))
+    popular, getrandbits, articles_count = rank_drawer(rng, scenario), rng.getrandbits, scenario.articles
     saves = []
-    for time, kind in zip(sorted(start + rng.randrange(span) for _ in range(count)),
-                          save_kinds(rng, scenario, count)):
-        zipf, uniform = rng.choices(range(scenario.articles), cum_weights=ranks)[0], rng.randrange(scenario.articles)
+    for time, kind in zip(sorted(uniform_times(rng, start, span, count)), save_kinds(rng, scenario, count)):
+        zipf, uniform = popular(), workload.below(getrandbits, articles_count)  # uniform: rng.randrange(articles)
         saves.append(Save(time, draw_change(writer, articles, zipf, kind),
                           draw_change(writer, articles, uniform, kind)))
     return saves

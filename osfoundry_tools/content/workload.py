@@ -13,13 +13,17 @@ Glossary:
   topic        an article's subject words; the first names its product area, shared with the area's
                other articles
   template     a sentence shape with open slots (TOPIC, ANY) that each use fills anew
+  draw         what one call of random.Random takes from its generator; the articles' text makes some of
+               its draws without the calls (below, uniform_choices), exactly as the calls make them
   bug          the values a person files in the bug tracker: New, nothing triaged yet
 """
 
 import dataclasses
+import functools
 import itertools
 import random
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from bisect import bisect_right
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 KNOWLEDGE_BASE = "kb-support"  # the support knowledge base of the articles' day, and of the demo
 BUG_TRACKER = "bugs"  # the bug tracker channel of the record article's runs, and of the demo
@@ -36,6 +40,17 @@ def zipf_weights(n: int, s: float) -> List[float]:
     """
     return [1.0 / k ** s for k in range(1, n + 1)]
 
+
+@functools.lru_cache(maxsize=16)
+def cumulative_zipf(n: int, s: float) -> Tuple[float, ...]:
+    """The running sums of zipf_weights(n, s), the cum_weights a draw by popularity bisects: worked out once a
+    process, as every seed of a scenario draws by the same ones (they took a plan half a millisecond).
+
+    >>> cumulative_zipf(4, 1.0)
+    (1.0, 1.5, 1.8333333333333333, 2.083333333333333)
+    """
+    return tuple(itertools.accumulate(zipf_weights(n, s)))
+
 # ---------------------------------------------------------------------------
 # Article text (our design; the articles do not say). ARTICLE_WORDS is calibrated: a read of an article then
 # weighs about the published 1.5 KiB.
@@ -49,6 +64,8 @@ ARTICLE_WORDS = 270  # calibrated: a read of an article then weighs about the pu
 AREA_ARTICLES = 5  # articles per subject area in the day as stated; every topic holds its area's word
 CONSONANTS = "bdfgklmnprtvz"
 VOWELS = "aiou"
+SYLLABLE_COUNTS = (2, 3, 4)  # a word's syllables, uniform
+SYLLABLES = tuple(consonant + vowel for consonant in CONSONANTS for vowel in VOWELS)  # by consonant, then vowel
 FILLER = ("the", "a", "to", "and", "of", "in", "is", "you", "your", "it", "for", "on", "with", "this",
           "can", "when", "then", "if", "or", "not", "be", "will", "from", "by", "at", "as", "are", "that")
 OPENERS = ("how do i", "why does my", "what happened", "help", "problem", "fix my")  # no FILLER word
@@ -73,12 +90,68 @@ class TextSettings:
     area_articles: int = AREA_ARTICLES
 
 
+def below(getrandbits: Callable[[int], int], n: int) -> int:
+    """What rng._randbelow(n) draws, given rng.getrandbits: the draw of rng.choice, randrange, randint, shuffle and
+    sample. It reads the top n.bit_length() bits of one output of the generator, again while they reach n.
+
+    A plan makes about 150,000 draws, and a call of choice or randint costs several times the draw it makes: the
+    plan's busiest loops make this draw themselves, inline, from a bound getrandbits. tests/test_workload.py pins
+    it to the methods on the running Python, so a Python whose random module draws otherwise fails there, never
+    in the pages.
+    """
+    if n <= 0:
+        raise ValueError(f"no whole number lies in [0, {n}): draw below a number of at least 1")
+    bits = n.bit_length()
+    drawn = getrandbits(bits)
+    while drawn >= n:
+        drawn = getrandbits(bits)
+    return drawn
+
+
+BYTE_POWERS = frozenset(2 ** b for b in range(9))  # 1 to 256: sizes uniform_choices draws at once
+
+
+def uniform_choices(rng: random.Random, population: Sequence[Any], count: int) -> List[Any]:
+    """rng.choices(population, k=count): the same draws, made at once where the population's size is a power of two.
+
+    random() joins the top 27 bits of one 32-bit output to the top 26 of the next, so for a size of 2^b (b <= 8)
+    floor(random() * size) is the top b bits of the first output: multiplying by a power of two rounds nothing.
+    One getrandbits(64 * count) then holds every draw's two outputs, the first output in the lowest 32 bits. A topic
+    of TOPIC_WORDS words is such a population, and its words are most of a plan's draws; this takes a third less
+    time than the call.
+    """
+    size = len(population)
+    if count <= 0 or size not in BYTE_POWERS:
+        return rng.choices(population, k=count)
+    shift = 9 - size.bit_length()  # 8 - b: from the output's top byte to its top b bits
+    outputs = rng.getrandbits(64 * count).to_bytes(8 * count, "little")  # two outputs a draw
+    return [population[top >> shift] for top in outputs[3::8]]  # the top byte of each draw's first output
+
+
 def subject_words(rng: random.Random, size: int) -> List[str]:
-    """`size` distinct made-up words of two to four consonant-vowel syllables."""
+    """`size` distinct made-up words of two to four consonant-vowel syllables.
+
+    A word is rng.choice((2, 3, 4)) syllables, each rng.choice(CONSONANTS) + rng.choice(VOWELS); the draws are
+    made inline, as `below` makes them (the calls took three times as long as the draws).
+    """
+    getrandbits = rng.getrandbits
+    counts, consonants, vowels = len(SYLLABLE_COUNTS), len(CONSONANTS), len(VOWELS)
+    count_bits, consonant_bits, vowel_bits = counts.bit_length(), consonants.bit_length(), vowels.bit_length()
     words: Dict[str, None] = {}
     while len(words) < size:
-        syllables = rng.choice((2, 3, 4))
-        words["".join(rng.choice(CONSONANTS) + rng.choice(VOWELS) for _ in range(syllables))] = None
+        count = getrandbits(count_bits)
+        while count >= counts:
+            count = getrandbits(count_bits)
+        word = ""
+        for _ in range(SYLLABLE_COUNTS[count]):
+            consonant = getrandbits(consonant_bits)
+            while consonant >= consonants:
+                consonant = getrandbits(consonant_bits)
+            vowel = getrandbits(vowel_bits)
+            while vowel >= vowels:
+                vowel = getrandbits(vowel_bits)
+            word += SYLLABLES[consonant * vowels + vowel]
+        words[word] = None
     return list(words)
 
 
@@ -88,28 +161,44 @@ def sentences_of(article_words: int) -> int:
 
 
 class Writer:
-    """Writes titles, contents and questions from a plan's vocabulary; keeps every title unique."""
+    """Writes titles, contents and questions from a plan's vocabulary; keeps every title unique.
+
+    Its draws are those of the plain calls each method's docstring names, made with fewer calls (the text is most
+    of a plan's time); tests/test_workload.py holds the plain calls and checks that both write the same. `rng` is
+    a random.Random: a generator that draws otherwise would write other text than its calls.
+    """
 
     def __init__(self, rng: random.Random, settings: TextSettings) -> None:
+        self.areas = max(1, settings.articles // settings.area_articles)  # the first words name the areas
+        if settings.vocabulary - self.areas < settings.topic_words - 1:
+            raise ValueError(f"a vocabulary of {settings.vocabulary} words cannot give each topic "
+                             f"{settings.topic_words - 1} words besides the {self.areas} areas' words: give it more "
+                             f"words, or the topics fewer")
         self.rng = rng
         self.settings = settings
         self.words = subject_words(rng, settings.vocabulary)
-        areas = max(1, settings.articles // settings.area_articles)  # the first words name the areas, in no topic
-        self.word_weights = [0.0] * areas + list(itertools.accumulate(
-            zipf_weights(len(self.words) - areas, settings.word_zipf_s)))
+        self.word_weights = [0.0] * self.areas + list(  # the areas' words are in no topic
+            cumulative_zipf(len(self.words) - self.areas, settings.word_zipf_s))
         self.titles: set = set()
+        self.sentences = sentences_of(settings.article_words)
+        share = settings.topic_share
+        self.slot_weights = list(itertools.accumulate((share, (1 - share) * BACKGROUND,
+                                                       (1 - share) * (1 - BACKGROUND))))
         self.templates = [self.template() for _ in range(TEMPLATES)]
         self.shapes = [_shape(t) for t in self.templates]
+        self.capitals: Dict[str, str] = {}  # word -> the word opening a sentence
 
     def topic(self, number: int) -> Tuple[str, ...]:
         """Article `number`'s subject: its area's word, then distinct words, common ones shared by many articles.
 
-        Areas hold about area_articles articles each, so every article shares its area's word with others.
+        Areas hold about area_articles articles each, so every article shares its area's word with others. A word
+        is rng.choices(words, cum_weights=word_weights)[0], as that call draws it.
         """
-        areas = max(1, self.settings.articles // self.settings.area_articles)
-        topic: Dict[str, None] = {self.words[number % areas]: None}
+        words, weights, random = self.words, self.word_weights, self.rng.random
+        total, last = weights[-1] + 0.0, len(words) - 1
+        topic: Dict[str, None] = {words[number % self.areas]: None}
         while len(topic) < self.settings.topic_words:
-            topic[self.rng.choices(self.words, cum_weights=self.word_weights, k=1)[0]] = None
+            topic[words[bisect_right(weights, random() * total, 0, last)]] = None
         return tuple(topic)
 
     def title(self, topic: Sequence[str]) -> str:
@@ -125,25 +214,53 @@ class Writer:
         return title
 
     def template(self) -> Tuple[Any, ...]:
-        """A sentence of SENTENCE_WORDS words: TOPIC and ANY mark the words each use of it draws anew."""
-        share = self.settings.topic_share
-        kinds = self.rng.choices((TOPIC, ANY, None), (share, (1 - share) * BACKGROUND, (1 - share) * (1 - BACKGROUND)),
-                                 k=self.rng.randint(*SENTENCE_WORDS))
-        return tuple(self.rng.choice(FILLER) if kind is None else kind for kind in kinds)
+        """A sentence of SENTENCE_WORDS words: TOPIC and ANY mark the words each use of it draws anew.
+
+        The draws of rng.choices((TOPIC, ANY, None), (topic_share, ...), k=rng.randint(*SENTENCE_WORDS)), then of
+        rng.choice(FILLER) for each None in turn.
+        """
+        low, high = SENTENCE_WORDS
+        getrandbits, fillers = self.rng.getrandbits, len(FILLER)
+        bits = fillers.bit_length()
+        words = self.rng.choices((TOPIC, ANY, None), cum_weights=self.slot_weights,
+                                 k=low + below(getrandbits, high - low + 1))
+        for at, word in enumerate(words):
+            if word is None:
+                filler = getrandbits(bits)  # below(getrandbits, fillers), inline
+                while filler >= fillers:
+                    filler = getrandbits(bits)
+                words[at] = FILLER[filler]
+        return tuple(words)
 
     def content(self, topic: Sequence[str], sentences: Optional[int] = None) -> str:
-        """An article's text: about article_words words in sentences drawn from the plan's templates."""
-        count = sentences or sentences_of(self.settings.article_words)
-        chosen = self.rng.choices(self.shapes, k=count)
-        topic_words = iter(self.rng.choices(topic, k=sum(shape.topic_slots for shape in chosen)))
-        any_words = iter(self.rng.choices(self.words, k=sum(shape.any_slots for shape in chosen)))
-        words = [next(topic_words) if slot is TOPIC else next(any_words) for shape in chosen for slot in shape.slots]
-        at = 0  # the sentences' words are in one list: a sentence that opens with one capitalises it there
-        for shape in chosen:
-            if shape.opens_open:
-                words[at] = words[at][0].upper() + words[at][1:]
-            at += len(shape.slots)
-        return " ".join(shape.text for shape in chosen).format(*words)  # one format: a sentence is no object
+        """An article's text: about article_words words in sentences drawn from the plan's templates.
+
+        The draws of rng.choices(shapes, k=sentences), then rng.choices(topic, ...) for every TOPIC the sentences
+        leave open and rng.choices(words, ...) for every ANY, each word going to the next open place of its kind.
+        The sentences are filled as one string, so that an article costs a few calls rather than one per word.
+        """
+        rng = self.rng
+        chosen = rng.choices(self.shapes, k=sentences or self.sentences)
+        if not chosen:
+            return ""
+        texts, places = zip(*chosen)
+        letters = "".join(places)  # a letter an open place, as in Shape
+        kinds = letters.lower()
+        others = kinds.count(ANY_LETTER)
+        words = uniform_choices(rng, topic, len(kinds) - others)
+        if others:
+            at = -1
+            for word in rng.choices(self.words, k=others):
+                at = kinds.find(ANY_LETTER, at + 1)
+                words.insert(at, word)
+        capitals = self.capitals
+        for letter in OPENING_LETTERS:
+            at = letters.find(letter)
+            while at >= 0:
+                word = words[at]
+                words[at] = capitals.get(word) or capitals.setdefault(word, word[0].upper() + word[1:])
+                at = letters.find(letter, at + 1)
+        return " ".join(texts) % tuple(words)
 
     def question(self, title: str, topic: Sequence[str], sharers: Dict[str, int]) -> str:
         """What a person types about an article: an opener, a word of its title, two more of its topic.
@@ -159,22 +276,24 @@ class Writer:
         return " ".join([self.rng.choice(OPENERS)] + words)
 
 
+TOPIC_LETTER, ANY_LETTER = "t", "a"  # how a Shape's letters name its open places
+OPENING_LETTERS = (TOPIC_LETTER.upper(), ANY_LETTER.upper())  # the letter of a place that opens its sentence
+SLOT_LETTERS = {TOPIC: TOPIC_LETTER, ANY: ANY_LETTER}
+
+
 class Shape(NamedTuple):
-    """A template ready to fill: its sentence with {} where it leaves a word open, and what each {} takes."""
+    """A template ready to fill: its sentence with %s where it leaves a word open, and what each %s takes."""
 
     text: str  # capitalised where it opens with a word of its own, with its full stop
-    slots: Tuple[str, ...]
-    topic_slots: int
-    any_slots: int
-    opens_open: bool  # it opens with a {}: the word filled in is capitalised
+    letters: str  # a letter a %s: TOPIC_LETTER or ANY_LETTER, in capitals if it opens the sentence
 
 
 def _shape(template: Sequence[str]) -> Shape:
-    slots = tuple(word for word in template if word in (TOPIC, ANY))
-    text = " ".join("{}" if word in (TOPIC, ANY) else word for word in template) + "."
-    opens_open = template[0] in (TOPIC, ANY)
-    return Shape(text if opens_open else text[0].upper() + text[1:], slots, slots.count(TOPIC), slots.count(ANY),
-                 opens_open)
+    letters = "".join([SLOT_LETTERS[word] for word in template if word in SLOT_LETTERS])
+    text = " ".join(["%s" if word in SLOT_LETTERS else word for word in template]) + "."
+    if template[0] in SLOT_LETTERS:
+        return Shape(text, letters[0].upper() + letters[1:])
+    return Shape(text[0].upper() + text[1:], letters)
 
 # ---------------------------------------------------------------------------
 # Bug reports, as people file them.
