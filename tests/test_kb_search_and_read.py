@@ -1,9 +1,13 @@
 """Search and read: published articles only, citations that carry the version, queries of any content."""
 
+import os
+import random
 import re
+import tempfile
 import unittest
+from unittest import mock
 
-from osfoundry_tools.stores import kb_snippets
+from osfoundry_tools.stores import kb_snippets, kb_store
 from tests import helpers
 from tests.helpers import KB, OTHER_KB, support_store
 from tests.postgres_helpers import sqlite_only
@@ -203,6 +207,80 @@ class SnippetTest(unittest.TestCase):
         store, _, ids = support_store()
         hit = store.call_tool("search_knowledge_base", {"knowledge_base_id": KB, "query": "email link"})["results"][0]
         self.assertEqual(hit["snippet"], "…Reset password. A link arrives by email.")
+
+    def test_the_first_word_start_is_the_first_of_each_stems_own(self):
+        chooser = random.Random(5)
+        stems = ["ab", "ba", "abc", "b", "é", "a1"]
+        for _ in range(20_000):
+            text = "".join(chooser.choice("abc -1é_") for _ in range(chooser.randrange(12)))
+            looked_for = chooser.sample(stems, chooser.randrange(1, 4))
+            with self.subTest(text=text, stems=looked_for):
+                self.assertEqual(kb_snippets.first_word_start(text, looked_for), first_start(text, looked_for))
+
+    def test_the_words_quoted_are_the_lead_before_the_hit_and_the_rest_after_it(self):
+        chooser = random.Random(7)
+        for _ in range(5_000):
+            pieces = ["w ", "word ", "  ", "\n", "x" * 90, "é "]
+            content = "".join(chooser.choice(pieces) for _ in range(chooser.randrange(60)))
+            hit, length = chooser.randrange(len(content) + 1), len(content) + chooser.choice([0, 0, 1])
+            with self.subTest(content=content, hit=hit, length=length):
+                self.assertEqual(kb_snippets._quote_around(content, length, hit), quoted_around(content, length, hit))
+
+
+def first_start(text, stems):
+    """The first place where one of `stems` begins a word of `text`, 0 if none does, each stem looked for alone."""
+    starts = [found.start() for stem in stems for found in re.finditer(re.escape(stem), text)
+              if found.start() == 0 or not text[found.start() - 1].isalnum()]
+    return min(starts, default=0)
+
+
+def quoted_around(content, length, hit):
+    """A snippet as its constants define it, every word of the stretches read."""
+    start = max(0, hit - kb_snippets.SNIPPET_REACH[0])
+    before, after = content[start:hit].split(), content[hit:hit + kb_snippets.SNIPPET_REACH[1]].split()
+    lead = before[-kb_snippets.SNIPPET_LEAD:] if before else []
+    tail = after[:kb_snippets.SNIPPET_WORDS - len(lead)]
+    quoted = ("…" if len(before) > len(lead) or start else "") + " ".join(lead + tail) + (
+        "…" if len(after) > len(tail) or hit + kb_snippets.SNIPPET_REACH[1] < length else "")
+    most = kb_snippets.SNIPPET_CHARACTERS
+    return quoted if len(quoted) <= most else quoted[:most - 1] + "…"
+
+
+class KeptSnippetsTest(unittest.TestCase):
+    """A snippet is quoted once per article version and words, and kept: never another version's."""
+
+    def setUp(self):
+        self.store, self.clock, self.ids = support_store()
+
+    def test_a_search_asked_again_quotes_the_same_and_one_after_a_save_quotes_the_saved_content(self):
+        first = search(self.store, "email link")
+        self.assertEqual(search(self.store, "email link"), first)
+        self.store.save_article(KB, self.ids[0], content="A link by email. " + "Other words come first. " * 2)
+        again = search(self.store, "email link")["results"]
+        self.assertEqual([hit["snippet"] for hit in again if hit["article_id"] == self.ids[0]],
+                         ["A link by email. Other words come first. Other words come first."])
+
+    def test_the_snippets_kept_are_the_latest_and_no_more_and_quote_what_a_fresh_search_does(self):
+        queries = ["email link", "password", "invoices", "reset", "sign-in email", "seven days"]
+        fresh = []
+        for query in queries:
+            self.store.database.derived().clear()
+            fresh.append(search(self.store, query))
+        with mock.patch.object(kb_store, "SNIPPETS_KEPT", 2):
+            for query, expected in zip(queries * 2, fresh * 2):
+                self.assertEqual(search(self.store, query), expected, query)
+                self.assertLessEqual(len(self.store.database.derived()[kb_store.SNIPPETS]), 2)
+
+    @sqlite_only("PRAGMA data_version tells a sqlite file's derived dict when to forget")
+    def test_a_search_of_a_file_asks_once_whether_another_connection_wrote(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        store, _, _ = support_store(os.path.join(folder.name, "kb.sqlite"))
+        self.addCleanup(store.close)
+        statements = []
+        store.database.connection.set_trace_callback(statements.append)
+        self.assertTrue(search(store, "email link")["results"])
+        self.assertEqual(statements.count("PRAGMA data_version"), 1, statements)  # FTS5 asks its own, "-- PRAGMA"
 
 
 if __name__ == "__main__":

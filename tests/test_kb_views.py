@@ -2,12 +2,13 @@
 
 import json
 import os
+import random
 import sqlite3
 import tempfile
 import unittest
 
 from osfoundry_tools.core import idempotency, rejections
-from osfoundry_tools.stores import kb_snippets, kb_store
+from osfoundry_tools.stores import kb_search, kb_snippets, kb_store
 from tests import helpers
 from tests.helpers import KB, OTHER_KB, support_store
 
@@ -59,10 +60,31 @@ class RankingByViewsTest(unittest.TestCase):
         self.assertEqual(found(self.store, "ledger totals", limit=20), before)
         self.assertNotIn("draft-1", found(self.store, "password twelve characters", limit=20))
 
+    def test_the_order_is_that_of_its_keys_however_the_views_and_scores_tie(self):
+        chooser = random.Random(3)
+        for _ in range(3_000):
+            rows = [(number, chooser.choice([-2.0, -1.5, -1.0, 0.0]), chooser.choice([0, 1, 5]),
+                     chooser.choice("abcdefgh") + str(number)) for number in range(chooser.randrange(1, 12))]
+            chooser.shuffle(rows)
+            limit = chooser.randrange(1, 8)
+            weighed = {row[0]: chooser.choice([-3.0, -2.0]) for row in chooser.sample(rows, chooser.randrange(2))}
+            with self.subTest(rows=rows, limit=limit, weighed=weighed):
+                self.assertEqual(kb_search.best_then_most_viewed(rows, limit, weighed or None),
+                                 best_then_by_keys(rows, limit, weighed))
+
     def test_the_tool_description_tells_the_agent_how_results_are_ordered(self):
         description = kb_store.SEARCH_KNOWLEDGE_BASE.description
         self.assertIn("best text match comes first", description)
         self.assertIn("most viewed first", description)
+
+
+def best_then_by_keys(rows, limit, weighed):
+    """best_then_most_viewed's order as its keys state it: the best by (weighed or engine score, ID), the others by
+    (most viewed, score, ID)."""
+    best = min((row for row in rows if row[0] in weighed), key=lambda row: (weighed[row[0]], row[3])) if weighed \
+        else min(rows, key=lambda row: (row[1], row[3]))
+    others = sorted((row for row in rows if row is not best), key=lambda row: (-row[2], row[1], row[3]))
+    return [best] + others[:limit - 1]
 
 
 class ViewsAreNotAVersionTest(unittest.TestCase):

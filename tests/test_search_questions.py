@@ -11,6 +11,7 @@ import os
 import sqlite3
 import tempfile
 import unittest
+from unittest import mock
 
 from tests.postgres_helpers import default_location, sqlite_only
 from osfoundry_tools.stores import kb_search
@@ -102,6 +103,18 @@ class OutlineTest(unittest.TestCase):
         self.assertEqual(kb_search.outline_of("Intro\n## Install\n```sh\n# not a heading\n```\n### Upgrade ##"),
                          "Install\nUpgrade")
         self.assertEqual(kb_search.outline_of("Plain text, no headings."), "")
+
+    def test_a_content_without_a_hash_sign_has_no_outline_and_no_line_of_it_is_read(self):
+        with mock.patch.object(kb_search, "markdown_headings", side_effect=AssertionError("a line was read")):
+            self.assertEqual(kb_search.outline_of("Title\n=====\n\nPlain text.\n  Indented."), "")
+        self.assertEqual(kb_search.outline_of("Title\n=====\n\nC# tips, #hashtag and  # one."), "")
+        self.assertEqual(kb_search.outline_of("Text\n # Heading #"), "Heading")
+
+    def test_the_code_like_tokens_are_read_only_where_the_weighing_counts_them(self):
+        query = "Why does --fix skip HATCH_ENV_DIR?"
+        self.assertEqual(kb_search.exact_tokens(query), [])
+        with mock.patch.object(kb_search, "EXACT_SHARE", 1.0):
+            self.assertEqual(kb_search.exact_tokens(query), ["--fix", "HATCH_ENV_DIR"])
 
     def test_only_a_knowledge_base_with_headings_is_weighed_by_them(self):
         headed = store_of(("Colour", "## Use\n\nA word."), ("Settings", "colour " * 5 + "and more"))

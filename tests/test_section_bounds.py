@@ -139,6 +139,7 @@ class SplitWorkTest(unittest.TestCase):
 
 HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*")  # CommonMark's ATX heading, as first written
 ADDRESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s()<>\[\]{}\"'`]+")  # a web address, as first written
+LINK_TARGET = re.compile(r"\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")  # a Markdown link's target, as first written
 
 
 class OnePassTest(unittest.TestCase):
@@ -180,6 +181,15 @@ class OnePassTest(unittest.TestCase):
         for text in texts:
             with self.subTest(text=text):
                 self.assertEqual(kb_sections.without_addresses(text), ADDRESS.sub(" ", text))
+
+    def test_link_targets_are_left_out_as_the_expression_leaves_them_out(self):
+        chooser = random.Random(13)
+        texts = ["[a](b.md)", "[a] (b)", "a]b(c)", "](x \"t\")", "no link", "]("]
+        pieces = ["]", "(", ")", "](", "x", " ", '"', "\n"]
+        texts += ["".join(chooser.choice(pieces) for _ in range(chooser.randrange(12))) for _ in range(20_000)]
+        for text in texts:
+            with self.subTest(text=text):
+                self.assertEqual(kb_sections.without_link_targets(text), LINK_TARGET.sub("]", text))
 
     def test_a_long_run_of_letters_before_an_address_costs_one_pass(self):
         content = "a" * 49_000 + " x://y and 1" + "b" * 49_000 + "://z"  # the expression: seconds

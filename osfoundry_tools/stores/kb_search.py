@@ -7,6 +7,7 @@ search index up to date through `search_sql`.
 
 import functools
 import math
+import operator
 import re
 import sqlite3
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
@@ -35,7 +36,8 @@ MERGE_PAGES = 16
 # so no ranking can tell whether a word occurs in a knowledge base outside the grant. Snippets are cut in
 # Python from the few rows returned: FTS5's snippet() would tokenise every matching article before the LIMIT.
 _RESULT = ("SELECT a.number, a.id, a.title, a.updated_at, a.opening IS NOT NULL AS cut, "
-           "COALESCE(a.opening, a.content) AS opening")  # what a snippet may quote; a long content is never read
+           "COALESCE(a.opening, a.content) AS opening")  # what a snippet may quote; a long content is never read.
+# kb_store.results_of reads the columns in this order
 
 
 def index_table(number: int) -> str:
@@ -94,6 +96,15 @@ def search_statements(number: int) -> SearchStatements:
     return SearchStatements(scored, _WITH_VIEWS.format(scored=scored), _LISTED.format(table=table))
 
 
+@functools.lru_cache(maxsize=256)
+def index_statements(number: int) -> Tuple[str, str, str]:
+    """The search index of the knowledge base of this number, and its statements that take an article out (by its
+    rowid) and put one in (rowid, title, content)."""
+    table = index_table(number)
+    return (table, f"DELETE FROM {table} WHERE rowid = ?",
+            f"INSERT INTO {table} (rowid, title, content) VALUES (?, ?, ?)")
+
+
 RESULTS_READ = 500  # article numbers per statement: sqlite before 3.32 takes at most 999 values
 
 
@@ -129,9 +140,11 @@ class SearchPlan(NamedTuple):
     def read(cls, connection: sqlite3.Connection, kb: str, number: int, words: List[str]) -> "SearchPlan":
         """One statement; the words are counted in a larger knowledge base, or one with headings, only."""
         sql = search_sql(connection)
-        values = {f"word{n}": sql.phrase(word) for n, word in enumerate(words)}
+        values = {"sample": WORD_SAMPLE, "kb": kb}
+        for n, word in enumerate(words):
+            values[f"word{n}"] = sql.phrase(word)
         large, has_views, outlined, sampled, *counts = connection.execute(
-            sql.plan_statement(number, len(words)), dict(values, sample=WORD_SAMPLE, kb=kb)).fetchone()
+            sql.plan_statement(number, len(words)), values).fetchone()
         return cls(bool(large), bool(has_views), bool(outlined), sampled,
                    {word: count or 0 for word, count in zip(words, counts)})
 
@@ -140,11 +153,15 @@ class SearchPlan(NamedTuple):
         return self.large and 2 * self.counts[word] >= WORD_SAMPLE
 
     def rarer(self) -> List[str]:
-        """The words that rank: those not common, in query order."""
+        """The words that rank: those not common, in query order (every word, in a smaller knowledge base)."""
+        if not self.large:
+            return list(self.counts)
         return [word for word in self.counts if not self.is_common(word)]
 
     def common(self) -> List[str]:
-        """The words only a query of common words lists by."""
+        """The words only a query of common words lists by (none, in a smaller knowledge base)."""
+        if not self.large:
+            return []
         return [word for word in self.counts if self.is_common(word)]
 
 
@@ -190,7 +207,7 @@ def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, w
     if weights:
         score = weighed_scores(connection, score, weights, kept, exact, answering, rerank)
     rows = article_rows(connection, within_best_scores(score, limit))
-    return sorted(rows, key=lambda row: (score[row["number"]], row["id"]))[:limit]
+    return sorted(rows, key=lambda row: (score[row[0]], row[1]))[:limit]  # number, ID (_RESULT)
 
 
 # How the best text matches are weighed (the title and the best section counting apart from the whole text). bm25
@@ -224,6 +241,16 @@ TITLE_NORMALISED = False  # the title's held weights as a share of all the query
 # common ones, a title outranking an exact error name or option). Chosen on held-out halves of the committed sets
 # (benchmark/search_tuning.py), none of them gained out of sample in the forms and values tried, so each is off
 # here: its code stays so that a new form can be measured the same way.
+
+
+def exact_tokens(query: str) -> List[str]:
+    """The query's code-like tokens as typed (kb_sections.code_tokens) where the weighing counts them (EXACT_SHARE),
+    else none: a search then reads no token.
+
+    >>> exact_tokens("Why does --fix skip HATCH_ENV_DIR?")
+    []
+    """
+    return kb_sections.code_tokens(query) if EXACT_SHARE else []
 
 
 def word_weights(plan: SearchPlan, words: Sequence[str]) -> Dict[str, float]:
@@ -337,7 +364,9 @@ def listed_rows(connection: sqlite3.Connection, has_views: bool, number: int, wo
 def best_then_most_viewed(scored: Sequence[Any], limit: int, weighed: Optional[Dict[int, float]] = None) -> List[Any]:
     """Of rows that start (number, engine score, views, ID): the best first (by `weighed`, number -> weighed score,
     where given, else by score; the smaller ID among equals), then the others most viewed first, then by score,
-    then by ID; `limit` rows in all. Without views, that is the order of the scores, then of the IDs.
+    then by ID; `limit` rows in all. Without views, that is the order of the scores, then of the IDs. The others
+    are sorted by score and ID, then again by views alone: a sort keeps the order of equals, and each key is read
+    in C.
 
     >>> best_then_most_viewed([(1, -2.0, 0, "a"), (2, -1.0, 9, "b"), (3, -3.0, 1, "c")], 2)
     [(3, -3.0, 1, 'c'), (2, -1.0, 9, 'b')]
@@ -346,10 +375,16 @@ def best_then_most_viewed(scored: Sequence[Any], limit: int, weighed: Optional[D
         return []
     if weighed:
         best = min((row for row in scored if row[0] in weighed), key=lambda row: (weighed[row[0]], row[3]))
+        others = [row for row in scored if row is not best]
+        others.sort(key=_SCORE_THEN_ID)
     else:
-        best = min(scored, key=lambda row: (row[1], row[3]))
-    others = sorted((row for row in scored if row is not best), key=lambda row: (-row[2], row[1], row[3]))
+        others = sorted(scored, key=_SCORE_THEN_ID)
+        best = others.pop(0)
+    others.sort(key=_VIEWS, reverse=True)  # reversed, a sort still keeps the order of equals
     return [best] + others[:limit - 1]
+
+
+_SCORE_THEN_ID, _VIEWS = operator.itemgetter(1, 3), operator.itemgetter(2)  # of a row (number, score, views, ID)
 
 
 def within_best_scores(score: Dict[int, float], limit: int) -> List[int]:
@@ -368,13 +403,15 @@ def _most_viewed(row: Sequence[int]) -> Tuple[int, int]:
 
 def rows_in_order(connection: sqlite3.Connection, numbers: List[int]) -> List[sqlite3.Row]:
     """The rows a search answers with, of these article numbers, in their order."""
-    found = {row["number"]: row for row in article_rows(connection, numbers)}
+    found = {row[0]: row for row in article_rows(connection, numbers)}  # a row starts with its number (_RESULT)
     return [found[number] for number in numbers if number in found]
 
 
 def article_rows(connection: sqlite3.Connection, numbers: List[int]) -> List[sqlite3.Row]:
     """The rows of these article numbers, in no order: one statement per RESULTS_READ of them (more only when
     many ranked articles tie)."""
+    if len(numbers) <= RESULTS_READ:  # a search's answer: one statement, or none for no number
+        return connection.execute(results_statement(len(numbers)), numbers).fetchall() if numbers else []
     rows: List[sqlite3.Row] = []
     for start in range(0, len(numbers), RESULTS_READ):
         chunk = numbers[start:start + RESULTS_READ]
@@ -489,11 +526,10 @@ class Fts5Search:
                       content: str, status: str) -> None:
         """Keep an article in its knowledge base's search index exactly while it is published; the transaction
         then owes the index MERGE_PAGES more pages of merging, paid before it commits."""
-        table = index_table(kb_number)
-        connection.execute(f"DELETE FROM {table} WHERE rowid = ?", (number,))
+        table, remove, insert = index_statements(kb_number)
+        connection.execute(remove, (number,))
         if status == "published":
-            connection.execute(f"INSERT INTO {table} (rowid, title, content) VALUES (?, ?, ?)",
-                               (number, title, indexed_text(content)))
+            connection.execute(insert, (number, title, indexed_text(content)))
         database.at_commit(("merge", table), lambda: IndexMerge(connection, table)).pages += MERGE_PAGES
 
     @staticmethod
@@ -656,6 +692,8 @@ def outline_of(content: str) -> str:
     >>> outline_of("Intro.\\n## Install\\n\\nRun it.\\n### Upgrade uv")
     'Install\\nUpgrade uv'
     """
+    if "#" not in content:  # no heading opens without one
+        return ""
     outline = "\n".join(text for _, _, text in markdown_headings(content.split("\n")))
     return outline[:OUTLINE_CHARACTERS]
 

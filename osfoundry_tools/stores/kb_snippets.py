@@ -7,7 +7,7 @@ each article's opening (opening_of) and quotes it (snippet_of).
 
 import functools
 import re
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 from osfoundry_tools.stores.kb_search import query_words
 
@@ -38,10 +38,27 @@ def snippet(content: str, query: str) -> str:
 def snippet_of(opening: str, length: int, query: str) -> str:
     """The snippet of a content of `length` characters whose first ones are `opening` (at least SNIPPET_SCAN
     and SNIPPET_REACH's second more, where the content has them): what a search reads of each result."""
-    text = opening[:SNIPPET_SCAN].lower()
-    starts = [_word_start(text, stem) for stem in _snippet_stems(query)]
-    hit = min((start for start in starts if start >= 0), default=0)
-    return _quote_around(opening, length, hit)
+    return _quote_around(opening, length, first_word_start(opening[:SNIPPET_SCAN].lower(), _snippet_stems(query)))
+
+
+def first_word_start(text: str, stems: Sequence[str]) -> int:
+    """Where the first of `stems` to begin a word of `text` begins, 0 where none does. A stem counts where no letter
+    or digit comes just before it. Each is looked for only before the place found so far (a stem the text lacks
+    costs a scan of that stretch alone), in C and in one pass whatever the text repeats.
+
+    >>> first_word_start("a bank of banners", ("ban", "of")), first_word_start("a bank", ("ank", "x"))
+    (2, 0)
+    """
+    first = len(text)
+    for stem in stems:
+        end = first + len(stem) - 1  # a stem found before `first` ends by here
+        start = text.find(stem, 0, end)
+        if start > 0 and text[start - 1].isalnum():  # inside a word: the next place it begins one
+            found = _word_pattern(stem).search(text, start + 1, end)
+            start = found.start() if found else -1
+        if start >= 0:
+            first = start
+    return first if first < len(text) else 0
 
 
 @functools.lru_cache(maxsize=256)
@@ -55,29 +72,24 @@ def _quote_around(content: str, length: int, hit: int) -> str:
     """The words of the snippet: SNIPPET_LEAD before `hit`, the rest from it, cut from a bounded stretch of
     `content`, the opening of a content of `length` characters."""
     reach_before, reach_after = SNIPPET_REACH
-    start = max(0, hit - reach_before)
-    before = content[start:hit].rsplit(None, SNIPPET_LEAD)
-    lead = before[1:] if len(before) > SNIPPET_LEAD else [w for w in before if w]
-    after = content[hit:hit + reach_after].split(None, SNIPPET_WORDS - len(lead))
-    tail = after[:SNIPPET_WORDS - len(lead)]
-    opening = "…" if len(before) > SNIPPET_LEAD or start > 0 else ""
-    closing = "…" if len(after) > len(tail) or hit + reach_after < length else ""
-    quoted = opening + " ".join(lead + tail) + closing
+    start = hit - reach_before if hit > reach_before else 0
+    lead = content[start:hit].rsplit(None, SNIPPET_LEAD)  # words only: no empty string, whatever the spaces
+    cut_before = len(lead) > SNIPPET_LEAD
+    if cut_before:
+        del lead[0]  # the rest of the stretch, not a word of the lead
+    room = SNIPPET_WORDS - len(lead)
+    tail = content[hit:hit + reach_after].split(None, room)
+    cut_after = len(tail) > room
+    if cut_after:
+        del tail[room]
+    quoted = (("…" if cut_before or start else "") + " ".join(lead + tail)
+              + ("…" if cut_after or hit + reach_after < length else ""))
     return quoted if len(quoted) <= SNIPPET_CHARACTERS else quoted[:SNIPPET_CHARACTERS - 1] + "…"
 
 
 def opening_of(content: str) -> Optional[str]:
     """What a long content keeps apart for searches: its first OPENING characters; None for one no longer."""
     return content[:OPENING] if len(content) > OPENING else None
-
-
-def _word_start(text: str, word: str) -> int:
-    """Where `word` first begins a word of `text`, or -1; one pass in C whatever the text repeats."""
-    start = text.find(word)
-    if start <= 0 or not text[start - 1].isalnum():
-        return start
-    found = _word_pattern(word).search(text, start + 1)
-    return found.start() if found else -1
 
 
 @functools.lru_cache(maxsize=256)

@@ -43,7 +43,7 @@ an article no tool can return.
 
 import json
 import sqlite3
-from typing import Any, Callable, Dict, Iterable, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from osfoundry_tools.core.agent_tools import AgentTools
 from osfoundry_tools.core.checks import ID_CHARACTERS, NAME_CHARACTERS, SQLITE_INTEGER_MAX, checked_id, checked_text
@@ -60,10 +60,10 @@ from osfoundry_tools.engines.database import BUSY_TIMEOUT_SECONDS, DURABILITY_DE
 from osfoundry_tools.engines.opening import open_store
 from osfoundry_tools.stores.kb_search import (
     INDEX, SEARCH_COLUMN, SEARCH_CONFIG_SCHEMA, WORDS_COLUMN, in_chunks, index_table, merge_by_budget, outline_of,
-    Rerank, query_words, search_rows, search_sql, subject_words,
+    Rerank, exact_tokens, query_words, search_rows, search_sql, subject_words,
 )
 from osfoundry_tools.stores.kb_sections import (
-    ANCHOR_CHARACTERS, OPENING_READ, Answering, code_tokens, content_parts, indexed_text,
+    ANCHOR_CHARACTERS, OPENING_READ, Answering, content_parts, indexed_text,
 )
 from osfoundry_tools.stores.kb_snippets import OPENING, opening_of, snippet_of
 from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
@@ -243,6 +243,8 @@ EDITED = Edited("article", "article_id", "updated_at", READ_KNOWLEDGE_ARTICLE.na
                 "re-apply your change to the content it returns")  # how a version_conflict names what changed
 ARTICLES_COUNTED = ("knowledge_bases", "created_articles")  # where each knowledge base counts the IDs it numbered
 SELECT_ARTICLE = "SELECT * FROM articles WHERE knowledge_base_id = ? AND id = ?"
+READ_ARTICLE = ("SELECT id, title, content, updated_at FROM articles WHERE knowledge_base_id = ? AND id = ? "
+                "AND status = 'published'")  # what a read returns, in this order, of an article agents may see
 UPDATE_ARTICLE = ("UPDATE articles SET title = ?, content = ?, opening = ?, outline = ?, status = ?, updated_at = ? "
                   "WHERE number = ? AND updated_at = ?")
 
@@ -371,6 +373,40 @@ def section_of(content: str, name: str, kb: str, article_id: str) -> str:
                    + (f"Its sections: {named}{more}." if parts else "It has no headings."))
 
 
+SNIPPETS = "snippets"  # the key of a database's derived dict under which searches keep the snippets they quoted
+SNIPPETS_KEPT = 4096  # snippets kept, the latest quoted: a day's questions asked again over its articles fit
+_NO_PART: Tuple[Optional[str], str] = (None, "")  # a result's anchor and section where the search named none
+
+
+def results_of(kb: str, rows: Iterable[Sequence[Any]], parts: Dict[int, Tuple[str, str]], looked_for: str,
+               kept: Dict[Any, Any]) -> List[Dict[str, Any]]:
+    """A search's results, from its rows (kb_search's _RESULT) in order: each snippet quoted from the article's
+    answering section where the search named one (`parts`: article number -> its anchor and text), else from its
+    opening; `looked_for`, the words that found them. A snippet is quoted once per article version, section and
+    words, and kept in `kept`, the database's derived dict: an article's (number, updated_at) names one content."""
+    snippets = kept.get(SNIPPETS)
+    if snippets is None:
+        snippets = kept[SNIPPETS] = {}
+    results = []
+    for number, article_id, title, version, cut, opening in rows:
+        anchor, section = parts.get(number, _NO_PART) if parts else _NO_PART
+        if not section:
+            anchor = None  # no text under its heading: the opening is quoted
+        key = (number, version, anchor, looked_for)
+        quoted = snippets.get(key)
+        if quoted is None:
+            quoted = snippets[key] = (snippet_of(section[:OPENING], len(section), looked_for) if anchor is not None
+                                      else snippet_of(opening, len(opening) + cut, looked_for))
+            if len(snippets) > SNIPPETS_KEPT:
+                del snippets[next(iter(snippets))]  # the one kept longest
+        found = {"article_id": article_id, "title": title, "updated_at": version, "snippet": quoted,
+                 "citation": citation(kb, article_id, version)}
+        if anchor is not None:
+            found["section"] = anchor
+        results.append(found)
+    return results
+
+
 class KnowledgeBaseStore(AgentTools):
     """Knowledge bases and their articles: agent tools through call_tool, people's actions as methods."""
 
@@ -384,41 +420,32 @@ class KnowledgeBaseStore(AgentTools):
     # -- the agent side ------------------------------------------------------
 
     def _tool_search_knowledge_base(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        kb, words = arguments["knowledge_base_id"], subject_words(query_words(arguments["query"]))
+        kb, query = arguments["knowledge_base_id"], arguments["query"]
+        words = subject_words(query_words(query))
         with self.database.read() as connection:
-            number = self._require_granted(connection, kb)
+            kept = self.database.derived()  # read once: a file's costs a statement
+            number = self._require_granted(connection, kb, kept)
+            if not words:
+                return {"results": []}
             rows, used, answering = search_rows(
-                connection, kb, number, words, arguments.get("limit", SEARCH_LIMIT_DEFAULT), self.database.derived(),
-                code_tokens(arguments["query"]), Rerank(self.reranker, arguments["query"]) if self.reranker else None
-            ) if words else ([], [], {})
-            parts = answering_parts(connection, {r["number"]: answering[r["number"]] for r in rows
-                                                 if r["number"] in answering})
-        looked_for = " ".join(used)  # a snippet quotes from the first of the words that found the article
-        return {"results": [self._result(kb, r, parts.get(r["number"]), looked_for) for r in rows]}
-
-    @staticmethod
-    def _result(kb: str, row: sqlite3.Row, part: Optional[Tuple[str, str]], looked_for: str) -> Dict[str, Any]:
-        """One search result: its snippet quoted from its answering section where the search named one (`part`:
-        its anchor and text), else from its opening."""
-        if part and part[1]:
-            quoted = snippet_of(part[1][:OPENING], len(part[1]), looked_for)
-        else:
-            quoted = snippet_of(row["opening"], len(row["opening"]) + row["cut"], looked_for)
-        found = {"article_id": row["id"], "title": row["title"], "updated_at": row["updated_at"], "snippet": quoted,
-                 "citation": citation(kb, row["id"], row["updated_at"])}
-        if part and part[1]:
-            found["section"] = part[0]
-        return found
+                connection, kb, number, words, arguments.get("limit", SEARCH_LIMIT_DEFAULT), kept, exact_tokens(query),
+                Rerank(self.reranker, query) if self.reranker else None)
+            parts = answering_parts(connection, {row[0]: answering[row[0]] for row in rows if row[0] in answering}
+                                    ) if answering else {}
+        return {"results": results_of(kb, rows, parts, " ".join(used), kept)}
 
     def _tool_read_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
         with self.database.read() as connection:
             self._require_granted(connection, kb)
-            row = self._visible(connection, kb, article_id)
-        read = {"article_id": row["id"], "title": row["title"], "content": row["content"],
-                "updated_at": row["updated_at"], "citation": citation(kb, row["id"], row["updated_at"])}
+            row = connection.execute(READ_ARTICLE, (kb, article_id)).fetchone()
+            if row is None:
+                raise _not_visible(kb, article_id)
+        article_id, title, content, version = row
+        read = {"article_id": article_id, "title": title, "content": content, "updated_at": version,
+                "citation": citation(kb, article_id, version)}
         if "section" in arguments:
-            read["content"], read["section"] = section_of(row["content"], arguments["section"], kb, row["id"]), \
+            read["content"], read["section"] = section_of(content, arguments["section"], kb, article_id), \
                 arguments["section"]
         return read
 
@@ -459,20 +486,23 @@ class KnowledgeBaseStore(AgentTools):
         self._require_granted(connection, kb)
         return kb
 
-    def _require_granted(self, connection: sqlite3.Connection, kb: str) -> int:
-        """The knowledge base's number; NotFound unless it exists and is granted, both failures read the same."""
-        number = self._known_number(connection, kb) if self.is_granted(kb) else None
+    def _require_granted(self, connection: sqlite3.Connection, kb: str, kept: Optional[Dict[Any, Any]] = None) -> int:
+        """The knowledge base's number; NotFound unless it exists and is granted, both failures read the same
+        (`kept`: the database's derived dict, where the caller has it already)."""
+        number = self._known_number(connection, kb, kept) if self.is_granted(kb) else None
         if number is None:
             raise NotFound(f"knowledge base {quote(kb, ascii_only=True)} was not found among the knowledge bases "
                            "granted to you. Check the knowledge_base_id; IDs are case-sensitive.")
         return number
 
-    def _known_number(self, connection: sqlite3.Connection, kb: str) -> Optional[int]:
+    def _known_number(self, connection: sqlite3.Connection, kb: str,
+                      kept: Optional[Dict[Any, Any]] = None) -> Optional[int]:
         """The number of a knowledge base (its search index's), or None if there is none by this ID. A knowledge
         base's row never changes once written, so its number is read once and kept in the database's derived()
         dict, which forgets it whenever the file may have changed under it; a knowledge base not found is read
-        again each time, since another connection may create it."""
-        kept = self.database.derived()
+        again each time, since another connection may create it (`kept`: that dict, where the caller has it)."""
+        if kept is None:
+            kept = self.database.derived()
         number = kept.get(("knowledge base", kb))
         if number is None:
             number = _number_of(connection, kb)
@@ -485,9 +515,7 @@ class KnowledgeBaseStore(AgentTools):
         """The article if agents may see it (published); NotFound, worded alike, for every other case."""
         row = connection.execute(SELECT_ARTICLE, (kb, article_id)).fetchone()
         if row is None or row["status"] != "published":
-            raise NotFound(f"article {quote(article_id, ascii_only=True)} was not found among the published "
-                           f"articles of knowledge base {json.dumps(kb)}. Use search_knowledge_base to find current "
-                           "articles.")
+            raise _not_visible(kb, article_id)
         return row
 
     # -- the people side -----------------------------------------------------
@@ -607,20 +635,20 @@ class KnowledgeBaseStore(AgentTools):
               content: Optional[str] = None, status: Optional[str] = None, kb_number: Optional[int] = None) -> str:
         """Inside a write: compare-and-swap the row to a new version, re-index it, log its event (kb_number: its
         knowledge base's, when the caller has it already)."""
-        title = row["title"] if title is None else title
+        number, kb, before = row["number"], row["knowledge_base_id"], row["updated_at"]  # each read once
+        old_title, old_status = row["title"], row["status"]
+        title = old_title if title is None else title
         content = row["content"] if content is None else content
-        status = row["status"] if status is None else status
-        version = next_time_version(row["updated_at"], now)
+        status = old_status if status is None else status
+        version = next_time_version(before, now)
         swapped = connection.execute(UPDATE_ARTICLE, (title, content, opening_of(content), outline_of(content), status,
-                                                      version, row["number"], row["updated_at"])).rowcount
+                                                      version, number, before)).rowcount
         if swapped != 1:
-            raise EDITED.conflict(row["id"], row["updated_at"])
+            raise EDITED.conflict(row["id"], before)
         if kb_number is None:
-            kb = row["knowledge_base_id"]
             kb_number = self._known_number(connection, kb) or _existing_number(connection, kb)  # numbers start at 1
-        self._index(connection, kb_number, row["number"], title, content, status)
-        self._log(connection, row["knowledge_base_id"], row["id"],
-                  event_for(row["status"], status, title != row["title"]), version)
+        self._index(connection, kb_number, number, title, content, status)
+        self._log(connection, kb, row["id"], event_for(old_status, status, title != old_title), version)
         return version
 
     def _index(self, connection: sqlite3.Connection, kb_number: int, number: int, title: str, content: str,
@@ -634,6 +662,12 @@ class KnowledgeBaseStore(AgentTools):
              version: str) -> None:
         if event is not None:
             self.EVENTS.append(connection, kb, event, article_id, version)
+
+
+def _not_visible(kb: str, article_id: str) -> NotFound:
+    """What a read or an edit of an article agents may not see answers: the same for a missing one."""
+    return NotFound(f"article {quote(article_id, ascii_only=True)} was not found among the published articles of "
+                    f"knowledge base {json.dumps(kb)}. Use search_knowledge_base to find current articles.")
 
 
 def _check_text(**texts: Optional[str]) -> None:
