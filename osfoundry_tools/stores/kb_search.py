@@ -494,7 +494,7 @@ def phrase(word: str) -> str:
 
 def any_of(words: Iterable[str]) -> str:
     """The FTS5 expression that matches an article holding any of `words`."""
-    return " OR ".join(phrase(word) for word in words)
+    return " OR ".join(map(phrase, words))
 
 
 class Fts5Search:

@@ -383,7 +383,8 @@ def results_of(kb: str, rows: Iterable[Sequence[Any]], parts: Dict[int, Tuple[st
     """A search's results, from its rows (kb_search's _RESULT) in order: each snippet quoted from the article's
     answering section where the search named one (`parts`: article number -> its anchor and text), else from its
     opening; `looked_for`, the words that found them. A snippet is quoted once per article version, section and
-    words, and kept in `kept`, the database's derived dict: an article's (number, updated_at) names one content."""
+    words, and kept in `kept`, the database's derived dict (so inside the transaction): an article's (number,
+    updated_at) names one content."""
     snippets = kept.get(SNIPPETS)
     if snippets is None:
         snippets = kept[SNIPPETS] = {}
@@ -423,7 +424,7 @@ class KnowledgeBaseStore(AgentTools):
         kb, query = arguments["knowledge_base_id"], arguments["query"]
         words = subject_words(query_words(query))
         with self.database.read() as connection:
-            kept = self.database.derived()  # read once: a file's costs a statement
+            kept = self.database.derived()  # asked once (a file's costs a statement), used inside the transaction
             number = self._require_granted(connection, kb, kept)
             if not words:
                 return {"results": []}
@@ -432,7 +433,7 @@ class KnowledgeBaseStore(AgentTools):
                 Rerank(self.reranker, query) if self.reranker else None)
             parts = answering_parts(connection, {row[0]: answering[row[0]] for row in rows if row[0] in answering}
                                     ) if answering else {}
-        return {"results": results_of(kb, rows, parts, " ".join(used), kept)}
+            return {"results": results_of(kb, rows, parts, " ".join(used), kept)}
 
     def _tool_read_knowledge_article(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         kb, article_id = arguments["knowledge_base_id"], arguments["article_id"]
@@ -670,12 +671,14 @@ def _not_visible(kb: str, article_id: str) -> NotFound:
                     f"knowledge base {json.dumps(kb)}. Use search_knowledge_base to find current articles.")
 
 
+_TEXT_LIMITS = {"title": TITLE_MAX_CHARACTERS, "content": CONTENT_MAX_CHARACTERS}
+
+
 def _check_text(**texts: Optional[str]) -> None:
     """People's titles and contents keep the limits agents' edits keep; ValueError naming the one that does not."""
-    limits = {"title": TITLE_MAX_CHARACTERS, "content": CONTENT_MAX_CHARACTERS}
     for name, text in texts.items():
         if text is not None:
-            checked_text(text, f"an article's {name}", limits[name])
+            checked_text(text, f"an article's {name}", _TEXT_LIMITS[name])
 
 
 def _number_of(connection: sqlite3.Connection, kb: str) -> Optional[int]:
