@@ -11,6 +11,7 @@ article bm25 scores costs FTS5 one read of its lengths, which sqlite's trace sho
 import random
 import unittest
 from typing import List
+from unittest import mock
 
 from tests.helpers import KB, OTHER_KB, support_store
 from osfoundry_tools.stores import kb_search
@@ -195,6 +196,26 @@ class LargeKnowledgeBaseTest(unittest.TestCase):
         with store.database.read() as connection:
             plan = kb_search.SearchPlan.read(connection, KB, 1, ["zebra", "filler", "capword"])
         self.assertEqual((plan, found(store, "zebra filler capword", limit=20)), before)
+
+
+class ResultRowsTest(unittest.TestCase):
+    def test_the_rows_of_many_numbers_are_read_in_chunks_and_agree_with_one_statement(self):
+        store, _, _ = support_store(":memory:")
+        connection = store.database.connection
+        numbers = [number for (number,) in connection.execute("SELECT number FROM articles ORDER BY number DESC")]
+        statements: List[str] = []
+        whole = kb_search.rows_in_order(connection, numbers)
+        connection.set_trace_callback(statements.append)
+        with mock.patch.object(kb_search, "RESULTS_READ", 2):
+            chunked = kb_search.rows_in_order(connection, numbers)
+        connection.set_trace_callback(None)
+        self.assertEqual([tuple(row) for row in chunked], [tuple(row) for row in whole])
+        self.assertEqual([row[0] for row in whole], numbers)
+        self.assertEqual(len(statements), (len(numbers) + 1) // 2, statements)
+        connection.set_trace_callback(statements.append)
+        self.assertEqual(kb_search.article_rows(connection, []), [])
+        connection.set_trace_callback(None)
+        self.assertEqual(len(statements), (len(numbers) + 1) // 2)  # no number, no statement
 
 
 class ToolDescriptionTest(unittest.TestCase):
