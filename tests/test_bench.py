@@ -796,3 +796,13 @@ class CommandLineTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DistinctQueriesTest(unittest.TestCase):
+    def test_the_timed_searches_ask_no_question_twice_and_begin_with_each_articles_mid_query(self):
+        _, _, written = fixtures.knowledge_base(":memory:", 50, keep=50)
+        queries = tools.distinct_mid_queries(written)
+        self.assertEqual(len(set(queries)), len(queries))
+        self.assertGreaterEqual(len(queries), 500)  # bench.py's calls per tool in a repetition
+        self.assertEqual(queries[:50], [tools.mid_query(article) for article in written])
+        self.assertTrue(all(len(query.split()) == 6 for query in queries))
