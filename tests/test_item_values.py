@@ -33,6 +33,14 @@ def preview_as_dumped(fields, values):
     return json.dumps(shown)
 
 
+class Text(str):
+    """A str of another type."""
+
+
+class Number(int):
+    """An int of another type."""
+
+
 class PiecesTest(unittest.TestCase):
     def test_the_text_is_what_json_dumps_writes(self):
         for values in VALUES:
@@ -45,6 +53,15 @@ class PiecesTest(unittest.TestCase):
         self.assertEqual(after.text(), json.dumps({"a": "one", "e": {"x": 1}}, ensure_ascii=False))
         self.assertEqual(list(after.values), ["a", "e"])
         self.assertEqual(before.text(), '{"a": 1, "b": "two", "c": [3], "d": "four"}')  # the first never changes
+
+    def test_values_equal_to_python_but_not_in_json_keep_their_own_pieces(self):  # 1, True and 1.0 are equal keys
+        values = ItemValues.of({})  # of the pieces kept by value: only exact ints and short strs are kept there
+        for changes in ({"a": 1}, {"a": True}, {"a": 1.0}, {"a": 1}, {"a": False}, {"a": 0}, {"a": "1"},
+                        {"a": Text("x")}, {"a": "x"}, {"a": Number(1)}):
+            values = values.changed(changes)
+            with self.subTest(changes=changes):
+                self.assertEqual(values.text(), json.dumps(changes, ensure_ascii=False))
+                self.assertEqual(values.previews["a"], json.dumps(changes)[1:-1])
 
     def test_the_preview_is_what_json_dumps_writes_in_ascii(self):
         store, _, _ = bug_store(items=0)

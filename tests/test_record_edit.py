@@ -1,10 +1,13 @@
 """edit_record_item is a compare-and-swap on an integer version, keyed for replay, allowed only with the write scope."""
 
+import json
 import unittest
 
 from tests.helpers import snapshot
 from tests.postgres_helpers import sqlite_only
 from tests.record_helpers import BUGS, EVERY_TYPE, bug_store, edit, events, read
+from osfoundry_tools.core.idempotency import fingerprint, result_text
+from osfoundry_tools.core.tools import DEFAULT_CALLER
 from osfoundry_tools.stores import record_store
 
 
@@ -88,6 +91,14 @@ class CompareAndSwapTest(unittest.TestCase):
         self.assertEqual((result["error"], result["argument"]), ("invalid_arguments", "values"))
 
 
+class Text(str):
+    """A str of another type: the fingerprint and the kept result take the general way for it."""
+
+
+class Arguments(dict):
+    """A dict of another type, likewise."""
+
+
 class IdempotencyTest(unittest.TestCase):
     def setUp(self):
         self.store, self.clock, self.ids = bug_store()
@@ -117,6 +128,44 @@ class IdempotencyTest(unittest.TestCase):
                                                           "values": {"owner": "aiko", "status": "triaged"},
                                                           "item_id": self.ids[0], "record_channel_id": BUGS})
         self.assertEqual(again, dict(first, replay=True))
+
+    def test_the_edits_own_fingerprint_is_the_one_of_the_whole_call(self):  # its quick way agrees with the general
+        odd = "é \u2028 \"quoted\" back\\slash \x01 \ud800 🙂"
+        changes = [{"status": "triaged"}, {"title": odd, "points": 3, "due": None, "tags": ["b", "a"]},
+                   {"extra": {"z": [1.5, float("nan"), True], "a": {"y": 2 ** 62, "b": "x"}}, "done": False}]
+        calls = [{"record_channel_id": BUGS, "item_id": item_id, "values": values, "expected_version": version,
+                  "idempotency_key": key}
+                 for item_id in ("itm-00001", odd) for values in changes for version in (1, 2 ** 62)
+                 for key in ("k1", odd)]
+        calls += [dict(calls[0], expected_version=True), dict(calls[0], expected_version=2.0),  # not ints: the general
+                  dict(calls[0], extra=1), dict(calls[0], item_id=Text("itm-00001"))]  # way, as for any other call
+        for arguments in calls + [Arguments(calls[0])]:
+            with self.subTest(arguments=repr(arguments)[:80]):
+                self.assertEqual(record_store._fingerprint_with_values(arguments), fingerprint(arguments))
+
+    def test_a_key_stored_from_the_general_fingerprint_replays(self):  # as a key an earlier version stored does
+        arguments = {"record_channel_id": BUGS, "item_id": self.ids[0], "values": {"title": "Café “x”"},
+                     "expected_version": 1, "idempotency_key": "k1"}
+        with self.store.database.write() as connection:
+            connection.execute("INSERT INTO idempotency_keys VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               (DEFAULT_CALLER, "edit_record_item", BUGS, "k1", fingerprint(arguments),
+                                result_text({"item_id": self.ids[0], "version": 2, "replay": False}),
+                                "2026-11-09T09:00:00Z"))
+        self.assertEqual(self.store.call_tool("edit_record_item", arguments),
+                         {"item_id": self.ids[0], "version": 2, "replay": True})
+        self.assertEqual(read(self.store, self.ids[0])["version"], 1)
+
+    def test_the_first_result_is_kept_as_json_dumps_writes_it(self):
+        for result in ({"item_id": "itm-00001", "version": 2, "replay": False},
+                       {"item_id": "é\u2028\"🙂", "version": 2 ** 62, "replay": False},
+                       {"item_id": "itm-00001", "version": True, "replay": False},  # the general way, below
+                       {"item_id": Text("itm-00001"), "version": 2, "replay": False},
+                       {"item_id": "itm-00001", "version": 2}, {"item_id": "itm-00001", "version": 2, "replay": True}):
+            with self.subTest(result=result):
+                self.assertEqual(record_store._result_text(result), json.dumps(result))
+        edit(self.store, self.ids[0], 1, "k1", status="triaged")
+        kept = self.store.database.connection.execute("SELECT result FROM idempotency_keys").fetchone()[0]
+        self.assertEqual(kept, json.dumps({"item_id": self.ids[0], "version": 2, "replay": False}))
 
     def test_a_conflicted_or_rejected_call_stores_no_key(self):
         edit(self.store, self.ids[0], 7, "k1", status="triaged")

@@ -14,11 +14,12 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tu
 from osfoundry_tools.core.checks import ID_CHARACTERS, check, screen
 from osfoundry_tools.core.clock import format_time
 from osfoundry_tools.core.events import POLL_LIMIT_DEFAULT, POLL_TOOL, EventLog, unsupported_resource_type
-from osfoundry_tools.core.idempotency import KeyScope, idempotent
+from osfoundry_tools.core.idempotency import KeyScope, idempotent, result_text
 from osfoundry_tools.core.rejections import Forbidden, Rejection, UnknownTool, loggable, quote, show
 from osfoundry_tools.core.tools import DEFAULT_CALLER, WRITE_SCOPE, Tool
 
 log = logging.getLogger("osfoundry")
+_made = tuple.__new__  # a NamedTuple made from a tuple of its fields, without the generated __new__'s own call
 EMPTY_VALUE = "(empty)"  # how a person asked to approve a change is shown a field that holds nothing
 
 
@@ -142,21 +143,34 @@ class AgentTools:
         except Exception as error:  # a bug must still reach the agent as a rejection, not a traceback
             return _internal_error(name, error)
 
-    def keyed_edit(self, tool: Tool, resource_id: str, arguments: Dict[str, Any], granted: Callable[[Any], Any],
-                   swap: Callable[[Any, Any, Any, str], Dict[str, Any]],
-                   digest: Optional[str] = None) -> Dict[str, Any]:
+    def keyed_edit(self, tool: Tool, resource_id: str, arguments: Dict[str, Any],
+                   granted: Callable[[Dict[str, Any], Any], Any],
+                   swap: Callable[[Dict[str, Any], Any, Any, Any, str], Dict[str, Any]],
+                   digest: Optional[str] = None,
+                   text_of: Callable[[Dict[str, Any]], str] = result_text) -> Dict[str, Any]:
         """One agent's edit, the same in every store: the write scope, then in one write transaction the store's
-        grant check (`granted(connection)`: what the edit needs of the resource, or NotFound), the idempotency key
-        (the first result again, on a replay), and the store's compare-and-swap (`swap(connection, granted,
-        now, stamp)`: the clock's moment, and the same as format_time writes it). A rejection anywhere rolls it all
-        back and leaves the key free. `digest`: the arguments' fingerprint, where the store took it already."""
-        self.require_scope(tool.name)
+        grant check (`granted(arguments, cursor)`: what the edit needs of the resource, or NotFound), the
+        idempotency key (the first result again, on a replay), and the store's compare-and-swap (`swap(arguments,
+        cursor, granted, now, stamp)`: the clock's moment, and the same as format_time writes it). A rejection
+        anywhere rolls it all back and leaves the key free.
+
+        Both are handed the arguments, so that a store may pass its own methods rather than make a closure on every
+        call, and what runs their statements (execute, executemany): on sqlite3's own connection, one cursor of it
+        (no cursor() of its own), since sqlite3's Connection.execute makes a cursor for each statement; anything
+        else as it is (PostgreSQL's connection; a stand-in wrapping sqlite3's, which times or fails statements, so
+        that it sees every one). `digest`: the arguments' fingerprint, where the store took it already; `text_of`:
+        the first result as the key keeps it (idempotency.result_text, or the same text written by a store that
+        knows its result's shape)."""
+        if WRITE_SCOPE not in self.scopes:  # as require_scope asks, without its call when the scope is held
+            self.require_scope(tool.name)
         with self.database.write() as connection:
-            resource = granted(connection)
+            cursor = connection.cursor() if type(connection) is sqlite3.Connection else connection
+            resource = granted(arguments, cursor)
             now = self.clock()
             stamp = format_time(now)
-            return idempotent(connection, KeyScope(self.caller, tool.name, resource_id), arguments, stamp,
-                              lambda: swap(connection, resource, now, stamp), digest)
+            scope = _made(KeyScope, (self.caller, tool.name, resource_id))  # as KeyScope(...), in half the time
+            return idempotent(cursor, scope, arguments, stamp, lambda: swap(arguments, cursor, resource, now, stamp),
+                              digest, text_of)
 
     def preview(self, name: str, arguments: Any) -> "Preview":
         """What one call would answer and change if it ran now, found by running it in a write transaction that is

@@ -44,7 +44,7 @@ class KeyScope(NamedTuple):
     resource_id: str
 
 
-_CANONICAL = encoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+canonical_json = encoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 # json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":")), without building an encoder on
 # every call: the same text, so fingerprints stored by earlier versions still match
 result_text = encoder()  # json.dumps(result): a first result as the table keeps it
@@ -52,16 +52,25 @@ result_text = encoder()  # json.dumps(result): a first result as the table keeps
 
 def fingerprint(arguments: Mapping[str, Any]) -> str:
     """A digest of the call's arguments that ignores key order."""
-    return hashlib.sha256(_CANONICAL(arguments).encode("utf-8", "surrogatepass")).hexdigest()
+    return digest_of(canonical_json(arguments))
+
+
+def digest_of(canonical: str) -> str:
+    """The fingerprint of arguments whose canonical_json is `canonical`: for a store that writes that text quicker
+    than canonical_json can, knowing its arguments' keys."""
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def idempotent(connection: sqlite3.Connection, scope: KeyScope, arguments: Mapping[str, Any], created_at: str,
-               write: Callable[[], Dict[str, Any]], digest: Optional[str] = None) -> Dict[str, Any]:
+               write: Callable[[], Dict[str, Any]], digest: Optional[str] = None,
+               text_of: Callable[[Dict[str, Any]], str] = result_text) -> Dict[str, Any]:
     """Inside an open write transaction: replay the stored result for this key, or run `write` and store it.
 
-    digest: the arguments' fingerprint, if the caller already took it. A rejection raised by `write`
-    escapes and rolls the transaction back, so the key stays free. How the key is held while `write` runs is the
-    engine's (Dialect.claim_key): one writer at a time on sqlite, a claimed row on PostgreSQL.
+    digest: the arguments' fingerprint, if the caller already took it; text_of: the result as the table keeps it,
+    json.dumps(result) (result_text, or the same text written by a caller that knows the result's shape). A
+    rejection raised by `write` escapes and rolls the transaction back, so the key stays free. How the key is held
+    while `write` runs is the engine's (Dialect.claim_key): one writer at a time on sqlite, a claimed row on
+    PostgreSQL.
     """
     key, digest, dialect = arguments["idempotency_key"], digest or fingerprint(arguments), dialect_of(connection)
     row = dialect.claim_key(connection, scope, key, digest, created_at)
@@ -74,7 +83,7 @@ def idempotent(connection: sqlite3.Connection, scope: KeyScope, arguments: Mappi
                 idempotency_key=show(key))
         return dict(json.loads(row["result"]), replay=True)
     result = dict(write(), replay=False)
-    dialect.keep_key(connection, scope, key, digest, result_text(result), created_at)
+    dialect.keep_key(connection, scope, key, digest, text_of(result), created_at)
     return result
 
 

@@ -35,6 +35,13 @@ as_text = encoder(ensure_ascii=False)  # json.dumps(value, ensure_ascii=False)
 _as_ascii = encoder()  # json.dumps(value)
 
 
+class PreviewSlots(NamedTuple):
+    """A channel's preview, field by field in schema order (preview_slots)."""
+
+    keys: Tuple[str, ...]  # the key whose piece each slot shows: "" for a formula (never stored, so always null)
+    nulls: Tuple[str, ...]  # the piece each slot shows when the item holds no value there
+
+
 class ItemValues(NamedTuple):
     """An item's set values, and each one's piece in its text and in its preview (in the values' order). Never
     changed once made: a save makes new ItemValues (changed), which the kept ones may be shared with."""
@@ -50,49 +57,55 @@ class ItemValues(NamedTuple):
 
     def changed(self, changes: Mapping[str, Any]) -> "ItemValues":
         """These values with `changes` applied (null, "" and [] clear a field), only the changed ones encoded."""
-        values, texts, previews = dict(self.values), dict(self.texts), dict(self.previews)
+        values, texts, previews = {**self.values, **changes}, dict(self.texts), dict(self.previews)
         for key, value in changes.items():
             kind = type(value)
-            if kind is str and 0 < len(value) <= PREVIEW_CHARACTERS:  # most values: short text, no cut
-                values[key] = value
-                texts[key] = text = _named(key) + encode_basestring(value)
-                previews[key] = text if text.isascii() else _named(key) + encode_basestring_ascii(value)
-            elif kind is int:  # json.dumps writes an int (never a bool, whose type is its own) as int.__repr__ does
-                values[key] = value
-                texts[key] = previews[key] = _named(key) + int.__repr__(value)
+            if (kind is str and 0 < len(value) <= PREVIEW_CHARACTERS) or kind is int:  # most values: never cut
+                texts[key], previews[key] = _short_pieces(key, value)
             elif value is None or value == "" or value == []:
-                values.pop(key, None)
+                del values[key]
                 texts.pop(key, None)
                 previews.pop(key, None)
             else:
-                values[key] = value
                 texts[key] = text = _named(key) + as_text(value)
                 previews[key] = _previewed(key, value, text)
-        return ItemValues(values, texts, previews)
+        return _made(ItemValues, (values, texts, previews))
 
     def text(self) -> str:
         """The values as the row stores them: json.dumps(values, ensure_ascii=False)."""
-        return "{" + ", ".join(self.texts.values()) + "}"
+        return f"{{{', '.join(self.texts.values())}}}"  # "{" + ... + "}" in one string, not two copies of it
 
-    def preview(self, slots: Sequence[Tuple[str, str]]) -> str:
+    def preview(self, slots: PreviewSlots) -> str:
         """The preview a listing shows of the item, in a channel's preview slots (preview_slots)."""
-        previews = self.previews
-        return "{" + ", ".join([previews.get(key) or null for key, null in slots]) + "}"
+        return f"{{{', '.join(map(self.previews.get, slots.keys, slots.nulls))}}}"  # a piece, or its null
 
 
-def preview_slots(fields: Sequence[Any]) -> Tuple[Tuple[str, str], ...]:
-    """A channel's preview, field by field (record_fields.Field), in schema order: the key whose piece it shows ("" for
-    a formula: never stored, so always null there) and the piece of its null."""
-    return tuple(("" if field.type == "formula" else field.key, _named(field.key) + "null") for field in fields)
+def preview_slots(fields: Sequence[Any]) -> PreviewSlots:
+    """A channel's preview slots, from its fields (record_fields.Field) in schema order."""
+    return PreviewSlots(tuple("" if field.type == "formula" else field.key for field in fields),
+                        tuple(_named(field.key) + "null" for field in fields))
 
 
 _NONE = ItemValues({}, {}, {})
+_made = tuple.__new__  # _made(ItemValues, (values, texts, previews)): half the time of the NamedTuple's own __new__
 
 
 @functools.lru_cache(maxsize=1024)
 def _named(key: str) -> str:
     """A piece's start: the key as JSON, then ': ' (in ASCII: a field key is one, record_fields._KEY)."""
     return _as_ascii(key) + ": "
+
+
+@functools.lru_cache(maxsize=4096)
+def _short_pieces(key: str, value: Any) -> Tuple[str, str]:
+    """The pieces of a value never cut, a str of at most PREVIEW_CHARACTERS or an int (its type exactly: a bool would
+    find an int's pieces here), in the item's text and in its preview; kept, since the same few values (a select's
+    options, a status, points) are written again and again."""
+    if type(value) is int:  # json.dumps writes an int as int.__repr__ does
+        text = _named(key) + int.__repr__(value)
+        return text, text
+    text = _named(key) + encode_basestring(value)
+    return text, text if text.isascii() else _named(key) + encode_basestring_ascii(value)
 
 
 def _previewed(key: str, value: Any, text: str) -> str:
@@ -139,15 +152,16 @@ class Kept:
         """Keep the values a save wrote as `text` at `place`, for the next save of the same item."""
         if len(text) > self.item_characters:
             return
-        with self._lock:
-            earlier = self._by_place.pop(place, None)
-            if earlier is not None:
-                self._characters -= len(earlier[0])
-            self._by_place[place] = (text, values)
-            self._characters += len(text)
+        by_place = self._by_place
+        self._lock.acquire()  # rather than `with`: every save passes here, and this takes a third of the time
+        try:
+            earlier = by_place.pop(place, None)  # and the place goes last again: the oldest are the first
+            by_place[place] = (text, values)
+            self._characters += len(text) - (0 if earlier is None else len(earlier[0]))
             while self._characters > self.characters:
-                oldest = next(iter(self._by_place))
-                self._characters -= len(self._by_place.pop(oldest)[0])
+                self._characters -= len(by_place.pop(next(iter(by_place)))[0])
+        finally:
+            self._lock.release()
 
 
 KEPT = Kept()  # one for the process: a text means the same values in every store and file

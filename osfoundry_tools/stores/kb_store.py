@@ -455,8 +455,8 @@ class KnowledgeBaseStore(AgentTools):
         arguments = dict(arguments, expected_version=expected)
         kb = arguments["knowledge_base_id"]
         return self.keyed_edit(EDIT_KNOWLEDGE_ARTICLE, kb, arguments,
-                               lambda connection: self._require_granted(connection, kb),
-                               lambda connection, kb_number, now, stamp: self._compare_and_swap(
+                               lambda arguments, connection: self._require_granted(connection, kb),
+                               lambda arguments, connection, kb_number, now, stamp: self._compare_and_swap(
                                    connection, arguments, now, kb_number))
 
     def _compare_and_swap(self, connection: sqlite3.Connection, arguments: Dict[str, Any],

@@ -543,7 +543,22 @@ def _passes_rating(field: Field) -> Callable[[Any], bool]:
 
 
 def _passes_date(field: Field) -> Callable[[Any], bool]:
-    return lambda value: type(value) is str and value != "" and _date(field, value) is None
+    return lambda value: type(value) is str and len(value) == 10 and _is_date(value)  # YYYY-MM-DD, nothing longer kept
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_date(text: str) -> bool:
+    """Whether _date passes the text (whatever the field: it names the field only in a failure); kept, since the
+    same dates are written again and again, and the calendar's answer never changes."""
+    return _DATE.fullmatch(text) is not None and _calendar_has(text)
+
+
+def _calendar_has(written: str) -> bool:
+    try:
+        datetime.date.fromisoformat(written)
+    except ValueError:
+        return False
+    return True
 
 
 def _passes_select(field: Field) -> Callable[[Any], bool]:

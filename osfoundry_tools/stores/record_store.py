@@ -38,7 +38,9 @@ import datetime
 import functools
 import json
 import sqlite3
-from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from json.encoder import encode_basestring as _json_text  # a string as JSON, not limited to ASCII
+from json.encoder import encode_basestring_ascii as _json_ascii  # a string as JSON in ASCII
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from osfoundry_tools.core.agent_tools import AgentTools
 from osfoundry_tools.core.checks import (
@@ -47,7 +49,9 @@ from osfoundry_tools.core.checks import (
 from osfoundry_tools.core.clock import checked_time, format_time
 from osfoundry_tools.core.dialect import dialect_of
 from osfoundry_tools.core.events import EventLog
-from osfoundry_tools.core.idempotency import IDEMPOTENCY_KEY, fingerprint, upgrade_idempotency_keys
+from osfoundry_tools.core.idempotency import (
+    IDEMPOTENCY_KEY, canonical_json, digest_of, fingerprint, result_text, upgrade_idempotency_keys,
+)
 from osfoundry_tools.core.lookalikes import told_apart
 from osfoundry_tools.core.numbering import next_id
 from osfoundry_tools.core.rejections import Edited, IdTaken, InvalidArguments, NotFound, Rejection, quote, show
@@ -62,7 +66,7 @@ from osfoundry_tools.stores.record_fields import (
     stored_text, unknown_field,
 )
 from osfoundry_tools.stores.item_values import (
-    CUT_MARK, KEPT, PREVIEW_CHARACTERS, ItemValues, as_text, cut, preview_slots,
+    CUT_MARK, KEPT, PREVIEW_CHARACTERS, ItemValues, PreviewSlots, as_text, cut, preview_slots,
 )
 from osfoundry_tools.stores.resource_events import POLL_RESOURCE_EVENTS
 
@@ -248,15 +252,23 @@ class Channel(NamedTuple):
     relations: Tuple[Field, ...] = ()  # the relation fields: the only ones a grant can hide
     unique: Tuple[Field, ...] = ()  # the unique fields: a save that changes one re-indexes the item
     formulas: Tuple[Field, ...] = ()  # the formula fields: computed when an item is shown
-    preview_slots: Tuple[Tuple[str, str], ...] = ()  # its items' previews, field by field (item_values.py)
+    preview_slots: PreviewSlots = PreviewSlots((), ())  # its items' previews, field by field (item_values.py)
+    unique_keys: FrozenSet[str] = frozenset()  # the keys of the unique fields
+    # the quick tests of the fields a value alone can pass (not a unique one: the stored values judge it too):
+    selects: Mapping[str, FrozenSet[str]] = {}  # a select's key -> its option values
+    passes: Mapping[str, Callable[[Any], bool]] = {}  # any other field's key -> its Field.passes
 
     @classmethod
     def of(cls, row: sqlite3.Row) -> "Channel":
         """The channel a row of the channels table holds (its schema parsed once per distinct text)."""
         fields = _fields(row["fields"])
+        unique = tuple(f for f in fields if f.is_unique)
         return cls(row["id"], row["name"], fields, _fields_by_key(row["fields"]),
-                   tuple(f for f in fields if f.type == "relation"), tuple(f for f in fields if f.is_unique),
-                   tuple(f for f in fields if f.type == "formula"), preview_slots(fields))
+                   tuple(f for f in fields if f.type == "relation"), unique,
+                   tuple(f for f in fields if f.type == "formula"), preview_slots(fields),
+                   frozenset(f.key for f in unique),
+                   {f.key: f.option_values for f in fields if f.type == "select" and not f.is_unique},
+                   {f.key: f.passes for f in fields if f.type != "select" and not f.is_unique})
 
     def field(self, key: str) -> Optional[Field]:
         return self.by_key.get(key)
@@ -395,34 +407,32 @@ class RecordStore(AgentTools):
         return self._shown(channel, row, now, preview=False)
 
     def _tool_edit_record_item(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        digest = _fingerprint_with_values(arguments)
-        return self.keyed_edit(EDIT_RECORD_ITEM, arguments["record_channel_id"], arguments,
-                               lambda connection: self._editable_channel(connection, arguments),
-                               lambda connection, channel, now, stamp: self._compare_and_swap(connection, channel,
-                                                                                              arguments, stamp),
-                               digest)
+        return self.keyed_edit(EDIT_RECORD_ITEM, arguments["record_channel_id"], arguments, self._editable_channel,
+                               self._compare_and_swap, _fingerprint_with_values(arguments), _result_text)
 
-    def _editable_channel(self, connection: sqlite3.Connection, arguments: Dict[str, Any]) -> Channel:
+    def _editable_channel(self, arguments: Dict[str, Any], connection: sqlite3.Connection) -> Channel:
         """The channel an edit names, if granted, and no value sent for a relation this caller may not see: refused
         before the key is looked up, so that a replay cannot tell which hidden value was sent before."""
         channel = self._granted_channel(connection, arguments["record_channel_id"])
-        hidden = [field for field in self._hidden_fields(channel) if field.key in arguments["values"]]
-        if hidden:
-            raise ValidationFailed([ungranted_relation(field) for field in hidden], self.rejection_detail)
+        if channel.relations and self.granted is not None:  # else no relation can be hidden
+            hidden = [field for field in self._hidden_fields(channel) if field.key in arguments["values"]]
+            if hidden:
+                raise ValidationFailed([ungranted_relation(field) for field in hidden], self.rejection_detail)
         return channel
 
-    def _compare_and_swap(self, connection: sqlite3.Connection, channel: Channel, arguments: Dict[str, Any],
-                          now: str) -> Dict[str, Any]:
-        row = self._live_item(connection, channel, arguments["item_id"], select=SAVED_ITEM)
-        if row["version"] != arguments["expected_version"]:
-            raise EDITED.conflict(row["id"], arguments["expected_version"])
-        failures = self._validate(connection, channel, arguments["values"], row["number"], agent=True)
+    def _compare_and_swap(self, arguments: Dict[str, Any], connection: sqlite3.Connection, channel: Channel,
+                          now: datetime.datetime, stamp: str) -> Dict[str, Any]:
+        row = self._live_item(connection, channel, arguments["item_id"], SAVED_ITEM)
+        number, item_id, version = row[0], row[1], row[2]  # SAVED_ITEM's columns, by place: quicker than by name
+        if version != arguments["expected_version"]:
+            raise EDITED.conflict(item_id, arguments["expected_version"])
+        values = arguments["values"]
+        failures = self._validate(connection, channel, values, number, agent=True)
         if failures:
             raise ValidationFailed(failures, self.rejection_detail)
-        values = arguments["values"]
-        saved = KEPT.values_of(row["fields"], (id(self.database), row["number"])).changed(values)
-        version = self._save(connection, channel, row, saved, self._agent_text(channel, saved), now, values)
-        return {"item_id": row["id"], "version": version}
+        saved = KEPT.values_of(row[4], (id(self.database), number)).changed(values)
+        return {"item_id": item_id,
+                "version": self._save(connection, channel, row, saved, self._agent_text(channel, saved), stamp, values)}
 
     def _as_people_see(self, name: str, arguments: Any) -> Optional[Dict[str, Any]]:
         """An edit's item as a person reads it (agent_tools.Preview's subject): each field this caller may see, by
@@ -455,7 +465,8 @@ class RecordStore(AgentTools):
 
     def _granted_channel(self, connection: sqlite3.Connection, channel_id: str) -> Channel:
         """The channel if it exists and is granted; NotFound, worded alike, for both failures."""
-        channel = self._stored_channel(connection, channel_id) if self.is_granted(channel_id) else None
+        granted = self.granted  # as is_granted reads it, without its call
+        channel = self._stored_channel(connection, channel_id) if granted is None or channel_id in granted else None
         if channel is None:
             raise NotFound(f"record channel {quote(channel_id)} was not found among the record channels "
                            "granted to you. Check the record_channel_id; IDs are case-sensitive.")
@@ -475,10 +486,10 @@ class RecordStore(AgentTools):
         return channel
 
     @staticmethod
-    def _live_item(connection: sqlite3.Connection, channel: Channel, item_id: str, lock: bool = False,
-                   select: str = SELECT_ITEM) -> sqlite3.Row:
-        """The item unless deleted (`lock`: held until COMMIT, for a person's save; `select`: SAVED_ITEM for a save,
-        which needs no more of the row); NotFound otherwise."""
+    def _live_item(connection: sqlite3.Connection, channel: Channel, item_id: str, select: str = SELECT_ITEM,
+                   lock: bool = False) -> sqlite3.Row:
+        """The item unless deleted (`select`: SAVED_ITEM for a save, which needs no more of the row; `lock`: held
+        until COMMIT, for a person's save); NotFound otherwise."""
         statement = select + dialect_of(connection).row_lock if lock else select
         row = connection.execute(statement, (channel.id, item_id)).fetchone()
         if row is None or row["deleted_at"] is not None:
@@ -544,7 +555,7 @@ class RecordStore(AgentTools):
         """An item's values as stored for an agent's save, within ITEM_MAX_CHARACTERS counted as this caller may:
         a hidden relation at its largest, whatever it holds. Encoded once, for the bound and the row."""
         text = saved.text()
-        hidden = [field.key for field in self._hidden_fields(channel)]
+        hidden = [field.key for field in self._hidden_fields(channel)] if channel.relations else ()
         visible = text
         if hidden:
             visible = as_text({key: value for key, value in saved.values.items() if key not in hidden})
@@ -574,11 +585,17 @@ class RecordStore(AgentTools):
         failed: Dict[str, Failure] = {}
         unknown: List[Failure] = []
         writable: List[Field] = []  # the channel's writable fields, once an unknown key needs them
-        by_key = channel.by_key
-        for key, value in values.items():
+        by_key, selects, passes = channel.by_key, channel.selects, channel.passes
+        for key, value in values.items():  # first the quick tests: True for a value saved as sent
+            options = selects.get(key)
+            if options is not None:
+                if type(value) is str and value in options:  # as Field.passes tests a select, without its call
+                    continue
+            else:
+                test = passes.get(key)
+                if test is not None and test(value):
+                    continue
             field = by_key.get(key)
-            if field is not None and not field.is_unique and field.passes(value):  # saved as sent (never a relation)
-                continue
             if field is None:  # the writable keys go with the first unknown key only
                 writable = writable or [f for f in channel.fields if f.writable]
                 unknown.append(unknown_field(key, writable, len(unknown)))
@@ -732,18 +749,19 @@ class RecordStore(AgentTools):
 
     def _save(self, connection: sqlite3.Connection, channel: Channel, row: sqlite3.Row,
               saved: ItemValues, text: str, now: str, changed: Mapping[str, Any]) -> int:
-        """Inside a write: compare-and-swap the row to version + 1 at time `now` (its values `saved`, encoded as
-        `text`, and their preview), re-index its unique values if `changed` names one, log `updated`; the values
-        kept at its place with their text for the item's next save."""
-        version = row["version"] + 1
+        """Inside a write: compare-and-swap the row (as SAVED_ITEM reads it) to version + 1 at time `now` (its values
+        `saved`, encoded as `text`, and their preview), re-index its unique values if `changed` names one, log
+        `updated`; the values kept at its place with their text for the item's next save."""
+        number, item_id, stored = row[0], row[1], row[2]  # SAVED_ITEM's columns, by place
+        version = stored + 1
         swapped = connection.execute(UPDATE_ITEM, (text, saved.preview(channel.preview_slots), version, now,
-                                                   row["number"], row["version"])).rowcount
+                                                   number, stored)).rowcount
         if swapped != 1:
-            raise EDITED.conflict(row["id"], row["version"])
-        if any(f.key in changed for f in channel.unique):
-            self._index_unique(connection, channel, row["number"], saved.values)
-        self.EVENTS.append(connection, channel.id, "updated", row["id"], version)
-        KEPT.keep((id(self.database), row["number"]), text, saved)  # the place: this database's row
+            raise EDITED.conflict(item_id, stored)
+        if channel.unique and not channel.unique_keys.isdisjoint(changed):
+            self._index_unique(connection, channel, number, saved.values)
+        self.EVENTS.append(connection, channel.id, "updated", item_id, version)
+        KEPT.keep((id(self.database), number), text, saved)  # the place: this database's row
         return version
 
     @staticmethod
@@ -759,7 +777,9 @@ class RecordStore(AgentTools):
 def _fingerprint_with_values(arguments: Mapping[str, Any]) -> str:
     """The edit's idempotency fingerprint, once values is known to name a field and to be plain JSON.
 
-    (NaN passes here and is judged later, by its field.)
+    (NaN passes here and is judged later, by its field.) The arguments the tool's inputSchema admits have its five
+    keys and no other; with the types it asks for, their canonical JSON is written here in their sorted order, the
+    values alone by canonical_json: the same text, with no sort of the keys nor encoding of the whole on each call.
     """
     values = arguments["values"]
     if not values:
@@ -767,10 +787,26 @@ def _fingerprint_with_values(arguments: Mapping[str, Any]) -> str:
                                "to change, as keys of the channel's schema, and call again.",
                                argument="values", rule="minProperties", got={})
     try:
+        version, key, item_id, channel_id = (arguments["expected_version"], arguments["idempotency_key"],
+                                             arguments["item_id"], arguments["record_channel_id"])
+        if type(arguments) is dict and len(arguments) == 5 and type(version) is int and type(key) is str and \
+                type(item_id) is str and type(channel_id) is str:  # canonical_json's text, its keys sorted already
+            return digest_of(f'{{"expected_version":{version},"idempotency_key":{_json_text(key)},"item_id":'
+                             f'{_json_text(item_id)},"record_channel_id":{_json_text(channel_id)},"values":'
+                             f'{canonical_json(values)}}}')  # one f-string: the text made once, not piece by piece
         return fingerprint(arguments)
     except (TypeError, ValueError):
         raise InvalidArguments('argument "values" must be a JSON object of field values. Fix it and call again.',
                                argument="values", rule="type", got=show(values)) from None
+
+
+def _result_text(result: Dict[str, Any]) -> str:
+    """idempotency.result_text(result) of an edit's first result, {"item_id": ..., "version": ..., "replay": false}
+    as _compare_and_swap and idempotent make it, written out: the same text in a fraction of the encoder's time."""
+    item_id, version = result["item_id"], result["version"]
+    if type(item_id) is not str or type(version) is not int or len(result) != 3 or result["replay"] is not False:
+        return result_text(result)
+    return f'{{"item_id": {_json_ascii(item_id)}, "version": {version}, "replay": false}}'
 
 
 def _people_values(values: Any, *, empty: bool) -> None:
