@@ -33,6 +33,18 @@ class ClockTest(unittest.TestCase):
         self.assertLessEqual(format_time(before), version)
         self.assertLessEqual(version, format_time(after))
 
+    def test_a_time_is_written_as_isoformat_writes_it_whatever_minute_came_before(self):  # the minute's text is kept
+        utc = datetime.timezone.utc
+        start = datetime.datetime(2026, 12, 31, 23, 58, 59, 999_999, tzinfo=utc)
+        steps = [datetime.timedelta(microseconds=n) for n in (1, 59_000_001, 1, 86_400_000_000, 31 * 86_400_000_000)]
+        moments = [start + step * k for step in steps for k in range(3)] + [start, start.replace(year=999),
+                                                                            start.replace(microsecond=0), start]
+        moments += [moment.replace(tzinfo=datetime.timezone(datetime.timedelta(hours=9))) for moment in moments[:4]]
+        for moment in moments:
+            with self.subTest(moment=moment):
+                self.assertEqual(format_time(moment), moment.astimezone(utc).isoformat(timespec="microseconds")[:-6]
+                                 + "Z")
+
     def test_a_naive_clock_is_refused_before_anything_is_written(self):
         store = kb_store.connect(clock=lambda: datetime.datetime(2026, 1, 1))
         store.create_knowledge_base(KB)

@@ -5,7 +5,7 @@ Layer: core. `wall_clock` is the only place a store reads wall time; everything 
 
 import datetime
 import re
-from typing import Optional
+from typing import Optional, Tuple
 
 # ---------------------------------------------------------------------------
 # Clock helpers: versions that are times are RFC 3339 UTC with microseconds.
@@ -19,6 +19,9 @@ _RFC3339 = re.compile(  # a fraction to the nanosecond (parse_time takes its dig
 )
 
 
+_MINUTE: Tuple[Tuple[int, ...], str] = ((), "")  # the minute format_time wrote last, and its text
+
+
 def wall_clock() -> datetime.datetime:
     """The default clock: the only place a store reads wall time."""
     return datetime.datetime.now(datetime.timezone.utc)
@@ -26,8 +29,13 @@ def wall_clock() -> datetime.datetime:
 
 def format_time(moment: datetime.datetime) -> str:
     """An aware datetime as RFC 3339 UTC with microseconds, e.g. 2026-11-09T09:15:02.123456Z."""
-    if moment.tzinfo is _UTC and moment.microsecond:  # most moments: isoformat writes the microseconds unasked,
-        return moment.isoformat()[:-6] + "Z"  # and parsing its timespec argument costs more than the rest ("+00:00")
+    global _MINUTE
+    if moment.tzinfo is _UTC and moment.microsecond:  # most moments: the text of their minute is the last one's
+        minute, start = _MINUTE  # one read of both: another thread may replace them meanwhile, never one alone
+        if minute != (moment.minute, moment.hour, moment.day, moment.month, moment.year):
+            start = moment.isoformat()[:17]  # "2026-11-09T09:15:": isoformat takes longer than the rest together
+            _MINUTE = ((moment.minute, moment.hour, moment.day, moment.month, moment.year), start)
+        return "%s%02d.%06dZ" % (start, moment.second, moment.microsecond)
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("the clock must return an aware datetime (UTC), got a naive one")
     t = moment if moment.tzinfo is _UTC else moment.astimezone(_UTC)
