@@ -17,7 +17,6 @@ from typing import Any, Callable, Dict, List, Sequence
 from osfoundry_tools.stores import kb_store
 from osfoundry_tools.core import checks
 from osfoundry_tools.core import clock
-from osfoundry_tools.core import idempotency
 from osfoundry_tools.stores import item_values
 from osfoundry_tools.stores import record_store
 from lab.experiments import bytes_of
@@ -196,7 +195,8 @@ def edit_parts(work: Workload) -> Dict[str, Callable[[int], Any]]:
         return tool.admits(arguments)  # before their walks, which a call needs only if it refuses
     return {
         "the arguments screened and tested against the inputSchema": screened_and_tested,
-        "the idempotency fingerprint (canonical JSON, SHA-256)": lambda n: idempotency.fingerprint(arguments),
+        "the idempotency fingerprint (canonical JSON, SHA-256)": lambda n: record_store._fingerprint_with_values(
+            arguments),
         "the channel's schema (kept while the file is unchanged)": lambda n: store._granted_channel(connection,
                                                                                                     CHANNEL),
         "the item's stored values found (kept by their text)": lambda n: item_values.KEPT.values_of(row["fields"],
@@ -207,5 +207,5 @@ def edit_parts(work: Workload) -> Dict[str, Callable[[int], Any]]:
         "the item's text joined and its size bounded": lambda n: store._agent_text(channel, saved),
         "the preview kept for listings": lambda n: saved.preview(channel.preview_slots),
         "the clock read and formatted": lambda n: clock.format_time(store.clock()),
-        "the result encoded for the idempotency table": lambda n: idempotency.result_text(result),
+        "the result encoded for the idempotency table": lambda n: record_store._result_text(result),
     }
