@@ -408,9 +408,8 @@ class BadInputTest(unittest.TestCase):
 
     def test_a_name_that_makes_no_id_or_too_long_an_id_is_refused_naming_what_to_rename(self):
         long = "x" * (own_content.checks.ID_CHARACTERS + 1)
-        cases = {"empty/\u2605\u2606.md": r"empty/\u2605\u2606\.md: its name holds no letter or digit to make an ID of; "
-                                              r"rename the "
-                                 r"file$",
+        cases = {"empty/\u2605\u2606.md": r"empty/\u2605\u2606\.md: its name holds no letter or digit to make an "
+                                              r"ID of; rename the file$",
                  "dashes/--.md": r"dashes/--\.md: its name holds no letter or digit",
                  f"long/{long}.md": r"long/x+\.md: the ID its name makes has 129 characters, more than the 128 an ID "
                                     r"may hold; rename the file$",

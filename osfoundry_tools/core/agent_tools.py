@@ -164,7 +164,7 @@ class AgentTools:
         if WRITE_SCOPE not in self.scopes:  # as require_scope asks, without its call when the scope is held
             self.require_scope(tool.name)
         with self.database.write() as connection:
-            cursor = connection.cursor() if type(connection) is sqlite3.Connection else connection
+            cursor: Any = connection.cursor() if type(connection) is sqlite3.Connection else connection
             resource = granted(arguments, cursor)
             now = self.clock()
             stamp = format_time(now)

@@ -71,9 +71,9 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
         "too), titled by its first '# ' heading (else by its file name), a draft if its front matter says "
         "draft: true; the knowledge base's ID is the folder's name, each article's its path in the folder without "
         ".md, both lower-cased with Latin letters' accents dropped, other scripts' letters kept and other ASCII "
-        "characters than a-z, 0-9, _ and - as - (a folder 'My Docs' serves my-docs). Every file is checked before anything is written; with "
-        "--kb-db, it is written into the file only if that knowledge base is not there yet (one that is, is served "
-        "as found)"))
+        "characters than a-z, 0-9, _ and - as - (a folder 'My Docs' serves my-docs). Every file is checked "
+        "before anything is written; with --kb-db, it is written into the file only if that knowledge base is "
+        "not there yet (one that is, is served as found)"))
     p.add_argument("--channel-from", metavar=("ROWS", "FIELDS"), nargs=2, action="append", help=(
         "serve a record channel, repeatable: ROWS a CSV file (a header row of field keys, one item per row) or "
         "a JSON Lines file (.jsonl, one object per line), FIELDS a JSON file of its field definitions (a list "
