@@ -19,7 +19,6 @@ from osfoundry_tools.core.rejections import Forbidden, Rejection, UnknownTool, l
 from osfoundry_tools.core.tools import DEFAULT_CALLER, WRITE_SCOPE, Tool
 
 log = logging.getLogger("osfoundry")
-_made = tuple.__new__  # a NamedTuple made from a tuple of its fields, without the generated __new__'s own call
 EMPTY_VALUE = "(empty)"  # how a person asked to approve a change is shown a field that holds nothing
 
 
@@ -168,9 +167,8 @@ class AgentTools:
             resource = granted(arguments, cursor)
             now = self.clock()
             stamp = format_time(now)
-            scope = _made(KeyScope, (self.caller, tool.name, resource_id))  # as KeyScope(...), in half the time
-            return idempotent(cursor, scope, arguments, stamp, lambda: swap(arguments, cursor, resource, now, stamp),
-                              digest, text_of)
+            return idempotent(cursor, KeyScope(self.caller, tool.name, resource_id), arguments, stamp,
+                              lambda: swap(arguments, cursor, resource, now, stamp), digest, text_of)
 
     def preview(self, name: str, arguments: Any) -> "Preview":
         """What one call would answer and change if it ran now, found by running it in a write transaction that is
