@@ -151,6 +151,35 @@ class MarkdownArticlesTest(unittest.TestCase):
                 self.assertEqual(articles[name].published, published)
                 self.assertEqual((articles[name].title, articles[name].content), (name, f"Text of {name}."))
 
+    def test_a_front_matter_title_names_the_article_as_yaml_reads_it(self):
+        cases = {"plain": ("title: Reset a password  # shown in the menu", "Reset a password"),
+                 "double": ('title: "Reset: \\"all\\" \\u00e9"  # quoted', 'Reset: "all" \u00e9'),
+                 "single": ("title: 'It''s # not a comment'", "It's # not a comment"),
+                 "folded": ("title: >-\n  Reset a\n  password\ndraft: false", "Reset a password"),
+                 "hash": ("title: C# and F#", "C# and F#")}
+        for name, (matter, _) in cases.items():
+            self.files.write(f"kb/{name}.md", f"---\n{matter}\n---\nText of {name}.\n")
+        articles = articles_of(self.files.path("kb"))
+        for name, (_, title) in cases.items():
+            with self.subTest(name=name):
+                self.assertEqual((articles[name].title, articles[name].content), (title, f"Text of {name}."))
+
+    def test_a_front_matter_title_wins_and_a_first_heading_of_other_words_stays_in_the_text(self):
+        self.files.write("kb/same.md", "---\ntitle: Reset a password\n---\n# reset  a PASSWORD\n\nOpen Settings.")
+        self.files.write("kb/other.md", "---\ntitle: Reset a password\n---\n\n# Before you start\n\nSign in.\n")
+        self.files.write("kb/empty.md", "---\ntitle:\n---\n# The heading\nText.")
+        self.files.write("kb/null-title.md", "---\ntitle: ~\n---\nText.")
+        articles = articles_of(self.files.path("kb"))
+        self.assertEqual((articles["same"].title, articles["same"].content), ("Reset a password", "Open Settings."))
+        self.assertEqual((articles["other"].title, articles["other"].content),
+                         ("Reset a password", "# Before you start\n\nSign in."))
+        self.assertEqual(articles["empty"].title, "The heading")  # an empty title is none: the heading names it
+        self.assertEqual(articles["null-title"].title, "Null title")  # and without a heading, the file's name
+        with kb_store.connect() as kb, record_store.connect() as records:
+            load(kb, records, [self.files.path("kb")])
+            read = kb.call_tool("read_knowledge_article", {"knowledge_base_id": "kb", "article_id": "other"})
+            self.assertEqual((read["title"], read["content"]), ("Reset a password", "# Before you start\n\nSign in."))
+
     def test_ids_are_slugs_of_the_folder_name_and_of_each_path_without_md(self):
         folder = self.files.path("Help Center")
         self.files.write("Help Center/Billing/Refunds & VAT.md", "# Refunds\nFourteen days.")
@@ -392,6 +421,21 @@ class BadInputTest(unittest.TestCase):
         self.refused(r"a\.md:1: the front matter opened by --- is never closed", [self.files.path("open")])
         self.files.write("flag/a.md", "---\ntitle: A\ndraft: maybe\n---\nText.")
         self.refused(r'a\.md:3: draft must be true or false, got "maybe"', [self.files.path("flag")])
+
+    def test_a_front_matter_title_that_cannot_be_read_or_is_too_long_names_its_line_and_writes_nothing(self):
+        cases = {"double": ('title: "Reset a password', r'a\.md:3: the front matter\'s title "\\"Reset a password" '
+                                                        r'cannot be read as one quoted text; close its quotes'),
+                 "after": ('title: "Reset" a password', r"a\.md:3: the front matter's title .* cannot be read"),
+                 "single": ("title: 'Reset a password", r"a\.md:3: the front matter's title .* opens a quote it "
+                                                        r"never closes; close it"),
+                 "long": ("title: " + "t" * (kb_store.TITLE_MAX_CHARACTERS + 1),
+                          r"a\.md: the title has 201 characters, more than the 200 a title may hold; shorten the "
+                          r"front matter's title"),
+                 "nul": ('title: "A\\u0000B"', r"a\.md: an article's title must not hold a NUL character")}
+        for name, (matter, pattern) in cases.items():
+            with self.subTest(name=name):
+                self.files.write(f"{name}/a.md", f"---\ndraft: false\n{matter}\n---\n# Reset\nText.")
+                self.refused(pattern, [self.files.path(name)])
 
     def test_two_files_of_one_article_id_are_both_named(self):
         self.files.write("kb/Reset password.md", "# A\nText.")

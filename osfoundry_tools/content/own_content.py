@@ -20,7 +20,8 @@ Glossary:
   slug          an ID made from a name: lower-cased, Latin accents dropped, other scripts' letters kept,
                 every ASCII character outside a-z 0-9 _ - turned into -
   front matter  key: value lines between two --- lines at the very top of a Markdown file; draft: true
-                (or published: false), not indented, makes the article a draft, every other key is ignored
+                (or published: false), not indented, makes the article a draft, and title: names it; every
+                other key is ignored
   rows file     a CSV file (its header row names field keys) or a JSON Lines file (.jsonl, one object a line)
   field file    JSON: the channel's field definitions as create_channel takes them, or {"name", "fields"}
   cell          one CSV value, always text: converted by its field's type; an empty cell leaves the field unset
@@ -44,13 +45,14 @@ import contextlib
 import csv
 import dataclasses
 import io
+import itertools
 import json
 import math
 import os
 import re
 import sys
 import unicodedata
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from osfoundry_tools import cli
 from osfoundry_tools.core import checks, rejections
@@ -66,6 +68,7 @@ OTHER_BYTE_ORDER_MARKS = ((b"\xff\xfe\0\0", "UTF-32"), (b"\0\0\xfe\xff", "UTF-32
                           (b"\xfe\xff", "UTF-16"))  # a file that starts so is no UTF-8 text (UTF-32's first)
 FRONT_MATTER_FENCE = "---"
 FRONT_MATTER_ENDS = ("---", "...")
+YAML_NULLS = ("", "~", "null", "Null", "NULL")  # a plain value YAML reads as no value
 FLAG_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}  # front matter
 CHECKBOX_WORDS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}  # a CSV cell
 FIELD_FILE_OBJECT = '{"name": ..., "fields": [...]}'  # a field file's other shape, naming the channel
@@ -83,6 +86,8 @@ _TEXT_LINE_END = re.compile(r"\r\n|\r|\n")
 _FRONT_MATTER_LINE = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)")
 _FRONT_MATTER_KEY = re.compile(r"(?:\"[^\"]*\"[ \t]*|'[^']*'[ \t]*|[^\s#:-][^:]*|-[^\s:][^:]*):(?:[ \t]|$)")  # YAML's
 # key: (a plain key's spaces before its colon are part of [^:]*, so that a line of spaces with no colon is one pass)
+_SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)'[ \t]*(?:#.*)?")  # a front matter's value in single quotes
+_AFTER_VALUE = re.compile(r"[ \t]*(?:#.*)?")  # what may follow a quoted value on its line: a comment
 _FRONT_MATTER_OTHER = re.compile(r"[ \t]|#|-(?:[ \t]|$)|$")  # an indented line (a value going on), a comment, a
 # list's item, a blank line: the rest of the lines YAML holds
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")  # the digits after a point only after
@@ -454,12 +459,20 @@ def read_article(path: str, article_id: str, opened: Optional[str] = None) -> Ar
     file the store could not take."""
     text = read_text(path, MARKDOWN_MAX_BYTES, "split it into several files", opened)
     lines = _TEXT_LINE_END.split(text)
-    published, body = front_matter(path, lines)
-    title, content = split_markdown("\n".join(body))
-    title = title or title_from_file_name(path)
+    matter = front_matter(path, lines)
+    body = matter.body
+    heading, content = split_markdown("\n".join(body))
+    if matter.title is not None and (heading is None or same_title(heading, matter.title)):
+        title = matter.title  # the front matter's title, and a first heading that repeats it left out
+    elif matter.title is not None:  # a first heading of other words is the article's: it stays in its text
+        title, content = matter.title, without_blank_ends(body)
+    else:
+        title = heading or title_from_file_name(path)
     if len(title) > kb_store.TITLE_MAX_CHARACTERS:
         raise ContentError(path, f"the title has {len(title):,} characters, more than the "
-                           f"{kb_store.TITLE_MAX_CHARACTERS} a title may hold", "shorten the first # heading")
+                           f"{kb_store.TITLE_MAX_CHARACTERS} a title may hold",
+                           "shorten the front matter's title" if matter.title is not None
+                           else "shorten the first # heading")
     if not content:
         problem = ("is empty" if not text.strip() else "holds only front matter" if not "".join(body).strip()
                    else "holds no text besides its title")
@@ -467,18 +480,26 @@ def read_article(path: str, article_id: str, opened: Optional[str] = None) -> Ar
     if len(content) > kb_store.CONTENT_MAX_CHARACTERS:
         raise ContentError(path, f"holds {len(content):,} characters of text, more than the "
                            f"{kb_store.CONTENT_MAX_CHARACTERS:,} an article may hold", "split it into several files")
-    return Article(path, article_id, title, content, published)
+    return Article(path, article_id, title, content, matter.published)
 
 
-def front_matter(path: str, lines: List[str]) -> Tuple[bool, List[str]]:
-    """Whether the article is published, and the lines after its front matter (all of them if it has none)."""
+class FrontMatter(NamedTuple):
+    """What an article's front matter says, and the lines after it."""
+
+    published: bool
+    title: Optional[str]  # its title: line's value, None where it has none (or an empty one)
+    body: List[str]  # the file's lines after the front matter (all of them if it has none)
+
+
+def front_matter(path: str, lines: List[str]) -> FrontMatter:
+    """Whether the article is published, the title its front matter names, and the lines after the front matter."""
     if not lines or lines[0].rstrip() != FRONT_MATTER_FENCE:
-        return True, lines
+        return FrontMatter(True, None, lines)
     end = next((n for n in range(1, len(lines)) if lines[n].rstrip() in FRONT_MATTER_ENDS), None)
     if end is None:
         raise ContentError(f"{path}:1", "the front matter opened by --- is never closed",
                            "end it with a line of --- before the article's text")
-    flags = {}
+    flags, title = {}, None
     for index in range(1, end):
         line = lines[index]
         if not _FRONT_MATTER_OTHER.match(line) and not _FRONT_MATTER_KEY.match(line):
@@ -488,11 +509,46 @@ def front_matter(path: str, lines: List[str]) -> Tuple[bool, List[str]]:
         matched = _FRONT_MATTER_LINE.fullmatch(line.rstrip())  # a key of the front matter's own, not indented
         if matched and matched.group(1) in ("draft", "published"):
             flags[matched.group(1)] = flag(f"{path}:{index + 1}", *matched.groups())
+        elif matched and matched.group(1) == "title":
+            title = matter_title(f"{path}:{index + 1}", matched.group(2), lines[index + 1:end])
     draft = flags.get("draft", False) or not flags.get("published", True)
     if flags.get("draft") and flags.get("published"):
         raise ContentError(path, "the front matter says both draft: true and published: true",
                            "keep one of them")
-    return not draft, lines[end + 1:]
+    return FrontMatter(not draft, title, lines[end + 1:])
+
+
+def matter_title(where: str, text: str, after: Sequence[str]) -> Optional[str]:
+    """A front matter's title, as YAML reads the value of its title: line (`after`: the front matter's lines after
+    it, in which a block scalar, `>` or `|`, goes on while they are indented): plain, its comment left out; in single
+    quotes, '' a quote; in double quotes, with JSON's escapes; None where it is empty or null."""
+    value = text.strip()
+    if value[:1] in (">", "|"):  # a block scalar: its indented lines, joined with spaces, as a title is one line
+        kept = itertools.takewhile(lambda line: not line.strip() or line[:1] in (" ", "\t"), after)
+        return " ".join(line.strip() for line in kept if line.strip()) or None
+    if value[:1] == "'":
+        quoted = _SINGLE_QUOTED.fullmatch(value)
+        if quoted is None:
+            raise ContentError(where, f"the front matter's title {rejections.quote(value)} opens a quote it never "
+                               "closes", "close it, write a quote inside it as '', or leave the quotes out")
+        return quoted.group(1).replace("''", "'").strip() or None
+    if value[:1] == '"':
+        try:
+            read, stop = json.JSONDecoder().raw_decode(value)
+        except ValueError:
+            read, stop = None, 0
+        if not isinstance(read, str) or not _AFTER_VALUE.fullmatch(value, stop):
+            raise ContentError(where, f"the front matter's title {rejections.quote(value)} cannot be read as one "
+                               'quoted text', r'close its quotes, write a quote inside it as \", or leave the '
+                               "quotes out")
+        return read.strip() or None
+    value = re.split(r"[ \t]#", value, maxsplit=1)[0].strip()  # a plain value: ` #` opens a comment
+    return None if value in YAML_NULLS else value
+
+
+def same_title(heading: str, title: str) -> bool:
+    """Whether a heading reads as the title: the same words, whatever their case and the spaces between them."""
+    return " ".join(heading.split()).casefold() == " ".join(title.split()).casefold()
 
 
 def flag(where: str, key: str, text: str) -> bool:

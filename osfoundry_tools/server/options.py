@@ -68,10 +68,11 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
                    "same database as --kb-db's (each store keeps a schema of its own)")
     p.add_argument("--kb-from-dir", metavar="DIR", action="append", help=(
         "serve a folder of Markdown files as a knowledge base, repeatable: one article per .md file (subfolders "
-        "too), titled by its first '# ' heading (else by its file name), a draft if its front matter says "
-        "draft: true; the knowledge base's ID is the folder's name, each article's its path in the folder without "
-        ".md, both lower-cased with Latin letters' accents dropped, other scripts' letters kept and other ASCII "
-        "characters than a-z, 0-9, _ and - as - (a folder 'My Docs' serves my-docs). Every file is checked "
+        "too), titled by its front matter's title: (else its first '# ' heading, else its file name), a draft if "
+        "its front matter says draft: true; the knowledge base's ID is the folder's name, each article's its "
+        "path in the folder without .md, both lower-cased with Latin letters' accents dropped, other scripts' "
+        "letters kept and other ASCII characters than a-z, 0-9, _ and - as - (a folder 'My Docs' serves my-docs). "
+        "Every file is checked "
         "before anything is written; with --kb-db, it is written into the file only if that knowledge base is "
         "not there yet (one that is, is served as found)"))
     p.add_argument("--channel-from", metavar=("ROWS", "FIELDS"), nargs=2, action="append", help=(
