@@ -8,6 +8,7 @@ a store that has kept an article's text reads it again once the article is saved
 """
 
 import glob
+import math
 import os
 import re
 import unittest
@@ -110,6 +111,35 @@ class NearnessTest(unittest.TestCase):
         scores = kb_sections.text_scores(texts, self.WEIGHTS)
         self.assertGreater(scores[1].nearness, 0.0)
         self.assertEqual(scores[2].nearness, 0.0)
+
+
+class SectionWeightsTest(unittest.TestCase):
+    """A query word's weight taken in part from how rare it is among the sections of the matches weighed."""
+
+    TEXTS = {1: kb_sections.article_text("# Primary colour\nSet it.\n# Accent colour\nSet it.\n# Text colour\nSet."),
+             2: kb_sections.article_text("# Buttons\nA label.\n# Admonitions\nAn admonition takes a colour.")}
+
+    def weighed(self, weights, rarity):
+        return kb_sections.section_weights(self.TEXTS, weights, kb_sections.held_forms(self.TEXTS, weights), rarity)
+
+    def test_a_word_few_sections_hold_outweighs_one_most_sections_hold_whatever_the_articles_say(self):
+        weights = self.weighed({"colour": 2.0, "admonitions": 1.0}, 1.0)  # colour: 4 of 5 sections; admonition: 1
+        self.assertGreater(weights["admonitions"], 2 * weights["colour"])
+        self.assertGreater(weights["colour"], 0.0)  # a word every section holds still counts a little
+
+    def test_the_share_of_the_sections_rarity_is_the_rarity_asked_and_the_rest_the_articles(self):
+        articles = {"colour": 2.0, "admonitions": 1.0}
+        self.assertEqual(self.weighed(articles, 0.0), articles)
+        sections = self.weighed(articles, 1.0)
+        blended = self.weighed(articles, 0.75)
+        for word, weight in articles.items():
+            self.assertAlmostEqual(blended[word], 0.75 * sections[word] + 0.25 * weight)
+
+    def test_a_section_holds_a_word_once_by_any_of_its_forms_in_its_heading_or_its_text(self):
+        text = kb_sections.article_text("# Proxies\nA proxy, proxied.\n# Other\nNothing.\n# Proxy\nx")
+        self.assertEqual((text.holding["proxies"], text.holding["proxy"], text.holding["nothing"]), (0b1, 0b101, 0b10))
+        held = kb_sections.section_weights({1: text}, {"proxy": 1.0}, kb_sections.held_forms({1: text}, ["proxy"]), 1.0)
+        self.assertAlmostEqual(held["proxy"], math.log(1 + (3 - 2 + 0.5) / (2 + 0.5)))  # 2 of 3 sections
 
 
 class BoundsTest(unittest.TestCase):

@@ -93,6 +93,15 @@ class OutlineTest(unittest.TestCase):
         self.addCleanup(store.close)
         self.assertEqual(found(store, "How do I add auth and a timeout to a proxy?")[:2], ["a-1", "a-0"])
 
+    def test_a_rare_word_few_sections_hold_outweighs_common_words_that_fill_a_page_and_its_title(self):
+        colours = "".join(f"## {name} colour\n\nPick the {name} colour from the palette.\n\n" for name in
+                          ("Primary", "Accent", "Background", "Text", "Link", "Border"))
+        reference = ("## Buttons\n\nA button has a label.\n\n## Admonitions\n\nAn admonition takes the colour you "
+                     "give it.\n\n## Tables\n\nA table has rows.\n")
+        store = store_of(("Colour palette", colours), ("Reference", reference), *self.OTHERS)
+        self.addCleanup(store.close)
+        self.assertEqual(found(store, "How do I set the colour of an admonition from the palette?"), ["a-1", "a-0"])
+
     def test_the_same_words_in_a_fenced_code_comment_make_no_section(self):
         coded = "## Examples\n\nSee below.\n\n```sh\n# proxy timeout\nrun it\n```\n\nMore words here for length.\n"
         store = store_of(("Guide", coded), ("Proxies", "## Proxy timeout\n\nSet it once."), *self.OTHERS)

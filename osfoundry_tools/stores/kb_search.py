@@ -223,8 +223,11 @@ def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, w
 #   + NEAR_SHARE    x the nearness of the query words in its text as a share of the best among them (kb_sections:
 #                     different query words a few words apart, the nearer the more)
 #   + TITLE_SHARE   x the weights of the query words its title holds
-# where a word's weight is how rare it is among the articles (word_weights: a word every article holds still
-# counts a little, where FTS5's bm25 counts it nothing) and a text, section or title holds a word when one of its
+# where a word's weight is taken SECTION_RARITY parts from how rare it is among these matches' sections
+# (kb_sections.section_weights) and the rest from how rare it is among the articles (word_weights: a word every
+# article holds still counts a little, where FTS5's bm25 counts it nothing): among the pages a question's words
+# found, a telling word sits in few sections while a word the matches' every section holds says little however rare
+# it is among all the articles (the same weights on both engines). A text, section or title holds a word when one of its
 # words has the same stem (word_stems: Porter's, as FTS5 stems). The engine's own score chooses the matches
 # weighed, and orders the others.
 # Only a knowledge base whose articles have headings (an outline) is weighed so. Its documents are built around
@@ -232,7 +235,7 @@ def ranked_rows(connection: sqlite3.Connection, plan: SearchPlan, number: int, w
 # question's own article first less often (sim.py's "the target came first": 523 of 600 answers against 553 with
 # bm25 alone), so a knowledge base of plain text keeps bm25's order, as the committed results were measured.
 WEIGHED_MATCHES = 64
-TEXT_SHARE, SECTION_SHARE, NEAR_SHARE, TITLE_SHARE = 2.0, 1.5, 1.0, 1.0
+TEXT_SHARE, SECTION_SHARE, NEAR_SHARE, TITLE_SHARE = 1.5, 3.0, 1.0, 0.5
 EXACT_SHARE = 0.0  # x the code-like tokens of the query a match holds as typed (kb_sections.exact_scores), as a
 # share of the most any match holds
 RARE_POWER = 1.0  # each word's weight raised to this power: above 1, the rarest words outweigh many common ones
@@ -241,6 +244,9 @@ TITLE_NORMALISED = False  # the title's held weights as a share of all the query
 # common ones, a title outranking an exact error name or option). Chosen on held-out halves of the committed sets
 # (benchmark/search_tuning.py), none of them gained out of sample in the forms and values tried, so each is off
 # here: its code stays so that a new form can be measured the same way.
+SECTION_RARITY = 0.75  # the share of a word's weight taken from how rare it is among the weighed matches' sections
+# (kb_sections.section_weights), the rest from how rare it is among the articles: with the shares above, the one
+# form of the rare-word mend that gained out of sample (benchmark/search_tuning.py), on both held-out halves
 
 
 def exact_tokens(query: str) -> List[str]:
@@ -277,7 +283,10 @@ def weighed_scores(connection: sqlite3.Connection, score: Dict[int, float], weig
     chosen = within_best_scores(score, WEIGHED_MATCHES)
     titles, texts = weighing_rows(connection, chosen, kept.setdefault(ARTICLE_TEXTS, kb_sections.ArticleTexts()))
     weights = {word: weight ** RARE_POWER for word, weight in weights.items()}
-    scored = kb_sections.text_scores(texts, weights)
+    found = kb_sections.held_forms(texts, weights)
+    if SECTION_RARITY:
+        weights = kb_sections.section_weights(texts, weights, found, SECTION_RARITY)
+    scored = kb_sections.text_scores(texts, weights, found)
     best = kb_sections.best_scores(scored.values())
     held = {number: kb_sections.held_weight(title, weights) for number, title in titles.items()}
     if TITLE_NORMALISED:

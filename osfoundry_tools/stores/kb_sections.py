@@ -81,6 +81,7 @@ class ArticleText(NamedTuple):
     anchors: Tuple[str, ...]  # each section's anchor (section_anchors), "" for the text before the first heading
     parts: Dict[str, Tuple[int, int]]  # where answering_part's text of each anchor starts and ends in the content
     # read (answering_spans)
+    holding: Dict[str, int]  # which of its sections hold each word, in its heading or text: bit i for sections[i]
 
 
 def markdown_headings(lines: Iterable[str]) -> Iterator[Tuple[int, int, str]]:
@@ -197,16 +198,22 @@ def article_text(content: str) -> ArticleText:
     marks = found[:SECTIONS_KEPT]
     bounds = [(-1, "")] + [(line, text) for line, _, text in marks] + [(len(lines), "")]
     names = [""] + anchors_of([text for _, _, text in marks])
-    sections, anchors = [], []
+    sections: List[Section] = []
+    anchors: List[str] = []
+    holding: Dict[str, int] = {}
     for (start, heading), (end, _), anchor in zip(bounds, bounds[1:], names):
         heading_words, text_words = word_counts(heading), word_counts("\n".join(lines[start + 1:end]))
         if heading_words or text_words:
+            bit = 1 << len(sections)
+            for word in itertools.chain(heading_words, text_words):
+                holding[word] = holding.get(word, 0) | bit
             sections.append(Section(heading_words, text_words, sum(heading_words.values()) + sum(text_words.values())))
             anchors.append(anchor)
     places = word_places("\n".join(lines))  # its headings' words among them
     whole = {word: len(at) for word, at in places.items()}
     return ArticleText(tuple(sections), Section({}, whole, sum(whole.values())), tuple(sorted(whole)), places,
-                       "\n".join(lines), tuple(anchors), answering_spans(line_starts(opening), found, names[1:]))
+                       "\n".join(lines), tuple(anchors), answering_spans(line_starts(opening), found, names[1:]),
+                       holding)
 
 
 def answering_spans(starts: Sequence[int], headings: Sequence[Tuple[int, int, str]], names: Sequence[str]
@@ -407,8 +414,47 @@ class TextScore(NamedTuple):
     anchor: str = ""  # the best section's anchor ("" where it has no heading)
 
 
-def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float]) -> Dict[int, TextScore]:
+def held_forms(read: Dict[int, ArticleText], words: Iterable[str]) -> Dict[int, Dict[str, List[str]]]:
+    """Each text's forms of each word's stem (article number -> stem -> the text's words of that stem: forms).
+
+    >>> held_forms({1: article_text("Set a proxy; proxies")}, ["proxy", "cats"])
+    {1: {'proxi': ['proxies', 'proxy'], 'cat': []}}
+    """
+    stems = list(dict.fromkeys(stem(word) for word in words))
+    return {number: {word_stem: forms(text.vocabulary, word_stem) for word_stem in stems}
+            for number, text in read.items()}
+
+
+def section_weights(read: Dict[int, ArticleText], weights: Dict[str, float], found: Dict[int, Dict[str, List[str]]],
+                    rarity: float) -> Dict[str, float]:
+    """Each query word's weight taken `rarity` parts from how rare its stem is among the sections of these texts
+    (bm25's inverse document frequency over sections, in the form that stays above 0) and the rest from its weight
+    among the articles (`weights`). `found`: held_forms of these texts. A word held by few sections says which
+    section answers; a word every section of the matches holds ("settings" in a settings reference) says little,
+    however rare it is among all the articles.
+
+    >>> texts = {1: article_text("# A\\nproxy here\\n# B\\ncats"), 2: article_text("# C\\ncats\\n# D\\ncats")}
+    >>> weighed = section_weights(texts, {"proxy": 1.0, "cats": 1.0}, held_forms(texts, ["proxy", "cats"]), 1.0)
+    >>> {word: round(weight, 2) for word, weight in weighed.items()}
+    {'proxy': 1.2, 'cats': 0.36}
+    """
+    sections = sum(len(text.sections) for text in read.values())
+    holding: Dict[str, int] = collections.Counter()
+    for number, text in read.items():
+        for word_stem, words in found[number].items():
+            mask = 0
+            for word in words:
+                mask |= text.holding.get(word, 0)
+            if mask:
+                holding[word_stem] += bin(mask).count("1")
+    return {word: rarity * math.log(1 + (sections - holding[stem(word)] + 0.5) / (holding[stem(word)] + 0.5))
+            + (1 - rarity) * weight for word, weight in weights.items()}
+
+
+def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float],
+                found: Optional[Dict[int, Dict[str, List[str]]]] = None) -> Dict[int, TextScore]:
     """Each article's scores (article number -> its text; query word -> its weight), among these articles.
+    `found`: held_forms of these texts and words, where already looked up.
 
     >>> texts = {1: "# A\\nabout cats\\n# Proxies\\nset a proxy", 2: "# B\\nproxy\\n# C\\ncats"}
     >>> scores = text_scores({n: article_text(text) for n, text in texts.items()}, {"proxy": 2.0, "cats": 1.0})
@@ -419,13 +465,14 @@ def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float]) -> Dict
     mean_section = sum(section.words for section in sections) / len(sections) if sections else 1.0
     mean_text = sum(text.whole.words for text in read.values()) / len(read) if read else 1.0
     stemmed = {stem(word): weight for word, weight in weights.items()}
+    held = found if found is not None else held_forms(read, weights)
     scores = {}
     for number, text in read.items():
-        found = {word_stem: forms(text.vocabulary, word_stem) for word_stem in stemmed}
-        section, at = max(((section_score(section, stemmed, found, mean_section), -index)
+        found_here = held[number]
+        section, at = max(((section_score(section, stemmed, found_here, mean_section), -index)
                            for index, section in enumerate(text.sections)), default=(0.0, 0))
-        scores[number] = TextScore(section_score(text.whole, stemmed, found, mean_text, WHOLE_B), section,
-                                   nearness(text.places, stemmed, found), text.anchors[-at] if section else "")
+        scores[number] = TextScore(section_score(text.whole, stemmed, found_here, mean_text, WHOLE_B), section,
+                                   nearness(text.places, stemmed, found_here), text.anchors[-at] if section else "")
     return scores
 
 
