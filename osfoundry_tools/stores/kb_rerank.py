@@ -50,8 +50,8 @@ EPSILON = 1e-12  # the model's layer normalisation epsilon
 SECTION_TOKENS = 256  # word pieces of a section embedded (the model was trained on 256); 128 lost 11 of 678 firsts
 QUESTION_TOKENS = 128
 BLEND = 0.3  # the lexical score's share in the blend, and WHOLE_PAGE the rest of a page's share in its nearness: the
-WHOLE_PAGE = 0.3  # pair best on all 16 committed sets; either half of them alone chose (0.2 or 0.3, 0.3), and each
-# choice put an answer first for 88.3% of the other half's questions pooled, out of sample (search_rerank.py)
+WHOLE_PAGE = 0.2  # pair best on all 16 committed sets; either half of them alone chose (0.2, 0.3 or 0.5), and each
+# choice put an answer first for 88.4% of the other half's questions pooled, out of sample (search_rerank.py)
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")  # set to 1 unless the user set them
 REMEMBERED = 4096  # article versions whose vectors a process keeps itself (those the store has no current ones of)
 
