@@ -409,9 +409,10 @@ class Database:
                 self._at_commit.clear()
             if self._after_commit:
                 self._after_commit.clear()
-            self._roll_back()
-            if writes and not committed:
-                self._undone += 1
+            if not committed:  # a COMMIT that returned left no transaction open
+                self._roll_back()
+                if writes:
+                    self._undone += 1
 
     def _roll_back(self) -> None:
         """ROLLBACK if a transaction is still open (a failed COMMIT, or sqlite itself, may have ended it)."""

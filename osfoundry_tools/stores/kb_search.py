@@ -714,7 +714,13 @@ class IndexMerge:
         self.connection, self.table, self.pages = connection, table, 0
 
     def __call__(self) -> None:
-        self.connection.execute(f"INSERT INTO {self.table} ({self.table}, rank) VALUES ('merge', ?)", (self.pages,))
+        self.connection.execute(merge_statement(self.table), (self.pages,))
+
+
+@functools.lru_cache(maxsize=256)
+def merge_statement(table: str) -> str:
+    """The statement that merges at most ? pages of a search index (IndexMerge), written once per index."""
+    return f"INSERT INTO {table} ({table}, rank) VALUES ('merge', ?)"
 
 
 def merge_by_budget(connection: sqlite3.Connection, table: str) -> None:

@@ -543,7 +543,7 @@ class KnowledgeBaseStore(AgentTools):
         status = "published" if published else "draft"
         if article_id is not None:
             checked_id(article_id, "an article ID")
-        _check_text(title=title, content=content)
+        _check_text(title, content)
         with self.database.write() as connection:
             dialect_of(connection).serialize_creation(connection)
             kb_number = self._known_number(connection, checked_id(knowledge_base_id, "a knowledge base ID"))
@@ -568,7 +568,7 @@ class KnowledgeBaseStore(AgentTools):
         """A person saves new content and/or a new title (last writer wins); returns the new citation."""
         if content is None and title is None:
             raise ValueError("save_article needs new content, a new title, or both")
-        _check_text(title=title, content=content)
+        _check_text(title, content)
         return self._change(knowledge_base_id, article_id, title=title, content=content)
 
     def unpublish_article(self, knowledge_base_id: str, article_id: str) -> Dict[str, str]:
@@ -671,14 +671,13 @@ def _not_visible(kb: str, article_id: str) -> NotFound:
                     f"knowledge base {json.dumps(kb)}. Use search_knowledge_base to find current articles.")
 
 
-_TEXT_LIMITS = {"title": TITLE_MAX_CHARACTERS, "content": CONTENT_MAX_CHARACTERS}
-
-
-def _check_text(**texts: Optional[str]) -> None:
-    """People's titles and contents keep the limits agents' edits keep; ValueError naming the one that does not."""
-    for name, text in texts.items():
-        if text is not None:
-            checked_text(text, f"an article's {name}", _TEXT_LIMITS[name])
+def _check_text(title: Optional[str], content: Optional[str]) -> None:
+    """People's titles and contents keep the limits agents' edits keep; ValueError naming the one that does not
+    (the title first). Each name is written out, not built per call: every save of a person checks its text."""
+    if title is not None:
+        checked_text(title, "an article's title", TITLE_MAX_CHARACTERS)
+    if content is not None:
+        checked_text(content, "an article's content", CONTENT_MAX_CHARACTERS)
 
 
 def _number_of(connection: sqlite3.Connection, kb: str) -> Optional[int]:
