@@ -350,7 +350,7 @@ class Agent:
         self.setup = [0, 0]  # calls, bytes of the first catch-up with the log
         self.events_polled = 0  # events the poll strategy received, after the first catch-up
         self.poll_shapes = dict.fromkeys(POLL_SHAPES, 0)  # the poll strategy's bytes in other event shapes
-        self.calls = {tool["name"]: 0 for tool in store.list_tools()}  # every call the agent made, by tool
+        self.calls = {tool.name: 0 for tool in store.TOOLS}  # every call the agent made, by tool (listed in order)
         self.bytes_of = ResultBytes()
 
     def call(self, name: str, arguments: Dict[str, Any], cost: Optional[List[int]] = None) -> Dict[str, Any]:
