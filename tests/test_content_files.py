@@ -142,6 +142,7 @@ class MarkdownArticlesTest(unittest.TestCase):
     def test_front_matter_is_skipped_and_draft_true_or_published_false_makes_a_draft(self):
         cases = {"plain": ("", True), "other-keys": ("owner: mika\ntags: [a, b]\n", True),
                  "draft": ("draft: true\n", False), "quoted": ('draft: "yes"  # until May\n', False),
+                 "tab": ("draft: true\t# until May\n", False),
                  "unpublished": ("published: false\n", False), "not-draft": ("draft: false\n", True)}
         for name, (matter, _) in cases.items():
             self.files.write(f"kb/{name}.md", f"---\n{matter}---\n# {name}\nText of {name}.\n")
@@ -169,12 +170,14 @@ class MarkdownArticlesTest(unittest.TestCase):
         self.files.write("kb/other.md", "---\ntitle: Reset a password\n---\n\n# Before you start\n\nSign in.\n")
         self.files.write("kb/empty.md", "---\ntitle:\n---\n# The heading\nText.")
         self.files.write("kb/null-title.md", "---\ntitle: ~\n---\nText.")
+        self.files.write("kb/comment.md", "---\ntitle: # set by the menu\n---\n# The heading\nText.")
         articles = articles_of(self.files.path("kb"))
         self.assertEqual((articles["same"].title, articles["same"].content), ("Reset a password", "Open Settings."))
         self.assertEqual((articles["other"].title, articles["other"].content),
                          ("Reset a password", "# Before you start\n\nSign in."))
         self.assertEqual(articles["empty"].title, "The heading")  # an empty title is none: the heading names it
         self.assertEqual(articles["null-title"].title, "Null title")  # and without a heading, the file's name
+        self.assertEqual(articles["comment"].title, "The heading")  # a comment alone is no title
         with kb_store.connect() as kb, record_store.connect() as records:
             load(kb, records, [self.files.path("kb")])
             read = kb.call_tool("read_knowledge_article", {"knowledge_base_id": "kb", "article_id": "other"})

@@ -88,6 +88,7 @@ _FRONT_MATTER_KEY = re.compile(r"(?:\"[^\"]*\"[ \t]*|'[^']*'[ \t]*|[^\s#:-][^:]*
 # key: (a plain key's spaces before its colon are part of [^:]*, so that a line of spaces with no colon is one pass)
 _SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)'[ \t]*(?:#.*)?")  # a front matter's value in single quotes
 _AFTER_VALUE = re.compile(r"[ \t]*(?:#.*)?")  # what may follow a quoted value on its line: a comment
+_COMMENT = re.compile(r"(?:^|[ \t])#")  # where a comment opens in a plain value: a # first, or after a space or tab
 _FRONT_MATTER_OTHER = re.compile(r"[ \t]|#|-(?:[ \t]|$)|$")  # an indented line (a value going on), a comment, a
 # list's item, a blank line: the rest of the lines YAML holds
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")  # the digits after a point only after
@@ -542,7 +543,7 @@ def matter_title(where: str, text: str, after: Sequence[str]) -> Optional[str]:
                                'quoted text', r'close its quotes, write a quote inside it as \", or leave the '
                                "quotes out")
         return read.strip() or None
-    value = re.split(r"[ \t]#", value, maxsplit=1)[0].strip()  # a plain value: ` #` opens a comment
+    value = without_comment(value)
     return None if value in YAML_NULLS else value
 
 
@@ -551,9 +552,15 @@ def same_title(heading: str, title: str) -> bool:
     return " ".join(heading.split()).casefold() == " ".join(title.split()).casefold()
 
 
+def without_comment(text: str) -> str:
+    """A plain front-matter value as YAML reads it (the text after its key's colon and spaces): a comment (a # first,
+    or after a space or a tab) and the spaces around left out."""
+    return _COMMENT.split(text, maxsplit=1)[0].strip()
+
+
 def flag(where: str, key: str, text: str) -> bool:
-    """A front-matter flag's value: true or false (also yes/no, on/off, 1/0, quoted or not)."""
-    word = text.split(" #")[0].strip().strip("\"'").lower()
+    """A front-matter flag's value: true or false (also yes/no, on/off, quoted or not, its comment left out)."""
+    word = without_comment(text).strip("\"'").lower()
     if word in FLAG_WORDS:
         return FLAG_WORDS[word]
     raise ContentError(where, f"{key} must be true or false, got {json.dumps(text.strip())}",
