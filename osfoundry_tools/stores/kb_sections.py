@@ -447,8 +447,14 @@ def section_weights(read: Dict[int, ArticleText], weights: Dict[str, float], fou
                 mask |= text.holding.get(word, 0)
             if mask:
                 holding[word_stem] += bin(mask).count("1")
-    return {word: rarity * math.log(1 + (sections - holding[stem(word)] + 0.5) / (holding[stem(word)] + 0.5))
-            + (1 - rarity) * weight for word, weight in weights.items()}
+    return {word: rarity * bm25_idf(sections, holding[stem(word)]) + (1 - rarity) * weight
+            for word, weight in weights.items()}
+
+
+def bm25_idf(total: int, holding: int) -> float:
+    """How rare a word is among `total` texts of which `holding` hold it: bm25's inverse document frequency, in
+    the form that stays above 0 however many hold it."""
+    return math.log(1 + (total - holding + 0.5) / (holding + 0.5))
 
 
 def text_scores(read: Dict[int, ArticleText], weights: Dict[str, float],
@@ -639,7 +645,7 @@ def exact_scores(texts: Dict[int, str], tokens: Sequence[str]) -> Dict[int, floa
     """
     held = {number: [token for token in tokens if holds_exactly(text, token)] for number, text in texts.items()}
     counts = collections.Counter(token for found in held.values() for token in found)
-    weight = {token: math.log(1 + (len(texts) - count + 0.5) / (count + 0.5)) for token, count in counts.items()}
+    weight = {token: bm25_idf(len(texts), count) for token, count in counts.items()}
     return {number: sum(weight[token] for token in found) for number, found in held.items()}
 
 
