@@ -31,6 +31,7 @@ import functools
 import json
 import math
 import re
+import unicodedata
 import urllib.parse
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
@@ -616,6 +617,59 @@ def _port_digits(netloc: str) -> bool:
         host = host.partition("[")[2].partition("]")[2]
     port = host.partition(":")[2]
     return not port or (port.isascii() and port.isdigit())
+
+
+# ---------------------------------------------------------------------------
+# Unique values: one key for every spelling of the same value.
+
+
+def unique_key(field: Field, value: Any) -> str:
+    """The key a unique field's value is held under, the same for every spelling of one value (the value stored is
+    the one given): text the same once composed as Unicode's NFC composes it ("é" as one character or as "e" and a
+    combining accent); an email address in any case (RFC 5321 lets a mailbox's part before the @ tell case apart
+    but counsels against relying on it); a URL whose scheme and host differ only in case, or whose path is empty
+    where another's is "/" (RFC 3986); a phone number's digits and its leading +, whatever separates them; a number
+    by its value (3 and 3.0).
+
+    >>> email = Field.from_definition({"key": "contact", "label": "Contact", "type": "email", "is_unique": True})
+    >>> unique_key(email, "Ana@Example.COM") == unique_key(email, "ana@example.com")
+    True
+    >>> text = Field.from_definition({"key": "name", "label": "Name", "type": "text", "is_unique": True})
+    >>> unique_key(text, "Cafe\u0301") == unique_key(text, "Caf\u00e9")
+    True
+    >>> unique_key(text, "BUG") == unique_key(text, "bug")
+    False
+    """
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str):
+        value = unicodedata.normalize("NFC", value)
+        value = _UNIQUE_SPELLINGS.get(field.type, str)(value)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _url_key(url: str) -> str:
+    """A URL with its scheme and host in lower case and an empty path written "/".
+
+    >>> _url_key("HTTPS://user:Pw@Example.COM:8080?q=A")
+    'https://user:Pw@example.com:8080/?q=A'
+    """
+    parts = urllib.parse.urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    return urllib.parse.urlunsplit((parts.scheme.lower(), userinfo + at + host.lower(), parts.path or "/",
+                                    parts.query, parts.fragment))
+
+
+def _phone_key(phone: str) -> str:
+    """A phone number's leading + and its digits, the separators left out.
+
+    >>> _phone_key("+81 (3) 1234-5678"), _phone_key("03.1234.5678")
+    ('+81312345678', '0312345678')
+    """
+    return ("+" if phone.lstrip().startswith("+") else "") + "".join(c for c in phone if c.isdigit())
+
+
+_UNIQUE_SPELLINGS: Dict[str, Callable[[str], str]] = {"email": str.lower, "url": _url_key, "phone": _phone_key}
 
 
 # ---------------------------------------------------------------------------

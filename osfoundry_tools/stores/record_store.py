@@ -63,7 +63,7 @@ from osfoundry_tools.engines.opening import open_store
 from osfoundry_tools.stores.record_fields import (
     DETAILS, FIELD_TYPES, LISTED_FAILURES, RELATIONS_MAX, Failure, Field, as_people_read, check_value, formula_days,
     formula_parts, formula_value, missing_relations, not_unique, parse_schema, rejection, ungranted_relation,
-    stored_text, unknown_field,
+    stored_text, unique_key, unknown_field,
 )
 from osfoundry_tools.stores.item_values import (
     CUT_MARK, KEPT, PREVIEW_CHARACTERS, ItemValues, PreviewSlots, as_text, cut, preview_slots,
@@ -190,7 +190,7 @@ CREATE INDEX IF NOT EXISTS items_by_page ON items (channel_id, number);
 CREATE TABLE IF NOT EXISTS unique_values (
     channel_id  TEXT    NOT NULL,
     field_key   TEXT    NOT NULL,
-    value       TEXT    NOT NULL,     -- canonical JSON
+    value       TEXT    NOT NULL,     -- its key, as JSON: record_fields.unique_key
     item_number INTEGER NOT NULL REFERENCES items (number),
     PRIMARY KEY (channel_id, field_key, value)
 ) WITHOUT ROWID;
@@ -336,9 +336,23 @@ def _upgrade_from_3(connection: sqlite3.Connection) -> None:
                            (preview_text(channels[channel_id], json.loads(fields)), number))
 
 
-LAYOUT = Layout(name="record-channel", application_id=0x4F53_5243, version=4, schema=SCHEMA,  # "OSRC"
+def _upgrade_from_4(connection: sqlite3.Connection) -> None:
+    """Schema 4 to 5: every unique value held again under its key (record_fields.unique_key), which is now the
+    same for every spelling of one value ("é" composed or not, an email address in any case). Where two live items
+    held two spellings of one value, the older keeps the claim; the newer keeps its value, and a save that sends
+    it that value again is refused as not unique, naming the older."""
+    channels = {row["id"]: Channel.of(row) for row in connection.execute("SELECT * FROM channels")}
+    connection.execute("DELETE FROM unique_values")
+    for number, channel_id, fields in connection.execute(
+            "SELECT number, channel_id, fields FROM items WHERE deleted_at IS NULL ORDER BY number").fetchall():
+        if channels[channel_id].unique:
+            connection.executemany(INDEX_UNIQUE, unique_rows(channels[channel_id], number, json.loads(fields)))
+
+
+LAYOUT = Layout(name="record-channel", application_id=0x4F53_5243, version=5, schema=SCHEMA,  # "OSRC"
                 tables=frozenset({"channels", "items", "unique_values"}),
-                upgrades={1: _upgrade_from_1, 2: _upgrade_from_2, 3: _upgrade_from_3}, postgres_schema=POSTGRES_SCHEMA)
+                upgrades={1: _upgrade_from_1, 2: _upgrade_from_2, 3: _upgrade_from_3, 4: _upgrade_from_4},
+                data_upgrades={4: _upgrade_from_4}, postgres_schema=POSTGRES_SCHEMA, postgres_upgrades={4: ""})
 
 
 def connect(path: str = ":memory:", *, granted: Optional[Iterable[str]] = None,
@@ -623,7 +637,7 @@ class RecordStore(AgentTools):
             holder = connection.execute(
                 "SELECT i.id FROM unique_values AS u JOIN items AS i ON i.number = u.item_number "
                 "WHERE u.channel_id = ? AND u.field_key = ? AND u.value = ? AND u.item_number <> ?",
-                (channel.id, field.key, _canonical(value), number or 0)).fetchone()  # numbers start at 1
+                (channel.id, field.key, unique_key(field, value), number or 0)).fetchone()  # numbers start at 1
             if holder is not None:
                 return not_unique(field, value, holder["id"])
         if field.type == "relation":
@@ -768,10 +782,23 @@ class RecordStore(AgentTools):
     def _index_unique(connection: sqlite3.Connection, channel: Channel, number: int,
                       stored: Mapping[str, Any]) -> None:
         connection.execute(UNINDEX_ITEM, (number,))
-        connection.executemany(
-            "INSERT INTO unique_values (channel_id, field_key, value, item_number) VALUES (?, ?, ?, ?)",
-            [(channel.id, f.key, _canonical(stored[f.key]), number)
-             for f in channel.fields if f.is_unique and stored.get(f.key) not in (None, "")])
+        connection.executemany(INDEX_UNIQUE, unique_rows(channel, number, stored))
+
+
+INDEX_UNIQUE = ("INSERT INTO unique_values (channel_id, field_key, value, item_number) SELECT ?, ?, ?, ? "
+                "WHERE NOT EXISTS (SELECT 1 FROM unique_values WHERE channel_id = ? AND field_key = ? AND value = ?)")
+# A value held already is left to its holder: only one the upgrade to schema 5 found two items holding
+# (_upgrade_from_4) can be; every other value was judged free under the same write lock
+
+
+def unique_rows(channel: Channel, number: int, stored: Mapping[str, Any]) -> List[Tuple[Any, ...]]:
+    """The values of INDEX_UNIQUE that hold item `number`'s unique values (`stored`) in its channel."""
+    rows = []
+    for f in channel.fields:
+        if f.is_unique and stored.get(f.key) not in (None, ""):
+            key = unique_key(f, stored[f.key])
+            rows.append((channel.id, f.key, key, number, channel.id, f.key, key))
+    return rows
 
 
 def _fingerprint_with_values(arguments: Mapping[str, Any]) -> str:
@@ -826,13 +853,6 @@ def _people_text(saved: ItemValues) -> str:
         raise InvalidValues([Failure("values", f"the item would hold {len(text):,} characters of values, more than "
                                                f"{ITEM_MAX_CHARACTERS:,}")])
     return text
-
-
-def _canonical(value: Any) -> str:
-    """One spelling per unique value: 3 and 3.0 collide, key order does not matter."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def preview_text(channel: Channel, stored: Mapping[str, Any]) -> str:
