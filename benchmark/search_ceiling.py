@@ -105,12 +105,7 @@ def weighing_parts(texts: Dict[int, "kb_sections.ArticleText"], titles: Dict[int
 
 def best_section_held(text: "kb_sections.ArticleText", held: Dict[str, float], found: Dict[str, List[str]]) -> float:
     """The most weight of the query words any one section of `text` holds (`held`: the words the text holds)."""
-    masks = {}
-    for word in held:
-        mask = 0
-        for form in found[stem(word)]:
-            mask |= text.holding.get(form, 0)
-        masks[word] = mask
+    masks = {word: kb_sections.sections_holding(text, found[stem(word)]) for word in held}
     return max((sum(weight for word, weight in held.items() if masks[word] >> index & 1)
                 for index in range(len(text.sections))), default=0.0)
 

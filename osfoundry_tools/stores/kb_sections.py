@@ -442,13 +442,23 @@ def section_weights(read: Dict[int, ArticleText], weights: Dict[str, float], fou
     holding: Dict[str, int] = collections.Counter()
     for number, text in read.items():
         for word_stem, words in found[number].items():
-            mask = 0
-            for word in words:
-                mask |= text.holding.get(word, 0)
+            mask = sections_holding(text, words)
             if mask:
                 holding[word_stem] += bin(mask).count("1")
     return {word: rarity * bm25_idf(sections, holding[stem(word)]) + (1 - rarity) * weight
             for word, weight in weights.items()}
+
+
+def sections_holding(text: ArticleText, words: Iterable[str]) -> int:
+    """Which sections of `text` hold any of `words` (in a heading or a text): bit i for text.sections[i].
+
+    >>> bin(sections_holding(article_text("# A\\nproxy\\n# B\\ncats\\n# C\\nproxies"), ["proxy", "proxies"]))
+    '0b101'
+    """
+    mask = 0
+    for word in words:
+        mask |= text.holding.get(word, 0)
+    return mask
 
 
 def bm25_idf(total: int, holding: int) -> float:

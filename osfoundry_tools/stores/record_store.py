@@ -325,12 +325,17 @@ def _upgrade_from_2(connection: sqlite3.Connection) -> None:
     connection.execute("UPDATE channels SET created_items = (SELECT COALESCE(MAX(number), 0) FROM items)")
 
 
+def stored_channels(connection: sqlite3.Connection) -> Dict[str, "Channel"]:
+    """Every channel of the file, by ID, as its row reads (for an upgrade)."""
+    return {row["id"]: Channel.of(row) for row in connection.execute("SELECT * FROM channels")}
+
+
 def _upgrade_from_3(connection: sqlite3.Connection) -> None:
     """Schema 3 to 4: each item keeps its preview, so that a listing page decodes a few hundred characters per item
     instead of its whole values, and cuts nothing."""
     if not add_column(connection, "items", "preview", "TEXT NOT NULL DEFAULT ''"):
         return
-    channels = {row["id"]: Channel.of(row) for row in connection.execute("SELECT * FROM channels")}
+    channels = stored_channels(connection)
     for number, channel_id, fields in connection.execute("SELECT number, channel_id, fields FROM items").fetchall():
         connection.execute("UPDATE items SET preview = ? WHERE number = ?",
                            (preview_text(channels[channel_id], json.loads(fields)), number))
@@ -341,7 +346,7 @@ def _upgrade_from_4(connection: sqlite3.Connection) -> None:
     same for every spelling of one value ("é" composed or not, an email address in any case). Where two live items
     held two spellings of one value, the older keeps the claim; the newer keeps its value, and a save that sends
     it that value again is refused as not unique, naming the older."""
-    channels = {row["id"]: Channel.of(row) for row in connection.execute("SELECT * FROM channels")}
+    channels = stored_channels(connection)
     connection.execute("DELETE FROM unique_values")
     for number, channel_id, fields in connection.execute(
             "SELECT number, channel_id, fields FROM items WHERE deleted_at IS NULL ORDER BY number").fetchall():
